@@ -1,0 +1,71 @@
+//! Congestion control: how cwnd and ssthresh move on ACKs and on congestion signals.
+//!
+//! A controller never sees the endpoint: the endpoint passes the window and a read-only
+//! context, and the controller changes the window. Loss *recovery* (what to retransmit,
+//! fast-recovery inflation) belongs to `recovery`, not here.
+
+mod newreno;
+mod vegas;
+
+pub use newreno::NewReno;
+pub use vegas::{Vegas, VegasConfig};
+
+use crate::measure::Measure;
+use crate::time::Time;
+
+/// The sender's window state in bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Window {
+    pub cwnd: u64,
+    pub ssthresh: u64,
+}
+
+/// What a controller may read when new data is acknowledged.
+pub struct AckCtx<'a> {
+    pub now: Time,
+    pub mss: u64,
+    /// Bytes newly acknowledged by this ACK.
+    pub acked_bytes: u64,
+    pub measure: &'a Measure,
+    /// This ACK completed a per-RTT rate epoch (`measure.last_rate()` is fresh).
+    pub rate_epoch_done: bool,
+}
+
+/// The loss response that RFC 5681 eq. (4) gives: ssthresh = max(FlightSize / 2, 2 * SMSS).
+pub fn half_flight(flight_bytes: u64, mss: u64) -> u64 {
+    (flight_bytes / 2).max(2 * mss)
+}
+
+/// The congestion controllers built in; chosen by name in a scenario.
+#[derive(Clone, Debug)]
+pub enum Cc {
+    NewReno(NewReno),
+    Vegas(Vegas),
+}
+
+impl Cc {
+    /// New data was acknowledged while not in loss recovery. Before: `w` is the window the
+    /// ACK found; after: the grown (or, for Vegas, possibly shrunk) window.
+    pub fn on_ack(&mut self, w: &mut Window, ctx: &AckCtx) {
+        match self {
+            Cc::NewReno(c) => c.on_ack(w, ctx),
+            Cc::Vegas(c) => c.on_ack(w, ctx),
+        }
+    }
+
+    /// Loss was detected (duplicate ACKs, SACK or RTO): the new ssthresh. The caller sets
+    /// cwnd as the recovery or timeout rule says.
+    pub fn ssthresh_after_loss(&mut self, flight_bytes: u64, mss: u64) -> u64 {
+        match self {
+            Cc::NewReno(_) | Cc::Vegas(_) => half_flight(flight_bytes, mss),
+        }
+    }
+
+    /// The name used in scenarios and results.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Cc::NewReno(_) => "newreno",
+            Cc::Vegas(_) => "vegas",
+        }
+    }
+}

@@ -1,0 +1,83 @@
+//! Per-connection configuration. A config is the factory of a connection's parts: each
+//! endpoint built from it gets fresh controllers.
+
+use crate::cc::{Cc, NewReno, Vegas, VegasConfig};
+use crate::measure::RtoConfig;
+use crate::recovery::RecoveryKind;
+use crate::sender::SenderConfig;
+use crate::time::Duration;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum CcKind {
+    NewReno { byte_counting: bool },
+    Vegas(VegasConfig),
+}
+
+impl CcKind {
+    pub fn build(&self) -> Cc {
+        match self {
+            CcKind::NewReno { byte_counting } => Cc::NewReno(NewReno::new(*byte_counting)),
+            CcKind::Vegas(cfg) => Cc::Vegas(Vegas::new(*cfg)),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct TcpConfig {
+    /// Payload bytes per segment.
+    pub mss_bytes: u32,
+    /// RFC 3390 / RFC 6928 initial window, in segments.
+    pub initial_window_segments: u32,
+    /// u64::MAX: no initial ssthresh (slow start until the first loss).
+    pub initial_ssthresh_bytes: u64,
+    /// Cap on the usable window (ns-2's `window_`); u64::MAX for none.
+    pub max_window_bytes: u64,
+    /// The receive window we advertise.
+    pub rcv_window_bytes: u64,
+    pub cc: CcKind,
+    pub recovery: RecoveryKind,
+    pub dupthresh: u32,
+    pub limited_transmit: bool,
+    /// Delayed ACKs (RFC 5681 §4.2): ACK every `ack_every` full segments or after `delack_timeout`.
+    pub delayed_ack: bool,
+    pub ack_every: u32,
+    pub delack_timeout: Duration,
+    pub rto: RtoConfig,
+    /// Model the three-way handshake; without it both ends start established.
+    pub handshake: bool,
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        TcpConfig {
+            mss_bytes: 1000,
+            initial_window_segments: 2,
+            initial_ssthresh_bytes: u64::MAX,
+            max_window_bytes: u64::MAX,
+            rcv_window_bytes: 1 << 30,
+            cc: CcKind::NewReno { byte_counting: false },
+            recovery: RecoveryKind::NewReno,
+            dupthresh: 3,
+            limited_transmit: true,
+            delayed_ack: false,
+            ack_every: 2,
+            delack_timeout: Duration::from_millis(200),
+            rto: RtoConfig::default(),
+            handshake: true,
+        }
+    }
+}
+
+impl TcpConfig {
+    pub fn sender_config(&self) -> SenderConfig {
+        SenderConfig {
+            mss_bytes: self.mss_bytes as u64,
+            initial_window_segments: self.initial_window_segments,
+            initial_ssthresh_bytes: self.initial_ssthresh_bytes,
+            max_window_bytes: self.max_window_bytes,
+            recovery: self.recovery,
+            dupthresh: self.dupthresh,
+            limited_transmit: self.limited_transmit,
+        }
+    }
+}

@@ -1,0 +1,339 @@
+//! One TCP connection end, sans-IO.
+//!
+//! The contract (after quinn-proto's `Connection`):
+//! - getters read state and never change it;
+//! - `handle_segment` and `handle_timeout` are the inputs from the network and the clock;
+//! - `write`, `write_unlimited` and `close` are the application's commands;
+//! - `poll_transmit` and `poll_timeout` are the outputs.
+//!
+//! After any input or command, call `poll_transmit` until it returns `None`, then
+//! `poll_timeout` to learn when to call `handle_timeout` next. Time only moves forward:
+//! every `now` must be at least the previous one. The endpoint never reads a clock.
+
+use crate::config::TcpConfig;
+use crate::measure::Measure;
+use crate::receiver::{AckUrgency, Receiver};
+use crate::recovery::RecoveryKind;
+use crate::segment::{Flags, Segment, SeqRange, MAX_SACK_BLOCKS};
+use crate::sender::{Sender, SenderStats};
+use crate::time::{Duration, Time};
+
+/// Our initial sequence number. A simulation needs no randomised ISN.
+const ISS: u64 = 0;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// Sends the SYN.
+    Active,
+    /// Waits for a SYN.
+    Passive,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum State {
+    Listen,
+    SynSent,
+    SynReceived,
+    Established,
+}
+
+/// The endpoint's timers: an enum and a fixed table (see `timers`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Timer {
+    /// Retransmission timer (RFC 6298), also for SYN and SYN-ACK.
+    Rto = 0,
+    /// Delayed ACK (RFC 5681 §4.2).
+    DelayedAck = 1,
+}
+
+const TIMER_COUNT: usize = 2;
+const TIMERS: [Timer; TIMER_COUNT] = [Timer::Rto, Timer::DelayedAck];
+
+/// The values a trace records on change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Snapshot {
+    pub cwnd: u64,
+    pub ssthresh: u64,
+    pub srtt: Option<Duration>,
+    pub flight: u64,
+    pub snd_nxt: u64,
+    pub snd_una: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct Endpoint {
+    cfg: TcpConfig,
+    state: State,
+    /// A SYN (active) or SYN-ACK (passive) is due.
+    syn_due: bool,
+    syn_sent_at: Option<Time>,
+    syn_retransmitted: bool,
+    sender: Sender,
+    receiver: Receiver,
+    measure: Measure,
+    timers: [Option<Time>; TIMER_COUNT],
+    ack_due: bool,
+    bytes_received: u64,
+}
+
+impl Endpoint {
+    pub fn new(cfg: TcpConfig, role: Role) -> Self {
+        let sender = Sender::new(&cfg.sender_config(), cfg.cc.build(), ISS);
+        let receiver = Receiver::new(ISS, cfg.delayed_ack, cfg.ack_every);
+        let state = match (cfg.handshake, role) {
+            (false, _) => State::Established,
+            (true, Role::Active) => State::SynSent,
+            (true, Role::Passive) => State::Listen,
+        };
+        Endpoint {
+            measure: Measure::new(cfg.rto),
+            syn_due: state == State::SynSent,
+            cfg,
+            state,
+            syn_sent_at: None,
+            syn_retransmitted: false,
+            sender,
+            receiver,
+            timers: [None; TIMER_COUNT],
+            ack_due: false,
+            bytes_received: 0,
+        }
+    }
+
+    // ---- getters ----
+    pub fn state(&self) -> State {
+        self.state
+    }
+    pub fn config(&self) -> &TcpConfig {
+        &self.cfg
+    }
+    pub fn measure(&self) -> &Measure {
+        &self.measure
+    }
+    pub fn sender(&self) -> &Sender {
+        &self.sender
+    }
+    pub fn stats(&self) -> SenderStats {
+        self.sender.stats()
+    }
+    /// Payload bytes delivered in order to the application.
+    pub fn bytes_received(&self) -> u64 {
+        self.bytes_received
+    }
+    /// Payload bytes of ours that the peer acknowledged.
+    pub fn bytes_acked(&self) -> u64 {
+        self.sender.bytes_acked(ISS)
+    }
+    /// Everything written (and the FIN, if closed) is acknowledged.
+    pub fn all_acked(&self) -> bool {
+        self.state == State::Established && self.sender.all_acked()
+    }
+    pub fn snapshot(&self) -> Snapshot {
+        let w = self.sender.window();
+        Snapshot {
+            cwnd: w.cwnd,
+            ssthresh: w.ssthresh,
+            srtt: self.measure.srtt(),
+            flight: self.sender.flight(),
+            snd_nxt: self.sender.snd_nxt(),
+            snd_una: self.sender.snd_una(),
+        }
+    }
+
+    // ---- application commands ----
+    pub fn write(&mut self, bytes: u64) {
+        self.sender.write(bytes);
+    }
+    pub fn write_unlimited(&mut self) {
+        self.sender.write_unlimited();
+    }
+    pub fn close(&mut self) {
+        self.sender.close();
+    }
+
+    // ---- input ----
+    /// A segment arrived. Returns the payload newly delivered in order, if any.
+    pub fn handle_segment(&mut self, now: Time, seg: &Segment) -> Option<SeqRange> {
+        match self.state {
+            State::Listen => {
+                if seg.flags.syn && !seg.flags.ack {
+                    self.state = State::SynReceived;
+                    self.syn_due = true;
+                }
+                return None;
+            }
+            State::SynSent => {
+                if !(seg.flags.syn && seg.flags.ack && seg.ack == ISS + 1) {
+                    return None;
+                }
+                // Karn's rule holds for the SYN too: no sample from a retransmitted SYN.
+                if let (Some(t), false) = (self.syn_sent_at, self.syn_retransmitted) {
+                    self.measure.on_handshake_rtt(now.since(t));
+                }
+                self.established();
+                self.ack_due = true;
+                return None;
+            }
+            State::SynReceived => {
+                if seg.flags.syn && !seg.flags.ack {
+                    self.syn_due = true; // our SYN-ACK was lost; the peer sent its SYN again
+                    return None;
+                }
+                if !(seg.flags.ack && seg.ack > ISS) {
+                    return None;
+                }
+                if let (Some(t), false) = (self.syn_sent_at, self.syn_retransmitted) {
+                    self.measure.on_rtt_sample(now.since(t));
+                }
+                self.established();
+            }
+            State::Established => {
+                if seg.flags.syn {
+                    // A retransmitted SYN-ACK: our handshake ACK was lost.
+                    self.ack_due = true;
+                    return None;
+                }
+            }
+        }
+        self.sender.set_peer_window(seg.window);
+        if seg.flags.ack {
+            let pure = seg.seq_len() == 0;
+            let r = self.sender.on_ack(now, seg.ack, seg.sack_blocks(), pure, &mut self.measure);
+            if r.new_data {
+                if !self.sender.outstanding() {
+                    // RFC 6298 §5.2: all data acknowledged, stop the timer.
+                    self.timers[Timer::Rto as usize] = None;
+                } else if r.restart_rto {
+                    // RFC 6298 §5.3
+                    self.arm(Timer::Rto, now + self.measure.rto());
+                }
+            }
+        }
+        if seg.seq_len() == 0 {
+            return None;
+        }
+        let (delivered, urgency) = self.receiver.on_data(seg.seq, seg.len as u64, seg.flags.fin);
+        match urgency {
+            AckUrgency::Now => self.ack_due = true,
+            AckUrgency::Delayed => {
+                if self.timers[Timer::DelayedAck as usize].is_none() {
+                    self.arm(Timer::DelayedAck, now + self.cfg.delack_timeout);
+                }
+            }
+            AckUrgency::None => {}
+        }
+        if let Some(r) = delivered {
+            self.bytes_received += r.len();
+        }
+        delivered
+    }
+
+    /// Fire every timer due at `now`.
+    pub fn handle_timeout(&mut self, now: Time) {
+        for t in TIMERS {
+            if self.timers[t as usize].is_some_and(|at| at <= now) {
+                self.timers[t as usize] = None;
+                self.on_timer(t, now);
+            }
+        }
+    }
+
+    fn on_timer(&mut self, t: Timer, now: Time) {
+        match t {
+            Timer::DelayedAck => self.ack_due = true,
+            Timer::Rto => match self.state {
+                State::SynSent | State::SynReceived => {
+                    self.syn_due = true;
+                    self.syn_retransmitted = true;
+                    self.measure.back_off();
+                }
+                State::Established if self.sender.outstanding() => {
+                    // Backed off means no valid RTT sample since the last timeout: the same
+                    // data timed out again.
+                    self.sender.on_rto(self.measure.is_backed_off());
+                    // RFC 6298 §5.5-5.6: back off and restart the timer.
+                    self.measure.back_off();
+                    self.arm(Timer::Rto, now + self.measure.rto());
+                }
+                _ => {}
+            },
+        }
+    }
+
+    // ---- output ----
+    /// The earliest time `handle_timeout` must be called, if any timer runs.
+    #[must_use]
+    pub fn poll_timeout(&self) -> Option<Time> {
+        self.timers.iter().flatten().min().copied()
+    }
+
+    /// The next segment to send now.
+    #[must_use]
+    pub fn poll_transmit(&mut self, now: Time) -> Option<Segment> {
+        match self.state {
+            State::Listen => None,
+            State::SynSent | State::SynReceived => {
+                if !self.syn_due {
+                    return None;
+                }
+                self.syn_due = false;
+                self.syn_sent_at = Some(now);
+                if self.timers[Timer::Rto as usize].is_none() {
+                    self.arm(Timer::Rto, now + self.measure.rto());
+                }
+                let passive = self.state == State::SynReceived;
+                let mut seg = self.segment(ISS, 0, passive);
+                seg.flags.syn = true;
+                Some(seg)
+            }
+            State::Established => {
+                if let Some(tx) = self.sender.poll(now) {
+                    // RFC 6298 §5.1: start the timer if it is not running.
+                    if self.timers[Timer::Rto as usize].is_none() {
+                        self.arm(Timer::Rto, now + self.measure.rto());
+                    }
+                    let mut seg = self.segment(tx.seq, tx.len, true);
+                    seg.flags.fin = tx.fin;
+                    return Some(seg);
+                }
+                if self.ack_due {
+                    return Some(self.segment(self.sender.snd_max(), 0, true));
+                }
+                None
+            }
+        }
+    }
+
+    fn established(&mut self) {
+        self.state = State::Established;
+        self.timers[Timer::Rto as usize] = None;
+    }
+
+    fn arm(&mut self, t: Timer, at: Time) {
+        self.timers[t as usize] = Some(at);
+    }
+
+    /// Build a segment carrying our current acknowledgement and SACK blocks; sending it
+    /// satisfies any pending ACK.
+    fn segment(&mut self, seq: u64, len: u32, ack: bool) -> Segment {
+        let mut seg = Segment {
+            seq,
+            ack: if ack { self.receiver.rcv_nxt() } else { 0 },
+            len,
+            flags: Flags { ack, ..Flags::default() },
+            window: self.cfg.rcv_window_bytes,
+            ..Segment::default()
+        };
+        if ack && self.cfg.recovery == RecoveryKind::Sack {
+            let blocks = self.receiver.sack_blocks();
+            seg.sack[..blocks.len()].copy_from_slice(blocks);
+            seg.sack_len = blocks.len().min(MAX_SACK_BLOCKS) as u8;
+        }
+        if ack {
+            self.ack_due = false;
+            self.timers[Timer::DelayedAck as usize] = None;
+            self.receiver.on_ack_sent();
+        }
+        seg
+    }
+}

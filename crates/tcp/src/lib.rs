@@ -1,0 +1,20 @@
+//! rampup's TCP: a sans-IO endpoint and its pluggable parts. Nothing here reads a clock,
+//! sleeps or touches a socket; the simulator (or a real-socket driver) supplies `now` with
+//! every input and polls for output.
+
+pub mod cc;
+pub mod config;
+pub mod endpoint;
+pub mod measure;
+pub mod receiver;
+pub mod recovery;
+pub mod segment;
+pub mod send_queue;
+pub mod sender;
+pub mod time;
+
+pub use config::{CcKind, TcpConfig};
+pub use endpoint::{Endpoint, Role, Snapshot, State, Timer};
+pub use recovery::RecoveryKind;
+pub use segment::{Segment, SeqRange};
+pub use time::{Duration, Rate, Time};

@@ -1,0 +1,242 @@
+//! One place for what every part reads: the RTT estimator and retransmission timeout
+//! (RFC 6298), the minimum and handshake RTT, and the per-RTT rate sample that TCP Vegas
+//! computes (segments acknowledged per RTT). Congestion control, restart policies and
+//! later mechanisms read these numbers; only the endpoint writes them.
+
+use crate::time::{Duration, Time};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RtoConfig {
+    /// RTO before any RTT sample (RFC 6298 §2.1: 1 s).
+    pub initial: Duration,
+    /// Lower bound (RFC 6298 §2.4: 1 s; Linux and ns-2.35 use 200 ms).
+    pub min: Duration,
+    /// Upper bound after backoff (RFC 6298 §2.5 allows 60 s or more).
+    pub max: Duration,
+    /// Clock granularity G of RFC 6298 §2.2; with a non-zero G the RTO is also rounded up to
+    /// whole ticks, as a BSD kernel with 500 ms ticks does.
+    pub granularity: Duration,
+}
+
+impl Default for RtoConfig {
+    fn default() -> Self {
+        RtoConfig {
+            initial: Duration::from_secs(1),
+            min: Duration::from_secs(1),
+            max: Duration::from_secs(60),
+            granularity: Duration::ZERO,
+        }
+    }
+}
+
+/// One per-RTT rate measurement, as TCP Vegas takes it: the bytes acknowledged between the
+/// start of an epoch and the ACK of the data that was the last sent when the epoch began.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RateSample {
+    pub acked_bytes: u64,
+    pub interval: Duration,
+    /// Smallest RTT sample seen during the epoch (what Vegas compares with BaseRTT).
+    pub rtt: Duration,
+}
+
+#[derive(Clone, Debug)]
+pub struct Measure {
+    cfg: RtoConfig,
+    srtt: Option<Duration>,
+    rttvar: Duration,
+    rto: Duration,
+    backoff_shift: u32,
+    latest_rtt: Option<Duration>,
+    min_rtt: Option<Duration>,
+    handshake_rtt: Option<Duration>,
+    epoch_start: Option<Time>,
+    epoch_end_seq: u64,
+    epoch_acked: u64,
+    epoch_min_rtt: Option<Duration>,
+    last_rate: Option<RateSample>,
+}
+
+impl Measure {
+    pub fn new(cfg: RtoConfig) -> Self {
+        Measure {
+            cfg,
+            srtt: None,
+            rttvar: Duration::ZERO,
+            rto: cfg.initial,
+            backoff_shift: 0,
+            latest_rtt: None,
+            min_rtt: None,
+            handshake_rtt: None,
+            epoch_start: None,
+            epoch_end_seq: 0,
+            epoch_acked: 0,
+            epoch_min_rtt: None,
+            last_rate: None,
+        }
+    }
+
+    pub fn srtt(&self) -> Option<Duration> {
+        self.srtt
+    }
+    pub fn rttvar(&self) -> Duration {
+        self.rttvar
+    }
+    pub fn latest_rtt(&self) -> Option<Duration> {
+        self.latest_rtt
+    }
+    /// BaseRTT in Vegas' terms: the smallest RTT sample of the connection.
+    pub fn min_rtt(&self) -> Option<Duration> {
+        self.min_rtt
+    }
+    /// SYN to SYN-ACK, measured by the active opener.
+    pub fn handshake_rtt(&self) -> Option<Duration> {
+        self.handshake_rtt
+    }
+    /// The most recent completed per-RTT rate sample.
+    pub fn last_rate(&self) -> Option<RateSample> {
+        self.last_rate
+    }
+
+    /// The current retransmission timeout, backoff included.
+    pub fn rto(&self) -> Duration {
+        let backed = Duration(self.rto.0.saturating_mul(1u64 << self.backoff_shift.min(32)));
+        backed.min(self.cfg.max)
+    }
+
+    /// The RTO was doubled by a timeout and no valid RTT sample has come since.
+    pub fn is_backed_off(&self) -> bool {
+        self.backoff_shift > 0
+    }
+
+    /// RFC 6298 §5.5: double the RTO when the timer expires.
+    pub fn back_off(&mut self) {
+        if self.rto() < self.cfg.max {
+            self.backoff_shift += 1;
+        }
+    }
+
+    pub fn on_handshake_rtt(&mut self, sample: Duration) {
+        self.handshake_rtt = Some(sample);
+        self.on_rtt_sample(sample);
+    }
+
+    /// A valid RTT sample (Karn's rule is the caller's: never from a retransmitted segment).
+    pub fn on_rtt_sample(&mut self, r: Duration) {
+        let g = self.cfg.granularity;
+        match self.srtt {
+            // RFC 6298 §2.2
+            None => {
+                self.srtt = Some(r);
+                self.rttvar = Duration(r.0 / 2);
+            }
+            // RFC 6298 §2.3, alpha = 1/8, beta = 1/4
+            Some(srtt) => {
+                let err = srtt.0.abs_diff(r.0);
+                self.rttvar = Duration((3 * self.rttvar.0 + err) / 4);
+                self.srtt = Some(Duration((7 * srtt.0 + r.0) / 8));
+            }
+        }
+        let srtt = self.srtt.unwrap_or(r);
+        let rto = srtt + g.max(Duration(4 * self.rttvar.0));
+        self.rto = rto.round_up_to(g).max(self.cfg.min).min(self.cfg.max);
+        // RFC 6298 §5.7: a new sample after backoff collapses the backed-off RTO.
+        self.backoff_shift = 0;
+        self.latest_rtt = Some(r);
+        self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
+        self.epoch_min_rtt = Some(self.epoch_min_rtt.map_or(r, |m| m.min(r)));
+    }
+
+    /// Account `acked_bytes` newly acknowledged by `ack`; `snd_nxt` is the next byte the
+    /// sender would send. Returns true when this ACK completed a per-RTT rate epoch.
+    pub fn on_ack(&mut self, now: Time, ack: u64, acked_bytes: u64, snd_nxt: u64) -> bool {
+        let Some(start) = self.epoch_start else {
+            self.begin_epoch(now, snd_nxt);
+            return false;
+        };
+        self.epoch_acked += acked_bytes;
+        if ack < self.epoch_end_seq {
+            return false;
+        }
+        if let Some(rtt) = self.epoch_min_rtt {
+            self.last_rate = Some(RateSample {
+                acked_bytes: self.epoch_acked,
+                interval: now.since(start),
+                rtt,
+            });
+        }
+        self.begin_epoch(now, snd_nxt);
+        true
+    }
+
+    fn begin_epoch(&mut self, now: Time, snd_nxt: u64) {
+        self.epoch_start = Some(now);
+        self.epoch_end_seq = snd_nxt;
+        self.epoch_acked = 0;
+        self.epoch_min_rtt = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(v: u64) -> Duration {
+        Duration::from_millis(v)
+    }
+
+    #[test]
+    fn first_sample_sets_srtt_and_half_rttvar() {
+        let mut m = Measure::new(RtoConfig { min: ms(200), ..Default::default() });
+        m.on_rtt_sample(ms(100));
+        assert_eq!(m.srtt(), Some(ms(100)));
+        assert_eq!(m.rttvar(), ms(50));
+        assert_eq!(m.rto(), ms(300));
+    }
+
+    #[test]
+    fn later_samples_use_rfc6298_gains() {
+        let mut m = Measure::new(RtoConfig { min: ms(1), ..Default::default() });
+        m.on_rtt_sample(ms(100));
+        m.on_rtt_sample(ms(180));
+        // rttvar = 3/4*50 + 1/4*80 = 57.5; srtt = 7/8*100 + 1/8*180 = 110
+        assert_eq!(m.rttvar(), Duration(57_500_000));
+        assert_eq!(m.srtt(), Some(ms(110)));
+        assert_eq!(m.rto(), ms(340));
+    }
+
+    #[test]
+    fn min_rto_and_tick_rounding_apply() {
+        let mut m = Measure::new(RtoConfig { min: ms(1000), ..Default::default() });
+        m.on_rtt_sample(ms(10));
+        assert_eq!(m.rto(), ms(1000));
+        let mut bsd = Measure::new(RtoConfig { min: ms(1), granularity: ms(500), ..Default::default() });
+        bsd.on_rtt_sample(ms(10));
+        assert_eq!(bsd.rto(), ms(1000), "10 + max(500, 20) ms rounds up to two 500 ms ticks");
+    }
+
+    #[test]
+    fn backoff_doubles_up_to_max_and_a_sample_resets_it() {
+        let mut m = Measure::new(RtoConfig { max: Duration::from_secs(4), ..Default::default() });
+        m.back_off();
+        assert_eq!(m.rto(), Duration::from_secs(2));
+        m.back_off();
+        m.back_off();
+        assert_eq!(m.rto(), Duration::from_secs(4));
+        m.on_rtt_sample(ms(100));
+        assert_eq!(m.rto(), Duration::from_secs(1));
+    }
+
+    #[test]
+    fn rate_epoch_measures_bytes_acked_per_rtt() {
+        let mut m = Measure::new(RtoConfig::default());
+        let t0 = Time(0);
+        assert!(!m.on_ack(t0, 1001, 1000, 5001));
+        m.on_rtt_sample(ms(100));
+        assert!(!m.on_ack(Time(ms(50).0), 3001, 2000, 7001));
+        assert!(m.on_ack(Time(ms(100).0), 5001, 2000, 9001));
+        let s = m.last_rate().unwrap();
+        assert_eq!(s.acked_bytes, 4000);
+        assert_eq!(s.interval, ms(100));
+        assert_eq!(s.rtt, ms(100));
+    }
+}

@@ -1,0 +1,204 @@
+//! The receiving half: reassembly, cumulative ACK, SACK blocks (RFC 2018) and the delayed
+//! ACK rule of RFC 5681 §4.2.
+
+use std::collections::BTreeMap;
+
+use crate::segment::{SeqRange, MAX_SACK_BLOCKS};
+
+/// When the receiver wants its ACK sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AckUrgency {
+    /// Nothing to acknowledge.
+    None,
+    /// Acknowledge within the delayed-ACK timeout.
+    Delayed,
+    /// Acknowledge now.
+    Now,
+}
+
+#[derive(Clone, Debug)]
+pub struct Receiver {
+    /// Next in-order sequence number expected.
+    rcv_nxt: u64,
+    /// Out-of-order data above `rcv_nxt`: start -> end, disjoint and not adjacent.
+    ooo: BTreeMap<u64, u64>,
+    /// SACK blocks, most recently changed first (RFC 2018 §4).
+    recent: Vec<SeqRange>,
+    /// Full-sized segments received since the last ACK was sent.
+    unacked_segments: u32,
+    /// Delayed ACKs on: ACK every `ack_every` segments or on the timer.
+    delayed_ack: bool,
+    ack_every: u32,
+    fin_seq: Option<u64>,
+}
+
+impl Receiver {
+    /// `irs` is the peer's initial sequence number (its SYN).
+    pub fn new(irs: u64, delayed_ack: bool, ack_every: u32) -> Self {
+        Receiver {
+            rcv_nxt: irs + 1,
+            ooo: BTreeMap::new(),
+            recent: Vec::new(),
+            unacked_segments: 0,
+            delayed_ack,
+            ack_every: ack_every.max(1),
+            fin_seq: None,
+        }
+    }
+
+    pub fn rcv_nxt(&self) -> u64 {
+        self.rcv_nxt
+    }
+
+    pub fn fin_received(&self) -> bool {
+        self.fin_seq.is_some_and(|f| self.rcv_nxt > f)
+    }
+
+    /// Current SACK blocks, most recent first, at most three.
+    pub fn sack_blocks(&self) -> &[SeqRange] {
+        &self.recent[..self.recent.len().min(MAX_SACK_BLOCKS)]
+    }
+
+    /// The ACK was sent: the delayed-ACK count starts again.
+    pub fn on_ack_sent(&mut self) {
+        self.unacked_segments = 0;
+    }
+
+    /// Take in the sequence range `[seq, seq + len)` (payload, plus one if `fin`). Returns the
+    /// range newly delivered in order to the application (payload only) and how urgent the
+    /// ACK is.
+    pub fn on_data(&mut self, seq: u64, len: u64, fin: bool) -> (Option<SeqRange>, AckUrgency) {
+        let end = seq + len + fin as u64;
+        if fin {
+            self.fin_seq = Some(seq + len);
+        }
+        if end <= self.rcv_nxt {
+            // A duplicate: ACK at once so the sender learns where we are (RFC 5681 §4.2).
+            return (None, AckUrgency::Now);
+        }
+        let before = self.rcv_nxt;
+        let had_holes = !self.ooo.is_empty();
+        let in_order = seq <= self.rcv_nxt;
+        self.insert(seq.max(self.rcv_nxt), end);
+        self.advance();
+        let delivered = self.delivered_range(before);
+        let urgency = if !in_order || had_holes || fin || !self.delayed_ack {
+            // Out of order, filling a hole or FIN: ACK immediately (RFC 5681 §4.2, RFC 2018).
+            AckUrgency::Now
+        } else {
+            self.unacked_segments += 1;
+            if self.unacked_segments >= self.ack_every {
+                AckUrgency::Now
+            } else {
+                AckUrgency::Delayed
+            }
+        };
+        (delivered, urgency)
+    }
+
+    /// Payload bytes delivered since `before`, not counting the FIN's sequence number.
+    fn delivered_range(&self, before: u64) -> Option<SeqRange> {
+        let data_end = match self.fin_seq {
+            Some(f) if self.rcv_nxt > f => f,
+            _ => self.rcv_nxt,
+        };
+        let r = SeqRange { start: before, end: data_end.max(before) };
+        (!r.is_empty()).then_some(r)
+    }
+
+    fn insert(&mut self, mut start: u64, mut end: u64) {
+        // Merge with every overlapping or adjacent block.
+        let overlapping: Vec<(u64, u64)> = self
+            .ooo
+            .range(..=end)
+            .rev()
+            .take_while(|(_, &e)| e >= start)
+            .map(|(&s, &e)| (s, e))
+            .collect();
+        for (s, e) in overlapping {
+            self.ooo.remove(&s);
+            start = start.min(s);
+            end = end.max(e);
+        }
+        self.ooo.insert(start, end);
+        let block = SeqRange { start, end };
+        self.recent.retain(|r| r.end < start || r.start > end);
+        self.recent.insert(0, block);
+    }
+
+    fn advance(&mut self) {
+        if let Some((&s, &e)) = self.ooo.first_key_value() {
+            if s <= self.rcv_nxt {
+                self.ooo.remove(&s);
+                self.rcv_nxt = self.rcv_nxt.max(e);
+            }
+        }
+        let rcv_nxt = self.rcv_nxt;
+        self.recent.retain(|r| r.start > rcv_nxt);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn r(start: u64, end: u64) -> SeqRange {
+        SeqRange { start, end }
+    }
+
+    #[test]
+    fn in_order_data_is_delivered_and_acked_every_second_segment() {
+        let mut rx = Receiver::new(0, true, 2);
+        assert_eq!(rx.on_data(1, 100, false), (Some(r(1, 101)), AckUrgency::Delayed));
+        assert_eq!(rx.on_data(101, 100, false), (Some(r(101, 201)), AckUrgency::Now));
+        rx.on_ack_sent();
+        assert_eq!(rx.on_data(201, 100, false).1, AckUrgency::Delayed);
+    }
+
+    #[test]
+    fn without_delayed_acks_every_segment_is_acked_now() {
+        let mut rx = Receiver::new(0, false, 2);
+        assert_eq!(rx.on_data(1, 100, false).1, AckUrgency::Now);
+    }
+
+    #[test]
+    fn a_hole_produces_sack_blocks_most_recent_first_and_filling_it_delivers_all() {
+        let mut rx = Receiver::new(0, true, 2);
+        rx.on_data(1, 100, false);
+        assert_eq!(rx.on_data(201, 100, false), (None, AckUrgency::Now));
+        assert_eq!(rx.on_data(401, 100, false), (None, AckUrgency::Now));
+        assert_eq!(rx.sack_blocks(), &[r(401, 501), r(201, 301)]);
+        assert_eq!(rx.on_data(301, 100, false), (None, AckUrgency::Now));
+        assert_eq!(rx.sack_blocks(), &[r(201, 501)]);
+        assert_eq!(rx.on_data(101, 100, false), (Some(r(101, 501)), AckUrgency::Now));
+        assert!(rx.sack_blocks().is_empty());
+        assert_eq!(rx.rcv_nxt(), 501);
+    }
+
+    #[test]
+    fn duplicates_deliver_nothing_and_are_acked_now() {
+        let mut rx = Receiver::new(0, true, 2);
+        rx.on_data(1, 100, false);
+        assert_eq!(rx.on_data(1, 100, false), (None, AckUrgency::Now));
+        // A partly new segment delivers only its new part.
+        assert_eq!(rx.on_data(51, 100, false).0, Some(r(101, 151)));
+    }
+
+    #[test]
+    fn fin_takes_one_sequence_number_but_is_not_delivered_as_data() {
+        let mut rx = Receiver::new(0, true, 2);
+        assert_eq!(rx.on_data(1, 100, true), (Some(r(1, 101)), AckUrgency::Now));
+        assert_eq!(rx.rcv_nxt(), 102);
+        assert!(rx.fin_received());
+    }
+
+    #[test]
+    fn only_three_sack_blocks_are_reported() {
+        let mut rx = Receiver::new(0, false, 1);
+        for k in 0..5 {
+            rx.on_data(201 + 200 * k, 100, false);
+        }
+        assert_eq!(rx.sack_blocks().len(), 3);
+        assert_eq!(rx.sack_blocks()[0], r(1001, 1101));
+    }
+}

@@ -1,0 +1,322 @@
+//! The sending half: sequence variables (RFC 793 names), the congestion window, the record
+//! of sent segments and the loss-recovery machine. It decides *what* to send next; the
+//! endpoint decides *when* (timers, handshake) and builds the segment.
+
+use crate::cc::{AckCtx, Cc, Window};
+use crate::measure::Measure;
+use crate::recovery::{Recovery, RecoveryKind};
+use crate::segment::SeqRange;
+use crate::send_queue::SendQueue;
+use crate::time::Time;
+
+#[derive(Clone, Debug)]
+pub struct SenderConfig {
+    pub mss_bytes: u64,
+    pub initial_window_segments: u32,
+    pub initial_ssthresh_bytes: u64,
+    /// A hard cap on the usable window, like ns-2's `window_` (u64::MAX: none).
+    pub max_window_bytes: u64,
+    pub recovery: RecoveryKind,
+    pub dupthresh: u32,
+    /// RFC 3042: send one new segment on each of the first two duplicate ACKs.
+    pub limited_transmit: bool,
+}
+
+/// One data segment the sender wants on the wire.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TxData {
+    pub seq: u64,
+    pub len: u32,
+    pub fin: bool,
+    pub retransmission: bool,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SenderStats {
+    pub segments_sent: u64,
+    pub bytes_sent: u64,
+    pub retransmits: u64,
+    pub fast_retransmits: u64,
+    pub timeouts: u64,
+}
+
+/// What an ACK changed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AckResult {
+    pub new_data: bool,
+    pub restart_rto: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct Sender {
+    mss: u64,
+    snd_una: u64,
+    snd_nxt: u64,
+    /// Highest sequence number sent plus one.
+    snd_max: u64,
+    /// Sequence number after the last byte the application wrote.
+    app_end: u64,
+    unlimited: bool,
+    closing: bool,
+    w: Window,
+    cc: Cc,
+    max_window: u64,
+    peer_window: u64,
+    queue: SendQueue,
+    rec: Recovery,
+    retransmit_first_pending: bool,
+    limited_transmit: bool,
+    last_send: Option<Time>,
+    stats: SenderStats,
+}
+
+impl Sender {
+    /// `iss` is our initial sequence number; data starts at `iss + 1`.
+    pub fn new(cfg: &SenderConfig, cc: Cc, iss: u64) -> Self {
+        let first = iss + 1;
+        Sender {
+            mss: cfg.mss_bytes,
+            snd_una: first,
+            snd_nxt: first,
+            snd_max: first,
+            app_end: first,
+            unlimited: false,
+            closing: false,
+            w: Window {
+                cwnd: cfg.initial_window_segments as u64 * cfg.mss_bytes,
+                ssthresh: cfg.initial_ssthresh_bytes,
+            },
+            cc,
+            max_window: cfg.max_window_bytes,
+            peer_window: u64::MAX,
+            queue: SendQueue::default(),
+            rec: Recovery::new(cfg.recovery, cfg.dupthresh),
+            retransmit_first_pending: false,
+            limited_transmit: cfg.limited_transmit,
+            last_send: None,
+            stats: SenderStats::default(),
+        }
+    }
+
+    // ---- getters ----
+    pub fn snd_una(&self) -> u64 {
+        self.snd_una
+    }
+    pub fn snd_nxt(&self) -> u64 {
+        self.snd_nxt
+    }
+    pub fn snd_max(&self) -> u64 {
+        self.snd_max
+    }
+    pub fn window(&self) -> Window {
+        self.w
+    }
+    pub fn mss(&self) -> u64 {
+        self.mss
+    }
+    /// RFC 5681 FlightSize: sent and not yet cumulatively acknowledged.
+    pub fn flight(&self) -> u64 {
+        self.snd_max - self.snd_una
+    }
+    pub fn outstanding(&self) -> bool {
+        self.snd_max > self.snd_una
+    }
+    pub fn in_recovery(&self) -> bool {
+        self.rec.in_recovery
+    }
+    pub fn stats(&self) -> SenderStats {
+        self.stats
+    }
+    pub fn last_send(&self) -> Option<Time> {
+        self.last_send
+    }
+    pub fn cc(&self) -> &Cc {
+        &self.cc
+    }
+    /// All written data and, if the application closed, the FIN are acknowledged.
+    pub fn all_acked(&self) -> bool {
+        !self.unlimited && self.snd_una >= self.app_end + self.closing as u64
+    }
+    /// Payload bytes acknowledged so far.
+    pub fn bytes_acked(&self, iss: u64) -> u64 {
+        (self.snd_una - iss - 1).min(self.app_end - iss - 1)
+    }
+
+    // ---- application commands ----
+    pub fn write(&mut self, bytes: u64) {
+        debug_assert!(!self.closing, "write after close");
+        self.app_end += bytes;
+    }
+    pub fn write_unlimited(&mut self) {
+        self.unlimited = true;
+    }
+    pub fn close(&mut self) {
+        self.closing = true;
+    }
+    pub fn set_peer_window(&mut self, bytes: u64) {
+        self.peer_window = bytes;
+    }
+
+    // ---- input ----
+    /// Process the acknowledgement fields of an incoming segment. `pure` is true when the
+    /// segment carries no data, SYN or FIN (only such an ACK can be a duplicate ACK).
+    pub fn on_ack(&mut self, now: Time, ack: u64, sack: &[SeqRange], pure: bool, measure: &mut Measure) -> AckResult {
+        if ack > self.snd_max {
+            // Acknowledges data never sent: ignore it (RFC 793 §3.9, "SEG.ACK > SND.NXT").
+            return AckResult::default();
+        }
+        let sack_mode = self.rec.kind == RecoveryKind::Sack;
+        if sack_mode {
+            self.queue.on_sack(sack);
+        }
+        if ack > self.snd_una {
+            let acked = self.queue.on_cumulative_ack(ack, now);
+            if let Some(rtt) = acked.rtt_sample {
+                measure.on_rtt_sample(rtt);
+            }
+            let acked_bytes = ack - self.snd_una;
+            self.snd_una = ack;
+            self.snd_nxt = self.snd_nxt.max(ack);
+            let epoch_done = measure.on_ack(now, ack, acked_bytes, self.snd_nxt);
+            self.rec.dupacks = 0;
+            let restart_rto = if self.rec.in_recovery {
+                let d = self.rec.on_new_ack_in_recovery(&mut self.w, ack, acked_bytes, self.mss);
+                self.retransmit_first_pending |= d.retransmit_first;
+                d.restart_rto
+            } else {
+                let ctx = AckCtx { now, mss: self.mss, acked_bytes, measure, rate_epoch_done: epoch_done };
+                self.cc.on_ack(&mut self.w, &ctx);
+                true
+            };
+            return AckResult { new_data: true, restart_rto };
+        }
+        if ack == self.snd_una && pure && self.outstanding() {
+            self.on_dupack();
+        }
+        AckResult::default()
+    }
+
+    fn on_dupack(&mut self) {
+        self.rec.dupacks += 1;
+        if self.rec.in_recovery {
+            self.rec.on_dupack_in_recovery(&mut self.w, self.mss);
+            return;
+        }
+        let sack_says_lost = self.rec.kind == RecoveryKind::Sack
+            && self.queue.scoreboard(self.rec.dupthresh, self.mss).first_lost == Some(self.snd_una);
+        if (self.rec.dupacks >= self.rec.dupthresh || sack_says_lost) && self.rec.may_enter(self.snd_una) {
+            let ssthresh = self.cc.ssthresh_after_loss(self.flight(), self.mss);
+            self.queue.start_recovery_episode();
+            let d = self.rec.enter(&mut self.w, ssthresh, self.snd_max, self.mss);
+            self.retransmit_first_pending |= d.retransmit_first;
+            self.stats.fast_retransmits += 1;
+        }
+    }
+
+    /// The retransmission timer expired with data outstanding. `repeated` is true when the
+    /// same data already timed out (the timer is backed off).
+    pub fn on_rto(&mut self, repeated: bool) {
+        // RFC 5681 §3.1 eq. (4); on a repeated timeout ssthresh stays as it is.
+        if !repeated {
+            self.w.ssthresh = self.cc.ssthresh_after_loss(self.flight(), self.mss);
+        }
+        // RFC 5681 §3.1: the loss window is one segment; go back N from snd_una.
+        self.w.cwnd = self.mss;
+        self.snd_nxt = self.snd_una;
+        self.rec.on_rto(self.snd_max);
+        // RFC 2018 §8: after a timeout the receiver may have reneged on its SACKs.
+        self.queue.clear_sacks();
+        self.retransmit_first_pending = false;
+        self.stats.timeouts += 1;
+    }
+
+    // ---- output ----
+    /// The next data segment to send now, if the window and the data allow one.
+    pub fn poll(&mut self, now: Time) -> Option<TxData> {
+        if self.retransmit_first_pending {
+            self.retransmit_first_pending = false;
+            if let Some(tx) = self.retransmit(self.snd_una, now) {
+                return Some(tx);
+            }
+        }
+        if self.rec.kind == RecoveryKind::Sack && self.rec.in_recovery {
+            return self.poll_sack_recovery(now);
+        }
+        let wnd = self.usable_window();
+        if self.snd_nxt < self.snd_max {
+            // Go-back-N after a timeout: resend the old segments in order.
+            let next = self.queue.next_unsacked_from(self.snd_nxt).map(|s| (s.seq, s.len as u64));
+            match next {
+                Some((seq, len)) if seq < self.snd_max => {
+                    if seq - self.snd_una + len > wnd {
+                        return None;
+                    }
+                    let tx = self.retransmit(seq, now)?;
+                    self.snd_nxt = seq + len + tx.fin as u64;
+                    return Some(tx);
+                }
+                _ => self.snd_nxt = self.snd_max,
+            }
+        }
+        self.send_new(now, wnd)
+    }
+
+    /// RFC 6675 §5 step (C): while pipe leaves room for a segment, send NextSeg(): first a
+    /// lost segment not yet retransmitted (rule 1), else new data (rule 2). Rules 3 and 4
+    /// (rescue retransmissions) are not implemented.
+    fn poll_sack_recovery(&mut self, now: Time) -> Option<TxData> {
+        let sb = self.queue.scoreboard(self.rec.dupthresh, self.mss);
+        let cwnd = self.w.cwnd.min(self.max_window);
+        if sb.pipe + self.mss > cwnd {
+            return None;
+        }
+        if let Some(seq) = sb.first_lost {
+            return self.retransmit(seq, now);
+        }
+        self.send_new(now, u64::MAX)
+    }
+
+    fn usable_window(&self) -> u64 {
+        let lt = if self.limited_transmit && !self.rec.in_recovery && self.rec.dupacks < self.rec.dupthresh {
+            self.rec.dupacks as u64 * self.mss
+        } else {
+            0
+        };
+        (self.w.cwnd + lt).min(self.max_window).min(self.peer_window)
+    }
+
+    fn retransmit(&mut self, seq: u64, now: Time) -> Option<TxData> {
+        let in_rec = self.rec.in_recovery;
+        let s = self.queue.mark_retransmitted(seq, now, in_rec)?;
+        self.stats.segments_sent += 1;
+        self.stats.bytes_sent += s.len as u64;
+        self.stats.retransmits += 1;
+        self.last_send = Some(now);
+        Some(TxData { seq: s.seq, len: s.len, fin: s.fin, retransmission: true })
+    }
+
+    fn send_new(&mut self, now: Time, wnd: u64) -> Option<TxData> {
+        debug_assert_eq!(self.snd_nxt, self.snd_max);
+        if !self.unlimited && self.snd_nxt > self.app_end {
+            return None; // the FIN is out
+        }
+        let available = if self.unlimited { u64::MAX } else { self.app_end - self.snd_nxt };
+        let len = available.min(self.mss);
+        let fin = !self.unlimited && self.closing && len == available && self.snd_nxt + len == self.app_end;
+        if len == 0 && !fin {
+            return None;
+        }
+        let in_flight = self.snd_nxt - self.snd_una;
+        if in_flight + len > wnd.min(self.peer_window) && !(len == 0 && in_flight < wnd) {
+            return None;
+        }
+        let seq = self.snd_nxt;
+        self.queue.push_new(seq, len as u32, fin, now);
+        self.snd_nxt += len + fin as u64;
+        self.snd_max = self.snd_nxt;
+        self.stats.segments_sent += 1;
+        self.stats.bytes_sent += len;
+        self.last_send = Some(now);
+        Some(TxData { seq, len: len as u32, fin, retransmission: false })
+    }
+}
