@@ -14,6 +14,14 @@ pub enum CcKind {
 }
 
 impl CcKind {
+    /// The name used in scenarios and results.
+    pub fn name(&self) -> &'static str {
+        match self {
+            CcKind::NewReno { .. } => "newreno",
+            CcKind::Vegas(_) => "vegas",
+        }
+    }
+
     pub fn build(&self) -> Cc {
         match self {
             CcKind::NewReno { byte_counting } => Cc::NewReno(NewReno::new(*byte_counting)),

@@ -60,12 +60,4 @@ impl Cc {
             Cc::NewReno(_) | Cc::Vegas(_) => half_flight(flight_bytes, mss),
         }
     }
-
-    /// The name used in scenarios and results.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Cc::NewReno(_) => "newreno",
-            Cc::Vegas(_) => "vegas",
-        }
-    }
 }

@@ -1,0 +1,72 @@
+//! The tables a run produces, column by column, ready for Arrow / pandas.
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Column {
+    U64(Vec<u64>),
+    I64(Vec<i64>),
+    F64(Vec<f64>),
+    Str(Vec<String>),
+}
+
+impl Column {
+    pub fn len(&self) -> usize {
+        match self {
+            Column::U64(v) => v.len(),
+            Column::I64(v) => v.len(),
+            Column::F64(v) => v.len(),
+            Column::Str(v) => v.len(),
+        }
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Table {
+    pub columns: Vec<(String, Column)>,
+}
+
+impl Table {
+    pub fn column(&self, name: &str) -> Option<&Column> {
+        self.columns.iter().find(|(n, _)| n == name).map(|(_, c)| c)
+    }
+    pub fn rows(&self) -> usize {
+        self.columns.first().map_or(0, |(_, c)| c.len())
+    }
+    pub fn u64s(&self, name: &str) -> &[u64] {
+        match self.column(name) {
+            Some(Column::U64(v)) => v,
+            _ => panic!("no u64 column {name}"),
+        }
+    }
+    pub fn f64s(&self, name: &str) -> &[f64] {
+        match self.column(name) {
+            Some(Column::F64(v)) => v,
+            _ => panic!("no f64 column {name}"),
+        }
+    }
+}
+
+/// Build a table from named columns.
+pub fn table(columns: Vec<(&str, Column)>) -> Table {
+    debug_assert!(columns.windows(2).all(|w| w[0].1.len() == w[1].1.len()));
+    Table { columns: columns.into_iter().map(|(n, c)| (n.to_string(), c)).collect() }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunOutput {
+    /// "flows", "transfers", "timeseries", "queues", "links", "udp".
+    pub tables: Vec<(String, Table)>,
+    /// (link name, pcap bytes) for each captured link.
+    pub pcaps: Vec<(String, Vec<u8>)>,
+    pub events: u64,
+    pub seed: u64,
+    pub sim_end_ns: u64,
+}
+
+impl RunOutput {
+    pub fn table(&self, name: &str) -> &Table {
+        &self.tables.iter().find(|(n, _)| n == name).expect("known table").1
+    }
+}

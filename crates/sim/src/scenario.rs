@@ -1,0 +1,492 @@
+//! Scenario files: TOML → checked model. Every error is one line that names the key path
+//! and says what is allowed.
+
+use std::collections::{BTreeMap, VecDeque};
+
+use rampup_tcp::cc::VegasConfig;
+use rampup_tcp::measure::RtoConfig;
+use rampup_tcp::{CcKind, Duration, Rate, RecoveryKind, TcpConfig};
+use serde::Deserialize;
+
+use crate::topology::{self, LinkSpec, NetSpec, QueueLimit};
+use crate::units::{RateValue, SizeValue, TimeValue};
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ScenarioError(pub String);
+
+fn err<T>(path: impl AsRef<str>, msg: impl AsRef<str>) -> Result<T, ScenarioError> {
+    Err(ScenarioError(format!("{}: {}", path.as_ref(), msg.as_ref())))
+}
+
+// ---------------------------------------------------------------- the file's shape
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+struct File {
+    name: Option<String>,
+    duration: TimeValue,
+    seed: Option<u64>,
+    /// Bytes of TCP/IP header added to each data segment on the wire.
+    header_bytes: Option<SizeValue>,
+    /// Wire size of a segment without payload (ACK, SYN, FIN).
+    ack_bytes: Option<SizeValue>,
+    topology: topology::TopologyFile,
+    /// Defaults for every flow's `tcp` table.
+    tcp: Option<TcpFile>,
+    #[serde(default)]
+    flow: Vec<FlowFile>,
+    #[serde(default)]
+    udp: Vec<UdpFile>,
+    #[serde(default)]
+    change: Vec<ChangeFile>,
+    trace: Option<TraceFile>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+struct FlowFile {
+    from: String,
+    to: String,
+    start: Option<TimeValue>,
+    app: AppFile,
+    tcp: Option<TcpFile>,
+}
+
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+enum AppKind {
+    Bulk,
+    Requests,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+struct AppFile {
+    kind: AppKind,
+    bytes: Option<SizeValue>,
+    schedule: Option<Vec<RequestFile>>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+struct RequestFile {
+    at: TimeValue,
+    bytes: SizeValue,
+}
+
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+enum CcName {
+    Newreno,
+    Vegas,
+}
+
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+enum RecoveryName {
+    Reno,
+    Newreno,
+    Sack,
+}
+
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(deny_unknown_fields)]
+struct TcpFile {
+    cc: Option<CcName>,
+    recovery: Option<RecoveryName>,
+    mss: Option<SizeValue>,
+    initial_window: Option<u32>,
+    initial_ssthresh: Option<u64>,
+    max_window: Option<u64>,
+    rcv_window: Option<SizeValue>,
+    delayed_ack: Option<bool>,
+    ack_every: Option<u32>,
+    delack_timeout: Option<TimeValue>,
+    min_rto: Option<TimeValue>,
+    initial_rto: Option<TimeValue>,
+    max_rto: Option<TimeValue>,
+    clock_granularity: Option<TimeValue>,
+    handshake: Option<bool>,
+    limited_transmit: Option<bool>,
+    dupthresh: Option<u32>,
+    byte_counting: Option<bool>,
+    vegas_alpha: Option<f64>,
+    vegas_beta: Option<f64>,
+    vegas_gamma: Option<f64>,
+}
+
+impl TcpFile {
+    /// Keys set here win over `defaults`.
+    fn over(self, d: &TcpFile) -> TcpFile {
+        macro_rules! pick {
+            ($($f:ident),*) => { TcpFile { $($f: self.$f.or(d.$f.clone()),)* } };
+        }
+        pick!(
+            cc, recovery, mss, initial_window, initial_ssthresh, max_window, rcv_window, delayed_ack, ack_every,
+            delack_timeout, min_rto, initial_rto, max_rto, clock_granularity, handshake, limited_transmit,
+            dupthresh, byte_counting, vegas_alpha, vegas_beta, vegas_gamma
+        )
+    }
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+struct UdpFile {
+    from: String,
+    to: String,
+    rate: RateValue,
+    packet_bytes: Option<SizeValue>,
+    start: Option<TimeValue>,
+    stop: Option<TimeValue>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+struct ChangeFile {
+    at: TimeValue,
+    link: String,
+    rate: RateValue,
+}
+
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+struct TraceFile {
+    timeseries: Option<bool>,
+    queues: Option<bool>,
+    #[serde(default)]
+    pcap: Vec<String>,
+}
+
+// ---------------------------------------------------------------- the checked model
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum App {
+    /// `None`: unlimited data.
+    Bulk { bytes: Option<u64> },
+    /// Writes of `bytes` at `at` after the flow's start, on one connection.
+    Requests { schedule: Vec<(Duration, u64)> },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Flow {
+    pub from: usize,
+    pub to: usize,
+    pub start: Duration,
+    pub app: App,
+    pub tcp: TcpConfig,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Udp {
+    pub from: usize,
+    pub to: usize,
+    pub rate: Rate,
+    pub packet_bytes: u64,
+    pub start: Duration,
+    pub stop: Duration,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Change {
+    pub at: Duration,
+    /// Index into `NetSpec::links`.
+    pub link: usize,
+    pub rate: Rate,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Trace {
+    pub timeseries: bool,
+    pub queues: bool,
+    /// Indices into `NetSpec::links`.
+    pub pcap: Vec<usize>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scenario {
+    pub name: String,
+    pub duration: Duration,
+    pub seed: u64,
+    pub header_bytes: u64,
+    pub ack_bytes: u64,
+    pub net: NetSpec,
+    pub flows: Vec<Flow>,
+    pub udp: Vec<Udp>,
+    pub changes: Vec<Change>,
+    pub trace: Trace,
+}
+
+/// Parse and check a scenario.
+pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
+    let de = toml::de::Deserializer::parse(text).map_err(|e| toml_error(text, &e))?;
+    let file: File = serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        let msg = inner.message().replace('\n', " ");
+        if path == "." || path.is_empty() {
+            ScenarioError(format!("scenario: {msg}"))
+        } else {
+            ScenarioError(format!("{path}: {msg}"))
+        }
+    })?;
+    check(file)
+}
+
+fn toml_error(text: &str, e: &toml::de::Error) -> ScenarioError {
+    let msg = e.message().replace('\n', " ");
+    match e.span() {
+        Some(span) => {
+            let before = &text[..span.start.min(text.len())];
+            let line = before.matches('\n').count() + 1;
+            let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+            ScenarioError(format!("TOML syntax, line {line} column {col}: {msg}"))
+        }
+        None => ScenarioError(format!("TOML syntax: {msg}")),
+    }
+}
+
+fn check(f: File) -> Result<Scenario, ScenarioError> {
+    if f.duration.0 == Duration::ZERO {
+        return err("duration", "must be greater than 0s");
+    }
+    let net = topology::build(&f.topology)?;
+    let names: BTreeMap<&str, usize> = net.nodes.iter().enumerate().map(|(i, n)| (n.name.as_str(), i)).collect();
+    let node = |path: String, name: &str| -> Result<usize, ScenarioError> {
+        names.get(name).copied().ok_or_else(|| {
+            let known: Vec<&str> = net.nodes.iter().map(|n| n.name.as_str()).take(12).collect();
+            ScenarioError(format!("{path}: no node named {name:?} (nodes: {}{})", known.join(", "),
+                if net.nodes.len() > 12 { ", …" } else { "" }))
+        })
+    };
+    let defaults = f.tcp.unwrap_or_default();
+    let mut flows = Vec::new();
+    for (i, fl) in f.flow.into_iter().enumerate() {
+        let p = format!("flow[{i}]");
+        let from = node(format!("{p}.from"), &fl.from)?;
+        let to = node(format!("{p}.to"), &fl.to)?;
+        connected(&net, from, to, &p)?;
+        let tcp = tcp_config(fl.tcp.unwrap_or_default().over(&defaults), &format!("{p}.tcp"))?;
+        let app = app(fl.app, &format!("{p}.app"))?;
+        flows.push(Flow { from, to, start: fl.start.map_or(Duration::ZERO, |t| t.0), app, tcp });
+    }
+    let mut udp = Vec::new();
+    for (i, u) in f.udp.into_iter().enumerate() {
+        let p = format!("udp[{i}]");
+        let from = node(format!("{p}.from"), &u.from)?;
+        let to = node(format!("{p}.to"), &u.to)?;
+        connected(&net, from, to, &p)?;
+        if u.rate.0 .0 == 0 {
+            return err(format!("{p}.rate"), "must be greater than 0bps");
+        }
+        let packet_bytes = u.packet_bytes.map_or(1000, |s| s.0);
+        if packet_bytes == 0 {
+            return err(format!("{p}.packet_bytes"), "must be at least 1");
+        }
+        let start = u.start.map_or(Duration::ZERO, |t| t.0);
+        let stop = u.stop.map_or(f.duration.0, |t| t.0);
+        if stop < start {
+            return err(format!("{p}.stop"), "must not be before start");
+        }
+        udp.push(Udp { from, to, rate: u.rate.0, packet_bytes, start, stop });
+    }
+    let mut changes = Vec::new();
+    for (i, c) in f.change.into_iter().enumerate() {
+        let link = link_by_name(&net, &c.link, &format!("change[{i}].link"))?;
+        if c.rate.0 .0 == 0 {
+            return err(format!("change[{i}].rate"), "must be greater than 0bps");
+        }
+        changes.push(Change { at: c.at.0, link, rate: c.rate.0 });
+    }
+    let tf = f.trace.unwrap_or_default();
+    let mut pcap = Vec::new();
+    for (i, name) in tf.pcap.iter().enumerate() {
+        pcap.push(link_by_name(&net, name, &format!("trace.pcap[{i}]"))?);
+    }
+    let trace = Trace { timeseries: tf.timeseries.unwrap_or(true), queues: tf.queues.unwrap_or(true), pcap };
+    let header_bytes = f.header_bytes.map_or(40, |s| s.0);
+    let ack_bytes = f.ack_bytes.map_or(40, |s| s.0);
+    if ack_bytes == 0 {
+        return err("ack_bytes", "must be at least 1");
+    }
+    Ok(Scenario {
+        name: f.name.unwrap_or_else(|| "scenario".into()),
+        duration: f.duration.0,
+        seed: f.seed.unwrap_or(1),
+        header_bytes,
+        ack_bytes,
+        net,
+        flows,
+        udp,
+        changes,
+        trace,
+    })
+}
+
+fn link_by_name(net: &NetSpec, name: &str, path: &str) -> Result<usize, ScenarioError> {
+    let found = net.links.iter().position(|l: &LinkSpec| {
+        let (a, b) = (&net.nodes[l.a].name, &net.nodes[l.b].name);
+        name == format!("{a}-{b}") || name == format!("{b}-{a}")
+    });
+    found.ok_or_else(|| {
+        ScenarioError(format!("{path}: no link named {name:?} (a link is named by its two ends, like \"left-right\")"))
+    })
+}
+
+fn connected(net: &NetSpec, from: usize, to: usize, path: &str) -> Result<(), ScenarioError> {
+    if from == to {
+        return err(path, "from and to are the same node");
+    }
+    let mut seen = vec![false; net.nodes.len()];
+    let mut queue = VecDeque::from([from]);
+    seen[from] = true;
+    while let Some(n) = queue.pop_front() {
+        for l in &net.links {
+            let other = if l.a == n { l.b } else if l.b == n { l.a } else { continue };
+            if !seen[other] {
+                seen[other] = true;
+                queue.push_back(other);
+            }
+        }
+    }
+    if seen[to] {
+        Ok(())
+    } else {
+        err(path, format!("no path from {:?} to {:?}", net.nodes[from].name, net.nodes[to].name))
+    }
+}
+
+fn app(a: AppFile, p: &str) -> Result<App, ScenarioError> {
+    match a.kind {
+        AppKind::Bulk => {
+            if a.schedule.is_some() {
+                return err(format!("{p}.schedule"), "only for kind = \"requests\"");
+            }
+            if a.bytes.is_some_and(|b| b.0 == 0) {
+                return err(format!("{p}.bytes"), "must be at least 1 (leave it out for unlimited data)");
+            }
+            Ok(App::Bulk { bytes: a.bytes.map(|b| b.0) })
+        }
+        AppKind::Requests => {
+            if a.bytes.is_some() {
+                return err(format!("{p}.bytes"), "only for kind = \"bulk\"; requests give bytes per schedule entry");
+            }
+            let Some(s) = a.schedule else {
+                return err(format!("{p}.schedule"), "missing: a list of { at = \"…\", bytes = … }");
+            };
+            let mut schedule = Vec::new();
+            for (i, r) in s.into_iter().enumerate() {
+                if r.bytes.0 == 0 {
+                    return err(format!("{p}.schedule[{i}].bytes"), "must be at least 1");
+                }
+                if schedule.last().is_some_and(|&(at, _)| r.at.0 < at) {
+                    return err(format!("{p}.schedule[{i}].at"), "must not be before the previous entry");
+                }
+                schedule.push((r.at.0, r.bytes.0));
+            }
+            Ok(App::Requests { schedule })
+        }
+    }
+}
+
+fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError> {
+    let d = TcpConfig::default();
+    let mss = t.mss.map_or(d.mss_bytes as u64, |s| s.0);
+    if mss == 0 || mss > 65_535 {
+        return err(format!("{p}.mss"), format!("must be 1..=65535 bytes (got {mss})"));
+    }
+    let iw = t.initial_window.unwrap_or(d.initial_window_segments);
+    if !(1..=10).contains(&iw) {
+        return err(format!("{p}.initial_window"), format!("must be 1..=10 segments (got {iw})"));
+    }
+    let segments = |key: &str, v: Option<u64>| -> Result<u64, ScenarioError> {
+        match v {
+            None => Ok(u64::MAX),
+            Some(0) => err(format!("{p}.{key}"), "must be at least 1 segment"),
+            Some(n) => Ok(n.saturating_mul(mss)),
+        }
+    };
+    let at_least_one = |key: &str, v: Option<u32>, default: u32| -> Result<u32, ScenarioError> {
+        match v.unwrap_or(default) {
+            0 => err(format!("{p}.{key}"), "must be at least 1"),
+            n => Ok(n),
+        }
+    };
+    let rto = RtoConfig {
+        initial: t.initial_rto.map_or(d.rto.initial, |v| v.0),
+        min: t.min_rto.map_or(d.rto.min, |v| v.0),
+        max: t.max_rto.map_or(d.rto.max, |v| v.0),
+        granularity: t.clock_granularity.map_or(d.rto.granularity, |v| v.0),
+    };
+    if rto.initial == Duration::ZERO {
+        return err(format!("{p}.initial_rto"), "must be greater than 0s");
+    }
+    if rto.max < rto.min {
+        return err(format!("{p}.max_rto"), "must not be below min_rto");
+    }
+    let vd = VegasConfig::default();
+    let vegas = VegasConfig {
+        alpha: t.vegas_alpha.unwrap_or(vd.alpha),
+        beta: t.vegas_beta.unwrap_or(vd.beta),
+        gamma: t.vegas_gamma.unwrap_or(vd.gamma),
+    };
+    if !(vegas.alpha >= 0.0 && vegas.beta >= vegas.alpha && vegas.gamma >= 0.0) {
+        return err(format!("{p}.vegas_beta"), "need 0 <= vegas_alpha <= vegas_beta and vegas_gamma >= 0");
+    }
+    let cc = match t.cc.unwrap_or(CcName::Newreno) {
+        CcName::Newreno => CcKind::NewReno { byte_counting: t.byte_counting.unwrap_or(false) },
+        CcName::Vegas => CcKind::Vegas(vegas),
+    };
+    let recovery = match t.recovery.unwrap_or(RecoveryName::Newreno) {
+        RecoveryName::Reno => RecoveryKind::Reno,
+        RecoveryName::Newreno => RecoveryKind::NewReno,
+        RecoveryName::Sack => RecoveryKind::Sack,
+    };
+    let rcv_window = t.rcv_window.map_or(d.rcv_window_bytes, |s| s.0);
+    if rcv_window < mss {
+        return err(format!("{p}.rcv_window"), "must be at least one mss");
+    }
+    Ok(TcpConfig {
+        mss_bytes: mss as u32,
+        initial_window_segments: iw,
+        initial_ssthresh_bytes: segments("initial_ssthresh", t.initial_ssthresh)?,
+        max_window_bytes: segments("max_window", t.max_window)?,
+        rcv_window_bytes: rcv_window,
+        cc,
+        recovery,
+        dupthresh: at_least_one("dupthresh", t.dupthresh, d.dupthresh)?,
+        limited_transmit: t.limited_transmit.unwrap_or(d.limited_transmit),
+        delayed_ack: t.delayed_ack.unwrap_or(d.delayed_ack),
+        ack_every: at_least_one("ack_every", t.ack_every, d.ack_every)?,
+        delack_timeout: t.delack_timeout.map_or(d.delack_timeout, |v| v.0),
+        rto,
+        handshake: t.handshake.unwrap_or(d.handshake),
+    })
+}
+
+/// Queue limits as a scenario writes them: `{ packets = N }` or `{ bytes = N }`.
+#[derive(Deserialize, Debug, Clone, Copy)]
+#[serde(deny_unknown_fields)]
+pub struct QueueFile {
+    packets: Option<u64>,
+    bytes: Option<SizeValue>,
+}
+
+impl QueueFile {
+    pub fn limit(&self, path: &str) -> Result<QueueLimit, ScenarioError> {
+        match (self.packets, self.bytes) {
+            (Some(0), None) => err(format!("{path}.packets"), "must be at least 1"),
+            (Some(n), None) => Ok(QueueLimit::Packets(n)),
+            (None, Some(b)) if b.0 == 0 => err(format!("{path}.bytes"), "must be at least 1"),
+            (None, Some(b)) => Ok(QueueLimit::Bytes(b.0)),
+            _ => err(path, "give exactly one of packets = N or bytes = N"),
+        }
+    }
+}
+
+pub(crate) fn positive_rate(r: RateValue, path: &str) -> Result<Rate, ScenarioError> {
+    if r.0 .0 == 0 {
+        return err(path, "must be greater than 0bps");
+    }
+    Ok(r.0)
+}

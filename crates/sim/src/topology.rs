@@ -1,0 +1,293 @@
+//! Topology builders: a scenario's `[topology]` table becomes a list of nodes and
+//! full-duplex links. The runtime network (`net.rs`) is built from that list alone.
+
+use rampup_tcp::{Duration, Rate};
+use serde::Deserialize;
+
+use crate::scenario::{positive_rate, QueueFile, ScenarioError};
+use crate::units::{RateValue, TimeValue};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueueLimit {
+    /// Packets in the system, the one being serialised included (as ns-2's DropTail).
+    Packets(u64),
+    Bytes(u64),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodeSpec {
+    pub name: String,
+}
+
+/// A full-duplex point-to-point link; each direction has its own output queue.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinkSpec {
+    pub a: usize,
+    pub b: usize,
+    pub rate: Rate,
+    pub delay: Duration,
+    pub queue: QueueLimit,
+    /// Probability that a packet is lost in transit (tests and lossy paths).
+    pub loss: f64,
+    /// Probability that a packet arrives twice.
+    pub duplicate: f64,
+    /// Probability that a packet is held back by `reorder_delay`, letting later ones pass.
+    pub reorder: f64,
+    pub reorder_delay: Duration,
+    /// Uniform extra delay in [0, jitter] that keeps packets in order (avoids phase effects).
+    pub jitter: Duration,
+}
+
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct NetSpec {
+    pub nodes: Vec<NodeSpec>,
+    pub links: Vec<LinkSpec>,
+}
+
+impl NetSpec {
+    fn node(&mut self, name: String) -> usize {
+        self.nodes.push(NodeSpec { name });
+        self.nodes.len() - 1
+    }
+    fn link(&mut self, a: usize, b: usize, rate: Rate, delay: Duration, queue: QueueLimit) -> &mut LinkSpec {
+        self.links.push(LinkSpec {
+            a,
+            b,
+            rate,
+            delay,
+            queue,
+            loss: 0.0,
+            duplicate: 0.0,
+            reorder: 0.0,
+            reorder_delay: Duration::ZERO,
+            jitter: Duration::ZERO,
+        });
+        self.links.last_mut().unwrap()
+    }
+}
+
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum TopologyKind {
+    Dumbbell,
+    Lan,
+    Custom,
+}
+
+/// The `[topology]` table. One flat table for all kinds, so that every error names its key;
+/// keys that do not belong to the chosen kind are refused in `build`.
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct TopologyFile {
+    kind: TopologyKind,
+    // dumbbell
+    pairs: Option<u32>,
+    access_rate: Option<RateValue>,
+    access_delay: Option<TimeValue>,
+    access_queue: Option<QueueFile>,
+    left_access_rate: Option<RateValue>,
+    left_access_delay: Option<TimeValue>,
+    right_access_rate: Option<RateValue>,
+    right_access_delay: Option<TimeValue>,
+    bottleneck_rate: Option<RateValue>,
+    bottleneck_delay: Option<TimeValue>,
+    bottleneck_queue: Option<QueueFile>,
+    loss: Option<f64>,
+    // lan
+    hosts: Option<Vec<LanHost>>,
+    delay: Option<TimeValue>,
+    queue: Option<QueueFile>,
+    jitter: Option<TimeValue>,
+    // custom
+    nodes: Option<Vec<String>>,
+    link: Option<Vec<LinkFile>>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+struct LanHost {
+    name: String,
+    rate: RateValue,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+struct LinkFile {
+    a: String,
+    b: String,
+    rate: RateValue,
+    delay: TimeValue,
+    queue: Option<QueueFile>,
+    loss: Option<f64>,
+    duplicate: Option<f64>,
+    reorder: Option<f64>,
+    reorder_delay: Option<TimeValue>,
+    jitter: Option<TimeValue>,
+}
+
+const DEFAULT_QUEUE: QueueLimit = QueueLimit::Packets(1000);
+
+fn fail<T>(path: &str, msg: impl AsRef<str>) -> Result<T, ScenarioError> {
+    Err(ScenarioError(format!("{path}: {}", msg.as_ref())))
+}
+
+fn probability(v: Option<f64>, path: &str) -> Result<f64, ScenarioError> {
+    match v {
+        None => Ok(0.0),
+        Some(p) if (0.0..=1.0).contains(&p) => Ok(p),
+        Some(p) => fail(path, format!("must be a probability in [0, 1] (got {p})")),
+    }
+}
+
+fn queue(q: Option<QueueFile>, path: &str) -> Result<QueueLimit, ScenarioError> {
+    q.map_or(Ok(DEFAULT_QUEUE), |q| q.limit(path))
+}
+
+fn required<T>(v: Option<T>, path: &str) -> Result<T, ScenarioError> {
+    v.ok_or_else(|| ScenarioError(format!("{path}: missing")))
+}
+
+pub fn build(t: &TopologyFile) -> Result<NetSpec, ScenarioError> {
+    let (kind_name, allowed): (&str, &[&str]) = match t.kind {
+        TopologyKind::Dumbbell => ("dumbbell", &[
+            "pairs", "access_rate", "access_delay", "access_queue", "left_access_rate", "left_access_delay",
+            "right_access_rate", "right_access_delay", "bottleneck_rate", "bottleneck_delay", "bottleneck_queue", "loss",
+        ]),
+        TopologyKind::Lan => ("lan", &["hosts", "delay", "queue", "jitter"]),
+        TopologyKind::Custom => ("custom", &["nodes", "link"]),
+    };
+    let present: [(&str, bool); 17] = [
+        ("pairs", t.pairs.is_some()),
+        ("access_rate", t.access_rate.is_some()),
+        ("access_delay", t.access_delay.is_some()),
+        ("access_queue", t.access_queue.is_some()),
+        ("left_access_rate", t.left_access_rate.is_some()),
+        ("left_access_delay", t.left_access_delay.is_some()),
+        ("right_access_rate", t.right_access_rate.is_some()),
+        ("right_access_delay", t.right_access_delay.is_some()),
+        ("bottleneck_rate", t.bottleneck_rate.is_some()),
+        ("bottleneck_delay", t.bottleneck_delay.is_some()),
+        ("bottleneck_queue", t.bottleneck_queue.is_some()),
+        ("loss", t.loss.is_some()),
+        ("hosts", t.hosts.is_some()),
+        ("delay", t.delay.is_some()),
+        ("queue", t.queue.is_some()),
+        ("jitter", t.jitter.is_some()),
+        ("nodes", t.nodes.is_some() || t.link.is_some()),
+    ];
+    for (key, set) in present {
+        if set && !allowed.contains(&key) {
+            return fail(&format!("topology.{key}"), format!("not a key of a {kind_name} topology (allowed: kind, {})", allowed.join(", ")));
+        }
+    }
+    match t.kind {
+        TopologyKind::Dumbbell => dumbbell(t),
+        TopologyKind::Lan => lan(t),
+        TopologyKind::Custom => custom(t),
+    }
+}
+
+/// Senders s0..s{n-1} on router "left", receivers r0..r{n-1} on router "right".
+fn dumbbell(t: &TopologyFile) -> Result<NetSpec, ScenarioError> {
+    let pairs = t.pairs.unwrap_or(1);
+    if pairs == 0 {
+        return fail("topology.pairs", "must be at least 1");
+    }
+    let access_rate = t.access_rate.map(|r| positive_rate(r, "topology.access_rate")).transpose()?;
+    let access_delay = t.access_delay.map(|d| d.0);
+    let side_rate = |r: Option<RateValue>, key: &str| -> Result<Rate, ScenarioError> {
+        match (r, access_rate) {
+            (Some(r), _) => positive_rate(r, &format!("topology.{key}")),
+            (None, Some(r)) => Ok(r),
+            (None, None) => fail("topology.access_rate", "missing"),
+        }
+    };
+    let side_delay = |d: Option<TimeValue>| -> Result<Duration, ScenarioError> {
+        d.map(|d| d.0).or(access_delay).ok_or_else(|| ScenarioError("topology.access_delay: missing".into()))
+    };
+    let (lr, ld) = (side_rate(t.left_access_rate, "left_access_rate")?, side_delay(t.left_access_delay)?);
+    let (rr, rd) = (side_rate(t.right_access_rate, "right_access_rate")?, side_delay(t.right_access_delay)?);
+    let bn_rate = positive_rate(required(t.bottleneck_rate, "topology.bottleneck_rate")?, "topology.bottleneck_rate")?;
+    let bn_delay = required(t.bottleneck_delay, "topology.bottleneck_delay")?.0;
+    let access_queue = queue(t.access_queue, "topology.access_queue")?;
+    let bn_queue = queue(t.bottleneck_queue, "topology.bottleneck_queue")?;
+    let loss = probability(t.loss, "topology.loss")?;
+
+    let mut net = NetSpec::default();
+    let left = net.node("left".into());
+    let right = net.node("right".into());
+    net.link(left, right, bn_rate, bn_delay, bn_queue).loss = loss;
+    for i in 0..pairs {
+        let s = net.node(format!("s{i}"));
+        net.link(s, left, lr, ld, access_queue);
+    }
+    for i in 0..pairs {
+        let r = net.node(format!("r{i}"));
+        net.link(right, r, rr, rd, access_queue);
+    }
+    Ok(net)
+}
+
+/// One switch "sw"; each host on its own link.
+fn lan(t: &TopologyFile) -> Result<NetSpec, ScenarioError> {
+    let hosts = required(t.hosts.as_ref(), "topology.hosts")?;
+    if hosts.is_empty() {
+        return fail("topology.hosts", "must list at least one host");
+    }
+    let delay = t.delay.map_or(Duration::from_millis(1), |d| d.0);
+    let q = t.queue.map_or(Ok(QueueLimit::Packets(30)), |q| q.limit("topology.queue"))?;
+    let jitter = t.jitter.map_or(Duration::ZERO, |d| d.0);
+    let mut net = NetSpec::default();
+    let sw = net.node("sw".into());
+    for (i, h) in hosts.iter().enumerate() {
+        let rate = positive_rate(h.rate, &format!("topology.hosts[{i}].rate"))?;
+        unique_name(&net, &h.name, &format!("topology.hosts[{i}].name"))?;
+        let n = net.node(h.name.clone());
+        net.link(n, sw, rate, delay, q).jitter = jitter;
+    }
+    Ok(net)
+}
+
+fn unique_name(net: &NetSpec, name: &str, path: &str) -> Result<(), ScenarioError> {
+    if name.is_empty() || name.contains(['-', '>', ' ']) {
+        return fail(path, "a node name must be non-empty, without spaces, '-' or '>'");
+    }
+    if net.nodes.iter().any(|n| n.name == name) {
+        return fail(path, format!("node {name:?} is defined twice"));
+    }
+    Ok(())
+}
+
+fn custom(t: &TopologyFile) -> Result<NetSpec, ScenarioError> {
+    let names = required(t.nodes.as_ref(), "topology.nodes")?;
+    let mut net = NetSpec::default();
+    for (i, n) in names.iter().enumerate() {
+        unique_name(&net, n, &format!("topology.nodes[{i}]"))?;
+        net.node(n.clone());
+    }
+    let find = |name: &str, path: &str| -> Result<usize, ScenarioError> {
+        names.iter().position(|n| n == name).ok_or_else(|| {
+            ScenarioError(format!("{path}: no node named {name:?} (nodes: {})", names.join(", ")))
+        })
+    };
+    for (i, l) in t.link.iter().flatten().enumerate() {
+        let p = format!("topology.link[{i}]");
+        let a = find(&l.a, &format!("{p}.a"))?;
+        let b = find(&l.b, &format!("{p}.b"))?;
+        if a == b {
+            return fail(&format!("{p}.b"), "a link needs two different nodes");
+        }
+        let rate = positive_rate(l.rate, &format!("{p}.rate"))?;
+        let q = queue(l.queue, &format!("{p}.queue"))?;
+        let loss = probability(l.loss, &format!("{p}.loss"))?;
+        let duplicate = probability(l.duplicate, &format!("{p}.duplicate"))?;
+        let reorder = probability(l.reorder, &format!("{p}.reorder"))?;
+        let spec = net.link(a, b, rate, l.delay.0, q);
+        spec.loss = loss;
+        spec.duplicate = duplicate;
+        spec.reorder = reorder;
+        spec.reorder_delay = l.reorder_delay.map_or(Duration::ZERO, |d| d.0);
+        spec.jitter = l.jitter.map_or(Duration::ZERO, |d| d.0);
+    }
+    Ok(net)
+}

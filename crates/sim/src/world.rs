@@ -1,0 +1,575 @@
+//! The simulated world: the network, the TCP endpoints and the applications, driven by one
+//! event queue. Endpoints are sans-IO: the world hands them segments and timer expiries and
+//! polls them for what to send.
+
+use rampup_tcp::{Duration, Endpoint, Role, Snapshot, Time};
+
+use crate::engine::EventQueue;
+use crate::net::{Body, Net, Packet};
+use crate::output::{table, Column, RunOutput, Table};
+use crate::pcap::Pcap;
+use crate::scenario::{App, Scenario};
+use rand::Rng;
+
+enum Event {
+    /// Port finished serialising its head packet.
+    TxDone(u32),
+    /// A packet reached the far end of a port's link.
+    Arrive(u32, Packet),
+    /// Connection end `ep` asked to be woken.
+    Timer(u32),
+    FlowStart(u32),
+    /// Request `k` of flow `f` is written.
+    Write(u32, u32),
+    UdpSend(u32),
+    Change(u32),
+}
+
+/// One end of a TCP connection placed on a node.
+struct Conn {
+    ep: Endpoint,
+    node: u32,
+    peer_node: u32,
+    flow: u32,
+    /// The earliest Timer event in the queue for this end (later ones are stale).
+    timer_at: Option<Time>,
+    last: Option<Snapshot>,
+}
+
+/// One transfer: the whole of a bulk flow, or one request of a request/response flow.
+struct Transfer {
+    flow: u32,
+    index: u32,
+    start: Time,
+    /// Acknowledged payload at which the transfer is complete.
+    done_at_acked: u64,
+    bytes: u64,
+    end: Option<Time>,
+    retransmits_at_start: u64,
+    drops_at_start: u64,
+    retransmits: u64,
+    drops: u64,
+}
+
+struct FlowState {
+    start: Option<Time>,
+    /// Transfers of this flow, in order; `next` is the first not yet complete.
+    transfers: Vec<usize>,
+    next: usize,
+    data_drops: u64,
+    ack_drops: u64,
+}
+
+struct UdpState {
+    sent: u64,
+    received: u64,
+    received_bytes: u64,
+    dropped: u64,
+}
+
+#[derive(Default)]
+struct Series {
+    ts_t: Vec<u64>,
+    ts_flow: Vec<u64>,
+    ts_cwnd: Vec<u64>,
+    ts_ssthresh: Vec<f64>,
+    ts_srtt: Vec<f64>,
+    ts_flight: Vec<u64>,
+    ts_nxt: Vec<u64>,
+    ts_una: Vec<u64>,
+    q_t: Vec<u64>,
+    q_port: Vec<String>,
+    q_pkts: Vec<u64>,
+    q_bytes: Vec<u64>,
+    q_drops: Vec<u64>,
+}
+
+pub struct World<'s> {
+    sc: &'s Scenario,
+    now: Time,
+    events: EventQueue<Event>,
+    net: Net,
+    conns: Vec<Conn>,
+    flows: Vec<FlowState>,
+    transfers: Vec<Transfer>,
+    udp: Vec<UdpState>,
+    pcaps: Vec<Option<Pcap>>,
+    series: Series,
+}
+
+impl<'s> World<'s> {
+    pub fn new(sc: &'s Scenario, seed: u64) -> Self {
+        let net = Net::new(&sc.net, seed);
+        let mut pcaps: Vec<Option<Pcap>> = (0..net.ports.len()).map(|_| None).collect();
+        for &l in &sc.trace.pcap {
+            for (i, p) in net.ports.iter().enumerate() {
+                if p.link == l {
+                    pcaps[i] = Some(Pcap::default());
+                }
+            }
+        }
+        let mut w = World {
+            sc,
+            now: Time::ZERO,
+            events: EventQueue::default(),
+            net,
+            conns: Vec::new(),
+            flows: Vec::new(),
+            transfers: Vec::new(),
+            udp: Vec::new(),
+            pcaps,
+            series: Series::default(),
+        };
+        for (i, f) in sc.flows.iter().enumerate() {
+            let (from, to) = (f.from as u32, f.to as u32);
+            for (node, peer, role) in [(from, to, Role::Active), (to, from, Role::Passive)] {
+                w.conns.push(Conn {
+                    ep: Endpoint::new(f.tcp.clone(), role),
+                    node,
+                    peer_node: peer,
+                    flow: i as u32,
+                    timer_at: None,
+                    last: None,
+                });
+            }
+            w.flows.push(FlowState { start: None, transfers: Vec::new(), next: 0, data_drops: 0, ack_drops: 0 });
+            w.events.push(Time::ZERO + f.start, Event::FlowStart(i as u32));
+        }
+        for (i, u) in sc.udp.iter().enumerate() {
+            w.udp.push(UdpState { sent: 0, received: 0, received_bytes: 0, dropped: 0 });
+            if u.start < u.stop {
+                w.events.push(Time::ZERO + u.start, Event::UdpSend(i as u32));
+            }
+        }
+        for (i, c) in sc.changes.iter().enumerate() {
+            w.events.push(Time::ZERO + c.at, Event::Change(i as u32));
+        }
+        w
+    }
+
+    /// Run to the scenario's end. `progress` is called now and then with the fraction done.
+    pub fn run(mut self, progress: &mut dyn FnMut(f64)) -> RunOutput {
+        let end = Time::ZERO + self.sc.duration;
+        let mut next_report = 0u64;
+        while let Some((t, ev)) = self.events.pop_until(end) {
+            self.now = t;
+            self.dispatch(ev);
+            if self.events.processed() >= next_report {
+                next_report += 1 << 16;
+                progress(t.as_nanos() as f64 / end.as_nanos().max(1) as f64);
+            }
+        }
+        self.now = end;
+        progress(1.0);
+        self.finish()
+    }
+
+    fn dispatch(&mut self, ev: Event) {
+        match ev {
+            Event::TxDone(port) => self.tx_done(port),
+            Event::Arrive(port, pkt) => self.arrive(port, pkt),
+            Event::Timer(ep) => {
+                let c = &mut self.conns[ep as usize];
+                if c.timer_at != Some(self.now) {
+                    return; // stale: the deadline moved
+                }
+                c.timer_at = None;
+                c.ep.handle_timeout(self.now);
+                self.service(ep);
+            }
+            Event::FlowStart(f) => self.flow_start(f),
+            Event::Write(f, k) => self.write(f, k),
+            Event::UdpSend(u) => self.udp_send(u),
+            Event::Change(i) => {
+                let c = &self.sc.changes[i as usize];
+                self.net.set_link_rate(c.link, c.rate);
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- applications
+
+    fn flow_start(&mut self, f: u32) {
+        let ep = 2 * f;
+        self.flows[f as usize].start = Some(self.now);
+        match &self.sc.flows[f as usize].app {
+            App::Bulk { bytes: None } => self.conns[ep as usize].ep.write_unlimited(),
+            App::Bulk { bytes: Some(b) } => {
+                self.new_transfer(f, 0, *b);
+                let e = &mut self.conns[ep as usize].ep;
+                e.write(*b);
+                e.close();
+            }
+            App::Requests { schedule } => {
+                for (k, (at, _)) in schedule.iter().enumerate() {
+                    self.events.push(self.now + *at, Event::Write(f, k as u32));
+                }
+            }
+        }
+        self.service(ep);
+    }
+
+    fn write(&mut self, f: u32, k: u32) {
+        let App::Requests { schedule } = &self.sc.flows[f as usize].app else { return };
+        let bytes = schedule[k as usize].1;
+        self.new_transfer(f, k, bytes);
+        self.conns[2 * f as usize].ep.write(bytes);
+        self.service(2 * f);
+    }
+
+    fn new_transfer(&mut self, f: u32, index: u32, bytes: u64) {
+        let fl = &self.flows[f as usize];
+        let prev = fl.transfers.last().map_or(0, |&t| self.transfers[t].done_at_acked);
+        let sender = &self.conns[2 * f as usize].ep;
+        self.transfers.push(Transfer {
+            flow: f,
+            index,
+            start: self.now,
+            done_at_acked: prev + bytes,
+            bytes,
+            end: None,
+            retransmits_at_start: sender.stats().retransmits,
+            drops_at_start: fl.data_drops,
+            retransmits: 0,
+            drops: 0,
+        });
+        let id = self.transfers.len() - 1;
+        self.flows[f as usize].transfers.push(id);
+    }
+
+    fn udp_send(&mut self, u: u32) {
+        let spec = &self.sc.udp[u as usize];
+        let pkt = Packet { src: spec.from as u32, dst: spec.to as u32, wire_bytes: spec.packet_bytes as u32, body: Body::Udp { source: u } };
+        self.udp[u as usize].sent += 1;
+        let port = self.net.route(pkt.src, pkt.dst);
+        self.enqueue(port, pkt);
+        let next = self.now + spec.rate.tx_time(spec.packet_bytes);
+        if next < Time::ZERO + spec.stop {
+            self.events.push(next, Event::UdpSend(u));
+        }
+    }
+
+    // ---------------------------------------------------------------- endpoints
+
+    /// After an input to `ep`: send what it wants to send, reschedule its timer, record its
+    /// state and check for completed transfers.
+    fn service(&mut self, ep: u32) {
+        let now = self.now;
+        let (ack_bytes, header_bytes) = (self.sc.ack_bytes, self.sc.header_bytes);
+        loop {
+            let c = &mut self.conns[ep as usize];
+            let Some(seg) = c.ep.poll_transmit(now) else { break };
+            let wire = if seg.len > 0 { seg.len as u64 + header_bytes } else { ack_bytes };
+            let pkt = Packet { src: c.node, dst: c.peer_node, wire_bytes: wire as u32, body: Body::Tcp { ep: ep ^ 1, seg } };
+            let port = self.net.route(c.node, c.peer_node);
+            self.enqueue(port, pkt);
+        }
+        let c = &mut self.conns[ep as usize];
+        if let Some(t) = c.ep.poll_timeout() {
+            // One pending wakeup per end, moved lazily: only an earlier deadline is pushed.
+            if c.timer_at.is_none_or(|at| t < at) {
+                c.timer_at = Some(t);
+                self.events.push(t.max(now), Event::Timer(ep));
+            }
+        }
+        if ep % 2 == 0 {
+            self.record_sender(ep);
+        }
+    }
+
+    fn record_sender(&mut self, ep: u32) {
+        let c = &mut self.conns[ep as usize];
+        let flow = c.flow as usize;
+        if self.sc.trace.timeseries {
+            let s = c.ep.snapshot();
+            if c.last != Some(s) {
+                c.last = Some(s);
+                let ts = &mut self.series;
+                ts.ts_t.push(self.now.as_nanos());
+                ts.ts_flow.push(flow as u64);
+                ts.ts_cwnd.push(s.cwnd);
+                ts.ts_ssthresh.push(if s.ssthresh == u64::MAX { f64::NAN } else { s.ssthresh as f64 });
+                ts.ts_srtt.push(s.srtt.map_or(f64::NAN, |d| d.as_nanos() as f64));
+                ts.ts_flight.push(s.flight);
+                ts.ts_nxt.push(s.snd_nxt);
+                ts.ts_una.push(s.snd_una);
+            }
+        }
+        let acked = self.conns[ep as usize].ep.bytes_acked();
+        let fl = &mut self.flows[flow];
+        while let Some(&t) = fl.transfers.get(fl.next) {
+            let tr = &mut self.transfers[t];
+            if acked < tr.done_at_acked {
+                break;
+            }
+            tr.end = Some(self.now);
+            tr.retransmits = self.conns[ep as usize].ep.stats().retransmits - tr.retransmits_at_start;
+            tr.drops = fl.data_drops - tr.drops_at_start;
+            fl.next += 1;
+        }
+    }
+
+    // ---------------------------------------------------------------- network
+
+    fn enqueue(&mut self, port: u32, pkt: Packet) {
+        let p = &mut self.net.ports[port as usize];
+        if !p.admits(pkt.wire_bytes) {
+            p.stats.drops += 1;
+            self.count_drop(&pkt);
+            self.record_queue(port);
+            return;
+        }
+        p.queued_bytes += pkt.wire_bytes as u64;
+        p.queue.push_back(pkt);
+        if !p.busy {
+            self.start_tx(port);
+        }
+        self.record_queue(port);
+    }
+
+    fn start_tx(&mut self, port: u32) {
+        let p = &mut self.net.ports[port as usize];
+        let Some(head) = p.queue.front() else { return };
+        p.busy = true;
+        let d = p.rate.tx_time(head.wire_bytes as u64);
+        p.stats.busy = p.stats.busy + d;
+        if let Some(pc) = &mut self.pcaps[port as usize] {
+            pc.record(self.now, head);
+        }
+        self.events.push(self.now + d, Event::TxDone(port));
+    }
+
+    fn tx_done(&mut self, port: u32) {
+        let now = self.now;
+        let p = &mut self.net.ports[port as usize];
+        let pkt = p.queue.pop_front().expect("a busy port has a head packet");
+        p.busy = false;
+        p.queued_bytes -= pkt.wire_bytes as u64;
+        p.stats.tx_packets += 1;
+        p.stats.tx_bytes += pkt.wire_bytes as u64;
+        let mut at = now + p.delay;
+        let mut copies = 1;
+        if let Some(rng) = &mut p.rng {
+            if p.loss > 0.0 && rng.random::<f64>() < p.loss {
+                copies = 0;
+            } else if p.duplicate > 0.0 && rng.random::<f64>() < p.duplicate {
+                copies = 2;
+            }
+            if p.jitter > Duration::ZERO {
+                at = (at + Duration(rng.random_range(0..=p.jitter.as_nanos()))).max(p.last_arrival);
+                p.last_arrival = at;
+            }
+            if p.reorder > 0.0 && rng.random::<f64>() < p.reorder {
+                at += p.reorder_delay;
+            }
+        }
+        if copies == 0 {
+            p.stats.lost += 1;
+            self.count_drop(&pkt);
+        } else {
+            if copies == 2 {
+                self.events.push(at, Event::Arrive(port, pkt.clone()));
+            }
+            self.events.push(at, Event::Arrive(port, pkt));
+        }
+        self.start_tx(port);
+        self.record_queue(port);
+    }
+
+    fn arrive(&mut self, port: u32, pkt: Packet) {
+        let node = self.net.ports[port as usize].to;
+        if pkt.dst != node {
+            let out = self.net.route(node, pkt.dst);
+            self.enqueue(out, pkt);
+            return;
+        }
+        match pkt.body {
+            Body::Tcp { ep, seg } => {
+                self.conns[ep as usize].ep.handle_segment(self.now, &seg);
+                self.service(ep);
+            }
+            Body::Udp { source } => {
+                let u = &mut self.udp[source as usize];
+                u.received += 1;
+                u.received_bytes += pkt.wire_bytes as u64;
+            }
+        }
+    }
+
+    fn count_drop(&mut self, pkt: &Packet) {
+        match &pkt.body {
+            Body::Tcp { ep, seg } => {
+                let f = &mut self.flows[(*ep / 2) as usize];
+                if seg.seq_len() > 0 {
+                    f.data_drops += 1;
+                } else {
+                    f.ack_drops += 1;
+                }
+            }
+            Body::Udp { source } => self.udp[*source as usize].dropped += 1,
+        }
+    }
+
+    fn record_queue(&mut self, port: u32) {
+        if !self.sc.trace.queues {
+            return;
+        }
+        let p = &self.net.ports[port as usize];
+        let s = &mut self.series;
+        s.q_t.push(self.now.as_nanos());
+        s.q_port.push(p.name.clone());
+        s.q_pkts.push(p.queue.len() as u64);
+        s.q_bytes.push(p.queued_bytes);
+        s.q_drops.push(p.stats.drops);
+    }
+
+    // ---------------------------------------------------------------- results
+
+    fn finish(self) -> RunOutput {
+        let end = self.now;
+        let sc = self.sc;
+        let names = |i: usize| sc.net.nodes[i].name.clone();
+        let nflows = sc.flows.len();
+        let mut flows = FlowColumns::default();
+        for (i, f) in sc.flows.iter().enumerate() {
+            let (snd, rcv) = (&self.conns[2 * i].ep, &self.conns[2 * i + 1].ep);
+            let st = snd.stats();
+            let fs = &self.flows[i];
+            let start = fs.start.unwrap_or(Time::ZERO + f.start);
+            let last_end = fs.transfers.last().and_then(|&t| self.transfers[t].end);
+            let complete = !fs.transfers.is_empty() && fs.next == fs.transfers.len();
+            let span_end = if complete { last_end.unwrap_or(end) } else { end };
+            let span = span_end.since(start).as_secs_f64();
+            flows.flow.push(i as u64);
+            flows.from.push(names(f.from));
+            flows.to.push(names(f.to));
+            flows.cc.push(f.tcp.cc.name().to_string());
+            flows.recovery.push(f.tcp.recovery.name().to_string());
+            flows.start.push(start.as_nanos());
+            flows.end.push(if complete { last_end.map_or(f64::NAN, |t| t.as_nanos() as f64) } else { f64::NAN });
+            flows.acked.push(snd.bytes_acked());
+            flows.received.push(rcv.bytes_received());
+            flows.segments.push(st.segments_sent);
+            flows.retx.push(st.retransmits);
+            flows.timeouts.push(st.timeouts);
+            flows.fast.push(st.fast_retransmits);
+            flows.drops.push(fs.data_drops);
+            flows.ack_drops.push(fs.ack_drops);
+            flows.goodput.push(if span > 0.0 { rcv.bytes_received() as f64 * 8.0 / span } else { f64::NAN });
+        }
+        debug_assert_eq!(flows.flow.len(), nflows);
+
+        let tr = &self.transfers;
+        let transfers = table(vec![
+            ("flow", Column::U64(tr.iter().map(|t| t.flow as u64).collect())),
+            ("index", Column::U64(tr.iter().map(|t| t.index as u64).collect())),
+            ("bytes", Column::U64(tr.iter().map(|t| t.bytes).collect())),
+            ("start_ns", Column::U64(tr.iter().map(|t| t.start.as_nanos()).collect())),
+            ("elapsed_s", Column::F64(tr.iter().map(|t| t.end.map_or(f64::NAN, |e| e.since(t.start).as_secs_f64())).collect())),
+            ("retransmits", Column::U64(tr.iter().map(|t| t.retransmits).collect())),
+            ("drops", Column::U64(tr.iter().map(|t| t.drops).collect())),
+        ]);
+
+        let s = self.series;
+        let timeseries = table(vec![
+            ("t_ns", Column::U64(s.ts_t)),
+            ("flow", Column::U64(s.ts_flow)),
+            ("cwnd_bytes", Column::U64(s.ts_cwnd)),
+            ("ssthresh_bytes", Column::F64(s.ts_ssthresh)),
+            ("srtt_ns", Column::F64(s.ts_srtt)),
+            ("flight_bytes", Column::U64(s.ts_flight)),
+            ("snd_nxt", Column::U64(s.ts_nxt)),
+            ("snd_una", Column::U64(s.ts_una)),
+        ]);
+        let queues = table(vec![
+            ("t_ns", Column::U64(s.q_t)),
+            ("queue", Column::Str(s.q_port)),
+            ("packets", Column::U64(s.q_pkts)),
+            ("bytes", Column::U64(s.q_bytes)),
+            ("drops", Column::U64(s.q_drops)),
+        ]);
+        let ports = &self.net.ports;
+        let elapsed = end.as_nanos().max(1) as f64;
+        let links = table(vec![
+            ("link", Column::Str(ports.iter().map(|p| p.name.clone()).collect())),
+            ("rate_bps", Column::U64(ports.iter().map(|p| p.rate.bps()).collect())),
+            ("tx_packets", Column::U64(ports.iter().map(|p| p.stats.tx_packets).collect())),
+            ("tx_bytes", Column::U64(ports.iter().map(|p| p.stats.tx_bytes).collect())),
+            ("drops", Column::U64(ports.iter().map(|p| p.stats.drops).collect())),
+            ("lost", Column::U64(ports.iter().map(|p| p.stats.lost).collect())),
+            ("utilization", Column::F64(ports.iter().map(|p| (p.stats.busy.as_nanos() as f64 / elapsed).min(1.0)).collect())),
+        ]);
+        let udp = table(vec![
+            ("source", Column::U64((0..self.udp.len() as u64).collect())),
+            ("from", Column::Str(sc.udp.iter().map(|u| names(u.from)).collect())),
+            ("to", Column::Str(sc.udp.iter().map(|u| names(u.to)).collect())),
+            ("sent", Column::U64(self.udp.iter().map(|u| u.sent).collect())),
+            ("received", Column::U64(self.udp.iter().map(|u| u.received).collect())),
+            ("received_bytes", Column::U64(self.udp.iter().map(|u| u.received_bytes).collect())),
+            ("dropped", Column::U64(self.udp.iter().map(|u| u.dropped).collect())),
+        ]);
+        let pcaps = self
+            .pcaps
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, p)| p.map(|p| (ports[i].name.replace("->", "_to_"), p.buf)))
+            .collect();
+        RunOutput {
+            tables: vec![
+                ("flows".into(), flows.into_table()),
+                ("transfers".into(), transfers),
+                ("timeseries".into(), timeseries),
+                ("queues".into(), queues),
+                ("links".into(), links),
+                ("udp".into(), udp),
+            ],
+            pcaps,
+            events: self.events.processed(),
+            seed: 0,
+            sim_end_ns: end.as_nanos(),
+        }
+    }
+}
+
+#[derive(Default)]
+struct FlowColumns {
+    flow: Vec<u64>,
+    from: Vec<String>,
+    to: Vec<String>,
+    cc: Vec<String>,
+    recovery: Vec<String>,
+    start: Vec<u64>,
+    end: Vec<f64>,
+    acked: Vec<u64>,
+    received: Vec<u64>,
+    segments: Vec<u64>,
+    retx: Vec<u64>,
+    timeouts: Vec<u64>,
+    fast: Vec<u64>,
+    drops: Vec<u64>,
+    ack_drops: Vec<u64>,
+    goodput: Vec<f64>,
+}
+
+impl FlowColumns {
+    fn into_table(self) -> Table {
+        table(vec![
+            ("flow", Column::U64(self.flow)),
+            ("from", Column::Str(self.from)),
+            ("to", Column::Str(self.to)),
+            ("cc", Column::Str(self.cc)),
+            ("recovery", Column::Str(self.recovery)),
+            ("start_ns", Column::U64(self.start)),
+            ("end_ns", Column::F64(self.end)),
+            ("bytes_acked", Column::U64(self.acked)),
+            ("bytes_received", Column::U64(self.received)),
+            ("segments_sent", Column::U64(self.segments)),
+            ("retransmits", Column::U64(self.retx)),
+            ("timeouts", Column::U64(self.timeouts)),
+            ("fast_retransmits", Column::U64(self.fast)),
+            ("drops", Column::U64(self.drops)),
+            ("ack_drops", Column::U64(self.ack_drops)),
+            ("goodput_bps", Column::F64(self.goodput)),
+        ])
+    }
+}
