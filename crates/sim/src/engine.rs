@@ -63,6 +63,11 @@ impl<E> EventQueue<E> {
         self.processed
     }
 
+    /// Events not yet handed out, in no particular order.
+    pub fn pending(&self) -> impl Iterator<Item = &E> {
+        self.heap.iter().map(|e| &e.event)
+    }
+
     pub fn len(&self) -> usize {
         self.heap.len()
     }

@@ -64,7 +64,8 @@ pub struct Port {
 impl Port {
     fn new(spec: &LinkSpec, link: usize, from: usize, to: usize, names: &NetSpec, seed: u64) -> Port {
         let name = format!("{}->{}", names.nodes[from].name, names.nodes[to].name);
-        let random = spec.loss > 0.0 || spec.duplicate > 0.0 || spec.reorder > 0.0 || spec.jitter > Duration::ZERO;
+        let loss = if from == spec.a { spec.loss[0] } else { spec.loss[1] };
+        let random = loss > 0.0 || spec.duplicate > 0.0 || spec.reorder > 0.0 || spec.jitter > Duration::ZERO;
         Port {
             rng: random.then(|| rng::stream(seed, &format!("port:{name}"))),
             name,
@@ -77,7 +78,7 @@ impl Port {
             queue: VecDeque::new(),
             queued_bytes: 0,
             busy: false,
-            loss: spec.loss,
+            loss,
             duplicate: spec.duplicate,
             reorder: spec.reorder,
             reorder_delay: spec.reorder_delay,
@@ -179,7 +180,7 @@ mod tests {
                 rate: Rate(1_000_000),
                 delay: Duration::from_millis(1),
                 queue: QueueLimit::Packets(10),
-                loss: 0.0,
+                loss: [0.0; 2],
                 duplicate: 0.0,
                 reorder: 0.0,
                 reorder_delay: Duration::ZERO,

@@ -66,6 +66,34 @@ pub struct RunOutput {
 }
 
 impl RunOutput {
+    /// SHA-256 over every table and capture, hex-encoded: equal for byte-identical results
+    /// (floats compare by their bits, so NaN equals NaN here).
+    pub fn digest(&self) -> String {
+        use sha2::{Digest, Sha256};
+        let mut h = Sha256::new();
+        for (name, t) in &self.tables {
+            h.update(name.as_bytes());
+            for (col, c) in &t.columns {
+                h.update(col.as_bytes());
+                match c {
+                    Column::U64(v) => v.iter().for_each(|x| h.update(x.to_le_bytes())),
+                    Column::I64(v) => v.iter().for_each(|x| h.update(x.to_le_bytes())),
+                    Column::F64(v) => v.iter().for_each(|x| h.update(x.to_bits().to_le_bytes())),
+                    Column::Str(v) => v.iter().for_each(|x| {
+                        h.update((x.len() as u64).to_le_bytes());
+                        h.update(x.as_bytes());
+                    }),
+                }
+            }
+        }
+        for (name, bytes) in &self.pcaps {
+            h.update(name.as_bytes());
+            h.update(bytes);
+        }
+        h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+
     pub fn table(&self, name: &str) -> &Table {
         &self.tables.iter().find(|(n, _)| n == name).expect("known table").1
     }

@@ -3,9 +3,9 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use rampup_tcp::cc::VegasConfig;
+use rampup_tcp::cc::{VegasConfig, VegasRtt, VegasSlowStartExit};
 use rampup_tcp::measure::RtoConfig;
-use rampup_tcp::{CcKind, Duration, Rate, RecoveryKind, TcpConfig};
+use rampup_tcp::{CcKind, Duration, LossWindow, Rate, RecoveryKind, RtoInRecovery, SackPipe, TcpConfig};
 use serde::Deserialize;
 
 use crate::topology::{self, LinkSpec, NetSpec, QueueLimit};
@@ -90,6 +90,45 @@ enum RecoveryName {
     Sack,
 }
 
+/// What a timeout during fast recovery does to ssthresh (`rampup_tcp::RtoInRecovery`).
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+enum RtoInRecoveryName {
+    /// Keep the ssthresh recovery set (Linux).
+    KeepSsthresh,
+    /// Halve `loss_window` again (ns-2).
+    Halve,
+}
+
+/// The window a loss halves (`rampup_tcp::LossWindow`).
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+enum LossWindowName {
+    Flight,
+    Cwnd,
+}
+
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+enum VegasRttName {
+    Min,
+    Mean,
+}
+
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+enum VegasExitName {
+    Target,
+    Eighth,
+}
+
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+enum SackPipeName {
+    Rfc6675,
+    Sack1,
+}
+
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(deny_unknown_fields)]
 struct TcpFile {
@@ -109,11 +148,16 @@ struct TcpFile {
     clock_granularity: Option<TimeValue>,
     handshake: Option<bool>,
     limited_transmit: Option<bool>,
+    rto_in_recovery: Option<RtoInRecoveryName>,
+    sack_pipe: Option<SackPipeName>,
+    loss_window: Option<LossWindowName>,
     dupthresh: Option<u32>,
     byte_counting: Option<bool>,
     vegas_alpha: Option<f64>,
     vegas_beta: Option<f64>,
     vegas_gamma: Option<f64>,
+    vegas_rtt: Option<VegasRttName>,
+    vegas_slow_start_exit: Option<VegasExitName>,
 }
 
 impl TcpFile {
@@ -125,7 +169,8 @@ impl TcpFile {
         pick!(
             cc, recovery, mss, initial_window, initial_ssthresh, max_window, rcv_window, delayed_ack, ack_every,
             delack_timeout, min_rto, initial_rto, max_rto, clock_granularity, handshake, limited_transmit,
-            dupthresh, byte_counting, vegas_alpha, vegas_beta, vegas_gamma
+            rto_in_recovery, sack_pipe, loss_window, dupthresh, byte_counting, vegas_alpha, vegas_beta, vegas_gamma, vegas_rtt,
+            vegas_slow_start_exit
         )
     }
 }
@@ -429,6 +474,16 @@ fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError> {
         alpha: t.vegas_alpha.unwrap_or(vd.alpha),
         beta: t.vegas_beta.unwrap_or(vd.beta),
         gamma: t.vegas_gamma.unwrap_or(vd.gamma),
+        rtt: match t.vegas_rtt {
+            None => vd.rtt,
+            Some(VegasRttName::Min) => VegasRtt::Min,
+            Some(VegasRttName::Mean) => VegasRtt::Mean,
+        },
+        slow_start_exit: match t.vegas_slow_start_exit {
+            None => vd.slow_start_exit,
+            Some(VegasExitName::Target) => VegasSlowStartExit::Target,
+            Some(VegasExitName::Eighth) => VegasSlowStartExit::Eighth,
+        },
     };
     if !(vegas.alpha >= 0.0 && vegas.beta >= vegas.alpha && vegas.gamma >= 0.0) {
         return err(format!("{p}.vegas_beta"), "need 0 <= vegas_alpha <= vegas_beta and vegas_gamma >= 0");
@@ -456,6 +511,21 @@ fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError> {
         recovery,
         dupthresh: at_least_one("dupthresh", t.dupthresh, d.dupthresh)?,
         limited_transmit: t.limited_transmit.unwrap_or(d.limited_transmit),
+        sack_pipe: match t.sack_pipe {
+            None => d.sack_pipe,
+            Some(SackPipeName::Rfc6675) => SackPipe::Rfc6675,
+            Some(SackPipeName::Sack1) => SackPipe::Sack1,
+        },
+        rto_in_recovery: match t.rto_in_recovery {
+            None => d.rto_in_recovery,
+            Some(RtoInRecoveryName::KeepSsthresh) => RtoInRecovery::KeepSsthresh,
+            Some(RtoInRecoveryName::Halve) => RtoInRecovery::Halve,
+        },
+        loss_window: match t.loss_window {
+            None => d.loss_window,
+            Some(LossWindowName::Flight) => LossWindow::FlightSize,
+            Some(LossWindowName::Cwnd) => LossWindow::Cwnd,
+        },
         delayed_ack: t.delayed_ack.unwrap_or(d.delayed_ack),
         ack_every: at_least_one("ack_every", t.ack_every, d.ack_every)?,
         delack_timeout: t.delack_timeout.map_or(d.delack_timeout, |v| v.0),

@@ -27,8 +27,8 @@ pub struct LinkSpec {
     pub rate: Rate,
     pub delay: Duration,
     pub queue: QueueLimit,
-    /// Probability that a packet is lost in transit (tests and lossy paths).
-    pub loss: f64,
+    /// Probability that a packet is lost in transit, a→b and b→a.
+    pub loss: [f64; 2],
     /// Probability that a packet arrives twice.
     pub duplicate: f64,
     /// Probability that a packet is held back by `reorder_delay`, letting later ones pass.
@@ -56,7 +56,7 @@ impl NetSpec {
             rate,
             delay,
             queue,
-            loss: 0.0,
+            loss: [0.0; 2],
             duplicate: 0.0,
             reorder: 0.0,
             reorder_delay: Duration::ZERO,
@@ -125,6 +125,9 @@ struct LinkFile {
     jitter: Option<TimeValue>,
 }
 
+/// Far beyond any experiment here; it keeps a typo from allocating the machine's memory.
+const MAX_PAIRS: u32 = 1_000_000;
+
 const DEFAULT_QUEUE: QueueLimit = QueueLimit::Packets(1000);
 
 fn fail<T>(path: &str, msg: impl AsRef<str>) -> Result<T, ScenarioError> {
@@ -190,8 +193,8 @@ pub fn build(t: &TopologyFile) -> Result<NetSpec, ScenarioError> {
 /// Senders s0..s{n-1} on router "left", receivers r0..r{n-1} on router "right".
 fn dumbbell(t: &TopologyFile) -> Result<NetSpec, ScenarioError> {
     let pairs = t.pairs.unwrap_or(1);
-    if pairs == 0 {
-        return fail("topology.pairs", "must be at least 1");
+    if !(1..=MAX_PAIRS).contains(&pairs) {
+        return fail("topology.pairs", format!("must be 1..={MAX_PAIRS} (got {pairs})"));
     }
     let access_rate = t.access_rate.map(|r| positive_rate(r, "topology.access_rate")).transpose()?;
     let access_delay = t.access_delay.map(|d| d.0);
@@ -216,7 +219,8 @@ fn dumbbell(t: &TopologyFile) -> Result<NetSpec, ScenarioError> {
     let mut net = NetSpec::default();
     let left = net.node("left".into());
     let right = net.node("right".into());
-    net.link(left, right, bn_rate, bn_delay, bn_queue).loss = loss;
+    // Random loss hits the data direction only, as the Mathis et al. model assumes.
+    net.link(left, right, bn_rate, bn_delay, bn_queue).loss = [loss, 0.0];
     for i in 0..pairs {
         let s = net.node(format!("s{i}"));
         net.link(s, left, lr, ld, access_queue);
@@ -283,7 +287,7 @@ fn custom(t: &TopologyFile) -> Result<NetSpec, ScenarioError> {
         let duplicate = probability(l.duplicate, &format!("{p}.duplicate"))?;
         let reorder = probability(l.reorder, &format!("{p}.reorder"))?;
         let spec = net.link(a, b, rate, l.delay.0, q);
-        spec.loss = loss;
+        spec.loss = [loss, loss];
         spec.duplicate = duplicate;
         spec.reorder = reorder;
         spec.reorder_delay = l.reorder_delay.map_or(Duration::ZERO, |d| d.0);

@@ -60,6 +60,16 @@ struct FlowState {
     ack_drops: u64,
 }
 
+/// Packet accounting: created + duplicated = delivered + dropped + lost + in flight.
+#[derive(Default)]
+struct PacketCounts {
+    created: u64,
+    duplicated: u64,
+    delivered: u64,
+    dropped: u64,
+    lost: u64,
+}
+
 struct UdpState {
     sent: u64,
     received: u64,
@@ -95,6 +105,7 @@ pub struct World<'s> {
     udp: Vec<UdpState>,
     pcaps: Vec<Option<Pcap>>,
     series: Series,
+    packets: PacketCounts,
 }
 
 impl<'s> World<'s> {
@@ -119,6 +130,7 @@ impl<'s> World<'s> {
             udp: Vec::new(),
             pcaps,
             series: Series::default(),
+            packets: PacketCounts::default(),
         };
         for (i, f) in sc.flows.iter().enumerate() {
             let (from, to) = (f.from as u32, f.to as u32);
@@ -241,6 +253,7 @@ impl<'s> World<'s> {
         let spec = &self.sc.udp[u as usize];
         let pkt = Packet { src: spec.from as u32, dst: spec.to as u32, wire_bytes: spec.packet_bytes as u32, body: Body::Udp { source: u } };
         self.udp[u as usize].sent += 1;
+        self.packets.created += 1;
         let port = self.net.route(pkt.src, pkt.dst);
         self.enqueue(port, pkt);
         let next = self.now + spec.rate.tx_time(spec.packet_bytes);
@@ -262,6 +275,7 @@ impl<'s> World<'s> {
             let wire = if seg.len > 0 { seg.len as u64 + header_bytes } else { ack_bytes };
             let pkt = Packet { src: c.node, dst: c.peer_node, wire_bytes: wire as u32, body: Body::Tcp { ep: ep ^ 1, seg } };
             let port = self.net.route(c.node, c.peer_node);
+            self.packets.created += 1;
             self.enqueue(port, pkt);
         }
         let c = &mut self.conns[ep as usize];
@@ -315,6 +329,7 @@ impl<'s> World<'s> {
         let p = &mut self.net.ports[port as usize];
         if !p.admits(pkt.wire_bytes) {
             p.stats.drops += 1;
+            self.packets.dropped += 1;
             self.count_drop(&pkt);
             self.record_queue(port);
             return;
@@ -365,9 +380,11 @@ impl<'s> World<'s> {
         }
         if copies == 0 {
             p.stats.lost += 1;
+            self.packets.lost += 1;
             self.count_drop(&pkt);
         } else {
             if copies == 2 {
+                self.packets.duplicated += 1;
                 self.events.push(at, Event::Arrive(port, pkt.clone()));
             }
             self.events.push(at, Event::Arrive(port, pkt));
@@ -383,6 +400,7 @@ impl<'s> World<'s> {
             self.enqueue(out, pkt);
             return;
         }
+        self.packets.delivered += 1;
         match pkt.body {
             Body::Tcp { ep, seg } => {
                 self.conns[ep as usize].ep.handle_segment(self.now, &seg);
@@ -508,6 +526,17 @@ impl<'s> World<'s> {
             ("received_bytes", Column::U64(self.udp.iter().map(|u| u.received_bytes).collect())),
             ("dropped", Column::U64(self.udp.iter().map(|u| u.dropped).collect())),
         ]);
+        let queued: u64 = ports.iter().map(|p| p.queue.len() as u64).sum();
+        let on_wire = self.events.pending().filter(|e| matches!(e, Event::Arrive(..))).count() as u64;
+        let pk = &self.packets;
+        let packets = table(vec![
+            ("created", Column::U64(vec![pk.created])),
+            ("duplicated", Column::U64(vec![pk.duplicated])),
+            ("delivered", Column::U64(vec![pk.delivered])),
+            ("dropped", Column::U64(vec![pk.dropped])),
+            ("lost", Column::U64(vec![pk.lost])),
+            ("in_flight", Column::U64(vec![queued + on_wire])),
+        ]);
         let pcaps = self
             .pcaps
             .into_iter()
@@ -522,6 +551,7 @@ impl<'s> World<'s> {
                 ("queues".into(), queues),
                 ("links".into(), links),
                 ("udp".into(), udp),
+                ("packets".into(), packets),
             ],
             pcaps,
             events: self.events.processed(),

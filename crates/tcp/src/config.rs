@@ -3,8 +3,8 @@
 
 use crate::cc::{Cc, NewReno, Vegas, VegasConfig};
 use crate::measure::RtoConfig;
-use crate::recovery::RecoveryKind;
-use crate::sender::SenderConfig;
+use crate::recovery::{RecoveryKind, SackPipe};
+use crate::sender::{LossWindow, RtoInRecovery, SenderConfig};
 use crate::time::Duration;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -44,8 +44,14 @@ pub struct TcpConfig {
     pub rcv_window_bytes: u64,
     pub cc: CcKind,
     pub recovery: RecoveryKind,
+    /// How SACK recovery counts the data in flight (only for `RecoveryKind::Sack`).
+    pub sack_pipe: SackPipe,
     pub dupthresh: u32,
     pub limited_transmit: bool,
+    /// The window a loss halves to give ssthresh.
+    pub loss_window: LossWindow,
+    /// What a timeout during fast recovery does to ssthresh.
+    pub rto_in_recovery: RtoInRecovery,
     /// Delayed ACKs (RFC 5681 §4.2): ACK every `ack_every` full segments or after `delack_timeout`.
     pub delayed_ack: bool,
     pub ack_every: u32,
@@ -65,8 +71,11 @@ impl Default for TcpConfig {
             rcv_window_bytes: 1 << 30,
             cc: CcKind::NewReno { byte_counting: false },
             recovery: RecoveryKind::NewReno,
+            sack_pipe: SackPipe::Rfc6675,
             dupthresh: 3,
             limited_transmit: true,
+            loss_window: LossWindow::FlightSize,
+            rto_in_recovery: RtoInRecovery::KeepSsthresh,
             delayed_ack: false,
             ack_every: 2,
             delack_timeout: Duration::from_millis(200),
@@ -84,8 +93,11 @@ impl TcpConfig {
             initial_ssthresh_bytes: self.initial_ssthresh_bytes,
             max_window_bytes: self.max_window_bytes,
             recovery: self.recovery,
+            sack_pipe: self.sack_pipe,
             dupthresh: self.dupthresh,
             limited_transmit: self.limited_transmit,
+            loss_window: self.loss_window,
+            rto_in_recovery: self.rto_in_recovery,
         }
     }
 }

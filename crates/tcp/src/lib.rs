@@ -15,6 +15,7 @@ pub mod time;
 
 pub use config::{CcKind, TcpConfig};
 pub use endpoint::{Endpoint, Role, Snapshot, State, Timer};
-pub use recovery::RecoveryKind;
+pub use recovery::{RecoveryKind, SackPipe};
+pub use sender::{LossWindow, RtoInRecovery};
 pub use segment::{Segment, SeqRange};
 pub use time::{Duration, Rate, Time};

@@ -35,8 +35,10 @@ impl Default for RtoConfig {
 pub struct RateSample {
     pub acked_bytes: u64,
     pub interval: Duration,
-    /// Smallest RTT sample seen during the epoch (what Vegas compares with BaseRTT).
+    /// Smallest RTT sample seen during the epoch (what Linux Vegas compares with BaseRTT).
     pub rtt: Duration,
+    /// Mean of the RTT samples of the epoch (what ns-2's Vegas compares with BaseRTT).
+    pub mean_rtt: Duration,
 }
 
 #[derive(Clone, Debug)]
@@ -53,6 +55,8 @@ pub struct Measure {
     epoch_end_seq: u64,
     epoch_acked: u64,
     epoch_min_rtt: Option<Duration>,
+    epoch_rtt_sum: u64,
+    epoch_rtt_count: u64,
     last_rate: Option<RateSample>,
 }
 
@@ -71,6 +75,8 @@ impl Measure {
             epoch_end_seq: 0,
             epoch_acked: 0,
             epoch_min_rtt: None,
+            epoch_rtt_sum: 0,
+            epoch_rtt_count: 0,
             last_rate: None,
         }
     }
@@ -144,6 +150,8 @@ impl Measure {
         self.latest_rtt = Some(r);
         self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
         self.epoch_min_rtt = Some(self.epoch_min_rtt.map_or(r, |m| m.min(r)));
+        self.epoch_rtt_sum += r.0;
+        self.epoch_rtt_count += 1;
     }
 
     /// Account `acked_bytes` newly acknowledged by `ack`; `snd_nxt` is the next byte the
@@ -154,7 +162,12 @@ impl Measure {
             return false;
         };
         self.epoch_acked += acked_bytes;
-        if ack < self.epoch_end_seq {
+        // The epoch is one RTT of a distinguished segment: the first one sent after the
+        // epoch began, which starts at `epoch_end_seq` (Brakmo & Peterson; Linux tests
+        // `after(ack, beg_snd_nxt)`, ns-2 `seqno >= v_begseq_`). Ending at the ACK of the
+        // segment before it would end each epoch one ACK into the next round, and in slow
+        // start the boundary would drift back by the segments each ACK releases.
+        if ack <= self.epoch_end_seq {
             return false;
         }
         if let Some(rtt) = self.epoch_min_rtt {
@@ -162,6 +175,7 @@ impl Measure {
                 acked_bytes: self.epoch_acked,
                 interval: now.since(start),
                 rtt,
+                mean_rtt: Duration(self.epoch_rtt_sum / self.epoch_rtt_count.max(1)),
             });
         }
         self.begin_epoch(now, snd_nxt);
@@ -173,6 +187,8 @@ impl Measure {
         self.epoch_end_seq = snd_nxt;
         self.epoch_acked = 0;
         self.epoch_min_rtt = None;
+        self.epoch_rtt_sum = 0;
+        self.epoch_rtt_count = 0;
     }
 }
 
@@ -233,10 +249,23 @@ mod tests {
         assert!(!m.on_ack(t0, 1001, 1000, 5001));
         m.on_rtt_sample(ms(100));
         assert!(!m.on_ack(Time(ms(50).0), 3001, 2000, 7001));
-        assert!(m.on_ack(Time(ms(100).0), 5001, 2000, 9001));
+        assert!(!m.on_ack(Time(ms(99).0), 5001, 2000, 9001), "data sent before the epoch began");
+        assert!(m.on_ack(Time(ms(100).0), 6001, 1000, 9001), "the first segment sent after it");
         let s = m.last_rate().unwrap();
-        assert_eq!(s.acked_bytes, 4000);
+        assert_eq!(s.acked_bytes, 5000);
         assert_eq!(s.interval, ms(100));
         assert_eq!(s.rtt, ms(100));
+    }
+
+    #[test]
+    fn rate_epoch_keeps_min_and_mean_rtt() {
+        let mut m = Measure::new(RtoConfig::default());
+        m.on_ack(Time(0), 1001, 1000, 5001);
+        m.on_rtt_sample(ms(100));
+        m.on_rtt_sample(ms(110));
+        m.on_rtt_sample(ms(120));
+        assert!(m.on_ack(Time(ms(100).0), 6001, 5000, 9001));
+        let s = m.last_rate().unwrap();
+        assert_eq!((s.rtt, s.mean_rtt), (ms(100), ms(110)));
     }
 }

@@ -25,6 +25,29 @@ impl RecoveryKind {
     }
 }
 
+/// How a SACK sender estimates the data in flight during recovery (`pipe`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SackPipe {
+    /// RFC 6675 §4 SetPipe(): recomputed from the scoreboard; a segment leaves the pipe
+    /// when it is SACKed or deemed lost (IsLost()).
+    Rfc6675,
+    /// ns-2's `Agent/TCP/Sack1` (Fall & Floyd, "Simulation-based comparisons of Tahoe, Reno
+    /// and SACK TCP", 1996): a counter set to FlightSize minus dupthresh segments at the fast
+    /// retransmit, decreased by one segment for every ACK that arrives during recovery and by
+    /// one more for a partial ACK, increased by one for every segment sent. A partial ACK thus
+    /// releases two segments, whatever it acknowledged.
+    Sack1,
+}
+
+impl SackPipe {
+    pub fn name(self) -> &'static str {
+        match self {
+            SackPipe::Rfc6675 => "rfc6675",
+            SackPipe::Sack1 => "sack1",
+        }
+    }
+}
+
 /// State of one loss-recovery episode machine.
 #[derive(Clone, Debug)]
 pub struct Recovery {
@@ -38,6 +61,9 @@ pub struct Recovery {
     /// Whether the RTO timer was already reset by a partial ACK in this episode (RFC 6582
     /// §3.2 step 5: reset it for the first partial ACK only).
     pub partial_ack_seen: bool,
+    pub sack_pipe: SackPipe,
+    /// The `SackPipe::Sack1` counter, in bytes (unused otherwise).
+    pub pipe: u64,
 }
 
 /// What the sender must do after an ACK was classified.
@@ -52,8 +78,20 @@ pub struct Decision {
 }
 
 impl Recovery {
-    pub fn new(kind: RecoveryKind, dupthresh: u32) -> Self {
-        Recovery { kind, dupthresh, in_recovery: false, recover: 0, dupacks: 0, partial_ack_seen: false }
+    pub fn new(kind: RecoveryKind, dupthresh: u32, sack_pipe: SackPipe) -> Self {
+        Recovery { kind, dupthresh, in_recovery: false, recover: 0, dupacks: 0, partial_ack_seen: false, sack_pipe, pipe: 0 }
+    }
+
+    /// Whether the `SackPipe::Sack1` counter is in use.
+    pub fn counts_pipe(&self) -> bool {
+        self.kind == RecoveryKind::Sack && self.sack_pipe == SackPipe::Sack1
+    }
+
+    /// Sack1 pipe: an ACK arrived during recovery; `partial` when it advanced the cumulative
+    /// ACK without ending recovery (ns-2 `Sack1TcpAgent::recv`, `partial_ack_` false).
+    pub fn pipe_on_ack(&mut self, partial: bool, mss: u64) {
+        let out = if partial { 2 * mss } else { mss };
+        self.pipe = self.pipe.saturating_sub(out);
     }
 
     /// RFC 6582 §3.2 step 2 (and ns-2's `bugfix_` for Reno): a new recovery may start only
@@ -64,8 +102,11 @@ impl Recovery {
     }
 
     /// Enter recovery with `ssthresh` already chosen by congestion control.
-    pub fn enter(&mut self, w: &mut Window, ssthresh: u64, snd_max: u64, mss: u64) -> Decision {
+    /// `flight` is FlightSize at the fast retransmit (it starts the Sack1 pipe counter).
+    pub fn enter(&mut self, w: &mut Window, ssthresh: u64, snd_max: u64, flight: u64, mss: u64) -> Decision {
         self.in_recovery = true;
+        // Sack1: the dupthresh duplicate ACKs mean that many segments left the network.
+        self.pipe = flight.saturating_sub(self.dupthresh as u64 * mss);
         self.recover = snd_max;
         self.partial_ack_seen = false;
         w.ssthresh = ssthresh;
@@ -75,7 +116,9 @@ impl Recovery {
             // RFC 6675 §5 step 4.2: cwnd = ssthresh; pipe does the accounting.
             RecoveryKind::Sack => ssthresh,
         };
-        Decision { retransmit_first: self.kind != RecoveryKind::Sack, restart_rto: false, entered: true }
+        // RFC 5681 §3.2 step 2 / RFC 6675 §5 step 4.3: the fast retransmit of the first
+        // unacknowledged segment goes out at once; for SACK it does not wait for pipe < cwnd.
+        Decision { retransmit_first: true, restart_rto: false, entered: true }
     }
 
     /// A duplicate ACK arrived during recovery.
@@ -130,9 +173,9 @@ mod tests {
 
     #[test]
     fn newreno_enters_with_inflated_window_and_retransmits() {
-        let mut r = Recovery::new(RecoveryKind::NewReno, 3);
+        let mut r = Recovery::new(RecoveryKind::NewReno, 3, SackPipe::Rfc6675);
         let mut w = window();
-        let d = r.enter(&mut w, 10 * MSS, 20_001, MSS);
+        let d = r.enter(&mut w, 10 * MSS, 20_001, 20 * MSS, MSS);
         assert!(d.retransmit_first && d.entered);
         assert_eq!(w.cwnd, 13 * MSS);
         r.on_dupack_in_recovery(&mut w, MSS);
@@ -141,9 +184,9 @@ mod tests {
 
     #[test]
     fn newreno_partial_ack_retransmits_and_deflates_full_ack_exits() {
-        let mut r = Recovery::new(RecoveryKind::NewReno, 3);
+        let mut r = Recovery::new(RecoveryKind::NewReno, 3, SackPipe::Rfc6675);
         let mut w = window();
-        r.enter(&mut w, 10 * MSS, 20_001, MSS);
+        r.enter(&mut w, 10 * MSS, 20_001, 20 * MSS, MSS);
         let d = r.on_new_ack_in_recovery(&mut w, 5_001, 5 * MSS, MSS);
         assert!(d.retransmit_first && d.restart_rto);
         assert_eq!(w.cwnd, 13 * MSS - 5 * MSS + MSS);
@@ -158,9 +201,9 @@ mod tests {
 
     #[test]
     fn reno_leaves_recovery_at_the_first_new_ack() {
-        let mut r = Recovery::new(RecoveryKind::Reno, 3);
+        let mut r = Recovery::new(RecoveryKind::Reno, 3, SackPipe::Rfc6675);
         let mut w = window();
-        r.enter(&mut w, 10 * MSS, 20_001, MSS);
+        r.enter(&mut w, 10 * MSS, 20_001, 20 * MSS, MSS);
         r.on_new_ack_in_recovery(&mut w, 5_001, 5 * MSS, MSS);
         assert!(!r.in_recovery);
         assert_eq!(w.cwnd, 10 * MSS);
@@ -168,9 +211,9 @@ mod tests {
 
     #[test]
     fn no_second_recovery_for_the_same_window() {
-        let mut r = Recovery::new(RecoveryKind::NewReno, 3);
+        let mut r = Recovery::new(RecoveryKind::NewReno, 3, SackPipe::Rfc6675);
         let mut w = window();
-        r.enter(&mut w, 10 * MSS, 20_001, MSS);
+        r.enter(&mut w, 10 * MSS, 20_001, 20 * MSS, MSS);
         r.on_new_ack_in_recovery(&mut w, 20_001, 20 * MSS, MSS);
         assert!(!r.may_enter(20_001));
         assert!(r.may_enter(20_002));

@@ -4,10 +4,53 @@
 
 use crate::cc::{AckCtx, Cc, Window};
 use crate::measure::Measure;
-use crate::recovery::{Recovery, RecoveryKind};
+use crate::recovery::{Recovery, RecoveryKind, SackPipe};
 use crate::segment::SeqRange;
 use crate::send_queue::SendQueue;
 use crate::time::Time;
+
+/// The window that a loss halves to give the new ssthresh. RFC 5681 §3.1 says ssthresh
+/// "MUST be set to no more than" max(FlightSize / 2, 2 * SMSS) (eq. (4)); its note warns that
+/// cwnd "may incidentally increase well beyond rwnd", but FlightSize too can exceed the window
+/// that lost: after fast recovery has sent new data, or after go-back-N.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LossWindow {
+    /// FlightSize, as eq. (4) writes it.
+    FlightSize,
+    /// The congestion window without fast-recovery inflation (in recovery: the ssthresh that
+    /// recovery set), capped by the window limit. This is ns-2's `slowdown()`, which halves
+    /// `window()` = min(cwnd_, window_); Reno/NewReno keep their inflation in `dupwnd_`, which
+    /// `timeout()` clears first.
+    Cwnd,
+}
+
+impl LossWindow {
+    pub fn name(self) -> &'static str {
+        match self {
+            LossWindow::FlightSize => "flight",
+            LossWindow::Cwnd => "cwnd",
+        }
+    }
+}
+
+/// What a retransmission timeout during fast recovery does to ssthresh.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RtoInRecovery {
+    /// Keep the ssthresh that recovery set, as Linux does (`tcp_enter_loss`): the loss
+    /// episode was already answered once. RFC 5681 eq. (4) is an upper bound, so this meets it.
+    KeepSsthresh,
+    /// Halve `LossWindow` again, as for any timeout (ns-2).
+    Halve,
+}
+
+impl RtoInRecovery {
+    pub fn name(self) -> &'static str {
+        match self {
+            RtoInRecovery::KeepSsthresh => "keep_ssthresh",
+            RtoInRecovery::Halve => "halve",
+        }
+    }
+}
 
 #[derive(Clone, Debug)]
 pub struct SenderConfig {
@@ -17,9 +60,12 @@ pub struct SenderConfig {
     /// A hard cap on the usable window, like ns-2's `window_` (u64::MAX: none).
     pub max_window_bytes: u64,
     pub recovery: RecoveryKind,
+    pub sack_pipe: SackPipe,
     pub dupthresh: u32,
     /// RFC 3042: send one new segment on each of the first two duplicate ACKs.
     pub limited_transmit: bool,
+    pub loss_window: LossWindow,
+    pub rto_in_recovery: RtoInRecovery,
 }
 
 /// One data segment the sender wants on the wire.
@@ -66,6 +112,8 @@ pub struct Sender {
     rec: Recovery,
     retransmit_first_pending: bool,
     limited_transmit: bool,
+    loss_window: LossWindow,
+    rto_in_recovery: RtoInRecovery,
     last_send: Option<Time>,
     stats: SenderStats,
 }
@@ -90,9 +138,11 @@ impl Sender {
             max_window: cfg.max_window_bytes,
             peer_window: u64::MAX,
             queue: SendQueue::default(),
-            rec: Recovery::new(cfg.recovery, cfg.dupthresh),
+            rec: Recovery::new(cfg.recovery, cfg.dupthresh, cfg.sack_pipe),
             retransmit_first_pending: false,
             limited_transmit: cfg.limited_transmit,
+            loss_window: cfg.loss_window,
+            rto_in_recovery: cfg.rto_in_recovery,
             last_send: None,
             stats: SenderStats::default(),
         }
@@ -137,9 +187,14 @@ impl Sender {
     pub fn all_acked(&self) -> bool {
         !self.unlimited && self.snd_una >= self.app_end + self.closing as u64
     }
-    /// Payload bytes acknowledged so far.
+    /// Payload bytes acknowledged so far (without the FIN's sequence number).
     pub fn bytes_acked(&self, iss: u64) -> u64 {
-        (self.snd_una - iss - 1).min(self.app_end - iss - 1)
+        let acked = self.snd_una - iss - 1;
+        if self.unlimited {
+            acked
+        } else {
+            acked.min(self.app_end - iss - 1)
+        }
     }
 
     // ---- application commands ----
@@ -179,6 +234,9 @@ impl Sender {
             self.snd_nxt = self.snd_nxt.max(ack);
             let epoch_done = measure.on_ack(now, ack, acked_bytes, self.snd_nxt);
             self.rec.dupacks = 0;
+            if self.rec.in_recovery && self.rec.counts_pipe() {
+                self.rec.pipe_on_ack(ack < self.rec.recover, self.mss);
+            }
             let restart_rto = if self.rec.in_recovery {
                 let d = self.rec.on_new_ack_in_recovery(&mut self.w, ack, acked_bytes, self.mss);
                 self.retransmit_first_pending |= d.retransmit_first;
@@ -199,15 +257,19 @@ impl Sender {
     fn on_dupack(&mut self) {
         self.rec.dupacks += 1;
         if self.rec.in_recovery {
+            if self.rec.counts_pipe() {
+                self.rec.pipe_on_ack(false, self.mss);
+            }
             self.rec.on_dupack_in_recovery(&mut self.w, self.mss);
             return;
         }
         let sack_says_lost = self.rec.kind == RecoveryKind::Sack
             && self.queue.scoreboard(self.rec.dupthresh, self.mss).first_lost == Some(self.snd_una);
         if (self.rec.dupacks >= self.rec.dupthresh || sack_says_lost) && self.rec.may_enter(self.snd_una) {
-            let ssthresh = self.cc.ssthresh_after_loss(self.flight(), self.mss);
+            let ssthresh = self.cc.ssthresh_after_loss(self.loss_window(), self.mss);
             self.queue.start_recovery_episode();
-            let d = self.rec.enter(&mut self.w, ssthresh, self.snd_max, self.mss);
+            let flight = self.flight();
+            let d = self.rec.enter(&mut self.w, ssthresh, self.snd_max, flight, self.mss);
             self.retransmit_first_pending |= d.retransmit_first;
             self.stats.fast_retransmits += 1;
         }
@@ -217,8 +279,9 @@ impl Sender {
     /// same data already timed out (the timer is backed off).
     pub fn on_rto(&mut self, repeated: bool) {
         // RFC 5681 §3.1 eq. (4); on a repeated timeout ssthresh stays as it is.
-        if !repeated {
-            self.w.ssthresh = self.cc.ssthresh_after_loss(self.flight(), self.mss);
+        let keep = self.rec.in_recovery && self.rto_in_recovery == RtoInRecovery::KeepSsthresh;
+        if !repeated && !keep {
+            self.w.ssthresh = self.cc.ssthresh_after_loss(self.loss_window(), self.mss);
         }
         // RFC 5681 §3.1: the loss window is one segment; go back N from snd_una.
         self.w.cwnd = self.mss;
@@ -228,6 +291,19 @@ impl Sender {
         self.queue.clear_sacks();
         self.retransmit_first_pending = false;
         self.stats.timeouts += 1;
+    }
+
+    /// The window that a loss halves (see `LossWindow`). In fast recovery the uninflated
+    /// window is ssthresh: Reno/NewReno set cwnd to ssthresh plus the inflation (RFC 5681
+    /// §3.2 step 4), SACK recovery to ssthresh (RFC 6675 §5 step 4.2).
+    fn loss_window(&self) -> u64 {
+        match self.loss_window {
+            LossWindow::FlightSize => self.flight(),
+            LossWindow::Cwnd => {
+                let cwnd = if self.rec.in_recovery { self.w.ssthresh } else { self.w.cwnd };
+                cwnd.min(self.max_window)
+            }
+        }
     }
 
     // ---- output ----
@@ -264,16 +340,23 @@ impl Sender {
     /// RFC 6675 §5 step (C): while pipe leaves room for a segment, send NextSeg(): first a
     /// lost segment not yet retransmitted (rule 1), else new data (rule 2). Rules 3 and 4
     /// (rescue retransmissions) are not implemented.
+    /// With `SackPipe::Sack1` the pipe is ns-2's counter, and a segment may go while
+    /// pipe < cwnd (`Sack1TcpAgent::send_much`).
     fn poll_sack_recovery(&mut self, now: Time) -> Option<TxData> {
         let sb = self.queue.scoreboard(self.rec.dupthresh, self.mss);
         let cwnd = self.w.cwnd.min(self.max_window);
-        if sb.pipe + self.mss > cwnd {
+        let room = if self.rec.counts_pipe() { self.rec.pipe < cwnd } else { sb.pipe + self.mss <= cwnd };
+        if !room {
             return None;
         }
-        if let Some(seq) = sb.first_lost {
-            return self.retransmit(seq, now);
+        let tx = match sb.first_lost {
+            Some(seq) => self.retransmit(seq, now),
+            None => self.send_new(now, u64::MAX),
+        }?;
+        if self.rec.counts_pipe() {
+            self.rec.pipe += self.mss;
         }
-        self.send_new(now, u64::MAX)
+        Some(tx)
     }
 
     fn usable_window(&self) -> u64 {
@@ -318,5 +401,108 @@ impl Sender {
         self.stats.bytes_sent += len;
         self.last_send = Some(now);
         Some(TxData { seq, len: len as u32, fin, retransmission: false })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::NewReno;
+    use crate::measure::RtoConfig;
+
+    const MSS: u64 = 1000;
+
+    fn sender(recovery: RecoveryKind, f: impl FnOnce(&mut SenderConfig)) -> (Sender, Measure) {
+        let mut cfg = SenderConfig {
+            mss_bytes: MSS,
+            initial_window_segments: 10,
+            initial_ssthresh_bytes: u64::MAX,
+            max_window_bytes: u64::MAX,
+            recovery,
+            sack_pipe: SackPipe::Rfc6675,
+            dupthresh: 3,
+            limited_transmit: false,
+            loss_window: LossWindow::FlightSize,
+            rto_in_recovery: RtoInRecovery::KeepSsthresh,
+        };
+        f(&mut cfg);
+        let mut s = Sender::new(&cfg, Cc::NewReno(NewReno::new(false)), 0);
+        s.write_unlimited();
+        (s, Measure::new(RtoConfig::default()))
+    }
+
+    fn drain(s: &mut Sender) -> Vec<TxData> {
+        std::iter::from_fn(|| s.poll(Time(0))).collect()
+    }
+
+    /// Segment k (0-based) of the first window starts at 1 + k * MSS.
+    fn sacked(k: u64) -> SeqRange {
+        SeqRange { start: 1 + MSS, end: 1 + (k + 1) * MSS }
+    }
+
+    /// Send ten segments, lose the first, and deliver `n` duplicate ACKs SACKing 2..=n+1.
+    fn lose_first(s: &mut Sender, m: &mut Measure, n: u64) {
+        assert_eq!(drain(s).len(), 10);
+        for k in 1..=n {
+            s.on_ack(Time(1), 1, &[sacked(k)], true, m);
+        }
+    }
+
+    #[test]
+    fn sack_fast_retransmit_goes_out_even_when_pipe_exceeds_cwnd() {
+        let (mut s, mut m) = sender(RecoveryKind::Sack, |_| {});
+        lose_first(&mut s, &mut m, 3);
+        // cwnd = 5 segments; RFC 6675 pipe = 6 (segments 5..=10). Step 4.3 retransmits anyway.
+        assert!(s.in_recovery());
+        let tx = drain(&mut s);
+        assert_eq!(tx.len(), 1);
+        assert!(tx[0].retransmission && tx[0].seq == 1);
+    }
+
+    #[test]
+    fn sack1_pipe_counts_acks_and_a_partial_ack_releases_two_segments() {
+        let (mut s, mut m) = sender(RecoveryKind::Sack, |c| c.sack_pipe = SackPipe::Sack1);
+        lose_first(&mut s, &mut m, 3);
+        assert_eq!(drain(&mut s).len(), 1, "the fast retransmit; pipe = 10 - 3 = 7 segments");
+        for k in 4..=6 {
+            s.on_ack(Time(2), 1, &[sacked(k)], true, &mut m);
+        }
+        assert_eq!(drain(&mut s).len(), 1, "pipe 4 < cwnd 5: one segment, pipe back to 5");
+        // A partial ACK (the retransmission arrived, segment 8 is still missing).
+        s.on_ack(Time(3), 1 + 7 * MSS, &[], true, &mut m);
+        assert_eq!(drain(&mut s).len(), 2);
+    }
+
+    /// NewReno recovery whose inflation sent five new segments; then the RTO fires.
+    fn rto_after_inflated_recovery(f: impl FnOnce(&mut SenderConfig)) -> Window {
+        let (mut s, mut m) = sender(RecoveryKind::NewReno, f);
+        lose_first(&mut s, &mut m, 10);
+        assert_eq!(s.window().ssthresh, 5 * MSS);
+        assert_eq!(drain(&mut s).len(), 1 + 5, "the retransmission and five new segments");
+        assert_eq!(s.flight(), 15 * MSS);
+        s.on_rto(false);
+        s.window()
+    }
+
+    #[test]
+    fn rto_in_recovery_ssthresh_rules() {
+        let keep = rto_after_inflated_recovery(|_| {});
+        assert_eq!(keep.ssthresh, 5 * MSS);
+        let flight = rto_after_inflated_recovery(|c| c.rto_in_recovery = RtoInRecovery::Halve);
+        assert_eq!(flight.ssthresh, 7500, "FlightSize / 2 counts what recovery sent");
+        let ns2 = rto_after_inflated_recovery(|c| {
+            c.rto_in_recovery = RtoInRecovery::Halve;
+            c.loss_window = LossWindow::Cwnd;
+        });
+        assert_eq!(ns2.ssthresh, 2500, "half the uninflated window (ns-2)");
+        assert_eq!((keep.cwnd, flight.cwnd, ns2.cwnd), (MSS, MSS, MSS));
+    }
+
+    #[test]
+    fn unlimited_sender_counts_acked_bytes() {
+        let (mut s, mut m) = sender(RecoveryKind::NewReno, |_| {});
+        drain(&mut s);
+        s.on_ack(Time(1), 1 + 3 * MSS, &[], true, &mut m);
+        assert_eq!(s.bytes_acked(0), 3 * MSS);
     }
 }

@@ -8,7 +8,7 @@ mod newreno;
 mod vegas;
 
 pub use newreno::NewReno;
-pub use vegas::{Vegas, VegasConfig};
+pub use vegas::{Vegas, VegasConfig, VegasRtt, VegasSlowStartExit};
 
 use crate::measure::Measure;
 use crate::time::Time;

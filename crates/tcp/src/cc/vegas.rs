@@ -5,6 +5,48 @@
 
 use super::{AckCtx, Window};
 
+/// Which RTT of the last round Vegas compares with BaseRTT. Brakmo & Peterson time one
+/// distinguished segment per RTT; implementations differ.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VegasRtt {
+    /// The smallest sample of the round (Linux `tcp_vegas`: "the min RTT seen in the last RTT",
+    /// which filters out delayed ACKs and bursts of the sender's own making).
+    Min,
+    /// The mean of the round's samples (ns-2 `Agent/TCP/Vegas`: `v_sumRTT_ / v_cntRTT_`). In
+    /// slow start the segment pairs that each ACK releases queue at the bottleneck, so the mean
+    /// sees about half of a round's growth as queueing, and slow start ends early.
+    Mean,
+}
+
+impl VegasRtt {
+    pub fn name(self) -> &'static str {
+        match self {
+            VegasRtt::Min => "min",
+            VegasRtt::Mean => "mean",
+        }
+    }
+}
+
+/// How Vegas leaves slow start when the backlog exceeds γ (Brakmo & Peterson switch to
+/// linear increase/decrease there but leave the window to the implementation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VegasSlowStartExit {
+    /// The window that keeps about one segment queued, cwnd × BaseRTT / RTT + 1 (Linux).
+    Target,
+    /// cwnd −= cwnd / 8 and ssthresh = 2 segments (ns-2 `Agent/TCP/Vegas`, from the
+    /// NetBSD Vegas: "slow-down a bit to ensure the net is not so congested").
+    Eighth,
+}
+
+impl VegasSlowStartExit {
+    pub fn name(self) -> &'static str {
+        match self {
+            VegasSlowStartExit::Target => "target",
+            VegasSlowStartExit::Eighth => "eighth",
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct VegasConfig {
     /// Lower bound of the backlog, in segments.
@@ -13,11 +55,13 @@ pub struct VegasConfig {
     pub beta: f64,
     /// Backlog that ends slow start, in segments.
     pub gamma: f64,
+    pub rtt: VegasRtt,
+    pub slow_start_exit: VegasSlowStartExit,
 }
 
 impl Default for VegasConfig {
     fn default() -> Self {
-        VegasConfig { alpha: 1.0, beta: 3.0, gamma: 1.0 }
+        VegasConfig { alpha: 1.0, beta: 3.0, gamma: 1.0, rtt: VegasRtt::Min, slow_start_exit: VegasSlowStartExit::Target }
     }
 }
 
@@ -30,7 +74,9 @@ pub struct Vegas {
 
 impl Vegas {
     pub fn new(cfg: VegasConfig) -> Self {
-        Vegas { cfg, grow_this_rtt: true }
+        // The first RTT has no rate to compare yet; it holds the window, and the window
+        // first grows in the second (as ns-2, whose first rate epoch ends at the first ACK).
+        Vegas { cfg, grow_this_rtt: false }
     }
 
     /// Backlog estimate in segments: cwnd × (RTT − BaseRTT) / RTT.
@@ -54,14 +100,24 @@ impl Vegas {
         let (Some(sample), Some(base)) = (ctx.measure.last_rate(), ctx.measure.min_rtt()) else {
             return;
         };
-        let diff = Self::backlog_segments(w.cwnd, mss, sample.rtt.0, base.0);
+        let rtt = match self.cfg.rtt {
+            VegasRtt::Min => sample.rtt,
+            VegasRtt::Mean => sample.mean_rtt,
+        };
+        let diff = Self::backlog_segments(w.cwnd, mss, rtt.0, base.0);
         if in_slow_start {
             if diff > self.cfg.gamma {
-                // Leave slow start at the window that keeps about γ segments queued, as the
-                // Linux implementation does (target = cwnd × BaseRTT / RTT, plus one).
-                let target = (w.cwnd as u128 * base.0 as u128 / sample.rtt.0.max(1) as u128) as u64;
-                w.cwnd = w.cwnd.min(target + mss).max(2 * mss);
-                w.ssthresh = w.cwnd;
+                match self.cfg.slow_start_exit {
+                    VegasSlowStartExit::Target => {
+                        let target = (w.cwnd as u128 * base.0 as u128 / rtt.0.max(1) as u128) as u64;
+                        w.cwnd = w.cwnd.min(target + mss).max(2 * mss);
+                        w.ssthresh = w.cwnd;
+                    }
+                    VegasSlowStartExit::Eighth => {
+                        w.cwnd = (w.cwnd - w.cwnd / 8).max(2 * mss);
+                        w.ssthresh = 2 * mss;
+                    }
+                }
             } else {
                 self.grow_this_rtt = !self.grow_this_rtt;
             }
@@ -69,6 +125,10 @@ impl Vegas {
             w.cwnd += mss;
         } else if diff > self.cfg.beta {
             w.cwnd = w.cwnd.saturating_sub(mss).max(2 * mss);
+            // The linear decrease is congestion avoidance: it must not take the window
+            // below ssthresh, where the next ACK would count as slow start and grow it
+            // back (Brakmo & Peterson leave slow start for good; Linux lowers ssthresh too).
+            w.ssthresh = w.ssthresh.min(w.cwnd);
         }
     }
 }
@@ -81,5 +141,56 @@ mod tests {
     fn backlog_is_zero_at_base_rtt_and_grows_with_queueing() {
         assert_eq!(Vegas::backlog_segments(10_000, 1000, 100, 100), 0.0);
         assert_eq!(Vegas::backlog_segments(10_000, 1000, 200, 100), 5.0);
+    }
+
+    #[test]
+    fn linear_decrease_does_not_fall_back_into_slow_start() {
+        use crate::measure::{Measure, RtoConfig};
+        use crate::time::{Duration, Time};
+        let ms = Duration::from_millis;
+        // BaseRTT 100 ms from one round, then a round whose RTT is 110 ms.
+        let mut m = Measure::new(RtoConfig::default());
+        m.on_ack(Time(0), 1001, 1000, 5001);
+        m.on_rtt_sample(ms(100));
+        m.on_ack(Time(ms(100).0), 6001, 5000, 9001);
+        m.on_rtt_sample(ms(110));
+        assert!(m.on_ack(Time(ms(200).0), 10001, 4000, 13001));
+        // Congestion avoidance at the initial ssthresh: 50 × 10/110 ≈ 4.5 segments queued > β.
+        let mut v = Vegas::new(VegasConfig::default());
+        let mut w = Window { cwnd: 50_000, ssthresh: 50_000 };
+        let ctx = |done| AckCtx { now: Time(0), mss: 1000, acked_bytes: 1000, measure: &m, rate_epoch_done: done };
+        v.on_ack(&mut w, &ctx(true));
+        assert_eq!(w.cwnd, 49_000);
+        v.on_ack(&mut w, &ctx(false));
+        assert_eq!(w.cwnd, 49_000, "the next ACK must not grow the window as in slow start");
+    }
+
+    #[test]
+    fn mean_rtt_sees_queueing_that_min_rtt_hides() {
+        use crate::measure::{Measure, RtoConfig};
+        use crate::time::{Duration, Time};
+        let ms = Duration::from_millis;
+        let mut m = Measure::new(RtoConfig::default());
+        m.on_ack(Time(0), 1001, 1000, 5001);
+        m.on_rtt_sample(ms(100));
+        m.on_ack(Time(ms(100).0), 6001, 5000, 9001);
+        // A slow-start round: the first segment sees no queue, the later ones do.
+        for r in [100, 104, 108, 112] {
+            m.on_rtt_sample(ms(r));
+        }
+        assert!(m.on_ack(Time(ms(200).0), 10001, 4000, 13001));
+        let ctx = AckCtx { now: Time(0), mss: 1000, acked_bytes: 1000, measure: &m, rate_epoch_done: true };
+        let slow_start = || Window { cwnd: 32_000, ssthresh: u64::MAX };
+        let mut w = slow_start();
+        Vegas::new(VegasConfig::default()).on_ack(&mut w, &ctx);
+        assert_eq!(w.ssthresh, u64::MAX, "min RTT = BaseRTT: no backlog, slow start goes on");
+        let mut w = slow_start();
+        Vegas::new(VegasConfig { rtt: VegasRtt::Mean, ..Default::default() }).on_ack(&mut w, &ctx);
+        assert!(w.ssthresh < u64::MAX, "mean RTT 106 ms: 32 × 6/106 ≈ 1.8 segments > γ ends slow start");
+        assert_eq!(w.cwnd, 31_188, "target: 32 000 × 100/106 + 1 000 bytes");
+        let mut w = slow_start();
+        let cfg = VegasConfig { rtt: VegasRtt::Mean, slow_start_exit: VegasSlowStartExit::Eighth, ..Default::default() };
+        Vegas::new(cfg).on_ack(&mut w, &ctx);
+        assert_eq!((w.cwnd, w.ssthresh), (28_000, 2_000), "ns-2: cwnd −= cwnd/8, ssthresh = 2");
     }
 }

@@ -1,0 +1,163 @@
+//! `rampup._engine`: the PyO3 wrapper of `rampup-sim` (contract: docs/engine-api.md).
+//!
+//! The module is deliberately thin: it converts the scenario text in and the
+//! engine's tables out, and nothing else. Result folders, DataFrames, the CLI and
+//! plots live in the Python package (python/rampup).
+
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use numpy::IntoPyArray;
+use pyo3::create_exception;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList};
+use rampup_sim::{Column, RunOutput, Table};
+
+create_exception!(
+    rampup._engine,
+    ScenarioError,
+    PyValueError,
+    "The scenario is invalid. `str(e)` is one line: `key.path: what is wrong (allowed: ...)`."
+);
+
+fn scenario_error(e: rampup_sim::ScenarioError) -> PyErr {
+    ScenarioError::new_err(e.to_string())
+}
+
+/// Runs `f` without the GIL and turns an engine panic into a `RuntimeError`.
+///
+/// An engine panic is a bug (user input must never panic, STYLE.md rule 9), but
+/// letting it cross into Python as `PanicException` (a `BaseException`) would
+/// escape every `except Exception` in callers, so it is reported as an ordinary
+/// error that names the bug instead.
+fn detached<T: Send>(py: Python<'_>, f: impl FnOnce() -> T + Send) -> PyResult<T> {
+    py.detach(|| panic::catch_unwind(AssertUnwindSafe(f)))
+        .map_err(|payload| {
+            let msg = payload
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".to_owned());
+            PyRuntimeError::new_err(format!("engine bug (panic): {msg}"))
+        })
+}
+
+/// Progress() -> a progress cell to pass to `run(..., progress=p)`.
+///
+/// `p.fraction` is the fraction of simulated time done (0.0 to 1.0), updated by the
+/// engine as it runs; read it from another thread for a progress bar.
+#[pyclass(frozen, module = "rampup._engine")]
+struct Progress {
+    fraction_bits: Arc<AtomicU64>, // an f64's bits: the engine thread writes, Python reads
+}
+
+#[pymethods]
+impl Progress {
+    #[new]
+    fn new() -> Self {
+        Progress {
+            fraction_bits: Arc::new(AtomicU64::new(0f64.to_bits())),
+        }
+    }
+
+    #[getter]
+    fn fraction(&self) -> f64 {
+        f64::from_bits(self.fraction_bits.load(Ordering::Relaxed))
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Progress(fraction={})", self.fraction())
+    }
+}
+
+fn column_to_py<'py>(py: Python<'py>, column: Column) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match column {
+        Column::U64(v) => v.into_pyarray(py).into_any(),
+        Column::I64(v) => v.into_pyarray(py).into_any(),
+        Column::F64(v) => v.into_pyarray(py).into_any(),
+        Column::Str(v) => PyList::new(py, v)?.into_any(),
+    })
+}
+
+fn table_to_py<'py>(py: Python<'py>, table: Table) -> PyResult<Bound<'py, PyDict>> {
+    let dict = PyDict::new(py); // insertion-ordered: keeps the engine's column order
+    for (name, column) in table.columns {
+        dict.set_item(name, column_to_py(py, column)?)?;
+    }
+    Ok(dict)
+}
+
+fn output_to_py<'py>(py: Python<'py>, out: RunOutput) -> PyResult<Bound<'py, PyDict>> {
+    let tables = PyDict::new(py);
+    for (name, table) in out.tables {
+        tables.set_item(name, table_to_py(py, table)?)?;
+    }
+    let pcaps = PyDict::new(py);
+    for (link, bytes) in out.pcaps {
+        pcaps.set_item(link, PyBytes::new(py, &bytes))?;
+    }
+    let result = PyDict::new(py);
+    result.set_item("tables", tables)?;
+    result.set_item("pcaps", pcaps)?;
+    result.set_item("events", out.events)?;
+    result.set_item("seed", out.seed)?;
+    result.set_item("sim_end_ns", out.sim_end_ns)?;
+    Ok(result)
+}
+
+/// run(scenario_toml, seed=None, progress=None) -> dict
+///
+/// Simulates the scenario (TOML text) and returns a dict with keys `tables`
+/// (name -> {column -> numpy array, or list of str}), `pcaps` (link -> bytes),
+/// `events`, `seed` (the seed used) and `sim_end_ns`. `seed` overrides the
+/// scenario's own seed. The GIL is released while simulating; pass a `Progress`
+/// to follow the run from another thread.
+///
+/// Raises ScenarioError if the scenario is invalid.
+#[pyfunction]
+#[pyo3(signature = (scenario_toml, seed=None, progress=None))]
+fn run<'py>(
+    py: Python<'py>,
+    scenario_toml: &str,
+    seed: Option<u64>,
+    progress: Option<&Bound<'py, Progress>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let text = scenario_toml.to_owned();
+    let cell = progress.map(|p| Arc::clone(&p.get().fraction_bits));
+    let out = detached(py, move || {
+        let mut report = |fraction: f64| {
+            if let Some(cell) = &cell {
+                cell.store(fraction.to_bits(), Ordering::Relaxed);
+            }
+        };
+        rampup_sim::run_toml_with_progress(&text, seed, &mut report)
+    })?
+    .map_err(scenario_error)?;
+    output_to_py(py, out)
+}
+
+/// check(scenario_toml) -> None
+///
+/// Parses and validates the scenario without running it.
+/// Raises ScenarioError if the scenario is invalid.
+#[pyfunction]
+fn check(py: Python<'_>, scenario_toml: &str) -> PyResult<()> {
+    let text = scenario_toml.to_owned();
+    detached(py, move || rampup_sim::check_toml(&text))?.map_err(scenario_error)
+}
+
+/// The rampup engine (Rust). Use the `rampup` package rather than this module.
+#[pymodule]
+mod _engine {
+    #[pymodule_export]
+    use super::{check, run, Progress, ScenarioError};
+
+    use pyo3::prelude::*;
+
+    #[pymodule_init]
+    fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {
+        m.add("__version__", env!("CARGO_PKG_VERSION"))
+    }
+}

@@ -1,0 +1,174 @@
+//! Bad input: every malformed scenario ends in one line that names the key path, never a
+//! panic. A fuzz-style property mangles a valid scenario and checks exactly that.
+
+use proptest::prelude::*;
+use rampup_sim::{check_toml, run_toml};
+
+const VALID: &str = r#"
+name = "demo"
+duration = "2s"
+seed = 3
+[topology]
+kind = "dumbbell"
+pairs = 1
+access_rate = "100Mbps"
+access_delay = "1ms"
+bottleneck_rate = "10Mbps"
+bottleneck_delay = "20ms"
+bottleneck_queue = { packets = 50 }
+[[flow]]
+from = "s0"
+to = "r0"
+start = "0s"
+app = { kind = "bulk", bytes = 100000 }
+[flow.tcp]
+cc = "newreno"
+recovery = "sack"
+mss = 1000
+initial_window = 2
+[[udp]]
+from = "s0"
+to = "r0"
+rate = "1Mbps"
+start = "0.5s"
+stop = "1s"
+[[change]]
+at = "1s"
+link = "left-right"
+rate = "5Mbps"
+[trace]
+timeseries = true
+pcap = ["left-right"]
+"#;
+
+#[track_caller]
+fn error_of(text: &str) -> String {
+    match check_toml(text) {
+        Ok(()) => panic!("accepted:\n{text}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[track_caller]
+fn assert_error(from: &str, to: &str, expect: &[&str]) {
+    let text = VALID.replacen(from, to, 1);
+    assert_ne!(text, VALID, "the replacement {from:?} did not apply");
+    let msg = error_of(&text);
+    assert!(!msg.contains('\n'), "not one line: {msg}");
+    for e in expect {
+        assert!(msg.contains(e), "{msg:?} does not mention {e:?}");
+    }
+}
+
+#[test]
+fn the_valid_scenario_runs() {
+    let out = run_toml(VALID, None).unwrap();
+    assert_eq!(out.table("flows").u64s("bytes_received"), &[100_000]);
+    assert!(out.table("udp").u64s("received")[0] > 0);
+}
+
+#[test]
+fn unknown_key_names_its_path_and_the_allowed_keys() {
+    assert_error("mss = 1000", "msss = 1000", &["flow[0].tcp", "msss", "mss"]);
+    assert_error("seed = 3", "sed = 3", &["sed", "duration"]);
+}
+
+#[test]
+fn wrong_type() {
+    assert_error("initial_window = 2", "initial_window = \"two\"", &["flow[0].tcp.initial_window"]);
+    assert_error("bottleneck_delay = \"20ms\"", "bottleneck_delay = 20", &["topology.bottleneck_delay", "unit"]);
+}
+
+#[test]
+fn missing_field() {
+    assert_error("to = \"r0\"\nstart", "start", &["flow[0]", "to"]);
+    assert_error("bottleneck_rate = \"10Mbps\"\n", "", &["topology.bottleneck_rate", "missing"]);
+}
+
+#[test]
+fn impossible_values() {
+    assert_error("bottleneck_rate = \"10Mbps\"", "bottleneck_rate = \"0Mbps\"", &["topology.bottleneck_rate", "greater than 0"]);
+    assert_error("mss = 1000", "mss = 0", &["flow[0].tcp.mss"]);
+    assert_error("packets = 50", "packets = 0", &["topology.bottleneck_queue.packets", "at least 1"]);
+    assert_error("start = \"0s\"", "start = \"-1s\"", &["flow[0].start"]);
+    assert_error("initial_window = 2", "initial_window = 11", &["flow[0].tcp.initial_window", "1..=10"]);
+    assert_error("duration = \"2s\"", "duration = \"0s\"", &["duration"]);
+}
+
+#[test]
+fn unknown_algorithm_lists_the_known_ones() {
+    assert_error("cc = \"newreno\"", "cc = \"cubic\"", &["flow[0].tcp.cc", "cubic", "newreno", "vegas"]);
+    assert_error("kind = \"dumbbell\"", "kind = \"ring\"", &["topology.kind", "dumbbell", "lan", "custom"]);
+}
+
+#[test]
+fn unknown_or_unconnected_nodes() {
+    assert_error("to = \"r0\"\nstart", "to = \"r9\"\nstart", &["flow[0].to", "r9"]);
+    let island = r#"
+duration = "1s"
+[topology]
+kind = "custom"
+nodes = ["a", "b", "c"]
+[[topology.link]]
+a = "a"
+b = "b"
+rate = "1Mbps"
+delay = "1ms"
+[[flow]]
+from = "a"
+to = "c"
+app = { kind = "bulk" }
+"#;
+    let msg = error_of(island);
+    assert!(msg.starts_with("flow[0]: no path"), "{msg}");
+}
+
+#[test]
+fn keys_of_another_topology_kind_are_refused() {
+    assert_error("pairs = 1", "hosts = []", &["topology.hosts", "dumbbell"]);
+}
+
+#[test]
+fn toml_syntax_errors_give_line_and_column() {
+    let msg = error_of("duration = \"1s\"\n[topology\nkind = 1");
+    assert!(msg.starts_with("TOML syntax, line 2"), "{msg}");
+    assert!(!msg.contains('\n'));
+}
+
+const WEIRD_VALUES: &[&str] = &["-1", "0", "\"\"", "\"abc\"", "1e999", "true", "[]", "{}", "\"0s\"", "\"1ms\"", "3.5", "\"0bps\"", "18446744073709551615"];
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    /// Mangle one line (delete it, replace its value, duplicate it, or cut it short) and
+    /// check that the result is a run or a one-line error naming a key.
+    #[test]
+    fn mangled_scenarios_end_in_a_result_or_a_one_line_error(
+        line in 0usize..40,
+        action in 0u8..4,
+        value in 0usize..WEIRD_VALUES.len(),
+        cut in 0usize..40,
+    ) {
+        let mut lines: Vec<String> = VALID.lines().map(String::from).collect();
+        let i = line % lines.len();
+        match action {
+            0 => { lines.remove(i); }
+            1 => {
+                if let Some((k, _)) = lines[i].split_once('=') {
+                    lines[i] = format!("{k}= {}", WEIRD_VALUES[value]);
+                }
+            }
+            2 => { let l = lines[i].clone(); lines.insert(i, l); }
+            _ => { let l = &lines[i]; lines[i] = l.chars().take(cut % (l.len() + 1)).collect(); }
+        }
+        let text = lines.join("\n");
+        match run_toml(&text, None) {
+            Ok(out) => prop_assert!(out.sim_end_ns > 0),
+            Err(e) => {
+                let msg = e.to_string();
+                prop_assert!(!msg.contains('\n'), "not one line: {}", msg);
+                prop_assert!(msg.contains(": "), "no key path: {}", msg);
+            }
+        }
+    }
+}

@@ -1,0 +1,13 @@
+"""rampup: a fast deterministic packet-level TCP simulator.
+
+>>> import rampup
+>>> res = rampup.run("scenarios/demo.toml", seed=1, out="results/demo")
+>>> res.flows            # pandas DataFrames: flows, timeseries, queues, links
+>>> res.manifest["content_hash"]
+"""
+
+from ._engine import ScenarioError, __version__
+from .api import check, run
+from .results import OutputError, Result
+
+__all__ = ["OutputError", "Result", "ScenarioError", "__version__", "check", "run"]

@@ -1,0 +1,5 @@
+"""`python -m rampup` is the `rampup` command."""
+
+from .cli import main
+
+main()

@@ -1,0 +1,287 @@
+"""The `rampup` command line.
+
+    rampup run FILE [--seed N] [--out DIR] [--csv] [--plot/--no-plot]
+    rampup check FILE
+
+Errors in the input (an invalid scenario, a missing or unreadable file, a bad
+``--out``) print one line, ``rampup: error: <message>``, to stderr and exit with
+status 2; other failures (e.g. the disk is full) print one line and exit with 1.
+A subcommand is a function decorated with ``@main.command()``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+import tomllib
+from collections.abc import Callable
+from pathlib import Path
+from typing import NoReturn, TypeVar
+
+import click
+from rich import box
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    Progress,
+    ProgressColumn,
+    SpinnerColumn,
+    TaskProgressColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+from rich.text import Text
+
+from . import __version__, _engine
+from .results import OutputError, Result, build, check_target, safe_name
+
+T = TypeVar("T")
+
+EXIT_FAILURE = 1
+EXIT_BAD_INPUT = 2
+#: Runs shorter than this show no progress indicator.
+PROGRESS_AFTER_S = 1.0
+#: Flows listed in the summary before it says "... and N more".
+SUMMARY_ROWS = 20
+
+
+class CliError(Exception):
+    """A failure to report as one line (no traceback) with an exit status."""
+
+    def __init__(self, message: str, code: int = EXIT_BAD_INPUT) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def _one_line(message: object) -> str:
+    return " ".join(part.strip() for part in str(message).splitlines() if part.strip())
+
+
+def _fail(message: object, code: int) -> NoReturn:
+    click.echo(f"rampup: error: {_one_line(message)}", err=True)
+    sys.exit(code)
+
+
+class _Group(click.Group):
+    """Turns `CliError` from any subcommand into one line on stderr and an exit status."""
+
+    def invoke(self, ctx: click.Context):  # type: ignore[no-untyped-def]
+        try:
+            return super().invoke(ctx)
+        except CliError as e:
+            _fail(e, e.code)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "-V", "--version", prog_name="rampup")
+def main() -> None:
+    """rampup: a fast deterministic packet-level TCP simulator."""
+
+
+# --- helpers -----------------------------------------------------------------
+
+
+def _read_scenario(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise CliError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise CliError(f"{path}: is a folder, not a scenario file") from None
+    except PermissionError:
+        raise CliError(f"{path}: permission denied") from None
+    except UnicodeDecodeError as e:
+        raise CliError(f"{path}: not UTF-8 text (byte {e.start})") from None
+    except OSError as e:
+        raise CliError(f"{path}: {e.strerror or e}") from None
+
+
+def _check_scenario(path: Path, text: str) -> None:
+    try:
+        _engine.check(text)
+    except _engine.ScenarioError as e:
+        raise CliError(f"{path}: {e}") from None
+
+
+def _scenario_name(path: Path, text: str) -> str:
+    try:
+        name = tomllib.loads(text).get("name")
+    except tomllib.TOMLDecodeError:  # the engine accepted it, so this is unexpected
+        name = None
+    return name if isinstance(name, str) and name.strip() else path.stem
+
+
+def _in_thread_with_progress(
+    work: Callable[[], T],
+    console: Console,
+    label: str,
+    fraction: Callable[[], float] | None = None,
+) -> T:
+    """Runs ``work`` in a thread (the engine releases the GIL) while this thread shows
+    progress -- a bar if ``fraction`` reports the fraction done, else a spinner --
+    with the elapsed time, once the work has taken longer than `PROGRESS_AFTER_S`."""
+    box: dict[str, object] = {}
+
+    def target() -> None:
+        try:
+            box["value"] = work()
+        except BaseException as e:  # noqa: BLE001 -- re-raised in the calling thread
+            box["error"] = e
+
+    thread = threading.Thread(target=target, name="rampup-run", daemon=True)
+    thread.start()
+    try:
+        thread.join(PROGRESS_AFTER_S)
+        if thread.is_alive():
+            columns: list[ProgressColumn] = [SpinnerColumn(), TextColumn("{task.description}", markup=False)]
+            if fraction is not None:
+                columns += [BarColumn(), TaskProgressColumn(), TimeRemainingColumn()]
+            columns.append(TimeElapsedColumn())
+            with Progress(*columns, console=console, transient=True) as bar:
+                task = bar.add_task(label, total=1.0 if fraction is not None else None)
+                while thread.is_alive():
+                    if fraction is not None:
+                        done = fraction()
+                        bar.update(task, completed=done, description=label if done < 1.0 else "writing results")
+                    thread.join(0.1)
+    except KeyboardInterrupt:
+        # The engine cannot be interrupted mid-run; leave without waiting for it.
+        click.echo("rampup: interrupted", err=True)
+        sys.stderr.flush()
+        sys.stdout.flush()
+        os._exit(130)
+    if "error" in box:
+        raise box["error"]  # type: ignore[misc]
+    return box["value"]  # type: ignore[return-value]
+
+
+#: Flow columns in the summary, with their headings, when the engine has them;
+#: the flows table in the results folder has them all.
+SUMMARY_COLUMNS = {
+    "flow": "flow",
+    "from": "from",
+    "to": "to",
+    "cc": "cc",
+    "bytes_acked": "bytes\nacked",
+    "goodput_bps": "goodput\nMb/s",
+    "retransmits": "retrans-\nmits",
+    "fast_retransmits": "fast\nretx",
+    "timeouts": "time-\nouts",
+    "drops": "drops",
+}
+
+
+def _cell(value: object, column: str) -> Text:
+    if column.endswith("_bps"):
+        return Text(f"{float(value) / 1e6:.3f}")  # type: ignore[arg-type]
+    if isinstance(value, bool):
+        text = str(value).lower()
+    elif isinstance(value, int) or (hasattr(value, "dtype") and getattr(value.dtype, "kind", "") in "iu"):
+        text = f"{int(value):,}"  # type: ignore[call-overload]
+    elif isinstance(value, float) or (hasattr(value, "dtype") and getattr(value.dtype, "kind", "") == "f"):
+        text = f"{float(value):.4g}"  # type: ignore[arg-type]
+    else:
+        text = str(value)
+    return Text(text)
+
+
+def _headline(result: Result) -> Text:
+    m = result.manifest
+    return Text(
+        f"{m['name'] or 'scenario'}: seed {m['seed']}, {m['events']:,} events, "
+        f"{m['sim_end_s']:g} s simulated in {m['wall_time_s']:.2f} s"
+    )
+
+
+def _summary(result: Result) -> Table:
+    flows = result.flows
+    columns = [c for c in SUMMARY_COLUMNS if c in flows.columns] or list(flows.columns)
+    rows = [
+        [_cell(v, c) for v, c in zip(row, columns, strict=True)]
+        for row in flows[columns].head(SUMMARY_ROWS).itertuples(index=False)
+    ]
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, collapse_padding=True)
+    for i, col in enumerate(columns):
+        heading = SUMMARY_COLUMNS.get(col, str(col))
+        width = max([len(line) for line in heading.splitlines()] + [len(row[i]) for row in rows])
+        numeric = flows[col].dtype.kind in "iuf"
+        table.add_column(heading, justify="right" if numeric else "left", no_wrap=True, min_width=width)
+    for row in rows:
+        table.add_row(*row)
+    if len(flows) > SUMMARY_ROWS:
+        table.caption = f"... and {len(flows) - SUMMARY_ROWS} more flows (see the flows table)"
+    elif flows.empty:
+        table.caption = "no flows"
+    return table
+
+
+# --- commands ----------------------------------------------------------------
+
+
+@main.command()
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("--seed", type=click.IntRange(0, 2**64 - 1), help="Seed (overrides the scenario's `seed`).")
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path),
+    help="Results folder (default: results/<scenario name>/); an earlier results folder there is replaced.",
+)
+@click.option("--csv", "csv_", is_flag=True, help="Write tables as CSV instead of Parquet.")
+@click.option("--plot/--no-plot", default=False, show_default=True, help="Also write cwnd.png and seq.png.")
+def run(file: Path, seed: int | None, out: Path | None, csv_: bool, plot: bool) -> None:
+    """Run the scenario FILE and write its results folder."""
+    text = _read_scenario(file)
+    _check_scenario(file, text)
+    name = _scenario_name(file, text)
+    out = out if out is not None else Path("results") / safe_name(name)
+    try:
+        check_target(out)
+    except OutputError as e:
+        raise CliError(f"--out {e}") from None
+
+    def work() -> Result:
+        start = time.perf_counter()
+        raw = _engine.run(text, seed, progress)
+        result = build(raw, text, time.perf_counter() - start, fmt="csv" if csv_ else "parquet")
+        extra = {}
+        if plot:
+            from .plots import render_plots  # matplotlib is slow to import; only when asked
+
+            extra = render_plots(result.timeseries, name)
+        result.write(out, extra_files=extra)
+        return result
+
+    progress = _engine.Progress()
+    err = Console(stderr=True)
+    try:
+        result = _in_thread_with_progress(work, err, f"running {name}", lambda: progress.fraction)
+    except _engine.ScenarioError as e:
+        raise CliError(f"{file}: {e}") from None
+    except OutputError as e:
+        raise CliError(f"--out {e}") from None
+    except OSError as e:
+        raise CliError(f"writing {out}: {e.strerror or e}", EXIT_FAILURE) from None
+    except RuntimeError as e:  # an engine panic, reported by the extension
+        raise CliError(str(e), EXIT_FAILURE) from None
+
+    console = Console()
+    console.print(_headline(result))
+    console.print(_summary(result))
+    console.print(Text(f"results: {out}{os.sep}"))
+
+
+@main.command()
+@click.argument("file", type=click.Path(path_type=Path))
+def check(file: Path) -> None:
+    """Validate the scenario FILE without running it."""
+    text = _read_scenario(file)
+    _check_scenario(file, text)
+    click.echo(f"{file}: ok")
+
+
+if __name__ == "__main__":
+    main()

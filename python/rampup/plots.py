@@ -1,0 +1,102 @@
+"""Plots of a run's timeseries (matplotlib, Agg backend: no display needed)."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt
+import pandas as pd
+from matplotlib.figure import Figure
+
+__all__ = ["plot_cwnd", "plot_seq", "render_plots", "write_plots"]
+
+# The timeseries records a row whenever a value changes, so values hold until the
+# next row: draw steps, not lines.
+_STEP: dict[str, Any] = {"drawstyle": "steps-post", "linewidth": 1.0}
+
+
+def _time_s(ts: pd.DataFrame) -> pd.Series:
+    """Time in seconds, from whichever time column the engine wrote."""
+    for col, scale in (
+        ("t_ns", 1e-9),
+        ("time_ns", 1e-9),
+        ("t_us", 1e-6),
+        ("t_s", 1.0),
+        ("time_s", 1.0),
+        ("time", 1.0),
+        ("t", 1.0),
+    ):
+        if col in ts.columns:
+            return ts[col].astype("float64") * scale
+    raise KeyError(f"timeseries has no time column (columns: {', '.join(ts.columns)})")
+
+
+def _column(ts: pd.DataFrame, *names: str) -> str:
+    for name in names:
+        if name in ts.columns:
+            return name
+    raise KeyError(f"timeseries has none of {', '.join(names)} (columns: {', '.join(ts.columns)})")
+
+
+def _per_flow(ts: pd.DataFrame, value: str, ylabel: str, title: str, scale: float = 1.0) -> Figure:
+    fig, ax = plt.subplots(figsize=(9, 4.5), layout="constrained")
+    if ts.empty:
+        ax.text(
+            0.5, 0.5, "no timeseries (is [trace] timeseries = true?)", ha="center", va="center", transform=ax.transAxes
+        )
+    else:
+        t = _time_s(ts)
+        flows = ts["flow"] if "flow" in ts.columns else pd.Series(0, index=ts.index)
+        for flow in sorted(flows.unique()):
+            rows = flows == flow
+            ax.plot(t[rows], ts.loc[rows, value].astype("float64") * scale, label=f"flow {flow}", **_STEP)
+        if flows.nunique() <= 12:
+            ax.legend(loc="best", fontsize="small")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(True, alpha=0.3)
+    return fig
+
+
+def plot_cwnd(ts: pd.DataFrame, title: str = "") -> Figure:
+    """Congestion window over time, one line per flow."""
+    col = _column(ts, "cwnd_bytes", "cwnd", "cwnd_segments") if not ts.empty else ""
+    unit = "segments" if col.endswith("segments") else "bytes"
+    return _per_flow(ts, col, f"cwnd ({unit})", f"{title} congestion window".strip())
+
+
+def plot_seq(ts: pd.DataFrame, title: str = "") -> Figure:
+    """snd_nxt over time (a sequence plot), one line per flow, in MB sent."""
+    col = _column(ts, "snd_nxt", "snd_nxt_bytes") if not ts.empty else ""
+    return _per_flow(ts, col, "snd_nxt (MB)", f"{title} sequence (snd_nxt)".strip(), scale=1e-6)
+
+
+def render_plots(ts: pd.DataFrame, title: str = "") -> dict[str, bytes]:
+    """PNG bytes of ``cwnd.png`` and ``seq.png``, to go into a results folder."""
+    images = {}
+    for name, plot in (("cwnd.png", plot_cwnd), ("seq.png", plot_seq)):
+        fig = plot(ts, title)
+        buf = io.BytesIO()
+        # No date in the PNG metadata: identical runs give identical images.
+        fig.savefig(buf, format="png", dpi=120, metadata={"Software": None})
+        plt.close(fig)
+        images[name] = buf.getvalue()
+    return images
+
+
+def write_plots(ts: pd.DataFrame, folder: str | Path, title: str = "") -> list[Path]:
+    """Writes cwnd.png and seq.png into ``folder``; returns their paths."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for name, data in render_plots(ts, title).items():
+        (folder / name).write_bytes(data)
+        paths.append(folder / name)
+    return paths

@@ -1,0 +1,125 @@
+"""The `rampup` command line: exit codes, one-line errors, results and plots."""
+
+from __future__ import annotations
+
+import io
+import json
+import time
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from rampup import cli
+
+
+def _assert_one_line_error(proc, *needles: str) -> None:  # type: ignore[no-untyped-def]
+    assert proc.returncode == 2, (proc.returncode, proc.stderr)
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("rampup: error: "), lines[0]
+    for needle in needles:
+        assert needle in lines[0], lines[0]
+    assert proc.stdout == ""
+
+
+@pytest.mark.parametrize("command", ["run", "check"])
+def test_unknown_key(run_cli, command: str, demo_text: str, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text("bogus_key = 3\n" + demo_text)
+    _assert_one_line_error(run_cli(command, bad, cwd=tmp_path), "bad.toml", "bogus_key")
+    assert not (tmp_path / "results").exists()
+
+
+@pytest.mark.parametrize("command", ["run", "check"])
+def test_missing_file(run_cli, command: str, tmp_path: Path) -> None:
+    _assert_one_line_error(run_cli(command, tmp_path / "nope.toml"), "nope.toml")
+
+
+@pytest.mark.parametrize("text", ['name = "x"\n[topology\n', "name = = 1\n", 'name = "unterminated\n'])
+def test_bad_toml(run_cli, text: str, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text(text)
+    _assert_one_line_error(run_cli("run", bad, cwd=tmp_path), "bad.toml")
+
+
+def test_folder_and_non_utf8(run_cli, tmp_path: Path) -> None:
+    _assert_one_line_error(run_cli("run", tmp_path), str(tmp_path))
+    binary = tmp_path / "bin.toml"
+    binary.write_bytes(b'name = "\xff\xfe"\n')
+    _assert_one_line_error(run_cli("run", binary), "bin.toml")
+
+
+def test_out_is_not_a_results_folder(run_cli, demo_path: Path, tmp_path: Path) -> None:
+    (tmp_path / "keep.txt").write_text("mine")
+    _assert_one_line_error(run_cli("run", demo_path, "--out", tmp_path), "--out")
+    assert (tmp_path / "keep.txt").read_text() == "mine"
+
+
+def test_check_ok(run_cli, demo_path: Path) -> None:
+    proc = run_cli("check", demo_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().endswith("ok")
+
+
+def test_run_writes_results(run_cli, demo_path: Path, tmp_path: Path) -> None:
+    proc = run_cli("run", demo_path, "--seed", "4", "--plot", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    out = tmp_path / "results" / "demo"  # default: results/<scenario name>/
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["seed"] == 4
+    for name in ("flows.parquet", "timeseries.parquet", "queues.parquet", "links.parquet"):
+        assert (out / name).is_file(), name
+    assert list(out.glob("*.pcap"))
+    for name in ("cwnd.png", "seq.png"):
+        assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", name
+    # The summary names the flow's endpoints, and the run left no temp folder behind.
+    assert "s0" in proc.stdout and "r0" in proc.stdout and "results" in proc.stdout
+    assert max(len(line) for line in proc.stdout.splitlines()) <= 100  # one screen wide
+    assert [p.name for p in (tmp_path / "results").iterdir()] == ["demo"]
+    assert "Traceback" not in proc.stderr
+
+
+def test_run_csv_out_and_rerun(run_cli, demo_path: Path, tmp_path: Path) -> None:
+    out = tmp_path / "mine"
+    first = run_cli("run", demo_path, "--out", out, "--csv")
+    assert first.returncode == 0, first.stderr
+    assert (out / "flows.csv").is_file() and not (out / "cwnd.png").exists()
+    hash1 = json.loads((out / "manifest.json").read_text())["content_hash"]
+    second = run_cli("run", demo_path, "--out", out, "--csv")
+    assert second.returncode == 0, second.stderr
+    assert json.loads((out / "manifest.json").read_text())["content_hash"] == hash1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine"]
+
+
+def test_progress_indicator_for_slow_work(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cli, "PROGRESS_AFTER_S", 0.05)
+    buf = io.StringIO()
+    console = Console(file=buf, force_terminal=True, width=80)
+    assert cli._in_thread_with_progress(lambda: time.sleep(0.4) or 42, console, "running demo") == 42
+    assert "running demo" in buf.getvalue()
+    # With a fraction to report: a bar.
+    fraction = iter([0.0, 0.5, 1.0] + [1.0] * 100)
+    buf3 = io.StringIO()
+    console3 = Console(file=buf3, force_terminal=True, width=100)
+    assert (
+        cli._in_thread_with_progress(lambda: time.sleep(0.4) or 1, console3, "running demo", lambda: next(fraction))
+        == 1
+    )
+    assert "%" in buf3.getvalue()
+    buf2 = io.StringIO()
+    quiet = Console(file=buf2, force_terminal=True, width=80)
+    monkeypatch.setattr(cli, "PROGRESS_AFTER_S", 5.0)
+    assert cli._in_thread_with_progress(lambda: 7, quiet, "running demo") == 7
+    assert buf2.getvalue() == ""  # fast work: no spinner
+
+
+def test_errors_in_the_worker_reach_the_caller() -> None:
+    console = Console(file=io.StringIO())
+
+    def boom() -> None:
+        raise KeyError("x")
+
+    with pytest.raises(KeyError):
+        cli._in_thread_with_progress(boom, console, "x")

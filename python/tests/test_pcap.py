@@ -1,0 +1,62 @@
+"""The pcap files read back: by a minimal parser here, and by tshark when installed."""
+
+from __future__ import annotations
+
+import shutil
+import struct
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import rampup
+
+
+def _records(data: bytes) -> list[tuple[int, int]]:
+    """(captured length, original length) of each record of a little-endian pcap."""
+    magic = data[:4]
+    assert magic in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1"), magic.hex()  # usec or nsec, little-endian
+    out, offset = [], 24
+    while offset < len(data):
+        _sec, _frac, incl, orig = struct.unpack_from("<IIII", data, offset)
+        assert incl <= orig
+        offset += 16 + incl
+        out.append((incl, orig))
+    assert offset == len(data), "truncated last record"
+    return out
+
+
+@pytest.fixture(scope="module")
+def demo_out(tmp_path_factory: pytest.TempPathFactory, demo_path: Path) -> tuple[rampup.Result, Path]:
+    out = tmp_path_factory.mktemp("pcap") / "demo"
+    return rampup.run(demo_path, out=out), out
+
+
+def test_pcaps_parse(demo_out: tuple[rampup.Result, Path]) -> None:
+    result, _ = demo_out
+    assert result.pcaps
+    for link, data in result.pcaps.items():
+        records = _records(data)
+        assert records, link
+        assert all(incl >= 40 for incl, _ in records), link  # at least the IP and TCP headers
+
+
+@pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark is not installed")
+def test_tshark_reads_every_packet_as_tcp(demo_out: tuple[rampup.Result, Path]) -> None:
+    result, out = demo_out
+    payload_bytes = 0
+    for link, data in result.pcaps.items():
+        proc = subprocess.run(
+            ["tshark", "-n", "-r", str(out / f"{link}.pcap"), "-T", "fields", "-e", "ip.proto", "-e", "tcp.len"],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=120,
+        )
+        assert proc.returncode == 0, proc.stderr
+        assert "damaged" not in proc.stderr and "corrupt" not in proc.stderr, proc.stderr
+        rows = [line.split("\t") for line in proc.stdout.splitlines()]
+        assert len(rows) == len(_records(data)), link
+        assert all(proto == "6" for proto, _ in rows), link  # every packet is TCP
+        payload_bytes += sum(int(length) for _, length in rows if length)
+    assert payload_bytes > 0  # the data direction was captured (the other carries ACKs)

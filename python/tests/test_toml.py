@@ -1,0 +1,56 @@
+"""The dict -> TOML emitter used for scenarios given as dicts."""
+
+from __future__ import annotations
+
+import math
+import tomllib
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from rampup._toml import dumps
+
+
+def test_demo_round_trips(demo_text: str) -> None:
+    doc = tomllib.loads(demo_text)
+    assert tomllib.loads(dumps(doc)) == doc
+
+
+def test_layout_matches_hand_written_scenarios() -> None:
+    text = dumps({"name": "x", "flow": [{"from": "s0", "tcp": {"cc": "vegas"}}], "trace": {"pcap": ["left-right"]}})
+    assert text == 'name = "x"\n\n[[flow]]\nfrom = "s0"\n\n[flow.tcp]\ncc = "vegas"\n\n[trace]\npcap = ["left-right"]\n'
+
+
+def test_rejects_what_toml_cannot_hold() -> None:
+    with pytest.raises(TypeError):
+        dumps({"a": None})
+    with pytest.raises(TypeError):
+        dumps({"a": object()})
+    with pytest.raises(TypeError):
+        dumps(["not", "a", "dict"])  # type: ignore[arg-type]
+
+
+keys = st.text(min_size=1, max_size=8)
+scalars = st.one_of(
+    st.booleans(),
+    st.integers(min_value=-(2**63), max_value=2**63 - 1),
+    st.floats(allow_nan=False),
+    st.text(max_size=12),
+)
+values = st.recursive(
+    scalars,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(keys, inner, max_size=4)),
+    max_leaves=12,
+)
+
+
+@given(st.dictionaries(keys, values, max_size=6))
+def test_round_trip(doc: dict) -> None:
+    assert tomllib.loads(dumps(doc)) == doc
+
+
+def test_special_floats() -> None:
+    out = tomllib.loads(dumps({"a": math.inf, "b": -math.inf, "c": 1e-300, "d": 2.0}))
+    assert out["a"] == math.inf and out["b"] == -math.inf and out["c"] == 1e-300 and out["d"] == 2.0
+    assert math.isnan(tomllib.loads(dumps({"n": math.nan}))["n"])

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Set up and run every test: the Rust crates (unit, scenario and property tests) and the
+# Python package (API, CLI, results, pcap read back by tshark, ns-2 cross-check).
+# Works on a fresh machine with Python 3.11, pip and Rust; installs the rest itself.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# tshark reads our pcap files back in a test; ns-2 is the reference simulator.
+need=()
+command -v tshark >/dev/null || need+=(tshark)
+command -v ns >/dev/null || need+=(ns2)
+if [ ${#need[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ]; then
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq "${need[@]}" >/dev/null
+  else
+    echo "note: ${need[*]} missing and not root; the tests that need them are skipped" >&2
+  fi
+fi
+
+python3 -m pip install -q --upgrade pip >/dev/null
+python3 -m pip install -q -e '.[test]'
+
+cargo test --release --workspace --exclude rampup-py
+python3 -m pytest -q python/tests
