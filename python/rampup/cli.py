@@ -283,5 +283,97 @@ def check(file: Path) -> None:
     click.echo(f"{file}: ok")
 
 
+def _int_list(value: str) -> list[int]:
+    try:
+        ns = [int(v) for v in value.split(",") if v.strip()]
+    except ValueError:
+        raise CliError(f"--flows: {value!r} is not a comma-separated list of whole numbers") from None
+    if not ns or any(n < 1 for n in ns):
+        raise CliError(f"--flows: {value!r}: each N must be at least 1")
+    return ns
+
+
+@main.command()
+@click.option("--flows", default="1,10,100,1000,10000", show_default=True, help="Comma-separated flow counts N.")
+@click.option("--large", is_flag=True, help="Also N = 100,000.")
+@click.option("--repeat", type=click.IntRange(1, 50), default=3, show_default=True, help="Runs per N (medians).")
+@click.option("--duration", type=click.FloatRange(0.001, 3600), default=60.0, show_default=True, help="Simulated seconds.")
+@click.option("--ns2/--no-ns2", default=True, show_default=True, help="Also time ns-2 when `ns` is on the PATH.")
+def bench(flows: str, large: bool, repeat: int, duration: float, ns2: bool) -> None:
+    """Time the benchmark dumbbell: data packets delivered per wall second and peak memory."""
+    from .bench import ns2_available, run_bench
+
+    ns = _int_list(flows) + ([100_000] if large else [])
+    with_ns2 = ns2 and ns2_available()
+    console = Console()
+    if ns2 and not with_ns2:
+        console.print("ns-2 (`ns`) not found: timing rampup only")
+    table = Table(box=box.SIMPLE_HEAD)
+    cols = ["N", "packets", "rampup Mpkt/s", "MB"]
+    if with_ns2:
+        cols += ["ns-2 Mpkt/s", "MB", "ratio", "same work"]
+    for c in cols:
+        table.add_column(c, justify="right")
+
+    def report(row: dict) -> None:
+        cells = [str(row["flows"]), str(row["packets"]), f"{row['rampup_pkts_per_s'] / 1e6:.3f}",
+                 f"{row['rampup_peak_mb']:.0f}"]
+        if with_ns2:
+            if "ns2_packets" in row:
+                cells += [f"{row['ns2_pkts_per_s'] / 1e6:.3f}", f"{row['ns2_peak_mb']:.0f}", f"{row['speedup']:.1f}x",
+                          "yes" if row["same_work"] else f"NO ({row['ns2_packets']})"]
+            else:
+                cells += ["-"] * 4
+        table.add_row(*cells)
+        console.print(f"N = {row['flows']:,}: {row['rampup_pkts_per_s'] / 1e6:.2f} M pkt/s")
+
+    try:
+        for n in ns:
+            # ns-2 needs minutes and gigabytes beyond 1,000 flows; it is timed up to there.
+            run_bench([n], repeat, duration, with_ns2 and n <= 1000, report)
+    except RuntimeError as e:
+        raise CliError(str(e), EXIT_FAILURE) from None
+    console.print(table)
+    console.print(f"medians of {repeat} run(s) per N; {duration:g} simulated seconds; whole processes, set-up included")
+
+
+@main.command()
+@click.argument("paper")
+@click.option("--out", type=click.Path(path_type=Path), help="Report folder (default: results/reproduce/PAPER/).")
+@click.option("--cache", type=click.Path(path_type=Path), default=Path("results/cache"), show_default=True,
+              help="Cache of finished runs, keyed by engine build, scenario and seed.")
+@click.option("--seeds", type=click.IntRange(1, 1000), help="Seeds per point (default: the paper's).")
+@click.option("--workers", type=click.IntRange(1, 512), help="Parallel runs (default: one per core).")
+@click.option("--backend", type=click.Choice(["threads", "dask"]), default="threads", show_default=True)
+@click.option("--quick", is_flag=True, help="Fewer points and seeds: a smoke test of the pipeline.")
+def reproduce(paper: str, out: Path | None, cache: Path, seeds: int | None, workers: int | None, backend: str,
+              quick: bool) -> None:
+    """Re-run every experiment of PAPER and write a report with figures and claim verdicts."""
+    from .experiments import PAPERS, Context, load
+
+    if paper not in PAPERS:
+        raise CliError(f"paper: {paper!r} is not one of {', '.join(sorted(PAPERS))}")
+    module = load(paper)
+    out = out if out is not None else Path("results") / "reproduce" / paper
+    console = Console(stderr=True)
+    start = time.perf_counter()
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(),
+                  TimeElapsedColumn(), TimeRemainingColumn(), console=console, transient=True) as bar:
+        task = bar.add_task(f"reproducing {paper}", total=None)
+
+        def progress(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        ctx = Context(out=out, cache=cache, seeds=seeds, workers=workers, backend=backend, quick=quick,
+                      progress=progress)
+        try:
+            md, page = module.reproduce(ctx)
+        except _engine.ScenarioError as e:
+            raise CliError(f"internal scenario error: {e}", EXIT_FAILURE) from None
+        except OSError as e:
+            raise CliError(f"writing {out}: {e.strerror or e}", EXIT_FAILURE) from None
+    click.echo(f"report: {page} ({md.name}); {ctx.runs} runs ({ctx.cached} cached) in {time.perf_counter() - start:.1f} s")
+
+
 if __name__ == "__main__":
     main()

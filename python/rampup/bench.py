@@ -1,0 +1,178 @@
+"""`rampup bench`: the benchmark dumbbell, timed as whole processes, beside ns-2.
+
+N long-lived NewReno bulk flows, each sender and receiver on its own 1 Gb/s, 1 ms access
+link; bottleneck 100 Mb/s, 10 ms one-way, drop-tail 1,000 packets; 1000-byte segments plus
+40 bytes of header; ACK every segment; 60 simulated seconds; no tracing. Flow i starts at
+i/N seconds (ns-2's script draws the starts uniformly over the same second).
+
+Each measurement is a fresh process, so the figure includes set-up, and its peak
+resident memory is that process's own (VmHWM). The rampup process is a bare Python
+that loads only the compiled engine; ns-2 runs ``validation/ns2/bench.tcl``. Runs of the
+two alternate, and the medians are reported.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import _engine
+
+__all__ = ["Measurement", "bench_scenario", "measure_ns2", "measure_rampup"]
+
+NS2_SCRIPT = Path(__file__).resolve().parents[2] / "validation" / "ns2" / "bench.tcl"
+
+
+def bench_scenario(flows: int, duration_s: float = 60.0) -> str:
+    lines = [
+        f'name = "bench-{flows}"',
+        f'duration = "{duration_s}s"',
+        "[topology]",
+        'kind = "dumbbell"',
+        f"pairs = {flows}",
+        'access_rate = "1Gbps"',
+        'access_delay = "1ms"',
+        'bottleneck_rate = "100Mbps"',
+        'bottleneck_delay = "10ms"',
+        "bottleneck_queue = { packets = 1000 }",
+        "[tcp]",
+        "handshake = false",
+        "[trace]",
+        "timeseries = false",
+        "queues = false",
+    ]
+    for i in range(flows):
+        lines += ["[[flow]]", f'from = "s{i}"', f'to = "r{i}"', f'start = "{i / flows:.9f}s"', 'app = { kind = "bulk" }']
+    return "\n".join(lines) + "\n"
+
+
+@dataclass
+class Measurement:
+    packets: int
+    wall_s: float
+    peak_rss_mb: float
+
+    @property
+    def packets_per_s(self) -> float:
+        return self.packets / self.wall_s
+
+
+# The child: load the engine's shared library by path (not the package, whose imports of
+# pandas and pyarrow would be timed too), run, print the delivered data packets.
+_CHILD = """
+import importlib.machinery, importlib.util, json, sys
+loader = importlib.machinery.ExtensionFileLoader("rampup._engine", sys.argv[1])
+spec = importlib.util.spec_from_file_location("rampup._engine", sys.argv[1], loader=loader)
+engine = importlib.util.module_from_spec(spec)
+loader.exec_module(engine)
+out = engine.run(open(sys.argv[2]).read(), None)
+received = out["tables"]["flows"]["bytes_received"]
+print(json.dumps({"packets": int(sum(int(b) // 1000 for b in received))}))
+"""
+
+
+def _peak_rss_mb(pid: int) -> float | None:
+    """VmHWM of a running process: the peak of its own address space since exec."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024.0
+    except OSError:
+        pass
+    return None
+
+
+def _timed(cmd: list[str]) -> tuple[str, float, float]:
+    """Run `cmd`; its stdout, wall seconds and peak resident MB.
+
+    The peak is VmHWM, read every few milliseconds while the process runs: the
+    rusage that wait4 reports would include the pages of this (large) parent, which the
+    kernel folds into the child's maximum at exec.
+    """
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        actions = [(os.POSIX_SPAWN_DUP2, out.fileno(), 1), (os.POSIX_SPAWN_DUP2, err.fileno(), 2)]
+        start = time.perf_counter()
+        pid = os.posix_spawnp(cmd[0], cmd, os.environ, file_actions=actions)
+        peak = 0.0
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                break
+            peak = max(peak, _peak_rss_mb(pid) or 0.0)
+            time.sleep(0.005)
+        wall = time.perf_counter() - start
+        out.seek(0)
+        err.seek(0)
+        code = os.waitstatus_to_exitcode(status)
+        if code != 0:
+            raise RuntimeError(f"{Path(cmd[0]).name} failed ({code}): {err.read().decode().strip()[-300:]}")
+        return out.read().decode(), wall, peak
+
+
+def measure_rampup(scenario_path: Path) -> Measurement:
+    out, wall, rss = _timed([sys.executable, "-c", _CHILD, _engine.__file__, str(scenario_path)])
+    return Measurement(json.loads(out)["packets"], wall, rss)
+
+
+def measure_ns2(flows: int, duration_s: float) -> Measurement:
+    out, wall, rss = _timed(["ns", str(NS2_SCRIPT), f"n={flows}", f"duration={duration_s:g}"])
+    m = re.search(r"delivered_pkts=(\d+)", out)
+    if not m:
+        raise RuntimeError(f"ns-2 printed no delivered_pkts: {out.strip()[-200:]}")
+    return Measurement(int(m.group(1)), wall, rss)
+
+
+def ns2_available() -> bool:
+    return shutil.which("ns") is not None and NS2_SCRIPT.exists()
+
+
+def run_bench(flows: list[int], repeat: int, duration_s: float, with_ns2: bool, report) -> list[dict]:
+    """Measure each N `repeat` times (alternating rampup and ns-2); `report(row)` per N."""
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="rampup-bench-") as tmp:
+        for n in flows:
+            path = Path(tmp) / f"bench-{n}.toml"
+            path.write_text(bench_scenario(n, duration_s))
+            ours: list[Measurement] = []
+            theirs: list[Measurement] = []
+            for _ in range(repeat):
+                ours.append(measure_rampup(path))
+                if with_ns2:
+                    theirs.append(measure_ns2(n, duration_s))
+            row = _summarise(n, ours, theirs)
+            report(row)
+            rows.append(row)
+    return rows
+
+
+def _summarise(n: int, ours: list[Measurement], theirs: list[Measurement]) -> dict:
+    def med(ms: list[Measurement], f) -> float:
+        return statistics.median(f(m) for m in ms) if ms else float("nan")
+
+    row = {
+        "flows": n,
+        "packets": int(med(ours, lambda m: m.packets)),
+        "rampup_pkts_per_s": med(ours, lambda m: m.packets_per_s),
+        "rampup_wall_s": med(ours, lambda m: m.wall_s),
+        "rampup_peak_mb": med(ours, lambda m: m.peak_rss_mb),
+        "runs": len(ours),
+    }
+    if theirs:
+        row |= {
+            "ns2_packets": int(med(theirs, lambda m: m.packets)),
+            "ns2_pkts_per_s": med(theirs, lambda m: m.packets_per_s),
+            "ns2_wall_s": med(theirs, lambda m: m.wall_s),
+            "ns2_peak_mb": med(theirs, lambda m: m.peak_rss_mb),
+        }
+        row["speedup"] = row["rampup_pkts_per_s"] / row["ns2_pkts_per_s"]
+        row["same_work"] = abs(row["packets"] - row["ns2_packets"]) <= 0.05 * row["ns2_packets"]
+    return row

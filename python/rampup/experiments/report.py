@@ -1,0 +1,157 @@
+"""A reproduction report: text, tables, figures and a verdict per claim, written both as
+Markdown (`report.md`) and HTML (`report.html`) from one structure."""
+
+from __future__ import annotations
+
+import html
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+from matplotlib.figure import Figure
+
+__all__ = ["VERDICTS", "Claim", "Report"]
+
+VERDICTS = ("holds", "partly", "does not hold")
+
+
+@dataclass
+class Claim:
+    """One claim of a paper, our measurement beside it, and the verdict."""
+
+    id: str
+    text: str
+    paper: str
+    ours: str
+    verdict: str
+    reason: str
+
+    def __post_init__(self) -> None:
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"verdict {self.verdict!r} is not one of {VERDICTS}")
+
+
+@dataclass
+class Report:
+    title: str
+    folder: Path
+    blocks: list[tuple[str, object]] = field(default_factory=list)
+    claims: list[Claim] = field(default_factory=list)
+
+    def heading(self, text: str) -> None:
+        self.blocks.append(("h2", text))
+
+    def text(self, text: str) -> None:
+        self.blocks.append(("p", text))
+
+    def table(self, df: pd.DataFrame, caption: str = "") -> None:
+        self.blocks.append(("table", (df, caption)))
+
+    def figure(self, fig: Figure, name: str, caption: str) -> None:
+        """Save `fig` as `<name>.png` in the report folder and show it here."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        path = self.folder / f"{name}.png"
+        tmp = path.with_suffix(".png.tmp")
+        fig.savefig(tmp, format="png", dpi=110, bbox_inches="tight", metadata={"Software": None})
+        os.replace(tmp, path)
+        self.blocks.append(("figure", (path.name, caption)))
+
+    def claim(self, claim: Claim) -> None:
+        self.claims.append(claim)
+
+    # ------------------------------------------------------------------ output
+
+    def write(self) -> tuple[Path, Path]:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        md, page = self._markdown(), self._html()
+        return _atomic(self.folder / "report.md", md), _atomic(self.folder / "report.html", page)
+
+    def _claims_frame(self) -> pd.DataFrame:
+        return pd.DataFrame(
+            [(c.id, c.text, c.paper, c.ours, c.verdict, c.reason) for c in self.claims],
+            columns=["claim", "statement", "paper", "rampup", "verdict", "why"],
+        )
+
+    def _markdown(self) -> str:
+        out = [f"# {self.title}", ""]
+        if self.claims:
+            out += ["## Claims", "", _md_table(self._claims_frame()), ""]
+        for kind, value in self.blocks:
+            if kind == "h2":
+                out += [f"## {value}", ""]
+            elif kind == "p":
+                out += [str(value), ""]
+            elif kind == "table":
+                df, caption = value  # type: ignore[misc]
+                out += ([f"*{caption}*", ""] if caption else []) + [_md_table(df), ""]
+            elif kind == "figure":
+                name, caption = value  # type: ignore[misc]
+                out += [f"![{caption}]({name})", "", f"*{caption}*", ""]
+        return "\n".join(out)
+
+    def _html(self) -> str:
+        e = html.escape
+        out = [
+            "<!doctype html><html><head><meta charset='utf-8'>",
+            f"<title>{e(self.title)}</title>",
+            "<style>body{font-family:sans-serif;max-width:70em;margin:2em auto;line-height:1.4}"
+            "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #bbb;padding:.25em .5em;"
+            "text-align:left;vertical-align:top}th{background:#eee}img{max-width:100%}"
+            ".holds{background:#dfd}.partly{background:#ffd}.does.not.hold{background:#fdd}</style>",
+            f"</head><body><h1>{e(self.title)}</h1>",
+        ]
+        if self.claims:
+            out.append("<h2>Claims</h2>")
+            out.append(_html_table(self._claims_frame(), verdict_col="verdict"))
+        for kind, value in self.blocks:
+            if kind == "h2":
+                out.append(f"<h2>{e(str(value))}</h2>")
+            elif kind == "p":
+                out.append(f"<p>{e(str(value))}</p>")
+            elif kind == "table":
+                df, caption = value  # type: ignore[misc]
+                if caption:
+                    out.append(f"<p><em>{e(caption)}</em></p>")
+                out.append(_html_table(df))
+            elif kind == "figure":
+                name, caption = value  # type: ignore[misc]
+                out.append(f"<figure><img src='{e(name)}' alt='{e(caption)}'><figcaption>{e(caption)}</figcaption></figure>")
+        out.append("</body></html>")
+        return "\n".join(out)
+
+
+def _cell(v: object) -> str:
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    return str(v)
+
+
+def _md_table(df: pd.DataFrame) -> str:
+    cols = [str(c) for c in df.columns]
+    rows = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for r in df.itertuples(index=False):
+        rows.append("| " + " | ".join(_cell(v).replace("|", "\\|").replace("\n", " ") for v in r) + " |")
+    return "\n".join(rows)
+
+
+def _html_table(df: pd.DataFrame, verdict_col: str | None = None) -> str:
+    e = html.escape
+    out = ["<table><tr>" + "".join(f"<th>{e(str(c))}</th>" for c in df.columns) + "</tr>"]
+    for r in df.itertuples(index=False):
+        cells = []
+        for c, v in zip(df.columns, r):
+            cls = f" class='{e(str(v))}'" if c == verdict_col else ""
+            cells.append(f"<td{cls}>{e(_cell(v))}</td>")
+        out.append("<tr>" + "".join(cells) + "</tr>")
+    out.append("</table>")
+    return "\n".join(out)
+
+
+def _atomic(path: Path, text: str) -> Path:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path)
+    return path

@@ -1,0 +1,145 @@
+"""Sweeps: many scenario runs, in parallel, cached by what went into them.
+
+A `Job` is one scenario text and seed plus the tags that place it in an experiment
+(figure, scheme, x value). `run_jobs` runs the jobs that are not cached yet on a pool of
+threads (the engine releases the GIL, so threads run in parallel) or on a Dask cluster,
+shows a progress bar, and stores the tables each job keeps under ``cache/<key>/``. The key
+hashes the engine build, the scenario text, the seed and the kept tables: re-running a
+sweep redoes only the runs whose inputs changed, and an interrupted sweep resumes.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from .. import _engine
+
+__all__ = ["Job", "engine_build", "run_jobs"]
+
+
+@dataclass(frozen=True)
+class Job:
+    """One run of a sweep."""
+
+    scenario: str
+    seed: int
+    tags: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
+    keep: tuple[str, ...] = ("flows", "transfers")
+
+    @property
+    def key(self) -> str:
+        h = hashlib.sha256()
+        for part in (engine_build(), self.scenario, str(self.seed), ",".join(self.keep)):
+            h.update(part.encode())
+            h.update(b"\0")
+        return h.hexdigest()[:32]
+
+
+@functools.cache
+def engine_build() -> str:
+    """A hash of the compiled engine, so a rebuilt engine invalidates the cache."""
+    data = Path(_engine.__file__).read_bytes()
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
+def _run(job: Job) -> dict[str, pd.DataFrame]:
+    raw = _engine.run(job.scenario, job.seed)
+    return {name: pd.DataFrame(raw["tables"][name]) for name in job.keep}
+
+
+def _load(folder: Path, keep: Sequence[str]) -> dict[str, pd.DataFrame] | None:
+    try:
+        return {name: pq.read_table(folder / f"{name}.parquet").to_pandas() for name in keep}
+    except (OSError, pa.ArrowInvalid):
+        return None
+
+
+def _store(folder: Path, tables: dict[str, pd.DataFrame]) -> None:
+    """Write atomically: a finished run is either wholly in the cache or not at all."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
+    try:
+        for name, df in tables.items():
+            pq.write_table(pa.Table.from_pandas(df, preserve_index=False), tmp / f"{name}.parquet")
+        os.replace(tmp, folder)
+    except OSError:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if not folder.exists():
+            raise
+
+
+def run_jobs(
+    jobs: Sequence[Job],
+    cache: Path,
+    *,
+    workers: int | None = None,
+    backend: str = "threads",
+    progress: Callable[[int, int], None] | None = None,
+) -> list[dict[str, pd.DataFrame]]:
+    """Results of `jobs`, in order: cached ones loaded, the others run and cached.
+
+    ``backend`` is "threads" (this machine, ``workers`` threads, default one per core) or
+    "dask" (the Dask cluster of the current ``dask.distributed`` client, or a local one).
+    ``progress(done, total)`` is called as runs finish.
+    """
+    results: list[dict[str, pd.DataFrame] | None] = [None] * len(jobs)
+    todo: list[int] = []
+    for i, job in enumerate(jobs):
+        results[i] = _load(cache / job.key, job.keep)
+        if results[i] is None:
+            todo.append(i)
+    done = len(jobs) - len(todo)
+    if progress:
+        progress(done, len(jobs))
+
+    def finished(i: int, tables: dict[str, pd.DataFrame]) -> None:
+        nonlocal done
+        _store(cache / jobs[i].key, tables)
+        results[i] = tables
+        done += 1
+        if progress:
+            progress(done, len(jobs))
+
+    if backend == "threads":
+        _run_threads(jobs, todo, workers or os.cpu_count() or 1, finished)
+    elif backend == "dask":
+        _run_dask(jobs, todo, finished)
+    else:
+        raise ValueError(f"backend: {backend!r} is not one of 'threads', 'dask'")
+    return [r for r in results if r is not None]
+
+
+def _run_threads(jobs: Sequence[Job], todo: Iterable[int], workers: int, finished: Callable) -> None:
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        pending: dict[Future, int] = {pool.submit(_run, jobs[i]): i for i in todo}
+        while pending:
+            ready, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for f in ready:
+                finished(pending.pop(f), f.result())
+
+
+def _run_dask(jobs: Sequence[Job], todo: Sequence[int], finished: Callable) -> None:
+    try:
+        from dask.distributed import Client, as_completed, get_client
+    except ImportError as e:  # pragma: no cover - depends on the extra
+        raise ValueError("backend: 'dask' needs the dask extra: pip install 'rampup[dask]'") from e
+    try:
+        client = get_client()
+    except ValueError:
+        client = Client(processes=False)
+    futures = {client.submit(_run, jobs[i], pure=False): i for i in todo}
+    for f in as_completed(futures):
+        finished(futures[f], f.result())
