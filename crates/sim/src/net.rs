@@ -3,7 +3,8 @@
 
 use std::collections::VecDeque;
 
-use rampup_tcp::{Duration, Rate, Segment};
+use rampup_tcp::{Duration, Rate, Segment, Time};
+use rand::Rng;
 
 use crate::rng::{self, Stream};
 use crate::topology::{LinkSpec, NetSpec, QueueLimit};
@@ -36,7 +37,31 @@ pub struct PortStats {
     pub busy: Duration,
 }
 
-/// One direction of a link: a FIFO output queue feeding a serialiser and a wire.
+/// One admitted transmission: it holds a place in the queue until `finish`.
+#[derive(Clone, Copy, Debug)]
+struct Tx {
+    txn: u64,
+    start: Time,
+    finish: Time,
+    bytes: u32,
+}
+
+/// A packet on its way to the far end.
+#[derive(Clone, Debug)]
+struct OnWire {
+    arrival: Time,
+    txn: u64,
+    /// Delay beyond `finish + delay` (jitter), kept so a rate change can recompute arrival.
+    extra: Duration,
+    pkt: Packet,
+}
+
+/// One direction of a link: a FIFO drop-tail queue feeding a serialiser and a wire.
+///
+/// A FIFO port knows when each packet will leave and arrive the moment it is admitted, so
+/// a packet costs one event per hop (its arrival), not two. `backlog` holds the admitted
+/// transmissions that have not finished (its length is the queue occupancy, the packet in
+/// service included, as ns-2 counts it) and `wire` the packets that will arrive, in order.
 pub struct Port {
     pub name: String,
     pub from: u32,
@@ -45,20 +70,33 @@ pub struct Port {
     pub rate: Rate,
     pub delay: Duration,
     pub limit: QueueLimit,
-    /// Waiting packets; the front one is being serialised while `busy`.
-    pub queue: VecDeque<Packet>,
-    pub queued_bytes: u64,
-    pub busy: bool,
+    backlog: VecDeque<Tx>,
+    backlog_bytes: u64,
+    busy_until: Time,
+    next_txn: u64,
+    wire: VecDeque<OnWire>,
     pub loss: f64,
     pub duplicate: f64,
     pub reorder: f64,
     pub reorder_delay: Duration,
     pub jitter: Duration,
-    /// Arrival time of the last packet sent, so that jitter never reorders.
-    pub last_arrival: rampup_tcp::Time,
     /// Only ports with random behaviour draw from a stream.
     pub rng: Option<Stream>,
     pub stats: PortStats,
+}
+
+/// What became of a packet offered to a port.
+pub enum Offer {
+    /// The queue was full.
+    Dropped(Packet),
+    /// Sent, and lost in transit.
+    Lost(Packet),
+    /// Sent; `head` is the arrival time to schedule when the packet became the wire's first,
+    /// and `duplicate` a second copy that the caller schedules on its own.
+    Sent { head: Option<Time>, duplicate: Option<(Time, Packet)> },
+    /// Sent and held back by the link's reordering: it arrives at the given time, outside
+    /// the wire's order, and the caller schedules it on its own.
+    Reordered(Time, Packet),
 }
 
 impl Port {
@@ -75,24 +113,157 @@ impl Port {
             rate: spec.rate,
             delay: spec.delay,
             limit: spec.queue,
-            queue: VecDeque::new(),
-            queued_bytes: 0,
-            busy: false,
+            backlog: VecDeque::new(),
+            backlog_bytes: 0,
+            busy_until: Time::ZERO,
+            next_txn: 0,
+            wire: VecDeque::new(),
             loss,
             duplicate: spec.duplicate,
             reorder: spec.reorder,
             reorder_delay: spec.reorder_delay,
             jitter: spec.jitter,
-            last_arrival: rampup_tcp::Time::ZERO,
             stats: PortStats::default(),
         }
     }
 
+    /// Packets in the queue, the one being serialised included.
+    pub fn queued_packets(&self) -> usize {
+        self.backlog.len()
+    }
+    pub fn queued_bytes(&self) -> u64 {
+        self.backlog_bytes
+    }
+    /// Packets admitted that have not yet reached the far end.
+    pub fn on_wire(&self) -> usize {
+        self.wire.len()
+    }
+
+    /// Retire the transmissions finished by `now`, calling `on_change(finish)` after each so
+    /// that a queue trace sees every departure at its own time.
+    pub fn expire(&mut self, now: Time, mut on_change: impl FnMut(&Port, Time)) {
+        while let Some(tx) = self.backlog.front().copied() {
+            if tx.finish > now {
+                break;
+            }
+            self.backlog.pop_front();
+            self.backlog_bytes -= tx.bytes as u64;
+            on_change(self, tx.finish);
+        }
+    }
+
     /// Drop-tail admission: a limit in packets counts the packet being serialised too.
-    pub fn admits(&self, wire_bytes: u32) -> bool {
+    fn admits(&self, wire_bytes: u32) -> bool {
         match self.limit {
-            QueueLimit::Packets(n) => (self.queue.len() as u64) < n,
-            QueueLimit::Bytes(b) => self.queued_bytes + wire_bytes as u64 <= b,
+            QueueLimit::Packets(n) => (self.backlog.len() as u64) < n,
+            QueueLimit::Bytes(b) => self.backlog_bytes + wire_bytes as u64 <= b,
+        }
+    }
+
+    /// Offer `pkt` at `now` (call `expire(now)` first). `on_start` sees the packet and the
+    /// time its transmission starts (for pcap).
+    pub fn offer(&mut self, now: Time, pkt: Packet, on_start: impl FnOnce(Time, &Packet)) -> Offer {
+        if !self.admits(pkt.wire_bytes) {
+            self.stats.drops += 1;
+            return Offer::Dropped(pkt);
+        }
+        let start = now.max(self.busy_until);
+        let tx_time = self.rate.tx_time(pkt.wire_bytes as u64);
+        let finish = start + tx_time;
+        let txn = self.next_txn;
+        self.next_txn += 1;
+        self.busy_until = finish;
+        self.backlog.push_back(Tx { txn, start, finish, bytes: pkt.wire_bytes });
+        self.backlog_bytes += pkt.wire_bytes as u64;
+        self.stats.tx_packets += 1;
+        self.stats.tx_bytes += pkt.wire_bytes as u64;
+        self.stats.busy = self.stats.busy + tx_time;
+        on_start(start, &pkt);
+
+        let mut extra = Duration::ZERO;
+        let mut duplicate = None;
+        if let Some(rng) = &mut self.rng {
+            if self.loss > 0.0 && rng.random::<f64>() < self.loss {
+                self.stats.lost += 1;
+                return Offer::Lost(pkt);
+            }
+            if self.jitter > Duration::ZERO {
+                extra = Duration(rng.random_range(0..=self.jitter.as_nanos()));
+            }
+            let twice = self.duplicate > 0.0 && rng.random::<f64>() < self.duplicate;
+            if self.reorder > 0.0 && rng.random::<f64>() < self.reorder {
+                return Offer::Reordered(finish + self.delay + extra + self.reorder_delay, pkt);
+            }
+            if twice {
+                duplicate = Some((finish + self.delay + extra, pkt.clone()));
+            }
+        }
+        // Jitter never reorders: a packet arrives no earlier than the one before it.
+        let arrival = (finish + self.delay + extra).max(self.wire.back().map_or(Time::ZERO, |w| w.arrival));
+        let head = self.wire.is_empty().then_some(arrival);
+        self.wire.push_back(OnWire { arrival, txn, extra, pkt });
+        Offer::Sent { head, duplicate }
+    }
+
+    /// The packet at the head of the wire, if it arrives at `now`; then the arrival time of
+    /// the next one to schedule. A `None` packet means the event was stale.
+    pub fn arrive(&mut self, now: Time) -> (Option<Packet>, Option<Time>) {
+        match self.wire.front() {
+            Some(w) if w.arrival == now => {
+                let pkt = self.wire.pop_front().map(|w| w.pkt);
+                (pkt, self.wire.front().map(|w| w.arrival))
+            }
+            _ => (None, None),
+        }
+    }
+
+    /// Change the rate at `now`. Transmissions that have not started yet are re-timed at the
+    /// new rate (the one in service finishes at the old one); returns the wire's new head
+    /// arrival to schedule, if it changed.
+    pub fn set_rate(&mut self, now: Time, rate: Rate) -> Option<Time> {
+        self.rate = rate;
+        let old_head = self.wire.front().map(|w| w.arrival);
+        let mut prev_finish: Option<Time> = None;
+        let mut retimed: Vec<(u64, Time)> = Vec::new();
+        for tx in self.backlog.iter_mut() {
+            if tx.start <= now {
+                prev_finish = Some(tx.finish);
+                continue;
+            }
+            tx.start = prev_finish.unwrap_or(now).max(now);
+            tx.finish = tx.start + rate.tx_time(tx.bytes as u64);
+            prev_finish = Some(tx.finish);
+            retimed.push((tx.txn, tx.finish));
+        }
+        if let Some(f) = prev_finish {
+            self.busy_until = f;
+        }
+        let mut last = Time::ZERO;
+        let mut k = 0;
+        for w in self.wire.iter_mut() {
+            while k < retimed.len() && retimed[k].0 < w.txn {
+                k += 1;
+            }
+            if k < retimed.len() && retimed[k].0 == w.txn {
+                w.arrival = retimed[k].1 + self.delay + w.extra;
+            }
+            w.arrival = w.arrival.max(last);
+            last = w.arrival;
+        }
+        let new_head = self.wire.front().map(|w| w.arrival);
+        (new_head != old_head).then_some(new_head).flatten()
+    }
+
+    /// At the end of a run at `end`: take back what was counted for transmissions that had
+    /// not started, and the part of the busy time after `end`.
+    pub fn settle(&mut self, end: Time) {
+        for tx in &self.backlog {
+            if tx.start >= end {
+                self.stats.tx_packets -= 1;
+                self.stats.tx_bytes -= tx.bytes as u64;
+            }
+            let after = tx.finish.since(tx.start.max(end));
+            self.stats.busy = self.stats.busy - after;
         }
     }
 }
@@ -157,12 +328,16 @@ impl Net {
         }
     }
 
-    /// Set the rate of both directions of link `link`; packets already being serialised
-    /// finish at the old rate.
-    pub fn set_link_rate(&mut self, link: usize, rate: Rate) {
-        for p in self.ports.iter_mut().filter(|p| p.link == link) {
-            p.rate = rate;
+    /// Set the rate of both directions of link `link` at `now`; returns the ports whose
+    /// wire head arrival changed, with the new time to schedule.
+    pub fn set_link_rate(&mut self, now: Time, link: usize, rate: Rate) -> Vec<(u32, Time)> {
+        let mut heads = Vec::new();
+        for (i, p) in self.ports.iter_mut().enumerate().filter(|(_, p)| p.link == link) {
+            if let Some(t) = p.set_rate(now, rate) {
+                heads.push((i as u32, t));
+            }
         }
+        heads
     }
 }
 
@@ -199,14 +374,50 @@ mod tests {
         assert_eq!(net.ports[net.route(0, 3) as usize].to, 1, "a host has one port");
     }
 
+    fn udp(bytes: u32) -> Packet {
+        Packet { src: 0, dst: 1, wire_bytes: bytes, body: Body::Udp { source: 0 } }
+    }
+
     #[test]
     fn packet_limit_counts_the_packet_in_service() {
         let mut spec = line(2);
         spec.links[0].queue = QueueLimit::Packets(1);
         let mut net = Net::new(&spec, 1);
         let p = &mut net.ports[0];
-        assert!(p.admits(1000));
-        p.queue.push_back(Packet { src: 0, dst: 1, wire_bytes: 1000, body: Body::Udp { source: 0 } });
-        assert!(!p.admits(1000));
+        assert!(matches!(p.offer(Time::ZERO, udp(1000), |_, _| {}), Offer::Sent { head: Some(_), .. }));
+        assert!(matches!(p.offer(Time::ZERO, udp(1000), |_, _| {}), Offer::Dropped(_)));
+        // 1000 bytes at 1 Mb/s take 8 ms; then the queue is free again.
+        p.expire(Time(Duration::from_millis(8).0), |_, _| {});
+        assert!(matches!(p.offer(Time(Duration::from_millis(8).0), udp(1000), |_, _| {}), Offer::Sent { .. }));
+    }
+
+    #[test]
+    fn departures_are_computed_at_admission() {
+        let mut net = Net::new(&line(2), 1);
+        let p = &mut net.ports[0];
+        let mut starts = Vec::new();
+        for _ in 0..3 {
+            if let Offer::Sent { .. } = p.offer(Time::ZERO, udp(1000), |t, _| starts.push(t)) {}
+        }
+        let ms = |v: u64| Time(Duration::from_millis(v).0);
+        assert_eq!(starts, vec![ms(0), ms(8), ms(16)]);
+        // Arrival = finish + 1 ms delay.
+        assert_eq!(p.arrive(ms(9)).1, Some(ms(17)));
+        assert!(p.arrive(ms(10)).0.is_none(), "nothing arrives at 10 ms");
+    }
+
+    #[test]
+    fn a_rate_change_retimes_waiting_packets_only() {
+        let mut net = Net::new(&line(2), 1);
+        let ms = |v: u64| Time(Duration::from_millis(v).0);
+        let p = &mut net.ports[0];
+        for _ in 0..3 {
+            let _ = p.offer(Time::ZERO, udp(1000), |_, _| {});
+        }
+        // At 4 ms the first packet is in service (finishes at 8 ms at the old rate); the
+        // other two wait and go at 2 Mb/s: 4 ms each.
+        assert_eq!(p.set_rate(ms(4), Rate(2_000_000)), None, "the head is in service and keeps its time");
+        assert_eq!(p.arrive(ms(9)).1, Some(ms(13)));
+        assert_eq!(p.arrive(ms(13)).1, Some(ms(17)));
     }
 }

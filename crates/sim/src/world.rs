@@ -2,20 +2,19 @@
 //! event queue. Endpoints are sans-IO: the world hands them segments and timer expiries and
 //! polls them for what to send.
 
-use rampup_tcp::{Duration, Endpoint, Role, Snapshot, Time};
+use rampup_tcp::{Endpoint, Role, Snapshot, Time};
 
 use crate::engine::EventQueue;
-use crate::net::{Body, Net, Packet};
+use crate::net::{Body, Net, Offer, Packet, Port};
 use crate::output::{table, Column, RunOutput, Table};
 use crate::pcap::Pcap;
 use crate::scenario::{App, Scenario};
-use rand::Rng;
 
 enum Event {
-    /// Port finished serialising its head packet.
-    TxDone(u32),
-    /// A packet reached the far end of a port's link.
-    Arrive(u32, Packet),
+    /// The first packet on a port's wire reaches the far end (if the event is not stale).
+    Arrive(u32),
+    /// A packet that left its port's FIFO order (a duplicate or a reordered one) arrives.
+    ArriveLate(u32, Packet),
     /// Connection end `ep` asked to be woken.
     Timer(u32),
     FlowStart(u32),
@@ -77,6 +76,30 @@ struct UdpState {
     dropped: u64,
 }
 
+impl Series {
+    fn sort_queue_rows(&mut self) {
+        if self.q_t.windows(2).all(|w| w[0] <= w[1]) {
+            return;
+        }
+        let mut order: Vec<usize> = (0..self.q_t.len()).collect();
+        order.sort_by_key(|&i| self.q_t[i]);
+        let pick = |v: &[u64]| order.iter().map(|&i| v[i]).collect::<Vec<u64>>();
+        self.q_t = pick(&self.q_t);
+        self.q_pkts = pick(&self.q_pkts);
+        self.q_bytes = pick(&self.q_bytes);
+        self.q_drops = pick(&self.q_drops);
+        self.q_port = order.iter().map(|&i| std::mem::take(&mut self.q_port[i])).collect();
+    }
+
+    fn record_queue(&mut self, t: Time, p: &Port) {
+        self.q_t.push(t.as_nanos());
+        self.q_port.push(p.name.clone());
+        self.q_pkts.push(p.queued_packets() as u64);
+        self.q_bytes.push(p.queued_bytes());
+        self.q_drops.push(p.stats.drops);
+    }
+}
+
 #[derive(Default)]
 struct Series {
     ts_t: Vec<u64>,
@@ -87,6 +110,8 @@ struct Series {
     ts_flight: Vec<u64>,
     ts_nxt: Vec<u64>,
     ts_una: Vec<u64>,
+    ts_cc_mode: Vec<String>,
+    ts_congestive_events: Vec<u64>,
     q_t: Vec<u64>,
     q_port: Vec<String>,
     q_pkts: Vec<u64>,
@@ -145,7 +170,7 @@ impl<'s> World<'s> {
                 });
             }
             w.flows.push(FlowState { start: None, transfers: Vec::new(), next: 0, data_drops: 0, ack_drops: 0 });
-            w.events.push(Time::ZERO + f.start, Event::FlowStart(i as u32));
+            w.events.push(Time::ZERO + f.start_at(i, seed), Event::FlowStart(i as u32));
         }
         for (i, u) in sc.udp.iter().enumerate() {
             w.udp.push(UdpState { sent: 0, received: 0, received_bytes: 0, dropped: 0 });
@@ -178,8 +203,16 @@ impl<'s> World<'s> {
 
     fn dispatch(&mut self, ev: Event) {
         match ev {
-            Event::TxDone(port) => self.tx_done(port),
-            Event::Arrive(port, pkt) => self.arrive(port, pkt),
+            Event::Arrive(port) => {
+                let (pkt, next) = self.net.ports[port as usize].arrive(self.now);
+                if let Some(t) = next {
+                    self.events.push(t, Event::Arrive(port));
+                }
+                if let Some(pkt) = pkt {
+                    self.arrive(port, pkt);
+                }
+            }
+            Event::ArriveLate(port, pkt) => self.arrive(port, pkt),
             Event::Timer(ep) => {
                 let c = &mut self.conns[ep as usize];
                 if c.timer_at != Some(self.now) {
@@ -194,7 +227,9 @@ impl<'s> World<'s> {
             Event::UdpSend(u) => self.udp_send(u),
             Event::Change(i) => {
                 let c = &self.sc.changes[i as usize];
-                self.net.set_link_rate(c.link, c.rate);
+                for (port, head) in self.net.set_link_rate(self.now, c.link, c.rate) {
+                    self.events.push(head, Event::Arrive(port));
+                }
             }
         }
     }
@@ -307,6 +342,8 @@ impl<'s> World<'s> {
                 ts.ts_flight.push(s.flight);
                 ts.ts_nxt.push(s.snd_nxt);
                 ts.ts_una.push(s.snd_una);
+                ts.ts_cc_mode.push(s.cc_mode.to_string());
+                ts.ts_congestive_events.push(s.congestive_events as u64);
             }
         }
         let acked = self.conns[ep as usize].ep.bytes_acked();
@@ -326,71 +363,44 @@ impl<'s> World<'s> {
     // ---------------------------------------------------------------- network
 
     fn enqueue(&mut self, port: u32, pkt: Packet) {
-        let p = &mut self.net.ports[port as usize];
-        if !p.admits(pkt.wire_bytes) {
-            p.stats.drops += 1;
-            self.packets.dropped += 1;
-            self.count_drop(&pkt);
-            self.record_queue(port);
-            return;
-        }
-        p.queued_bytes += pkt.wire_bytes as u64;
-        p.queue.push_back(pkt);
-        if !p.busy {
-            self.start_tx(port);
-        }
-        self.record_queue(port);
-    }
-
-    fn start_tx(&mut self, port: u32) {
-        let p = &mut self.net.ports[port as usize];
-        let Some(head) = p.queue.front() else { return };
-        p.busy = true;
-        let d = p.rate.tx_time(head.wire_bytes as u64);
-        p.stats.busy = p.stats.busy + d;
-        if let Some(pc) = &mut self.pcaps[port as usize] {
-            pc.record(self.now, head);
-        }
-        self.events.push(self.now + d, Event::TxDone(port));
-    }
-
-    fn tx_done(&mut self, port: u32) {
         let now = self.now;
+        let trace = self.sc.trace.queues;
+        let series = &mut self.series;
         let p = &mut self.net.ports[port as usize];
-        let pkt = p.queue.pop_front().expect("a busy port has a head packet");
-        p.busy = false;
-        p.queued_bytes -= pkt.wire_bytes as u64;
-        p.stats.tx_packets += 1;
-        p.stats.tx_bytes += pkt.wire_bytes as u64;
-        let mut at = now + p.delay;
-        let mut copies = 1;
-        if let Some(rng) = &mut p.rng {
-            if p.loss > 0.0 && rng.random::<f64>() < p.loss {
-                copies = 0;
-            } else if p.duplicate > 0.0 && rng.random::<f64>() < p.duplicate {
-                copies = 2;
+        p.expire(now, |p, t| {
+            if trace {
+                series.record_queue(t, p);
             }
-            if p.jitter > Duration::ZERO {
-                at = (at + Duration(rng.random_range(0..=p.jitter.as_nanos()))).max(p.last_arrival);
-                p.last_arrival = at;
+        });
+        let pcap = &mut self.pcaps[port as usize];
+        let offer = p.offer(now, pkt, |start, pkt| {
+            if let Some(pc) = pcap {
+                pc.record(start, pkt);
             }
-            if p.reorder > 0.0 && rng.random::<f64>() < p.reorder {
-                at += p.reorder_delay;
-            }
+        });
+        if trace {
+            series.record_queue(now, p);
         }
-        if copies == 0 {
-            p.stats.lost += 1;
-            self.packets.lost += 1;
-            self.count_drop(&pkt);
-        } else {
-            if copies == 2 {
-                self.packets.duplicated += 1;
-                self.events.push(at, Event::Arrive(port, pkt.clone()));
+        match offer {
+            Offer::Dropped(pkt) => {
+                self.packets.dropped += 1;
+                self.count_drop(&pkt);
             }
-            self.events.push(at, Event::Arrive(port, pkt));
+            Offer::Lost(pkt) => {
+                self.packets.lost += 1;
+                self.count_drop(&pkt);
+            }
+            Offer::Sent { head, duplicate } => {
+                if let Some(t) = head {
+                    self.events.push(t, Event::Arrive(port));
+                }
+                if let Some((t, copy)) = duplicate {
+                    self.packets.duplicated += 1;
+                    self.events.push(t, Event::ArriveLate(port, copy));
+                }
+            }
+            Offer::Reordered(t, pkt) => self.events.push(t, Event::ArriveLate(port, pkt)),
         }
-        self.start_tx(port);
-        self.record_queue(port);
     }
 
     fn arrive(&mut self, port: u32, pkt: Packet) {
@@ -428,23 +438,23 @@ impl<'s> World<'s> {
         }
     }
 
-    fn record_queue(&mut self, port: u32) {
-        if !self.sc.trace.queues {
-            return;
-        }
-        let p = &self.net.ports[port as usize];
-        let s = &mut self.series;
-        s.q_t.push(self.now.as_nanos());
-        s.q_port.push(p.name.clone());
-        s.q_pkts.push(p.queue.len() as u64);
-        s.q_bytes.push(p.queued_bytes);
-        s.q_drops.push(p.stats.drops);
-    }
-
     // ---------------------------------------------------------------- results
 
-    fn finish(self) -> RunOutput {
+    fn finish(mut self) -> RunOutput {
         let end = self.now;
+        let trace = self.sc.trace.queues;
+        for p in &mut self.net.ports {
+            let series = &mut self.series;
+            p.expire(end, |p, t| {
+                if trace {
+                    series.record_queue(t, p);
+                }
+            });
+            p.settle(end);
+        }
+        // Departures are recorded when a port is next used, so rows of different queues
+        // interleave out of order; a stable sort by time keeps each queue's own order.
+        self.series.sort_queue_rows();
         let sc = self.sc;
         let names = |i: usize| sc.net.nodes[i].name.clone();
         let nflows = sc.flows.len();
@@ -498,6 +508,8 @@ impl<'s> World<'s> {
             ("flight_bytes", Column::U64(s.ts_flight)),
             ("snd_nxt", Column::U64(s.ts_nxt)),
             ("snd_una", Column::U64(s.ts_una)),
+            ("cc_mode", Column::Str(s.ts_cc_mode)),
+            ("congestive_events", Column::U64(s.ts_congestive_events)),
         ]);
         let queues = table(vec![
             ("t_ns", Column::U64(s.q_t)),
@@ -526,8 +538,8 @@ impl<'s> World<'s> {
             ("received_bytes", Column::U64(self.udp.iter().map(|u| u.received_bytes).collect())),
             ("dropped", Column::U64(self.udp.iter().map(|u| u.dropped).collect())),
         ]);
-        let queued: u64 = ports.iter().map(|p| p.queue.len() as u64).sum();
-        let on_wire = self.events.pending().filter(|e| matches!(e, Event::Arrive(..))).count() as u64;
+        let on_wire: u64 = ports.iter().map(|p| p.on_wire() as u64).sum();
+        let late = self.events.pending().filter(|e| matches!(e, Event::ArriveLate(..))).count() as u64;
         let pk = &self.packets;
         let packets = table(vec![
             ("created", Column::U64(vec![pk.created])),
@@ -535,7 +547,7 @@ impl<'s> World<'s> {
             ("delivered", Column::U64(vec![pk.delivered])),
             ("dropped", Column::U64(vec![pk.dropped])),
             ("lost", Column::U64(vec![pk.lost])),
-            ("in_flight", Column::U64(vec![queued + on_wire])),
+            ("in_flight", Column::U64(vec![on_wire + late])),
         ]);
         let pcaps = self
             .pcaps
