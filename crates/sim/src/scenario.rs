@@ -3,9 +3,11 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use rampup_tcp::cc::{VegasConfig, VegasRtt, VegasSlowStartExit};
+use rampup_tcp::cc::{AdjustiveSchedule, LimitedSlowStartConfig, SsthreshlessConfig, VegasConfig, VegasRtt, VegasSlowStartExit};
 use rampup_tcp::measure::RtoConfig;
+use rampup_tcp::restart::{IdleThreshold, Restart};
 use rampup_tcp::{CcKind, Duration, LossWindow, Rate, RecoveryKind, RtoInRecovery, SackPipe, TcpConfig};
+use rand::Rng;
 use serde::Deserialize;
 
 use crate::topology::{self, LinkSpec, NetSpec, QueueLimit};
@@ -49,6 +51,8 @@ struct FlowFile {
     from: String,
     to: String,
     start: Option<TimeValue>,
+    /// A uniform random delay in [0, start_jitter] added to `start`, from the flow's own stream.
+    start_jitter: Option<TimeValue>,
     app: AppFile,
     tcp: Option<TcpFile>,
 }
@@ -80,6 +84,17 @@ struct RequestFile {
 enum CcName {
     Newreno,
     Vegas,
+    Ssthreshless,
+    Hoe,
+    #[serde(rename = "limited-slow-start")]
+    LimitedSlowStart,
+}
+
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+enum ScheduleName {
+    Halving,
+    Harmonic,
 }
 
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
@@ -122,6 +137,17 @@ enum VegasExitName {
     Eighth,
 }
 
+/// Restart after idle (`rampup_tcp::Restart`).
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+enum RestartName {
+    Nssr,
+    Ssr,
+    SsrLinux,
+    RbpRate,
+    RbpCwnd,
+}
+
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 enum SackPipeName {
@@ -147,6 +173,10 @@ struct TcpFile {
     max_rto: Option<TimeValue>,
     clock_granularity: Option<TimeValue>,
     handshake: Option<bool>,
+    restart: Option<RestartName>,
+    rbp_scale: Option<f64>,
+    /// "rto" or a time.
+    idle_threshold: Option<String>,
     limited_transmit: Option<bool>,
     rto_in_recovery: Option<RtoInRecoveryName>,
     sack_pipe: Option<SackPipeName>,
@@ -158,6 +188,9 @@ struct TcpFile {
     vegas_gamma: Option<f64>,
     vegas_rtt: Option<VegasRttName>,
     vegas_slow_start_exit: Option<VegasExitName>,
+    ssthreshless_gamma: Option<f64>,
+    ssthreshless_schedule: Option<ScheduleName>,
+    max_ssthresh: Option<u64>,
 }
 
 impl TcpFile {
@@ -168,9 +201,9 @@ impl TcpFile {
         }
         pick!(
             cc, recovery, mss, initial_window, initial_ssthresh, max_window, rcv_window, delayed_ack, ack_every,
-            delack_timeout, min_rto, initial_rto, max_rto, clock_granularity, handshake, limited_transmit,
+            delack_timeout, min_rto, initial_rto, max_rto, clock_granularity, handshake, restart, rbp_scale, idle_threshold, limited_transmit,
             rto_in_recovery, sack_pipe, loss_window, dupthresh, byte_counting, vegas_alpha, vegas_beta, vegas_gamma, vegas_rtt,
-            vegas_slow_start_exit
+            vegas_slow_start_exit, ssthreshless_gamma, ssthreshless_schedule, max_ssthresh
         )
     }
 }
@@ -218,8 +251,23 @@ pub struct Flow {
     pub from: usize,
     pub to: usize,
     pub start: Duration,
+    /// Upper bound of the uniform random delay added to `start` (see `Flow::start_at`).
+    pub start_jitter: Duration,
     pub app: App,
     pub tcp: TcpConfig,
+}
+
+impl Flow {
+    /// When flow `index` starts in a run with `seed`: `start` plus a uniform draw from
+    /// [0, start_jitter] on the flow's own stream ("flow:{index}:start"), so that seeds
+    /// matter without changing any other source's numbers.
+    pub fn start_at(&self, index: usize, seed: u64) -> Duration {
+        if self.start_jitter == Duration::ZERO {
+            return self.start;
+        }
+        let mut rng = crate::rng::stream(seed, &format!("flow:{index}:start"));
+        self.start + Duration(rng.random_range(0..=self.start_jitter.as_nanos()))
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -304,23 +352,25 @@ fn check(f: File) -> Result<Scenario, ScenarioError> {
                 if net.nodes.len() > 12 { ", …" } else { "" }))
         })
     };
+    let component = components(&net);
     let defaults = f.tcp.unwrap_or_default();
     let mut flows = Vec::new();
     for (i, fl) in f.flow.into_iter().enumerate() {
         let p = format!("flow[{i}]");
         let from = node(format!("{p}.from"), &fl.from)?;
         let to = node(format!("{p}.to"), &fl.to)?;
-        connected(&net, from, to, &p)?;
+        connected(&net, &component, from, to, &p)?;
         let tcp = tcp_config(fl.tcp.unwrap_or_default().over(&defaults), &format!("{p}.tcp"))?;
         let app = app(fl.app, &format!("{p}.app"))?;
-        flows.push(Flow { from, to, start: fl.start.map_or(Duration::ZERO, |t| t.0), app, tcp });
+        let (start, start_jitter) = (fl.start.map_or(Duration::ZERO, |t| t.0), fl.start_jitter.map_or(Duration::ZERO, |t| t.0));
+        flows.push(Flow { from, to, start, start_jitter, app, tcp });
     }
     let mut udp = Vec::new();
     for (i, u) in f.udp.into_iter().enumerate() {
         let p = format!("udp[{i}]");
         let from = node(format!("{p}.from"), &u.from)?;
         let to = node(format!("{p}.to"), &u.to)?;
-        connected(&net, from, to, &p)?;
+        connected(&net, &component, from, to, &p)?;
         if u.rate.0 .0 == 0 {
             return err(format!("{p}.rate"), "must be greater than 0bps");
         }
@@ -378,23 +428,37 @@ fn link_by_name(net: &NetSpec, name: &str, path: &str) -> Result<usize, Scenario
     })
 }
 
-fn connected(net: &NetSpec, from: usize, to: usize, path: &str) -> Result<(), ScenarioError> {
-    if from == to {
-        return err(path, "from and to are the same node");
+/// Connected component of every node, so that checking a flow's path costs O(1).
+fn components(net: &NetSpec) -> Vec<usize> {
+    let mut adjacent = vec![Vec::new(); net.nodes.len()];
+    for l in &net.links {
+        adjacent[l.a].push(l.b);
+        adjacent[l.b].push(l.a);
     }
-    let mut seen = vec![false; net.nodes.len()];
-    let mut queue = VecDeque::from([from]);
-    seen[from] = true;
-    while let Some(n) = queue.pop_front() {
-        for l in &net.links {
-            let other = if l.a == n { l.b } else if l.b == n { l.a } else { continue };
-            if !seen[other] {
-                seen[other] = true;
-                queue.push_back(other);
+    let mut component = vec![usize::MAX; net.nodes.len()];
+    for start in 0..net.nodes.len() {
+        if component[start] != usize::MAX {
+            continue;
+        }
+        component[start] = start;
+        let mut queue = VecDeque::from([start]);
+        while let Some(n) = queue.pop_front() {
+            for &m in &adjacent[n] {
+                if component[m] == usize::MAX {
+                    component[m] = start;
+                    queue.push_back(m);
+                }
             }
         }
     }
-    if seen[to] {
+    component
+}
+
+fn connected(net: &NetSpec, component: &[usize], from: usize, to: usize, path: &str) -> Result<(), ScenarioError> {
+    if from == to {
+        return err(path, "from and to are the same node");
+    }
+    if component[from] == component[to] {
         Ok(())
     } else {
         err(path, format!("no path from {:?} to {:?}", net.nodes[from].name, net.nodes[to].name))
@@ -488,9 +552,29 @@ fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError> {
     if !(vegas.alpha >= 0.0 && vegas.beta >= vegas.alpha && vegas.gamma >= 0.0) {
         return err(format!("{p}.vegas_beta"), "need 0 <= vegas_alpha <= vegas_beta and vegas_gamma >= 0");
     }
+    let sd = SsthreshlessConfig::default();
+    let ssthreshless = SsthreshlessConfig {
+        gamma_segments: t.ssthreshless_gamma.unwrap_or(sd.gamma_segments),
+        schedule: match t.ssthreshless_schedule {
+            None => sd.schedule,
+            Some(ScheduleName::Halving) => AdjustiveSchedule::Halving,
+            Some(ScheduleName::Harmonic) => AdjustiveSchedule::Harmonic,
+        },
+    };
+    if !(ssthreshless.gamma_segments.is_finite() && ssthreshless.gamma_segments >= 0.0) {
+        return err(format!("{p}.ssthreshless_gamma"), "must be a number of segments >= 0");
+    }
+    // RFC 3742 §2 suggests max_ssthresh = 100 MSS.
+    let max_ssthresh_bytes = match t.max_ssthresh.unwrap_or(100) {
+        0 | 1 => return err(format!("{p}.max_ssthresh"), "must be at least 2 segments"),
+        n => n.saturating_mul(mss),
+    };
     let cc = match t.cc.unwrap_or(CcName::Newreno) {
         CcName::Newreno => CcKind::NewReno { byte_counting: t.byte_counting.unwrap_or(false) },
         CcName::Vegas => CcKind::Vegas(vegas),
+        CcName::Ssthreshless => CcKind::Ssthreshless(ssthreshless),
+        CcName::Hoe => CcKind::Hoe,
+        CcName::LimitedSlowStart => CcKind::LimitedSlowStart(LimitedSlowStartConfig { max_ssthresh_bytes }),
     };
     let recovery = match t.recovery.unwrap_or(RecoveryName::Newreno) {
         RecoveryName::Reno => RecoveryKind::Reno,
@@ -531,6 +615,32 @@ fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError> {
         delack_timeout: t.delack_timeout.map_or(d.delack_timeout, |v| v.0),
         rto,
         handshake: t.handshake.unwrap_or(d.handshake),
+        restart: restart(t.restart, t.rbp_scale, p)?,
+        idle_threshold: match t.idle_threshold.as_deref() {
+            None => d.idle_threshold,
+            Some("rto") => IdleThreshold::Rto,
+            Some(v) => match crate::units::parse_duration(v) {
+                Some(d) => IdleThreshold::Fixed(d),
+                None => return err(format!("{p}.idle_threshold"), format!("{v:?} is neither \"rto\" nor a time like \"500ms\"")),
+            },
+        },
+    })
+}
+
+/// One `rbp_scale` for both RBP variants (as ns-2's `rbp_scale_`): RBP/rate's scale of the
+/// rate, RBP/cwnd's fraction of the window.
+fn restart(name: Option<RestartName>, rbp_scale: Option<f64>, p: &str) -> Result<Restart, ScenarioError> {
+    let scale = rbp_scale.unwrap_or(1.0);
+    if !(scale.is_finite() && scale > 0.0) {
+        return err(format!("{p}.rbp_scale"), "must be a number greater than 0");
+    }
+    Ok(match name {
+        None => TcpConfig::default().restart,
+        Some(RestartName::Nssr) => Restart::Nssr,
+        Some(RestartName::Ssr) => Restart::Ssr,
+        Some(RestartName::SsrLinux) => Restart::SsrLinux,
+        Some(RestartName::RbpRate) => Restart::RbpRate { scale },
+        Some(RestartName::RbpCwnd) => Restart::RbpCwnd { fraction: scale },
     })
 }
 

@@ -1,9 +1,10 @@
 //! Per-connection configuration. A config is the factory of a connection's parts: each
 //! endpoint built from it gets fresh controllers.
 
-use crate::cc::{Cc, NewReno, Vegas, VegasConfig};
+use crate::cc::{Cc, Hoe, LimitedSlowStart, LimitedSlowStartConfig, NewReno, Ssthreshless, SsthreshlessConfig, Vegas, VegasConfig};
 use crate::measure::RtoConfig;
 use crate::recovery::{RecoveryKind, SackPipe};
+use crate::restart::{IdleThreshold, Restart};
 use crate::sender::{LossWindow, RtoInRecovery, SenderConfig};
 use crate::time::Duration;
 
@@ -11,6 +12,9 @@ use crate::time::Duration;
 pub enum CcKind {
     NewReno { byte_counting: bool },
     Vegas(VegasConfig),
+    Ssthreshless(SsthreshlessConfig),
+    Hoe,
+    LimitedSlowStart(LimitedSlowStartConfig),
 }
 
 impl CcKind {
@@ -19,6 +23,9 @@ impl CcKind {
         match self {
             CcKind::NewReno { .. } => "newreno",
             CcKind::Vegas(_) => "vegas",
+            CcKind::Ssthreshless(_) => "ssthreshless",
+            CcKind::Hoe => "hoe",
+            CcKind::LimitedSlowStart(_) => "limited-slow-start",
         }
     }
 
@@ -26,6 +33,9 @@ impl CcKind {
         match self {
             CcKind::NewReno { byte_counting } => Cc::NewReno(NewReno::new(*byte_counting)),
             CcKind::Vegas(cfg) => Cc::Vegas(Vegas::new(*cfg)),
+            CcKind::Ssthreshless(cfg) => Cc::Ssthreshless(Ssthreshless::new(*cfg)),
+            CcKind::Hoe => Cc::Hoe(Hoe::new()),
+            CcKind::LimitedSlowStart(cfg) => Cc::LimitedSlowStart(LimitedSlowStart::new(*cfg)),
         }
     }
 }
@@ -59,6 +69,10 @@ pub struct TcpConfig {
     pub rto: RtoConfig,
     /// Model the three-way handshake; without it both ends start established.
     pub handshake: bool,
+    /// What the sender does when the application has data after an idle.
+    pub restart: Restart,
+    /// How long without outstanding data and without sending counts as idle.
+    pub idle_threshold: IdleThreshold,
 }
 
 impl Default for TcpConfig {
@@ -81,6 +95,9 @@ impl Default for TcpConfig {
             delack_timeout: Duration::from_millis(200),
             rto: RtoConfig::default(),
             handshake: true,
+            // RFC 5681 §4.1: slow-start restart SHOULD be used (ns-2's default too).
+            restart: Restart::Ssr,
+            idle_threshold: IdleThreshold::Rto,
         }
     }
 }

@@ -12,8 +12,10 @@
 
 use crate::config::TcpConfig;
 use crate::measure::Measure;
+use crate::pacing::Pacer;
 use crate::receiver::{AckUrgency, Receiver};
 use crate::recovery::RecoveryKind;
+use crate::restart::RestartCtx;
 use crate::segment::{Flags, Segment, SeqRange, MAX_SACK_BLOCKS};
 use crate::sender::{Sender, SenderStats};
 use crate::time::{Duration, Time};
@@ -44,10 +46,12 @@ pub enum Timer {
     Rto = 0,
     /// Delayed ACK (RFC 5681 §4.2).
     DelayedAck = 1,
+    /// The pacer's next release time: wakes the endpoint to send a held-back segment.
+    Pace = 2,
 }
 
-const TIMER_COUNT: usize = 2;
-const TIMERS: [Timer; TIMER_COUNT] = [Timer::Rto, Timer::DelayedAck];
+const TIMER_COUNT: usize = 3;
+const TIMERS: [Timer; TIMER_COUNT] = [Timer::Rto, Timer::DelayedAck, Timer::Pace];
 
 /// The values a trace records on change.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,6 +62,12 @@ pub struct Snapshot {
     pub flight: u64,
     pub snd_nxt: u64,
     pub snd_una: u64,
+    /// The pacer holds data segments back.
+    pub pacing: bool,
+    /// The congestion controller's phase or startup mode (`Cc::mode_name`).
+    pub cc_mode: &'static str,
+    /// SSthreshless Start's congestive events so far (0 for other controllers).
+    pub congestive_events: u32,
 }
 
 #[derive(Clone, Debug)]
@@ -74,6 +84,11 @@ pub struct Endpoint {
     timers: [Option<Time>; TIMER_COUNT],
     ack_due: bool,
     bytes_received: u64,
+    pacer: Pacer,
+    /// A restart after idle is being paced; the first ACK ends it (paper 000 §3).
+    paced_restart: bool,
+    /// The last send before the idle whose restart policy already ran.
+    restarted_after: Option<Time>,
 }
 
 impl Endpoint {
@@ -97,6 +112,9 @@ impl Endpoint {
             timers: [None; TIMER_COUNT],
             ack_due: false,
             bytes_received: 0,
+            pacer: Pacer::default(),
+            paced_restart: false,
+            restarted_after: None,
         }
     }
 
@@ -112,6 +130,9 @@ impl Endpoint {
     }
     pub fn sender(&self) -> &Sender {
         &self.sender
+    }
+    pub fn pacer(&self) -> &Pacer {
+        &self.pacer
     }
     pub fn stats(&self) -> SenderStats {
         self.sender.stats()
@@ -137,6 +158,9 @@ impl Endpoint {
             flight: self.sender.flight(),
             snd_nxt: self.sender.snd_nxt(),
             snd_una: self.sender.snd_una(),
+            pacing: self.pacer.is_active(),
+            cc_mode: self.sender.cc().mode_name(&w),
+            congestive_events: self.sender.cc().congestive_events(),
         }
     }
 
@@ -196,6 +220,10 @@ impl Endpoint {
             }
         }
         self.sender.set_peer_window(seg.window);
+        if seg.flags.ack && self.paced_restart {
+            self.end_paced_restart();
+            self.sender.on_first_ack_after_pacing(self.cfg.restart);
+        }
         if seg.flags.ack {
             let pure = seg.seq_len() == 0;
             let r = self.sender.on_ack(now, seg.ack, seg.sack_blocks(), pure, &mut self.measure);
@@ -241,6 +269,8 @@ impl Endpoint {
     fn on_timer(&mut self, t: Timer, now: Time) {
         match t {
             Timer::DelayedAck => self.ack_due = true,
+            // Only a wakeup: `poll_transmit` sends what the pacer now releases.
+            Timer::Pace => {}
             Timer::Rto => match self.state {
                 State::SynSent | State::SynReceived => {
                     self.syn_due = true;
@@ -248,6 +278,8 @@ impl Endpoint {
                     self.measure.back_off();
                 }
                 State::Established if self.sender.outstanding() => {
+                    // Retransmissions after a timeout are not the restart's to pace.
+                    self.end_paced_restart();
                     // Backed off means no valid RTT sample since the last timeout: the same
                     // data timed out again.
                     self.sender.on_rto(self.measure.is_backed_off());
@@ -287,10 +319,16 @@ impl Endpoint {
                 Some(seg)
             }
             State::Established => {
-                if let Some(tx) = self.sender.poll(now) {
+                self.restart_after_idle(now);
+                let tx = if self.pacer.may_send(now) { self.sender.poll(now) } else { None };
+                if let Some(tx) = tx {
                     // RFC 6298 §5.1: start the timer if it is not running.
                     if self.timers[Timer::Rto as usize].is_none() {
                         self.arm(Timer::Rto, now + self.measure.rto());
+                    }
+                    self.pacer.on_send(now);
+                    if let Some(at) = self.pacer.next_release() {
+                        self.arm(Timer::Pace, at);
                     }
                     let mut seg = self.segment(tx.seq, tx.len, true);
                     seg.flags.fin = tx.fin;
@@ -302,6 +340,39 @@ impl Endpoint {
                 None
             }
         }
+    }
+
+    /// RFC 5681 §4.1, paper 000 §3.4 item 1: the connection was idle when nothing is
+    /// outstanding and no data went out for longer than the threshold. The restart policy
+    /// runs once, as the application's new data is about to go.
+    fn restart_after_idle(&mut self, now: Time) {
+        let s = &self.sender;
+        let Some(last_send) = s.last_send() else { return };
+        if s.outstanding() || !s.has_unsent_data() || self.restarted_after == Some(last_send) {
+            return;
+        }
+        let idle = now.since(last_send);
+        if idle <= self.cfg.idle_threshold.duration(self.measure.rto()) {
+            return;
+        }
+        self.restarted_after = Some(last_send);
+        let ctx = RestartCtx {
+            mss: s.mss(),
+            initial_window_bytes: self.cfg.initial_window_segments as u64 * s.mss(),
+            usable_window_bytes: s.usable_window(),
+            idle,
+            measure: &self.measure,
+        };
+        if let Some(plan) = self.sender.on_idle_end(self.cfg.restart, &ctx) {
+            self.pacer.start(now, plan.interval);
+            self.paced_restart = true;
+        }
+    }
+
+    fn end_paced_restart(&mut self) {
+        self.pacer.stop();
+        self.paced_restart = false;
+        self.timers[Timer::Pace as usize] = None;
     }
 
     fn established(&mut self) {

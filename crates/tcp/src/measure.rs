@@ -3,7 +3,7 @@
 //! computes (segments acknowledged per RTT). Congestion control, restart policies and
 //! later mechanisms read these numbers; only the endpoint writes them.
 
-use crate::time::{Duration, Time};
+use crate::time::{Duration, Rate, Time};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RtoConfig {
@@ -39,6 +39,15 @@ pub struct RateSample {
     pub rtt: Duration,
     /// Mean of the RTT samples of the epoch (what ns-2's Vegas compares with BaseRTT).
     pub mean_rtt: Duration,
+}
+
+impl RateSample {
+    /// Vegas' Actual rate (Brakmo & Peterson §3.2): the bytes acknowledged in one epoch over
+    /// the epoch's RTT, here the mean of its samples as in ns-2's `v_actual_`. Not over the
+    /// wall-clock `interval`: an epoch can span an idle period.
+    pub fn actual_rate(&self) -> Rate {
+        Rate::from_bytes_per(self.acked_bytes, self.mean_rtt)
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -267,5 +276,16 @@ mod tests {
         assert!(m.on_ack(Time(ms(100).0), 6001, 5000, 9001));
         let s = m.last_rate().unwrap();
         assert_eq!((s.rtt, s.mean_rtt), (ms(100), ms(110)));
+    }
+
+    #[test]
+    fn actual_rate_is_bytes_per_mean_rtt_not_per_interval() {
+        let mut m = Measure::new(RtoConfig::default());
+        m.on_ack(Time(0), 1001, 1000, 5001);
+        m.on_rtt_sample(ms(100));
+        m.on_rtt_sample(ms(150));
+        // The epoch spans an idle second: the interval would give 4 kB/s.
+        assert!(m.on_ack(Time(ms(1250).0), 6001, 5000, 9001));
+        assert_eq!(m.last_rate().unwrap().actual_rate(), Rate(320_000), "5000 B per 125 ms");
     }
 }

@@ -5,6 +5,7 @@
 use crate::cc::{AckCtx, Cc, Window};
 use crate::measure::Measure;
 use crate::recovery::{Recovery, RecoveryKind, SackPipe};
+use crate::restart::{Plan, Restart, RestartCtx};
 use crate::segment::SeqRange;
 use crate::send_queue::SendQueue;
 use crate::time::Time;
@@ -84,6 +85,8 @@ pub struct SenderStats {
     pub retransmits: u64,
     pub fast_retransmits: u64,
     pub timeouts: u64,
+    /// Restarts after an idle longer than the threshold (each ran the restart policy).
+    pub idle_restarts: u64,
 }
 
 /// What an ACK changed.
@@ -170,6 +173,10 @@ impl Sender {
     }
     pub fn outstanding(&self) -> bool {
         self.snd_max > self.snd_una
+    }
+    /// The application has written payload that was never sent.
+    pub fn has_unsent_data(&self) -> bool {
+        self.unlimited || self.snd_max < self.app_end
     }
     pub fn in_recovery(&self) -> bool {
         self.rec.in_recovery
@@ -306,6 +313,18 @@ impl Sender {
         }
     }
 
+    /// The application has data after an idle (see `Restart::on_idle_end`).
+    pub fn on_idle_end(&mut self, restart: Restart, ctx: &RestartCtx) -> Option<Plan> {
+        self.stats.idle_restarts += 1;
+        restart.on_idle_end(&mut self.w, ctx)
+    }
+
+    /// The first ACK after a paced restart, before `on_ack` (see `Restart::on_first_ack`).
+    pub fn on_first_ack_after_pacing(&mut self, restart: Restart) {
+        let flight = self.flight();
+        restart.on_first_ack(&mut self.w, flight, self.mss);
+    }
+
     // ---- output ----
     /// The next data segment to send now, if the window and the data allow one.
     pub fn poll(&mut self, now: Time) -> Option<TxData> {
@@ -359,7 +378,9 @@ impl Sender {
         Some(tx)
     }
 
-    fn usable_window(&self) -> u64 {
+    /// What the window allows in flight: cwnd plus limited transmit, capped by the window
+    /// limit and the peer's window.
+    pub fn usable_window(&self) -> u64 {
         let lt = if self.limited_transmit && !self.rec.in_recovery && self.rec.dupacks < self.rec.dupthresh {
             self.rec.dupacks as u64 * self.mss
         } else {

@@ -4,10 +4,16 @@
 //! context, and the controller changes the window. Loss *recovery* (what to retransmit,
 //! fast-recovery inflation) belongs to `recovery`, not here.
 
+mod hoe;
+mod limited_slow_start;
 mod newreno;
+mod ssthreshless;
 mod vegas;
 
+pub use hoe::{Hoe, PacketPair};
+pub use limited_slow_start::{LimitedSlowStart, LimitedSlowStartConfig};
 pub use newreno::NewReno;
+pub use ssthreshless::{AdjustiveSchedule, Ssthreshless, SsthreshlessConfig, SsthreshlessMode};
 pub use vegas::{Vegas, VegasConfig, VegasRtt, VegasSlowStartExit};
 
 use crate::measure::Measure;
@@ -41,6 +47,9 @@ pub fn half_flight(flight_bytes: u64, mss: u64) -> u64 {
 pub enum Cc {
     NewReno(NewReno),
     Vegas(Vegas),
+    Ssthreshless(Ssthreshless),
+    Hoe(Hoe),
+    LimitedSlowStart(LimitedSlowStart),
 }
 
 impl Cc {
@@ -50,14 +59,39 @@ impl Cc {
         match self {
             Cc::NewReno(c) => c.on_ack(w, ctx),
             Cc::Vegas(c) => c.on_ack(w, ctx),
+            Cc::Ssthreshless(c) => c.on_ack(w, ctx),
+            Cc::Hoe(c) => c.on_ack(w, ctx),
+            Cc::LimitedSlowStart(c) => c.on_ack(w, ctx),
         }
     }
 
     /// Loss was detected (duplicate ACKs, SACK or RTO): the new ssthresh. The caller sets
-    /// cwnd as the recovery or timeout rule says.
+    /// cwnd as the recovery or timeout rule says. Startup parts that end at the first loss
+    /// (SSthreshless Start, Hoe's estimate) end here.
     pub fn ssthresh_after_loss(&mut self, flight_bytes: u64, mss: u64) -> u64 {
         match self {
-            Cc::NewReno(_) | Cc::Vegas(_) => half_flight(flight_bytes, mss),
+            Cc::Ssthreshless(c) => c.on_loss(),
+            Cc::Hoe(c) => c.on_loss(),
+            Cc::NewReno(_) | Cc::Vegas(_) | Cc::LimitedSlowStart(_) => {}
+        }
+        half_flight(flight_bytes, mss)
+    }
+
+    /// The phase a trace shows: "slow_start" or "congestion_avoidance" (RFC 5681 §3.1), and
+    /// the startup modes of the controllers that have them.
+    pub fn mode_name(&self, w: &Window) -> &'static str {
+        match self {
+            Cc::Ssthreshless(c) => c.mode_name(w),
+            Cc::LimitedSlowStart(c) if c.limits(w) => "limited_slow_start",
+            Cc::NewReno(_) | Cc::Vegas(_) | Cc::Hoe(_) | Cc::LimitedSlowStart(_) => NewReno::phase_name(w),
+        }
+    }
+
+    /// SSthreshless Start's congestive events so far (0 for the others).
+    pub fn congestive_events(&self) -> u32 {
+        match self {
+            Cc::Ssthreshless(c) => c.congestive_events(),
+            _ => 0,
         }
     }
 }

@@ -16,6 +16,15 @@ impl NewReno {
         NewReno { byte_counting, ca_acked: 0 }
     }
 
+    /// RFC 5681 §3.1: slow start while cwnd < ssthresh, congestion avoidance above.
+    pub fn phase_name(w: &Window) -> &'static str {
+        if w.cwnd < w.ssthresh {
+            "slow_start"
+        } else {
+            "congestion_avoidance"
+        }
+    }
+
     pub fn on_ack(&mut self, w: &mut Window, ctx: &AckCtx) {
         let mss = ctx.mss;
         if w.cwnd < w.ssthresh {

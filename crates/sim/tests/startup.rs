@@ -1,0 +1,148 @@
+//! Startup parts on the dumbbell of paper 001 (SSthreshless Start, §II): 40 Mb/s bottleneck
+//! with 48 ms one-way delay, 1 Gb/s side links with 1 ms, 250-packet drop-tail buffer (BDP/2),
+//! 1000-byte segments, one bulk flow for 10 s. Base RTT 100 ms, BDP about 480 packets.
+
+use rampup_sim::{check_toml, run_toml, Column, RunOutput};
+
+/// Payload bytes the bottleneck carries in 10 s at 40 Mb/s (the paper's 100 % = 50 000 segments).
+const CAPACITY_BYTES: f64 = 40e6 / 8.0 * 10.0;
+
+fn paper_dumbbell(tcp: &str, flow: &str) -> String {
+    format!(
+        r#"
+duration = "10s"
+[topology]
+kind = "dumbbell"
+access_rate = "1Gbps"
+access_delay = "1ms"
+bottleneck_rate = "40Mbps"
+bottleneck_delay = "48ms"
+bottleneck_queue = {{ packets = 250 }}
+[[flow]]
+from = "s0"
+to = "r0"
+app = {{ kind = "bulk" }}
+tcp = {{ handshake = false, mss = 1000, initial_window = 2, {tcp} }}
+{flow}
+[trace]
+queues = false
+"#
+    )
+}
+
+fn run(tcp: &str) -> RunOutput {
+    run_toml(&paper_dumbbell(tcp, ""), None).expect("valid scenario")
+}
+
+fn flow_u64(out: &RunOutput, column: &str) -> u64 {
+    out.table("flows").u64s(column)[0]
+}
+
+fn modes(out: &RunOutput) -> &[String] {
+    match out.table("timeseries").column("cc_mode") {
+        Some(Column::Str(v)) => v,
+        other => panic!("cc_mode column: {other:?}"),
+    }
+}
+
+#[test]
+fn ssthreshless_fills_the_link_where_slow_start_with_large_ssthresh_loses_heavily() {
+    let ssl = run(r#"cc = "ssthreshless""#);
+    let ss_l = run("initial_ssthresh = 5000");
+    // SS (L): slow start doubles far past BDP + buffer (about 730 packets), the round that
+    // overflows loses hundreds, and NewReno cannot repair a burst like that without a timeout.
+    assert!(flow_u64(&ss_l, "drops") >= 100, "SS (L) drops: {}", flow_u64(&ss_l, "drops"));
+    assert!(flow_u64(&ss_l, "timeouts") >= 1);
+    // SSthreshless Start turns to linear growth as soon as the backlog exceeds γ, and its window
+    // stays below BDP + buffer here: no loss at all, so no timeout.
+    assert_eq!((flow_u64(&ssl, "drops"), flow_u64(&ssl, "timeouts")), (0, 0));
+    let utilization = |o: &RunOutput| flow_u64(o, "bytes_received") as f64 / CAPACITY_BYTES;
+    let (u_ssl, u_ss_l) = (utilization(&ssl), utilization(&ss_l));
+    assert!(u_ssl > 0.5, "SSthreshless utilization {u_ssl:.3}");
+    assert!(u_ssl > 1.3 * u_ss_l, "SSthreshless {u_ssl:.3} vs SS (L) {u_ss_l:.3}");
+}
+
+#[test]
+fn ssthreshless_trace_follows_the_state_machine() {
+    let out = run(r#"cc = "ssthreshless""#);
+    let ts = out.table("timeseries");
+    let (cwnd, events, modes) = (ts.u64s("cwnd_bytes"), ts.u64s("congestive_events"), modes(&out));
+    assert_eq!(modes[0], "slow_start");
+    let first_other = modes.iter().position(|m| m != "slow_start").expect("the backlog exceeded γ");
+    assert_eq!(modes[first_other], "linear_increase", "§IV-B: it always starts in Linear Increase Mode");
+    assert!(modes[first_other..].iter().all(|m| m == "linear_increase" || m == "adjustive_increase"), "no loss: no NewReno");
+    for i in 1..modes.len() {
+        // The count rises exactly at a Linear → Adjustive switch, by one.
+        let fell_back = modes[i - 1] == "linear_increase" && modes[i] == "adjustive_increase";
+        assert_eq!(events[i] - events[i - 1], fell_back as u64, "row {i}");
+        assert!(cwnd[i] >= cwnd[i - 1], "cwnd never shrinks before a loss (row {i})");
+    }
+    assert!(events[events.len() - 1] >= 1);
+    assert!(ts.f64s("ssthresh_bytes").iter().all(|s| s.is_nan()), "no ssthresh is used");
+}
+
+#[test]
+fn ssthreshless_slow_start_is_newreno_slow_start_until_the_first_crossing() {
+    let ssl = run(r#"cc = "ssthreshless""#);
+    let nr = run(r#"cc = "newreno""#);
+    let first_other = modes(&ssl).iter().position(|m| m != "slow_start").unwrap();
+    for c in ["t_ns", "cwnd_bytes", "snd_una"] {
+        assert_eq!(ssl.table("timeseries").u64s(c)[..first_other], nr.table("timeseries").u64s(c)[..first_other], "{c}");
+    }
+}
+
+#[test]
+fn ssthreshless_hands_over_to_newreno_at_the_first_loss() {
+    // A 20-packet buffer overflows in the first slow start (γ = 30 lets it run long enough).
+    let text = paper_dumbbell(r#"cc = "ssthreshless", ssthreshless_gamma = 30.0"#, "").replace("packets = 250", "packets = 20");
+    let out = run_toml(&text, None).unwrap();
+    assert!(flow_u64(&out, "drops") > 0);
+    let ts = out.table("timeseries");
+    let modes = modes(&out);
+    let ssthresh = ts.f64s("ssthresh_bytes");
+    let lost = ssthresh.iter().position(|s| !s.is_nan()).expect("a loss set ssthresh");
+    assert!(modes[lost..].iter().all(|m| m == "slow_start" || m == "congestion_avoidance"), "NewReno from the first loss on");
+    assert!(modes[lost..].iter().any(|m| m == "congestion_avoidance"));
+}
+
+#[test]
+fn hoe_sets_ssthresh_near_the_bdp_from_the_first_ack_pair() {
+    let out = run(r#"cc = "hoe""#);
+    let ssthresh = out.table("timeseries").f64s("ssthresh_bytes");
+    let first = ssthresh.iter().find(|s| !s.is_nan()).copied().expect("an estimate");
+    // 1040-byte packets at 40 Mb/s leave the bottleneck 208 µs apart: 1000 payload bytes per
+    // 208 µs × BaseRTT (100.2 ms with serialisation) ≈ 481 700 bytes.
+    assert!((470_000.0..=490_000.0).contains(&first), "Hoe's ssthresh {first}");
+}
+
+#[test]
+fn limited_slow_start_leaves_max_ssthresh_slower_than_slow_start() {
+    let out = run(r#"cc = "limited-slow-start", max_ssthresh = 100"#);
+    let ts = out.table("timeseries");
+    let limited = modes(&out).iter().position(|m| m == "limited_slow_start").expect("above max_ssthresh");
+    assert!(ts.u64s("cwnd_bytes")[limited] > 100_000);
+    assert_eq!(out.table("flows").column("cc"), Some(&Column::Str(vec!["limited-slow-start".into()])));
+}
+
+#[test]
+fn start_jitter_draws_a_start_per_seed_from_the_flow_stream() {
+    let text = paper_dumbbell("", r#"start = "1s""#).replace("app = ", "start_jitter = \"100ms\"\napp = ");
+    let start = |seed| run_toml(&text, Some(seed)).unwrap().table("flows").u64s("start_ns")[0];
+    let starts: Vec<u64> = (1..=4).map(start).collect();
+    assert!(starts.iter().all(|&s| (1_000_000_000..=1_100_000_000).contains(&s)), "{starts:?}");
+    assert!(starts.windows(2).any(|p| p[0] != p[1]), "seeds must matter: {starts:?}");
+    assert_eq!(start(2), starts[1], "the same seed gives the same start");
+}
+
+#[test]
+fn startup_keys_name_their_path_and_allowed_values() {
+    let error = |tcp: &str| check_toml(&paper_dumbbell(tcp, "")).unwrap_err().to_string();
+    let e = error(r#"cc = "ssthreshles""#);
+    assert!(e.contains("flow[0].tcp.cc") && e.contains("ssthreshless") && e.contains("limited-slow-start"), "{e}");
+    let e = error(r#"cc = "ssthreshless", ssthreshless_schedule = "linear""#);
+    assert!(e.contains("flow[0].tcp.ssthreshless_schedule") && e.contains("halving") && e.contains("harmonic"), "{e}");
+    let e = error(r#"cc = "ssthreshless", ssthreshless_gamma = -1.0"#);
+    assert!(e.contains("flow[0].tcp.ssthreshless_gamma"), "{e}");
+    let e = error(r#"cc = "limited-slow-start", max_ssthresh = 1"#);
+    assert!(e.contains("flow[0].tcp.max_ssthresh") && e.contains("at least 2"), "{e}");
+}

@@ -1,0 +1,338 @@
+//! SSthreshless Start (Lu, Zhang, Fu & Foh, "SSthreshless Start: A Sender-Side TCP
+//! Intelligence for Long Fat Network", §IV): a startup without ssthresh. Slow start watches
+//! the Vegas backlog estimate N on every ACK; once N first exceeds γ, the window alternates
+//! between a Linear Increase Mode (while N > γ) and an Adjustive Increase Mode (while N ≤ γ)
+//! whose growth shrinks with every congestive event. The first loss ends it, and NewReno
+//! recovery and congestion avoidance take over.
+
+use super::{AckCtx, NewReno, Vegas, Window};
+
+/// How the Adjustive Increase Mode's per-ACK increment shrinks with the congestive-event
+/// count c. The paper's Algorithm 1 was lost in extraction; §IV-B says the increment lies
+/// between 1/cwnd and 1 segment per ACK and shrinks as c grows, §V-D that the growth rate
+/// "halves ... each time when congestive event happens".
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AdjustiveSchedule {
+    /// max(1/cwnd, 2^−c) segments per ACK: our reading of §V-D.
+    Halving,
+    /// max(1/cwnd, 1/(c + 1)) segments per ACK: a milder alternative reading.
+    Harmonic,
+}
+
+impl AdjustiveSchedule {
+    pub fn name(self) -> &'static str {
+        match self {
+            AdjustiveSchedule::Halving => "halving",
+            AdjustiveSchedule::Harmonic => "harmonic",
+        }
+    }
+
+    /// The 2^−c or 1/(c + 1) segments, in bytes, after `events` congestive events; the
+    /// controller takes the larger of this and 1/cwnd.
+    pub fn increment_bytes(self, events: u32, mss: u64) -> u64 {
+        match self {
+            AdjustiveSchedule::Halving => mss.checked_shr(events).unwrap_or(0),
+            AdjustiveSchedule::Harmonic => mss / (events as u64 + 1),
+        }
+    }
+}
+
+/// One segment per RTT in whole bytes: cwnd += SMSS·SMSS/cwnd per ACK (RFC 5681 eq. (3)),
+/// carrying the remainder to the next ACK. Without the carry, integer bytes lose up to half
+/// of the growth (1000-byte segments, cwnd 600 segments: 1.67 bytes per ACK becomes 1).
+#[derive(Clone, Debug, Default)]
+struct OnePerRtt {
+    remainder: u64,
+}
+
+impl OnePerRtt {
+    fn increment_bytes(&mut self, cwnd: u64, mss: u64) -> u64 {
+        let cwnd = cwnd.max(1);
+        let numerator = mss * mss + self.remainder;
+        self.remainder = numerator % cwnd;
+        numerator / cwnd
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SsthreshlessConfig {
+    /// γ: the backlog, in segments, above which the bottleneck is taken to be building a
+    /// queue (§IV-B; §V-A recommends a small value).
+    pub gamma_segments: f64,
+    pub schedule: AdjustiveSchedule,
+}
+
+impl Default for SsthreshlessConfig {
+    fn default() -> Self {
+        SsthreshlessConfig { gamma_segments: 3.0, schedule: AdjustiveSchedule::Halving }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SsthreshlessMode {
+    /// Ordinary exponential growth, before N first exceeds γ.
+    SlowStart,
+    /// N > γ: one segment per RTT (§IV-B).
+    LinearIncrease,
+    /// N ≤ γ after at least one congestive event: growth set by the schedule (§IV-B).
+    AdjustiveIncrease,
+    /// After the first loss: NewReno slow start and congestion avoidance.
+    NewReno,
+}
+
+#[derive(Clone, Debug)]
+pub struct Ssthreshless {
+    cfg: SsthreshlessConfig,
+    mode: SsthreshlessMode,
+    /// Congestive_Event_No of §IV-B: how often N fell back to γ or below from above.
+    congestive_events: u32,
+    one_per_rtt: OnePerRtt,
+    newreno: NewReno,
+}
+
+impl Ssthreshless {
+    pub fn new(cfg: SsthreshlessConfig) -> Self {
+        Ssthreshless {
+            cfg,
+            mode: SsthreshlessMode::SlowStart,
+            congestive_events: 0,
+            one_per_rtt: OnePerRtt::default(),
+            newreno: NewReno::new(false),
+        }
+    }
+
+    pub fn mode(&self) -> SsthreshlessMode {
+        self.mode
+    }
+
+    pub fn congestive_events(&self) -> u32 {
+        self.congestive_events
+    }
+
+    /// The name a trace shows: the mode, or NewReno's phase once it has taken over.
+    pub fn mode_name(&self, w: &Window) -> &'static str {
+        match self.mode {
+            SsthreshlessMode::SlowStart => "slow_start",
+            SsthreshlessMode::LinearIncrease => "linear_increase",
+            SsthreshlessMode::AdjustiveIncrease => "adjustive_increase",
+            SsthreshlessMode::NewReno => NewReno::phase_name(w),
+        }
+    }
+
+    /// N of §IV-A, eq. (1): cwnd × (RTT − BaseRTT) / RTT in segments, with RTT the latest
+    /// sample (the ACK's own when it gave one) and BaseRTT the smallest. No sample yet: 0.
+    pub fn backlog_segments(w: &Window, ctx: &AckCtx) -> f64 {
+        match (ctx.measure.latest_rtt(), ctx.measure.min_rtt()) {
+            (Some(rtt), Some(base)) => Vegas::backlog_segments(w.cwnd, ctx.mss, rtt.0, base.0),
+            _ => 0.0,
+        }
+    }
+
+    /// New data was acknowledged outside loss recovery: first the mode follows N, then the
+    /// window grows as the mode says.
+    pub fn on_ack(&mut self, w: &mut Window, ctx: &AckCtx) {
+        use SsthreshlessMode::*;
+        if self.mode == NewReno {
+            self.newreno.on_ack(w, ctx);
+            return;
+        }
+        let queue_building = Self::backlog_segments(w, ctx) > self.cfg.gamma_segments;
+        self.mode = match (self.mode, queue_building) {
+            // §IV-B: "it always starts in Linear Increase Mode".
+            (SlowStart | AdjustiveIncrease, true) => LinearIncrease,
+            // §IV-B: "Once the backlog is clear below γ, the TCP sender is said to have
+            // experienced one congestive event."
+            (LinearIncrease, false) => {
+                self.congestive_events += 1;
+                AdjustiveIncrease
+            }
+            (mode, _) => mode,
+        };
+        let mss = ctx.mss;
+        w.cwnd += match self.mode {
+            // RFC 5681 eq. (2), as NewReno's slow start.
+            SlowStart => ctx.acked_bytes.min(mss),
+            LinearIncrease => self.one_per_rtt.increment_bytes(w.cwnd, mss),
+            // max(1/cwnd, schedule(c)) segments (§IV-B: "between 1/cwnd and 1").
+            AdjustiveIncrease => {
+                let by_count = self.cfg.schedule.increment_bytes(self.congestive_events, mss);
+                if by_count.saturating_mul(w.cwnd) >= mss * mss {
+                    by_count
+                } else {
+                    self.one_per_rtt.increment_bytes(w.cwnd, mss)
+                }
+            }
+            NewReno => unreachable!("handled above"),
+        };
+    }
+
+    /// Loss was detected (three duplicate ACKs or RTO): SSthreshless Start ends for good
+    /// (§IV-B, "SSthreshless Start exits when packet losses occur").
+    pub fn on_loss(&mut self) {
+        self.mode = SsthreshlessMode::NewReno;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::measure::{Measure, RtoConfig};
+    use crate::time::{Duration, Time};
+
+    const MSS: u64 = 1000;
+    const BASE_RTT_US: u64 = 100_000;
+
+    /// Feeds the controller ACKs, each with an RTT sample chosen so that N has a given value.
+    struct Harness {
+        cc: Ssthreshless,
+        w: Window,
+        m: Measure,
+    }
+
+    impl Harness {
+        fn new(cfg: SsthreshlessConfig, cwnd_segments: u64) -> Self {
+            let mut m = Measure::new(RtoConfig::default());
+            m.on_rtt_sample(Duration::from_micros(BASE_RTT_US));
+            Harness { cc: Ssthreshless::new(cfg), w: Window { cwnd: cwnd_segments * MSS, ssthresh: u64::MAX }, m }
+        }
+
+        /// One ACK of one segment whose RTT sample makes N = `backlog` segments at the
+        /// current cwnd: RTT = BaseRTT × cwnd / (cwnd − N), rounded down (so N never exceeds
+        /// `backlog`).
+        #[track_caller]
+        fn ack(&mut self, backlog: f64) {
+            let cwnd = self.w.cwnd as f64 / MSS as f64;
+            assert!(backlog < cwnd);
+            let rtt_ns = (BASE_RTT_US as f64 * 1e3 * cwnd / (cwnd - backlog)).floor() as u64;
+            self.m.on_rtt_sample(Duration(rtt_ns));
+            let ctx = AckCtx { now: Time(0), mss: MSS, acked_bytes: MSS, measure: &self.m, rate_epoch_done: false };
+            self.cc.on_ack(&mut self.w, &ctx);
+        }
+
+        /// One RTT: as many ACKs as the window held segments at its start.
+        fn round(&mut self, backlog: f64) {
+            for _ in 0..self.w.cwnd / MSS {
+                self.ack(backlog);
+            }
+        }
+
+        fn cwnd_segments(&self) -> f64 {
+            self.w.cwnd as f64 / MSS as f64
+        }
+    }
+
+    #[test]
+    fn test_slow_start_doubles_per_rtt_while_backlog_at_most_gamma() {
+        let mut h = Harness::new(SsthreshlessConfig::default(), 4);
+        for expected in [8, 16, 32, 64, 128] {
+            // N exactly γ does not exceed it.
+            h.round(3.0);
+            assert_eq!(h.w.cwnd, expected * MSS);
+            assert_eq!(h.cc.mode(), SsthreshlessMode::SlowStart);
+        }
+        assert_eq!(h.w.ssthresh, u64::MAX, "no ssthresh is used");
+    }
+
+    #[test]
+    fn test_linear_increase_adds_one_segment_per_rtt_while_backlog_above_gamma() {
+        let mut h = Harness::new(SsthreshlessConfig::default(), 100);
+        h.ack(3.5);
+        assert_eq!(h.cc.mode(), SsthreshlessMode::LinearIncrease, "the first crossing enters Linear Increase");
+        for _ in 0..5 {
+            let before = h.cwnd_segments();
+            h.round(10.0);
+            let grown = h.cwnd_segments() - before;
+            assert!((0.98..=1.0).contains(&grown), "grew {grown} segments in one RTT");
+        }
+        assert_eq!(h.cc.congestive_events(), 0);
+    }
+
+    #[test]
+    fn test_congestive_event_counted_exactly_when_backlog_falls_back() {
+        let mut h = Harness::new(SsthreshlessConfig::default(), 50);
+        // (N, mode after the ACK, events after the ACK)
+        use SsthreshlessMode::*;
+        let steps = [
+            (2.0, SlowStart, 0),
+            (4.0, LinearIncrease, 0),
+            (5.0, LinearIncrease, 0),
+            (3.0, AdjustiveIncrease, 1),
+            (1.0, AdjustiveIncrease, 1),
+            (3.1, LinearIncrease, 1),
+            (0.0, AdjustiveIncrease, 2),
+            (0.0, AdjustiveIncrease, 2),
+            (6.0, LinearIncrease, 2),
+            (2.9, AdjustiveIncrease, 3),
+        ];
+        for (i, (n, mode, events)) in steps.into_iter().enumerate() {
+            h.ack(n);
+            assert_eq!((h.cc.mode(), h.cc.congestive_events()), (mode, events), "step {i}: N = {n}");
+        }
+    }
+
+    #[test]
+    fn test_adjustive_increment_follows_the_schedule() {
+        let halving: Vec<u64> = (1..=8).map(|c| AdjustiveSchedule::Halving.increment_bytes(c, MSS)).collect();
+        assert_eq!(halving, [500, 250, 125, 62, 31, 15, 7, 3]);
+        let harmonic: Vec<u64> = (1..=4).map(|c| AdjustiveSchedule::Harmonic.increment_bytes(c, MSS)).collect();
+        assert_eq!(harmonic, [500, 333, 250, 200]);
+        assert_eq!(AdjustiveSchedule::Halving.increment_bytes(200, MSS), 0, "no shift overflow");
+
+        // The controller applies it: after two events each ACK adds a quarter segment.
+        let mut h = Harness::new(SsthreshlessConfig::default(), 100);
+        for n in [4.0, 0.0, 4.0, 0.0] {
+            h.ack(n);
+        }
+        assert_eq!((h.cc.mode(), h.cc.congestive_events()), (SsthreshlessMode::AdjustiveIncrease, 2));
+        let before = h.w.cwnd;
+        h.ack(0.0);
+        assert_eq!(h.w.cwnd - before, 250);
+        let harmonic = SsthreshlessConfig { schedule: AdjustiveSchedule::Harmonic, ..Default::default() };
+        let mut h = Harness::new(harmonic, 100);
+        for n in [4.0, 0.0, 4.0, 0.0] {
+            h.ack(n);
+        }
+        let before = h.w.cwnd;
+        h.ack(0.0);
+        assert_eq!(h.w.cwnd - before, 333);
+
+        // Once 2^−c is below 1/cwnd, the window still grows one segment per RTT.
+        let mut h = Harness::new(SsthreshlessConfig::default(), 100);
+        for _ in 0..8 {
+            h.ack(4.0);
+            h.ack(0.0);
+        }
+        assert_eq!(h.cc.congestive_events(), 8);
+        let before = h.cwnd_segments();
+        h.round(0.0);
+        let grown = h.cwnd_segments() - before;
+        assert!((0.98..=1.0).contains(&grown), "grew {grown} segments in one RTT");
+    }
+
+    #[test]
+    fn test_first_loss_hands_over_to_newreno() {
+        let mut h = Harness::new(SsthreshlessConfig::default(), 100);
+        for n in [4.0, 0.0] {
+            h.ack(n);
+        }
+        h.cc.on_loss();
+        assert_eq!(h.cc.mode(), SsthreshlessMode::NewReno);
+        // Fast recovery leaves cwnd = ssthresh: congestion avoidance, whatever N says.
+        h.w = Window { cwnd: 50 * MSS, ssthresh: 50 * MSS };
+        let mut reference = NewReno::new(false);
+        let mut w = h.w;
+        for n in [0.0, 10.0, 0.0, 20.0] {
+            h.ack(n);
+            let ctx = AckCtx { now: Time(0), mss: MSS, acked_bytes: MSS, measure: &h.m, rate_epoch_done: false };
+            reference.on_ack(&mut w, &ctx);
+            assert_eq!(h.w, w);
+        }
+        assert_eq!(h.cc.mode_name(&h.w), "congestion_avoidance");
+        // After an RTO: NewReno slow start up to ssthresh.
+        h.w = Window { cwnd: MSS, ssthresh: 10 * MSS };
+        h.ack(0.0);
+        assert_eq!(h.w.cwnd, 2 * MSS);
+        assert_eq!(h.cc.mode_name(&h.w), "slow_start");
+        assert_eq!(h.cc.congestive_events(), 1, "the count stays as it was at the loss");
+    }
+}

@@ -1,0 +1,113 @@
+//! Rate-based pacing after idle (RBP; Visweswaraiah & Heidemann, paper 000 §3): send a
+//! reasonable number of segments, evenly spaced at a conservative rate, to restart the ACK
+//! clock; the first ACK ends the pacing.
+
+use crate::cc::Window;
+use crate::time::{Duration, Rate};
+
+/// §3.1: "A host-requirements-compliant receiver must send an acknowledgement after two
+/// packets, so a lower bound of two segments guarantees an immediate ACK."
+pub const MIN_SEGMENTS: u64 = 2;
+
+/// How many segments to pace after an idle, and how far apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Plan {
+    pub segments: u64,
+    pub interval: Duration,
+}
+
+/// §3.1: at least `MIN_SEGMENTS`, at most the window NSSR would send ("RBP can never be
+/// worse than NSSR", so the window wins over the floor), at most `fits_segments`.
+fn bounded(fits_segments: u64, window_segments: u64) -> u64 {
+    fits_segments.max(MIN_SEGMENTS).min(window_segments).max(1)
+}
+
+/// RBP/rate (§3.2, §3.4): pace at `scale` × `rate`, the Vegas actual rate measured before
+/// the idle (`None`, no sample yet, counts as 0 and paces the floor of two segments), no
+/// more segments than one `srtt` carries at that rate.
+pub fn rate_plan(scale: f64, rate: Option<Rate>, srtt: Duration, window_segments: u64, mss: u64) -> Plan {
+    let rate = Rate((rate.map_or(0, Rate::bps) as f64 * scale) as u64);
+    let segments = bounded(rate.bytes_in(srtt) / mss, window_segments);
+    // At the rate, but never slower than `segments` over one srtt: where the floor of two
+    // segments binds, the rate alone would stretch them over more than an RTT.
+    let interval = rate.tx_time(mss).min(srtt.mul_div(1, segments));
+    Plan { segments, interval }
+}
+
+/// RBP/cwnd (§3.3): `fraction` of the segments NSSR would send (`window_segments`),
+/// spread evenly over one `srtt`.
+pub fn cwnd_plan(fraction: f64, srtt: Duration, window_segments: u64) -> Plan {
+    let segments = bounded((window_segments as f64 * fraction) as u64, window_segments);
+    Plan { segments, interval: srtt.mul_div(1, segments) }
+}
+
+/// The paced segments are the window until the first ACK (as ns-2's `tcp-rbp.cc`,
+/// cwnd = min(cwnd, paced)): the pacer need not count them.
+pub fn apply(w: &mut Window, plan: Plan, mss: u64) {
+    w.cwnd = w.cwnd.min(plan.segments * mss);
+}
+
+/// §3: "Rate-based pacing ceases as soon as the first acknowledgement is received since the
+/// ACK-clock has then been reestablished." Before the ACK is processed, cwnd becomes the
+/// data outstanding (ns-2's Reno/RBP), so a first ACK that comes before all paced segments
+/// went out releases only what it acknowledges (and slow start's increase), not a burst.
+pub fn hand_back(w: &mut Window, flight_bytes: u64, mss: u64) {
+    w.cwnd = w.cwnd.min(flight_bytes).max(mss);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MSS: u64 = 1000;
+    const SRTT: Duration = Duration::from_millis(200);
+
+    #[test]
+    fn rate_plan_paces_what_one_srtt_carries_at_the_rate() {
+        // 40 kB/s = 320 kb/s: 8 segments in 200 ms, one every 25 ms.
+        let p = rate_plan(1.0, Some(Rate(320_000)), SRTT, 20, MSS);
+        assert_eq!(p, Plan { segments: 8, interval: Duration::from_millis(25) });
+    }
+
+    #[test]
+    fn rate_plan_scale_lowers_the_rate() {
+        let p = rate_plan(0.75, Some(Rate(320_000)), SRTT, 20, MSS);
+        // 1000 B at 240 kb/s takes 33 333 334 ns (rounded up); 200 ms / 6 is 1 ns shorter.
+        assert_eq!(p, Plan { segments: 6, interval: Duration::from_nanos(33_333_333) });
+    }
+
+    #[test]
+    fn rate_plan_window_caps_segments_and_keeps_the_rate() {
+        let p = rate_plan(1.0, Some(Rate(320_000)), SRTT, 3, MSS);
+        assert_eq!(p, Plan { segments: 3, interval: Duration::from_millis(25) });
+    }
+
+    #[test]
+    fn rate_plan_low_rate_paces_two_segments_over_one_srtt() {
+        // 4 kb/s carries 0.1 segment per srtt.
+        let p = rate_plan(1.0, Some(Rate(4_000)), SRTT, 20, MSS);
+        assert_eq!(p, Plan { segments: 2, interval: Duration::from_millis(100) });
+        assert_eq!(rate_plan(1.0, None, SRTT, 20, MSS), p, "no sample: rate 0");
+    }
+
+    #[test]
+    fn rate_plan_window_of_one_segment_wins_over_the_floor() {
+        assert_eq!(rate_plan(1.0, None, SRTT, 1, MSS).segments, 1);
+    }
+
+    #[test]
+    fn cwnd_plan_spreads_the_window_over_one_srtt() {
+        assert_eq!(cwnd_plan(1.0, SRTT, 10), Plan { segments: 10, interval: Duration::from_millis(20) });
+        assert_eq!(cwnd_plan(0.5, SRTT, 10), Plan { segments: 5, interval: Duration::from_millis(40) });
+        assert_eq!(cwnd_plan(0.1, SRTT, 10).segments, 2, "never fewer than two");
+    }
+
+    #[test]
+    fn hand_back_early_ack_shrinks_cwnd_to_the_flight() {
+        let mut w = Window { cwnd: 8 * MSS, ssthresh: 32 * MSS };
+        hand_back(&mut w, 3 * MSS, MSS);
+        assert_eq!(w.cwnd, 3 * MSS);
+        hand_back(&mut w, 5 * MSS, MSS);
+        assert_eq!(w.cwnd, 3 * MSS, "never grows the window");
+    }
+}

@@ -1,0 +1,74 @@
+//! Slow-start restart (SSR): after an idle the ACK clock is gone, so start again from a
+//! small window (Jacobson & Karels; paper 000 §2).
+
+use crate::cc::Window;
+use crate::time::Duration;
+
+/// RFC 5681 §4.1: "a TCP SHOULD set cwnd to no more than RW before beginning transmission
+/// if the TCP has not sent data in an interval exceeding the retransmission timeout", with
+/// the restart window RW = min(IW, cwnd). ssthresh is kept.
+pub fn rfc5681(w: &mut Window, initial_window_bytes: u64) {
+    w.cwnd = w.cwnd.min(initial_window_bytes);
+}
+
+/// RFC 2861 §3 as Linux does it (`tcp_cwnd_restart`): ssthresh = max(ssthresh, 3/4 cwnd)
+/// remembers the window, then cwnd halves once for every RTO of idle, never below RW.
+pub fn rfc2861(w: &mut Window, initial_window_bytes: u64, idle: Duration, rto: Duration) {
+    w.ssthresh = w.ssthresh.max(w.cwnd / 2 + w.cwnd / 4);
+    let restart_window = w.cwnd.min(initial_window_bytes);
+    let mut cwnd = w.cwnd;
+    let mut left = idle;
+    // Linux: `while ((delta -= rto) > 0 && cwnd > restart_cwnd) cwnd >>= 1;`
+    while left > rto && cwnd > restart_window {
+        left = left - rto;
+        cwnd /= 2;
+    }
+    w.cwnd = cwnd.max(restart_window);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MSS: u64 = 1000;
+
+    fn secs(s: u64) -> Duration {
+        Duration::from_secs(s)
+    }
+
+    #[test]
+    fn rfc5681_large_cwnd_restarts_at_initial_window_and_keeps_ssthresh() {
+        let mut w = Window { cwnd: 20 * MSS, ssthresh: 8 * MSS };
+        rfc5681(&mut w, 2 * MSS);
+        assert_eq!(w, Window { cwnd: 2 * MSS, ssthresh: 8 * MSS });
+    }
+
+    #[test]
+    fn rfc5681_cwnd_below_initial_window_is_kept() {
+        let mut w = Window { cwnd: MSS, ssthresh: 8 * MSS };
+        rfc5681(&mut w, 4 * MSS);
+        assert_eq!(w.cwnd, MSS, "RW = min(IW, cwnd)");
+    }
+
+    #[test]
+    fn rfc2861_halves_once_per_elapsed_rto() {
+        let rto = secs(1);
+        let halved = |idle| {
+            let mut w = Window { cwnd: 32 * MSS, ssthresh: 10 * MSS };
+            rfc2861(&mut w, 2 * MSS, idle, rto);
+            w
+        };
+        assert_eq!(halved(Duration::from_millis(1500)).cwnd, 16 * MSS, "one RTO elapsed");
+        assert_eq!(halved(secs(2)).cwnd, 16 * MSS, "Linux halves only while idle - k*RTO > 0");
+        assert_eq!(halved(Duration::from_millis(3500)).cwnd, 4 * MSS);
+        assert_eq!(halved(secs(120)).cwnd, 2 * MSS, "never below the restart window");
+        assert_eq!(halved(secs(120)).ssthresh, 24 * MSS, "max(ssthresh, 3/4 cwnd)");
+    }
+
+    #[test]
+    fn rfc2861_keeps_a_larger_ssthresh() {
+        let mut w = Window { cwnd: 8 * MSS, ssthresh: u64::MAX };
+        rfc2861(&mut w, 2 * MSS, secs(10), secs(1));
+        assert_eq!(w, Window { cwnd: 2 * MSS, ssthresh: u64::MAX });
+    }
+}

@@ -1,0 +1,215 @@
+//! Restart after idle between two endpoints (a sender and a delayed-ACK receiver) over a
+//! channel with a fixed one-way delay and no serialisation, so that segments sent back to
+//! back leave at the same instant. Each test sends a response, waits, sends a second one and
+//! reads the departure times of the second.
+
+use std::collections::BTreeMap;
+
+use rampup_tcp::time::Duration;
+use rampup_tcp::{Endpoint, IdleThreshold, Rate, Restart, Role, Segment, TcpConfig, Time};
+
+const MSS: u64 = 1000;
+const DELAY: Duration = Duration::from_millis(50);
+
+struct Pair {
+    ends: [Endpoint; 2],
+    /// (arrival time, insertion number) -> (destination end, segment)
+    in_flight: BTreeMap<(Time, u64), (usize, Segment)>,
+    seq: u64,
+    now: Time,
+    /// Departure time and sequence number of every data segment of end 0.
+    sent: Vec<(Time, u64)>,
+    /// Arrival times of the segments (ACKs) that reach end 0.
+    acks_at: Vec<Time>,
+}
+
+impl Pair {
+    fn new(cfg: TcpConfig) -> Self {
+        Pair {
+            ends: [Endpoint::new(cfg.clone(), Role::Active), Endpoint::new(cfg, Role::Passive)],
+            in_flight: BTreeMap::new(),
+            seq: 0,
+            now: Time::ZERO,
+            sent: Vec::new(),
+            acks_at: Vec::new(),
+        }
+    }
+
+    fn flush(&mut self) {
+        for from in 0..2 {
+            while let Some(seg) = self.ends[from].poll_transmit(self.now) {
+                if from == 0 && seg.len > 0 {
+                    self.sent.push((self.now, seg.seq));
+                }
+                self.seq += 1;
+                self.in_flight.insert((self.now + DELAY, self.seq), (1 - from, seg));
+            }
+        }
+    }
+
+    /// Advance to the next event before `limit`; false when there is none.
+    fn step(&mut self, limit: Time) -> bool {
+        self.flush();
+        let next_seg = self.in_flight.keys().next().map(|k| k.0);
+        let next_timer = self.ends.iter().filter_map(|e| e.poll_timeout()).min();
+        let Some(t) = [next_seg, next_timer].into_iter().flatten().min().filter(|&t| t < limit) else {
+            return false;
+        };
+        self.now = t;
+        if next_seg == Some(t) {
+            let (_, (to, seg)) = self.in_flight.pop_first().unwrap();
+            if to == 0 {
+                self.acks_at.push(t);
+            }
+            self.ends[to].handle_segment(t, &seg);
+        } else {
+            for e in &mut self.ends {
+                e.handle_timeout(t);
+            }
+        }
+        true
+    }
+
+    fn run_until(&mut self, limit: Time) {
+        while self.step(limit) {}
+        self.now = limit;
+    }
+}
+
+fn config(restart: Restart) -> TcpConfig {
+    TcpConfig {
+        mss_bytes: MSS as u32,
+        initial_window_segments: 2,
+        delayed_ack: true,
+        restart,
+        ..TcpConfig::default()
+    }
+}
+
+fn at_secs(s: u64) -> Time {
+    Time::ZERO + Duration::from_secs(s)
+}
+
+/// What the sender looked like when the second response was written.
+struct Before {
+    cwnd_segments: u64,
+    srtt: Duration,
+    rate: Option<Rate>,
+}
+
+/// A 24-segment response at 0 s, an idle of about 5 s, a 30-segment response at 5 s.
+/// Returns the sender's state before the second write and the departures of its segments.
+fn second_response(cfg: TcpConfig, idle_end: Time) -> (Pair, Before, Vec<Time>) {
+    let mut p = Pair::new(cfg);
+    p.ends[0].write(24 * MSS);
+    p.run_until(idle_end);
+    assert!(p.ends[0].all_acked());
+    let e = &p.ends[0];
+    let before = Before {
+        cwnd_segments: e.snapshot().cwnd / MSS,
+        srtt: e.measure().srtt().unwrap(),
+        rate: e.measure().last_rate().map(|s| s.actual_rate()),
+    };
+    let first = p.sent.len();
+    p.ends[0].write(30 * MSS);
+    p.run_until(idle_end + Duration::from_secs(3));
+    assert!(p.ends[0].all_acked());
+    let times = p.sent[first..].iter().map(|&(t, _)| t).collect();
+    (p, before, times)
+}
+
+/// Segments that left at the instant the second response was written.
+fn burst(times: &[Time], start: Time) -> usize {
+    times.iter().take_while(|&&t| t == start).count()
+}
+
+#[test]
+fn ssr_restart_sends_at_most_the_restart_window_back_to_back() {
+    let (p, before, times) = second_response(config(Restart::Ssr), at_secs(5));
+    assert!(before.cwnd_segments > 2, "the first response opened the window");
+    assert_eq!(burst(&times, at_secs(5)), 2, "RW = IW = 2 segments");
+    assert_eq!(p.ends[0].stats().idle_restarts, 1);
+}
+
+#[test]
+fn nssr_restart_sends_a_full_cwnd_back_to_back() {
+    let (_, before, times) = second_response(config(Restart::Nssr), at_secs(5));
+    assert_eq!(burst(&times, at_secs(5)) as u64, before.cwnd_segments);
+}
+
+/// Checks a paced restart: `n` segments `interval` apart from `start`, at least 2 and at
+/// most cwnd; then pacing ends at the first ACK and every later segment leaves at the arrival
+/// of an ACK.
+#[track_caller]
+fn assert_paced(p: &Pair, times: &[Time], start: Time, n: u64, interval: Duration, cwnd_segments: u64) {
+    assert!((2..=cwnd_segments).contains(&n), "{n} segments, cwnd {cwnd_segments}");
+    let first_ack = *p.acks_at.iter().find(|&&t| t > start).expect("an ACK after the restart");
+    let paced: Vec<Time> = times.iter().copied().filter(|&t| t < first_ack).collect();
+    let expect: Vec<Time> = (0..n).map(|k| start + Duration(k * interval.as_nanos())).collect();
+    assert_eq!(paced, expect, "{n} segments {interval} apart");
+    for &t in times.iter().filter(|&&t| t >= first_ack) {
+        assert!(p.acks_at.contains(&t), "a segment at {t} left between ACKs: ACK clocking did not resume");
+    }
+    assert!(!p.ends[0].snapshot().pacing);
+}
+
+#[test]
+fn rbp_rate_restart_paces_the_computed_segments_and_resumes_ack_clocking() {
+    let (p, b, times) = second_response(config(Restart::RbpRate { scale: 1.0 }), at_secs(5));
+    let rate = b.rate.expect("a rate sample from the first response");
+    // Paper 000 §3.1-3.2: what one srtt carries at the rate, within [2, cwnd].
+    let n = (rate.bytes_in(b.srtt) / MSS).clamp(2, b.cwnd_segments);
+    let interval = rate.tx_time(MSS).min(b.srtt.mul_div(1, n));
+    println!("rbp-rate: rate {} b/s, srtt {}, cwnd {}: {n} segments every {interval}", rate.bps(), b.srtt, b.cwnd_segments);
+    assert_paced(&p, &times, at_secs(5), n, interval, b.cwnd_segments);
+}
+
+#[test]
+fn rbp_cwnd_restart_spreads_cwnd_over_srtt_and_resumes_ack_clocking() {
+    let (p, b, times) = second_response(config(Restart::RbpCwnd { fraction: 1.0 }), at_secs(5));
+    let n = b.cwnd_segments;
+    println!("rbp-cwnd: srtt {}, cwnd {n}: one every {}", b.srtt, b.srtt.mul_div(1, n));
+    assert_paced(&p, &times, at_secs(5), n, b.srtt.mul_div(1, n), b.cwnd_segments);
+}
+
+#[test]
+fn rbp_cwnd_half_fraction_paces_half_the_window() {
+    let (p, b, times) = second_response(config(Restart::RbpCwnd { fraction: 0.5 }), at_secs(5));
+    let n = b.cwnd_segments / 2;
+    assert_paced(&p, &times, at_secs(5), n, b.srtt.mul_div(1, n), b.cwnd_segments);
+}
+
+#[test]
+fn idle_shorter_than_the_threshold_runs_no_restart_policy() {
+    // The first response ends well before 1 s; the RTO is 1 s (its minimum), so a write
+    // 0.6 s after the last send is no restart: every policy sends the whole window at once.
+    for restart in [Restart::Ssr, Restart::SsrLinux, Restart::RbpRate { scale: 1.0 }, Restart::RbpCwnd { fraction: 1.0 }] {
+        let mut p = Pair::new(config(restart));
+        p.ends[0].write(24 * MSS);
+        p.run_until(at_secs(1));
+        let last_send = p.sent.last().unwrap().0;
+        let cwnd = p.ends[0].snapshot().cwnd / MSS;
+        let write_at = last_send + Duration::from_millis(600);
+        assert!(write_at > p.acks_at.last().copied().unwrap(), "nothing outstanding");
+        p.run_until(write_at);
+        let first = p.sent.len();
+        p.ends[0].write(30 * MSS);
+        p.run_until(write_at + Duration::from_secs(3));
+        let times: Vec<Time> = p.sent[first..].iter().map(|&(t, _)| t).collect();
+        assert_eq!(burst(&times, write_at) as u64, cwnd, "{restart:?}");
+        assert_eq!(p.ends[0].stats().idle_restarts, 0, "{restart:?}");
+    }
+}
+
+#[test]
+fn fixed_idle_threshold_below_the_idle_restarts() {
+    let cfg = TcpConfig { idle_threshold: IdleThreshold::Fixed(Duration::from_millis(100)), ..config(Restart::Ssr) };
+    let mut p = Pair::new(cfg);
+    p.ends[0].write(24 * MSS);
+    p.run_until(at_secs(1));
+    let first = p.sent.len();
+    p.ends[0].write(30 * MSS);
+    p.run_until(at_secs(4));
+    let times: Vec<Time> = p.sent[first..].iter().map(|&(t, _)| t).collect();
+    assert_eq!(burst(&times, at_secs(1)), 2);
+}
