@@ -65,17 +65,16 @@ class Measurement:
         return self.packets / self.wall_s
 
 
-# The child: load the engine's shared library by path (not the package, whose imports of
-# pandas and pyarrow would be timed too), run, print the delivered data packets.
+# The child: a bare Python (-S: no site packages) that loads the engine's shared library by
+# path (not the package, whose imports of pandas and pyarrow would be timed too), runs, and
+# prints the delivered data packets.
 _CHILD = """
 import importlib.machinery, importlib.util, json, sys
 loader = importlib.machinery.ExtensionFileLoader("rampup._engine", sys.argv[1])
 spec = importlib.util.spec_from_file_location("rampup._engine", sys.argv[1], loader=loader)
 engine = importlib.util.module_from_spec(spec)
 loader.exec_module(engine)
-out = engine.run(open(sys.argv[2]).read(), None)
-received = out["tables"]["flows"]["bytes_received"]
-print(json.dumps({"packets": int(sum(int(b) // 1000 for b in received))}))
+print(json.dumps({"packets": engine.delivered_packets(open(sys.argv[2]).read(), 1000)}))
 """
 
 
@@ -119,7 +118,7 @@ def _timed(cmd: list[str]) -> tuple[str, float, float]:
 
 
 def measure_rampup(scenario_path: Path) -> Measurement:
-    out, wall, rss = _timed([sys.executable, "-c", _CHILD, _engine.__file__, str(scenario_path)])
+    out, wall, rss = _timed([sys.executable, "-S", "-c", _CHILD, _engine.__file__, str(scenario_path)])
     return Measurement(json.loads(out)["packets"], wall, rss)
 
 

@@ -138,6 +138,19 @@ fn run<'py>(
     output_to_py(py, out)
 }
 
+/// delivered_packets(scenario_toml, mss) -> int
+///
+/// Runs the scenario and returns only the data packets delivered in order to the
+/// receivers (payload bytes received / mss, per flow). For `rampup bench`: it builds no
+/// numpy arrays, so the timed process need not import numpy.
+#[pyfunction]
+fn delivered_packets(py: Python<'_>, scenario_toml: &str, mss: u64) -> PyResult<u64> {
+    let text = scenario_toml.to_owned();
+    let out = detached(py, move || rampup_sim::run_toml(&text, None))?.map_err(scenario_error)?;
+    let flows = out.table("flows");
+    Ok(flows.u64s("bytes_received").iter().map(|b| b / mss.max(1)).sum())
+}
+
 /// check(scenario_toml) -> None
 ///
 /// Parses and validates the scenario without running it.
@@ -152,7 +165,7 @@ fn check(py: Python<'_>, scenario_toml: &str) -> PyResult<()> {
 #[pymodule]
 mod _engine {
     #[pymodule_export]
-    use super::{check, run, Progress, ScenarioError};
+    use super::{check, delivered_packets, run, Progress, ScenarioError};
 
     use pyo3::prelude::*;
 

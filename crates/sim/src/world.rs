@@ -14,7 +14,8 @@ enum Event {
     /// The first packet on a port's wire reaches the far end (if the event is not stale).
     Arrive(u32),
     /// A packet that left its port's FIFO order (a duplicate or a reordered one) arrives.
-    ArriveLate(u32, Packet),
+    /// Boxed: this is rare, and it keeps every other event, and so the heap, small.
+    ArriveLate(u32, Box<Packet>),
     /// Connection end `ep` asked to be woken.
     Timer(u32),
     FlowStart(u32),
@@ -112,6 +113,7 @@ struct Series {
     ts_una: Vec<u64>,
     ts_cc_mode: Vec<String>,
     ts_congestive_events: Vec<u64>,
+    ts_pacing: Vec<u64>,
     q_t: Vec<u64>,
     q_port: Vec<String>,
     q_pkts: Vec<u64>,
@@ -212,7 +214,7 @@ impl<'s> World<'s> {
                     self.arrive(port, pkt);
                 }
             }
-            Event::ArriveLate(port, pkt) => self.arrive(port, pkt),
+            Event::ArriveLate(port, pkt) => self.arrive(port, *pkt),
             Event::Timer(ep) => {
                 let c = &mut self.conns[ep as usize];
                 if c.timer_at != Some(self.now) {
@@ -344,6 +346,7 @@ impl<'s> World<'s> {
                 ts.ts_una.push(s.snd_una);
                 ts.ts_cc_mode.push(s.cc_mode.to_string());
                 ts.ts_congestive_events.push(s.congestive_events as u64);
+                ts.ts_pacing.push(s.pacing as u64);
             }
         }
         let acked = self.conns[ep as usize].ep.bytes_acked();
@@ -396,10 +399,10 @@ impl<'s> World<'s> {
                 }
                 if let Some((t, copy)) = duplicate {
                     self.packets.duplicated += 1;
-                    self.events.push(t, Event::ArriveLate(port, copy));
+                    self.events.push(t, Event::ArriveLate(port, Box::new(copy)));
                 }
             }
-            Offer::Reordered(t, pkt) => self.events.push(t, Event::ArriveLate(port, pkt)),
+            Offer::Reordered(t, pkt) => self.events.push(t, Event::ArriveLate(port, Box::new(pkt))),
         }
     }
 
@@ -473,6 +476,8 @@ impl<'s> World<'s> {
             flows.to.push(names(f.to));
             flows.cc.push(f.tcp.cc.name().to_string());
             flows.recovery.push(f.tcp.recovery.name().to_string());
+            flows.restart.push(f.tcp.restart.name().to_string());
+            flows.idle_restarts.push(st.idle_restarts);
             flows.start.push(start.as_nanos());
             flows.end.push(if complete { last_end.map_or(f64::NAN, |t| t.as_nanos() as f64) } else { f64::NAN });
             flows.acked.push(snd.bytes_acked());
@@ -510,6 +515,7 @@ impl<'s> World<'s> {
             ("snd_una", Column::U64(s.ts_una)),
             ("cc_mode", Column::Str(s.ts_cc_mode)),
             ("congestive_events", Column::U64(s.ts_congestive_events)),
+            ("pacing", Column::U64(s.ts_pacing)),
         ]);
         let queues = table(vec![
             ("t_ns", Column::U64(s.q_t)),
@@ -580,6 +586,8 @@ struct FlowColumns {
     to: Vec<String>,
     cc: Vec<String>,
     recovery: Vec<String>,
+    restart: Vec<String>,
+    idle_restarts: Vec<u64>,
     start: Vec<u64>,
     end: Vec<f64>,
     acked: Vec<u64>,
@@ -601,6 +609,8 @@ impl FlowColumns {
             ("to", Column::Str(self.to)),
             ("cc", Column::Str(self.cc)),
             ("recovery", Column::Str(self.recovery)),
+            ("restart", Column::Str(self.restart)),
+            ("idle_restarts", Column::U64(self.idle_restarts)),
             ("start_ns", Column::U64(self.start)),
             ("end_ns", Column::F64(self.end)),
             ("bytes_acked", Column::U64(self.acked)),

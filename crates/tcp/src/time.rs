@@ -112,8 +112,13 @@ impl Rate {
     }
     /// Time to serialise `bytes` at this rate, rounded up to whole nanoseconds.
     pub fn tx_time(self, bytes: u64) -> Duration {
-        let bits = bytes as u128 * 8 * 1_000_000_000;
-        Duration(bits.div_ceil(self.0.max(1) as u128).min(u64::MAX as u128) as u64)
+        let rate = self.0.max(1);
+        // 64-bit arithmetic for any packet (under 2.3 GB); 128-bit only beyond. This is on
+        // the path of every packet.
+        match bytes.checked_mul(8_000_000_000) {
+            Some(bit_ns) => Duration(bit_ns.div_ceil(rate)),
+            None => Duration((bytes as u128 * 8_000_000_000).div_ceil(rate as u128).min(u64::MAX as u128) as u64),
+        }
     }
     /// Bytes that `d` carries at this rate (rounded down).
     pub fn bytes_in(self, d: Duration) -> u64 {
@@ -137,6 +142,11 @@ mod tests {
     #[test]
     fn tx_time_rounds_up() {
         assert_eq!(Rate(3).tx_time(1), Duration(2_666_666_667));
+    }
+
+    #[test]
+    fn tx_time_of_huge_sizes_takes_the_wide_path() {
+        assert_eq!(Rate(8_000_000_000).tx_time(u64::MAX / 1000), Duration(u64::MAX / 1000));
     }
 
     #[test]
