@@ -190,6 +190,7 @@ struct TcpFile {
     vegas_slow_start_exit: Option<VegasExitName>,
     ssthreshless_gamma: Option<f64>,
     ssthreshless_schedule: Option<ScheduleName>,
+    ssthreshless_rtt_tick: Option<TimeValue>,
     max_ssthresh: Option<u64>,
 }
 
@@ -203,7 +204,7 @@ impl TcpFile {
             cc, recovery, mss, initial_window, initial_ssthresh, max_window, rcv_window, delayed_ack, ack_every,
             delack_timeout, min_rto, initial_rto, max_rto, clock_granularity, handshake, restart, rbp_scale, idle_threshold, limited_transmit,
             rto_in_recovery, sack_pipe, loss_window, dupthresh, byte_counting, vegas_alpha, vegas_beta, vegas_gamma, vegas_rtt,
-            vegas_slow_start_exit, ssthreshless_gamma, ssthreshless_schedule, max_ssthresh
+            vegas_slow_start_exit, ssthreshless_gamma, ssthreshless_schedule, ssthreshless_rtt_tick, max_ssthresh
         )
     }
 }
@@ -560,6 +561,7 @@ fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError> {
             Some(ScheduleName::Halving) => AdjustiveSchedule::Halving,
             Some(ScheduleName::Harmonic) => AdjustiveSchedule::Harmonic,
         },
+        rtt_tick: t.ssthreshless_rtt_tick.map_or(sd.rtt_tick, |v| v.0),
     };
     if !(ssthreshless.gamma_segments.is_finite() && ssthreshless.gamma_segments >= 0.0) {
         return err(format!("{p}.ssthreshless_gamma"), "must be a number of segments >= 0");

@@ -9,11 +9,13 @@ pub struct NewReno {
     pub byte_counting: bool,
     /// Bytes acknowledged in congestion avoidance not yet turned into window (ABC only).
     ca_acked: u64,
+    /// The remainder of SMSS * SMSS / cwnd that whole bytes could not hold (see `on_ack`).
+    ca_credit: u64,
 }
 
 impl NewReno {
     pub fn new(byte_counting: bool) -> Self {
-        NewReno { byte_counting, ca_acked: 0 }
+        NewReno { byte_counting, ca_acked: 0, ca_credit: 0 }
     }
 
     /// RFC 5681 §3.1: slow start while cwnd < ssthresh, congestion avoidance above.
@@ -39,8 +41,37 @@ impl NewReno {
                 w.cwnd += mss;
             }
         } else {
-            // RFC 5681 eq. (3): cwnd += SMSS * SMSS / cwnd, at least one byte.
-            w.cwnd += (mss * mss / w.cwnd).max(1);
+            // RFC 5681 eq. (3): cwnd += SMSS * SMSS / cwnd. In whole bytes the quotient is
+            // truncated, which at large windows loses much of the growth (at 600 segments,
+            // 1.67 bytes per ACK become 1); carrying the remainder to the next ACK keeps the
+            // intended one SMSS per window of ACKs, as ns-2's float cwnd does.
+            self.ca_credit += mss * mss;
+            w.cwnd += self.ca_credit / w.cwnd;
+            self.ca_credit %= w.cwnd;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::measure::{Measure, RtoConfig};
+    use crate::time::Time;
+
+    #[test]
+    fn congestion_avoidance_adds_one_segment_per_window_of_acks_even_at_large_windows() {
+        let measure = Measure::new(RtoConfig::default());
+        let mss = 1000;
+        for segments in [10u64, 600, 5000] {
+            let mut cc = NewReno::new(false);
+            let mut w = Window { cwnd: segments * mss, ssthresh: 0 };
+            let ctx = AckCtx { now: Time::ZERO, mss, acked_bytes: mss, measure: &measure, rate_epoch_done: false };
+            for _ in 0..segments {
+                cc.on_ack(&mut w, &ctx);
+            }
+            let grown = w.cwnd - segments * mss;
+            // One window of ACKs: SMSS, less what the growth during the window itself costs.
+            assert!(grown <= mss && grown + 2 * mss / segments.max(1) + 1 >= mss, "{segments}: grew {grown}");
         }
     }
 }

@@ -6,6 +6,7 @@
 //! recovery and congestion avoidance take over.
 
 use super::{AckCtx, NewReno, Vegas, Window};
+use crate::time::Duration;
 
 /// How the Adjustive Increase Mode's per-ACK increment shrinks with the congestive-event
 /// count c. The paper's Algorithm 1 was lost in extraction; §IV-B says the increment lies
@@ -20,13 +21,6 @@ pub enum AdjustiveSchedule {
 }
 
 impl AdjustiveSchedule {
-    pub fn name(self) -> &'static str {
-        match self {
-            AdjustiveSchedule::Halving => "halving",
-            AdjustiveSchedule::Harmonic => "harmonic",
-        }
-    }
-
     /// The 2^−c or 1/(c + 1) segments, in bytes, after `events` congestive events; the
     /// controller takes the larger of this and 1/cwnd.
     pub fn increment_bytes(self, events: u32, mss: u64) -> u64 {
@@ -60,11 +54,17 @@ pub struct SsthreshlessConfig {
     /// queue (§IV-B; §V-A recommends a small value).
     pub gamma_segments: f64,
     pub schedule: AdjustiveSchedule,
+    /// Zero: N uses the RTT samples as measured. Otherwise RTT and BaseRTT are rounded to
+    /// whole ticks of this clock, as ns-2's `rtt_update()` rounds a timestamp sample
+    /// (`int(tao / tcp_tick_ + 0.5)`, at least one tick; `tcpTick_` is 10 ms in ns-2.35). The
+    /// paper's §V-A speaks of "the inaccuracy of TCP timers [53, 54], which affects the
+    /// backlog estimation"; the authors ran ns-2.
+    pub rtt_tick: Duration,
 }
 
 impl Default for SsthreshlessConfig {
     fn default() -> Self {
-        SsthreshlessConfig { gamma_segments: 3.0, schedule: AdjustiveSchedule::Halving }
+        SsthreshlessConfig { gamma_segments: 3.0, schedule: AdjustiveSchedule::Halving, rtt_tick: Duration::ZERO }
     }
 }
 
@@ -121,11 +121,17 @@ impl Ssthreshless {
 
     /// N of §IV-A, eq. (1): cwnd × (RTT − BaseRTT) / RTT in segments, with RTT the latest
     /// sample (the ACK's own when it gave one) and BaseRTT the smallest. No sample yet: 0.
-    pub fn backlog_segments(w: &Window, ctx: &AckCtx) -> f64 {
-        match (ctx.measure.latest_rtt(), ctx.measure.min_rtt()) {
-            (Some(rtt), Some(base)) => Vegas::backlog_segments(w.cwnd, ctx.mss, rtt.0, base.0),
-            _ => 0.0,
+    pub fn backlog_segments(&self, w: &Window, ctx: &AckCtx) -> f64 {
+        let (Some(rtt), Some(base)) = (ctx.measure.latest_rtt(), ctx.measure.min_rtt()) else {
+            return 0.0;
+        };
+        let tick = self.cfg.rtt_tick.as_nanos();
+        if tick == 0 {
+            return Vegas::backlog_segments(w.cwnd, ctx.mss, rtt.0, base.0);
         }
+        // ns-2 tcp.cc rtt_update() with timestamps: t_rtt_ = int(tao / tcp_tick_ + 0.5), >= 1.
+        let ticks = |d: Duration| ((d.as_nanos() + tick / 2) / tick).max(1);
+        Vegas::backlog_segments(w.cwnd, ctx.mss, ticks(rtt), ticks(base))
     }
 
     /// New data was acknowledged outside loss recovery: first the mode follows N, then the
@@ -136,7 +142,7 @@ impl Ssthreshless {
             self.newreno.on_ack(w, ctx);
             return;
         }
-        let queue_building = Self::backlog_segments(w, ctx) > self.cfg.gamma_segments;
+        let queue_building = self.backlog_segments(w, ctx) > self.cfg.gamma_segments;
         self.mode = match (self.mode, queue_building) {
             // §IV-B: "it always starts in Linear Increase Mode".
             (SlowStart | AdjustiveIncrease, true) => LinearIncrease,
@@ -307,6 +313,22 @@ mod tests {
         h.round(0.0);
         let grown = h.cwnd_segments() - before;
         assert!((0.98..=1.0).contains(&grown), "grew {grown} segments in one RTT");
+    }
+
+    #[test]
+    fn test_rtt_tick_rounds_rtt_and_base_rtt_to_whole_ticks() {
+        let cfg = SsthreshlessConfig { rtt_tick: Duration::from_millis(10), ..Default::default() };
+        let cc = Ssthreshless::new(cfg);
+        let w = Window { cwnd: 110 * MSS, ssthresh: u64::MAX };
+        let mut m = Measure::new(RtoConfig::default());
+        let mut backlog = |rtt_us: u64| {
+            m.on_rtt_sample(Duration::from_micros(rtt_us));
+            let ctx = AckCtx { now: Time(0), mss: MSS, acked_bytes: MSS, measure: &m, rate_epoch_done: false };
+            cc.backlog_segments(&w, &ctx)
+        };
+        assert_eq!(backlog(100_200), 0.0, "BaseRTT: 10 ticks");
+        assert_eq!(backlog(104_900), 0.0, "under half a tick of queueing is invisible");
+        assert_eq!(backlog(105_000), 10.0, "11 ticks against 10: 110 × 1/11");
     }
 
     #[test]

@@ -1,0 +1,52 @@
+//! The event queue under a steady load, and a whole small run.
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use rampup_sim::engine::EventQueue;
+use rampup_tcp::Time;
+
+fn event_queue(c: &mut Criterion) {
+    for pending in [8u64, 1024] {
+        c.bench_function(&format!("event_queue/pop_push/{pending}_pending"), |b| {
+            let mut q = EventQueue::default();
+            for i in 0..pending {
+                q.push(Time(i * 1000), i as u32);
+            }
+            let mut t = 0u64;
+            b.iter(|| {
+                // Each popped event schedules one a little later, as a packet hop does.
+                let (at, e) = q.pop_until(Time::MAX).expect("never empty");
+                t = at.as_nanos() + 1000 * pending + (e as u64 % 7);
+                q.push(Time(t), e);
+            })
+        });
+    }
+}
+
+const ONE_FLOW: &str = r#"
+duration = "2s"
+[topology]
+kind = "dumbbell"
+access_rate = "1Gbps"
+access_delay = "1ms"
+bottleneck_rate = "100Mbps"
+bottleneck_delay = "10ms"
+bottleneck_queue = { packets = 1000 }
+[[flow]]
+from = "s0"
+to = "r0"
+app = { kind = "bulk" }
+tcp = { handshake = false }
+[trace]
+timeseries = false
+queues = false
+"#;
+
+fn whole_run(c: &mut Criterion) {
+    let mut g = c.benchmark_group("run");
+    g.sample_size(10);
+    g.bench_function("dumbbell_1_flow_2s", |b| b.iter(|| rampup_sim::run_toml(ONE_FLOW, None).unwrap()));
+    g.finish();
+}
+
+criterion_group!(benches, event_queue, whole_run);
+criterion_main!(benches);
