@@ -60,6 +60,13 @@ def _run(job: Job) -> dict[str, pd.DataFrame]:
     return {name: pd.DataFrame(raw["tables"][name]) for name in job.keep}
 
 
+def _run_and_store(job: Job, cache: Path) -> dict[str, pd.DataFrame]:
+    """Run and cache in the worker, so that writing Parquet does not serialise the sweep."""
+    tables = _run(job)
+    _store(cache / job.key, tables)
+    return tables
+
+
 def _load(folder: Path, keep: Sequence[str]) -> dict[str, pd.DataFrame] | None:
     try:
         return {name: pq.read_table(folder / f"{name}.parquet").to_pandas() for name in keep}
@@ -107,31 +114,31 @@ def run_jobs(
 
     def finished(i: int, tables: dict[str, pd.DataFrame]) -> None:
         nonlocal done
-        _store(cache / jobs[i].key, tables)
         results[i] = tables
         done += 1
         if progress:
             progress(done, len(jobs))
 
     if backend == "threads":
-        _run_threads(jobs, todo, workers or os.cpu_count() or 1, finished)
+        _run_threads(jobs, todo, workers or os.cpu_count() or 1, cache, finished)
     elif backend == "dask":
-        _run_dask(jobs, todo, finished)
+        _run_dask(jobs, todo, cache, finished)
     else:
         raise ValueError(f"backend: {backend!r} is not one of 'threads', 'dask'")
     return [r for r in results if r is not None]
 
 
-def _run_threads(jobs: Sequence[Job], todo: Iterable[int], workers: int, finished: Callable) -> None:
+def _run_threads(jobs: Sequence[Job], todo: Iterable[int], workers: int, cache: Path, finished: Callable) -> None:
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        pending: dict[Future, int] = {pool.submit(_run, jobs[i]): i for i in todo}
+        pending: dict[Future, int] = {pool.submit(_run_and_store, jobs[i], cache): i for i in todo}
         while pending:
             ready, _ = wait(pending, return_when=FIRST_COMPLETED)
             for f in ready:
                 finished(pending.pop(f), f.result())
 
 
-def _run_dask(jobs: Sequence[Job], todo: Sequence[int], finished: Callable) -> None:
+def _run_dask(jobs: Sequence[Job], todo: Sequence[int], cache: Path, finished: Callable) -> None:
+    """Workers run; this process stores, as workers need not share its file system."""
     try:
         from dask.distributed import Client, as_completed, get_client
     except ImportError as e:  # pragma: no cover - depends on the extra
@@ -142,4 +149,7 @@ def _run_dask(jobs: Sequence[Job], todo: Sequence[int], finished: Callable) -> N
         client = Client(processes=False)
     futures = {client.submit(_run, jobs[i], pure=False): i for i in todo}
     for f in as_completed(futures):
-        finished(futures[f], f.result())
+        i = futures[f]
+        tables = f.result()
+        _store(cache / jobs[i].key, tables)
+        finished(i, tables)

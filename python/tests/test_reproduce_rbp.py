@@ -1,0 +1,86 @@
+"""`rampup reproduce rbp --quick`: the report, the claims table and every figure are written,
+and a second run takes every run from the cache."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from rampup.experiments import PAPERS, Context, load, rbp
+from rampup.experiments.report import VERDICTS, Report
+
+FIGURES = ["fig6", "fig7", "fig8", "fig9", "fig10", "fig6-7-mss512", "fig6-7-rfc"]
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Context]:
+    root = tmp_path_factory.mktemp("reproduce-rbp")
+    out, cache = root / "out", root / "cache"
+    ctx = Context(out=out, cache=cache, quick=True)
+    md, html = load("rbp").reproduce(ctx)
+    return md, html, ctx
+
+
+def test_registered() -> None:
+    assert PAPERS["rbp"] == "rbp"
+
+
+def test_report_claims_and_figures_exist(quick: tuple[Path, Path, Context]) -> None:
+    md, html, ctx = quick
+    assert md.exists() and html.exists()
+    text = md.read_text(encoding="utf-8")
+    assert "## Claims" in text
+    rows = [line for line in text.splitlines() if line.startswith("| ") and line.split("|")[1].strip() in "abcde"]
+    claims = {line.split("|")[1].strip() for line in rows[:5]}
+    assert claims == set("abcde")
+    for line in rows[:5]:
+        assert line.split("|")[5].strip() in VERDICTS
+    for name in FIGURES:
+        assert (ctx.out / f"{name}.png").stat().st_size > 1000, name
+        assert f"({name}.png)" in text
+    for data in ("transfers.parquet", "runs.csv", "points.csv", "example-scenario.toml"):
+        assert (ctx.out / data).exists(), data
+    points = pd.read_csv(ctx.out / "points.csv")
+    assert set(points["scheme"]) == set(rbp.SCHEMES)
+    assert set(points["sweep"]) == {"burst", "delay24", "delay10"}
+    assert ctx.runs > 0
+
+
+def test_second_run_is_all_cached(quick: tuple[Path, Path, Context]) -> None:
+    _, _, first = quick
+    again = Context(out=first.out, cache=first.cache, quick=True)
+    load("rbp").reproduce(again)
+    assert again.runs == first.runs
+    assert again.cached == again.runs, "every run of the second reproduction should come from the cache"
+
+
+def test_schedule_is_seeded_and_within_the_window() -> None:
+    s = rbp.Setup()
+    a, b = rbp.start_times(3, s), rbp.start_times(3, s)
+    assert np.array_equal(a, b)
+    assert not np.array_equal(a, rbp.start_times(4, s))
+    centres = s.first_s + s.gap_s * np.arange(s.rounds)
+    assert a.shape == (s.rounds, s.clients)
+    assert np.all(np.abs(a - centres[:, None]) <= s.jitter_s + 1e-6)
+    # The same seed gives the same schedule whatever the scheme, burst, queue or delay.
+    def ats(doc: dict) -> list[list[str]]:
+        return [[w["at"] for w in f["app"]["schedule"]] for f in doc["flow"]]
+
+    d1 = rbp.scenario("reno-ssr", rbp.Setup(burst=2000), 3)
+    d2 = rbp.scenario("RBP/rate", rbp.Setup(burst=40000, delay_ms=800, queue=24000), 3)
+    assert ats(d1) == ats(d2)
+
+
+def test_verdict_rules() -> None:
+    c = rbp.Check
+    assert rbp.verdict([c("p", 1, True), c("p", 2, True)]) == "holds"
+    assert rbp.verdict([c("p", 1, True), c("p", 2, False)]) == "partly"
+    assert rbp.verdict([c("p", 1, True), c("p", 2, False), c("p", 3, False)]) == "does not hold"
+    assert rbp.verdict([]) == "does not hold"
+
+
+def test_report_type() -> None:
+    assert isinstance(Context(out=Path("x"), cache=Path("y")).report("t"), Report)
