@@ -10,6 +10,8 @@
 #   lossy      buffer 100, initial ssthresh 5000    Newreno, Sack1, Vegas
 #   paper001   buffer 250, ssthresh = window cap = 32 and 500, DelAck sink,
 #              Newreno only
+#   paper001-lss  buffer 250, Limited Slow Start (max_ssthresh_ 100), to 2 s
+#              and to 10 s, Newreno only
 set -e
 here=$(cd "$(dirname "$0")" && pwd)
 script="$here/single_flow.tcl"
@@ -42,4 +44,7 @@ for t in Newreno Sack1 Vegas; do
 done
 for s in 32 500; do
     run paper001 tcp=Newreno rate=40Mb delay=48ms buffer=250 ssthresh=$s cap=$s delack=1
+done
+for d in 2 10; do
+    run paper001-lss tcp=Newreno rate=40Mb delay=48ms buffer=250 max_ssthresh=100 duration=$d
 done

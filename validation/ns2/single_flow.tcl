@@ -27,6 +27,8 @@
 #   hdr=40                    header bytes added on the wire           [40]
 #   duration=10               stop time, seconds                       [10]
 #   access_buffer=1000        DropTail limit_ on the 1 Gb/s side links  [1000]
+#   max_ssthresh=0            max_ssthresh_ (Limited Slow Start, RFC 3742)
+#                             in packets; 0 = off (the ns-2 default)    [0]
 #   trace=FILE                ns-2 variable trace of the sender (cwnd_,
 #                             ssthresh_, t_seqno_, ack_, nrexmit_), one line per
 #                             change: "time src sport dst dport name value" []
@@ -37,7 +39,7 @@
 array set cfg {
     tcp Newreno rate 40Mb delay 48ms buffer 250 ssthresh 0 cap 0
     delack 0 delack_interval 0.1 minrto 1 init_rto 3 mss 1000 hdr 40
-    duration 10 access_buffer 1000 trace {}
+    duration 10 access_buffer 1000 trace {} max_ssthresh 0
 }
 foreach a $argv {
     set kv [split $a =]
@@ -73,6 +75,11 @@ Agent/TCP set tcpTick_ 0.01
 Agent/TCP set minrto_ $cfg(minrto)
 Agent/TCP set rtxcur_init_ $cfg(init_rto)
 Agent/TCP set maxrto_ 60
+# Limited Slow Start. ns-2.35 applies it in opencwnd()'s *linear* branch (cwnd_ >= ssthresh_)
+# while last_cwnd_action_ is 0 or a timeout, and reset() lowers ssthresh_ to max_ssthresh_:
+# with ssthresh=0 below, slow start to max_ssthresh_, then K = int(cwnd_ / (max_ssthresh_/2))
+# and 1/K per ACK until the first fast retransmit.
+Agent/TCP set max_ssthresh_ $cfg(max_ssthresh)
 # window_ is min()ed with cwnd_ in window(); 100000 packets = "no cap".
 if {$cfg(cap) > 0} {
     Agent/TCP set window_ $cfg(cap)

@@ -23,7 +23,7 @@ from .stats import mean_ci90
 __all__ = ["PAPERS", "Claim", "Context", "Job", "Report", "load", "mean_ci90"]
 
 #: Paper name -> module in this package.
-PAPERS: dict[str, str] = {"rbp": "rbp"}
+PAPERS: dict[str, str] = {"rbp": "rbp", "ssthreshless": "ssthreshless"}
 
 
 def load(paper: str) -> ModuleType:

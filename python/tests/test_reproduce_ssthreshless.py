@@ -1,0 +1,92 @@
+"""`rampup reproduce ssthreshless --quick`: the report, the claims table, every figure and the data
+are written; a second run takes every run from the cache; the helpers do what they say."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from rampup.experiments import PAPERS, Context, load, ssthreshless
+from rampup.experiments.report import VERDICTS
+
+FIGURES = ["fig2", "fig3", "fig4", "fig5", "fig6", "fig7", "fig8", "fig9", "fig10"]
+CLAIMS = set("abcdefghi")
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Context]:
+    root = tmp_path_factory.mktemp("reproduce-ssthreshless")
+    ctx = Context(out=root / "out", cache=root / "cache", quick=True)
+    md, html = load("ssthreshless").reproduce(ctx)
+    return md, html, ctx
+
+
+def test_registered() -> None:
+    assert PAPERS["ssthreshless"] == "ssthreshless"
+
+
+def test_report_claims_figures_and_data_exist(quick: tuple[Path, Path, Context]) -> None:
+    md, html, ctx = quick
+    assert md.exists() and html.exists()
+    text = md.read_text(encoding="utf-8")
+    assert "## Claims" in text
+    claims_part = text[text.index("## Claims"):text.index("## Set-up")]
+    rows = [line.split("|") for line in claims_part.splitlines() if line.startswith("| ")][1:]
+    assert {r[1].strip() for r in rows} == CLAIMS
+    for r in rows:
+        assert r[5].strip() in VERDICTS, r[1]
+        assert r[6].strip(), f"claim {r[1]} has no reason"
+    for name in FIGURES:
+        assert (ctx.out / f"{name}.png").stat().st_size > 1000, name
+        assert f"({name}.png)" in text, name
+    for table in ("Table I:", "Table II:", "Table III:", "Table IV:", "Table V:", "Table VI:", "Table VII:"):
+        assert table in text, table
+    for data in ("runs.csv", "points.csv", "example-scenario.toml"):
+        assert (ctx.out / data).exists(), data
+    points = pd.read_csv(ctx.out / "points.csv")
+    assert {"I", "fig3", "II", "III", "buffer", "delay", "rate", "VII", "fig10"} <= set(points["exp"])
+    assert set(points[points["exp"] == "buffer"]["scheme"]) == set(ssthreshless.SWEEP_SCHEMES)
+    assert set(points[points["exp"] == "I"]["reading"]) == set(ssthreshless.READINGS)
+    # The paper's numbers stand beside ours.
+    assert "87.50" in text and "27.73" in text and "80.30" in text
+    example = tomllib.loads((ctx.out / "example-scenario.toml").read_text(encoding="utf-8"))
+    assert example["flow"][0]["tcp"]["cc"] == "ssthreshless"
+    assert ctx.runs > 0
+
+
+def test_second_run_is_all_cached(quick: tuple[Path, Path, Context]) -> None:
+    _, _, first = quick
+    again = Context(out=first.out, cache=first.cache, quick=True)
+    load("ssthreshless").reproduce(again)
+    assert again.runs == first.runs
+    assert again.cached == again.runs
+
+
+def test_set_up_numbers() -> None:
+    net = ssthreshless.Net()
+    assert net.bdp == 500 and net.queue == 250
+    assert ssthreshless.Net(delay_ms=100).bdp == 1020
+    assert ssthreshless.Net(rate_mbps=150).queue == 937
+    main, ns2 = ssthreshless.READINGS["main"], ssthreshless.READINGS["ns2"]
+    assert "max_window" not in ssthreshless.tcp_for("SS (S)", net, main)
+    capped = ssthreshless.tcp_for("SS (S)", net, ns2)
+    assert capped["max_window"] == capped["initial_ssthresh"] == 32 and capped["delayed_ack"]
+    assert ssthreshless.tcp_for("SS (A)", ssthreshless.Net(rate_mbps=150), main)["initial_ssthresh"] == 1875
+    assert "max_window" not in ssthreshless.tcp_for("SLS", net, ns2)
+
+
+def test_jain_and_verdict() -> None:
+    assert ssthreshless.jain([1, 1, 1, 1, 1]) == pytest.approx(1.0)
+    assert ssthreshless.jain([1, 0, 0, 0, 0]) == pytest.approx(0.2)
+    c = ssthreshless.Check
+    assert ssthreshless.verdict([c("p", 1, True), c("p", 2, True)]) == "holds"
+    assert ssthreshless.verdict([c("p", 1, True), c("p", 2, False)]) == "partly"
+    assert ssthreshless.verdict([c("p", 1, False), c("p", 2, False), c("p", 3, True)]) == "does not hold"
+
+
+def test_acked_at_holds_the_last_value() -> None:
+    ts = pd.DataFrame({"t_ns": [1_000_000_000, 2_000_000_000], "snd_una": [10, 30]})
+    assert list(ssthreshless.acked_at(ts, [0.5, 1.0, 1.5, 3.0])) == [10, 10, 10, 30]
