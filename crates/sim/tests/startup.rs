@@ -146,3 +146,23 @@ fn startup_keys_name_their_path_and_allowed_values() {
     let e = error(r#"cc = "limited-slow-start", max_ssthresh = 1"#);
     assert!(e.contains("flow[0].tcp.max_ssthresh") && e.contains("at least 2"), "{e}");
 }
+
+#[test]
+fn vegas_recovers_from_a_timeout_with_thousands_of_segments_outstanding() {
+    // Table VI's dumbbell: 150 Mb/s, buffer 937 (BDP/2). Default Vegas overshoots in slow start
+    // (87 drops); NewReno repairs one hole per RTT until the timeout at 3.41 s, when 12,386
+    // segments are outstanding. Its slow start then grows at the end of every other rate epoch;
+    // the epoch under way at the timeout ended beyond the old snd_nxt, so cwnd sat at one
+    // segment to the end of the run and 6,115 segments arrived in 10 s. With the epoch begun
+    // anew at the timeout, go-back-N is past the old snd_nxt by 4.8 s and 66,378 arrive.
+    let text = paper_dumbbell(r#"cc = "vegas""#, "").replace("40Mbps", "150Mbps").replace("packets = 250", "packets = 937");
+    let out = run_toml(&text, None).unwrap();
+    assert_eq!(flow_u64(&out, "timeouts"), 1);
+    let delivered = flow_u64(&out, "bytes_received") / 1000;
+    assert!(delivered > 50_000, "delivered {delivered} segments");
+    let ts = out.table("timeseries");
+    let (t, cwnd) = (ts.u64s("t_ns"), ts.u64s("cwnd_bytes"));
+    let timeout = (1..cwnd.len()).find(|&i| cwnd[i] == 1000 && cwnd[i - 1] > 1000).expect("the timeout");
+    let grown = (timeout..cwnd.len()).find(|&i| cwnd[i] >= 8000).expect("slow start after the timeout");
+    assert!(t[grown] - t[timeout] < 1_000_000_000, "cwnd reached 8 segments {} ms after the timeout", (t[grown] - t[timeout]) / 1_000_000);
+}

@@ -282,7 +282,8 @@ impl Endpoint {
                     self.end_paced_restart();
                     // Backed off means no valid RTT sample since the last timeout: the same
                     // data timed out again.
-                    self.sender.on_rto(self.measure.is_backed_off());
+                    let repeated = self.measure.is_backed_off();
+                    self.sender.on_rto(repeated, &mut self.measure);
                     // RFC 6298 §5.5-5.6: back off and restart the timer.
                     self.measure.back_off();
                     self.arm(Timer::Rto, now + self.measure.rto());

@@ -50,6 +50,19 @@ impl RateSample {
     }
 }
 
+/// What an ACK did to the per-RTT rate epoch (`Measure::on_ack`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RateEpoch {
+    /// The epoch goes on (or this ACK began one).
+    Running,
+    /// The epoch ended and `Measure::last_rate()` is its sample.
+    Sampled,
+    /// The epoch ended without a single RTT sample: every segment acknowledged in it had been
+    /// retransmitted (Karn's rule), as in the go-back-N after a timeout. `last_rate()` is an
+    /// older epoch's and says nothing about this one.
+    Unsampled,
+}
+
 #[derive(Clone, Debug)]
 pub struct Measure {
     cfg: RtoConfig,
@@ -164,11 +177,11 @@ impl Measure {
     }
 
     /// Account `acked_bytes` newly acknowledged by `ack`; `snd_nxt` is the next byte the
-    /// sender would send. Returns true when this ACK completed a per-RTT rate epoch.
-    pub fn on_ack(&mut self, now: Time, ack: u64, acked_bytes: u64, snd_nxt: u64) -> bool {
+    /// sender would send. Says whether this ACK completed a per-RTT rate epoch.
+    pub fn on_ack(&mut self, now: Time, ack: u64, acked_bytes: u64, snd_nxt: u64) -> RateEpoch {
         let Some(start) = self.epoch_start else {
             self.begin_epoch(now, snd_nxt);
-            return false;
+            return RateEpoch::Running;
         };
         self.epoch_acked += acked_bytes;
         // The epoch is one RTT of a distinguished segment: the first one sent after the
@@ -177,18 +190,34 @@ impl Measure {
         // segment before it would end each epoch one ACK into the next round, and in slow
         // start the boundary would drift back by the segments each ACK releases.
         if ack <= self.epoch_end_seq {
-            return false;
+            return RateEpoch::Running;
         }
-        if let Some(rtt) = self.epoch_min_rtt {
-            self.last_rate = Some(RateSample {
-                acked_bytes: self.epoch_acked,
-                interval: now.since(start),
-                rtt,
-                mean_rtt: Duration(self.epoch_rtt_sum / self.epoch_rtt_count.max(1)),
-            });
-        }
+        let ended = match self.epoch_min_rtt {
+            Some(rtt) => {
+                self.last_rate = Some(RateSample {
+                    acked_bytes: self.epoch_acked,
+                    interval: now.since(start),
+                    rtt,
+                    mean_rtt: Duration(self.epoch_rtt_sum / self.epoch_rtt_count.max(1)),
+                });
+                RateEpoch::Sampled
+            }
+            None => RateEpoch::Unsampled,
+        };
         self.begin_epoch(now, snd_nxt);
-        true
+        ended
+    }
+
+    /// The retransmission timer expired and the sender goes back to snd_una (RFC 5681 §3.1,
+    /// RFC 6298 §5.4). The epoch in progress waited for the ACK of a segment at or beyond the
+    /// old snd_nxt, which go-back-N reaches only after resending everything below it: one
+    /// segment per RTT at the loss window, so a Vegas slow start that grows only at epoch ends
+    /// would stay at one segment for as many RTTs as there were segments outstanding. Brakmo &
+    /// Peterson time a distinguished segment per RTT; after a timeout that is a segment sent
+    /// from now on, as Linux re-arms `beg_snd_nxt` when Vegas is enabled again
+    /// (`vegas_enable`). The next ACK begins a new epoch.
+    pub fn on_timeout(&mut self) {
+        self.epoch_start = None;
     }
 
     fn begin_epoch(&mut self, now: Time, snd_nxt: u64) {
@@ -255,11 +284,11 @@ mod tests {
     fn rate_epoch_measures_bytes_acked_per_rtt() {
         let mut m = Measure::new(RtoConfig::default());
         let t0 = Time(0);
-        assert!(!m.on_ack(t0, 1001, 1000, 5001));
+        assert_eq!(m.on_ack(t0, 1001, 1000, 5001), RateEpoch::Running);
         m.on_rtt_sample(ms(100));
-        assert!(!m.on_ack(Time(ms(50).0), 3001, 2000, 7001));
-        assert!(!m.on_ack(Time(ms(99).0), 5001, 2000, 9001), "data sent before the epoch began");
-        assert!(m.on_ack(Time(ms(100).0), 6001, 1000, 9001), "the first segment sent after it");
+        assert_eq!(m.on_ack(Time(ms(50).0), 3001, 2000, 7001), RateEpoch::Running);
+        assert_eq!(m.on_ack(Time(ms(99).0), 5001, 2000, 9001), RateEpoch::Running, "data sent before the epoch began");
+        assert_eq!(m.on_ack(Time(ms(100).0), 6001, 1000, 9001), RateEpoch::Sampled, "the first segment sent after it");
         let s = m.last_rate().unwrap();
         assert_eq!(s.acked_bytes, 5000);
         assert_eq!(s.interval, ms(100));
@@ -273,7 +302,7 @@ mod tests {
         m.on_rtt_sample(ms(100));
         m.on_rtt_sample(ms(110));
         m.on_rtt_sample(ms(120));
-        assert!(m.on_ack(Time(ms(100).0), 6001, 5000, 9001));
+        assert_eq!(m.on_ack(Time(ms(100).0), 6001, 5000, 9001), RateEpoch::Sampled);
         let s = m.last_rate().unwrap();
         assert_eq!((s.rtt, s.mean_rtt), (ms(100), ms(110)));
     }
@@ -285,7 +314,7 @@ mod tests {
         m.on_rtt_sample(ms(100));
         m.on_rtt_sample(ms(150));
         // The epoch spans an idle second: the interval would give 4 kB/s.
-        assert!(m.on_ack(Time(ms(1250).0), 6001, 5000, 9001));
+        assert_eq!(m.on_ack(Time(ms(1250).0), 6001, 5000, 9001), RateEpoch::Sampled);
         assert_eq!(m.last_rate().unwrap().actual_rate(), Rate(320_000), "5000 B per 125 ms");
     }
 }

@@ -239,7 +239,7 @@ impl Sender {
             let acked_bytes = ack - self.snd_una;
             self.snd_una = ack;
             self.snd_nxt = self.snd_nxt.max(ack);
-            let epoch_done = measure.on_ack(now, ack, acked_bytes, self.snd_nxt);
+            let rate_epoch = measure.on_ack(now, ack, acked_bytes, self.snd_nxt);
             self.rec.dupacks = 0;
             if self.rec.in_recovery && self.rec.counts_pipe() {
                 self.rec.pipe_on_ack(ack < self.rec.recover, self.mss);
@@ -249,7 +249,7 @@ impl Sender {
                 self.retransmit_first_pending |= d.retransmit_first;
                 d.restart_rto
             } else {
-                let ctx = AckCtx { now, mss: self.mss, acked_bytes, measure, rate_epoch_done: epoch_done };
+                let ctx = AckCtx { now, mss: self.mss, acked_bytes, measure, rate_epoch };
                 self.cc.on_ack(&mut self.w, &ctx);
                 true
             };
@@ -284,7 +284,7 @@ impl Sender {
 
     /// The retransmission timer expired with data outstanding. `repeated` is true when the
     /// same data already timed out (the timer is backed off).
-    pub fn on_rto(&mut self, repeated: bool) {
+    pub fn on_rto(&mut self, repeated: bool, measure: &mut Measure) {
         // RFC 5681 §3.1 eq. (4); on a repeated timeout ssthresh stays as it is.
         let keep = self.rec.in_recovery && self.rto_in_recovery == RtoInRecovery::KeepSsthresh;
         if !repeated && !keep {
@@ -293,6 +293,9 @@ impl Sender {
         // RFC 5681 §3.1: the loss window is one segment; go back N from snd_una.
         self.w.cwnd = self.mss;
         self.snd_nxt = self.snd_una;
+        // The rate epoch in progress ends at a sequence number that go-back-N reaches only
+        // after resending everything outstanding (see `Measure::on_timeout`).
+        measure.on_timeout();
         self.rec.on_rto(self.snd_max);
         // RFC 2018 §8: after a timeout the receiver may have reneged on its SACKs.
         self.queue.clear_sacks();
@@ -501,7 +504,7 @@ mod tests {
         assert_eq!(s.window().ssthresh, 5 * MSS);
         assert_eq!(drain(&mut s).len(), 1 + 5, "the retransmission and five new segments");
         assert_eq!(s.flight(), 15 * MSS);
-        s.on_rto(false);
+        s.on_rto(false, &mut m);
         s.window()
     }
 
@@ -525,5 +528,50 @@ mod tests {
         drain(&mut s);
         s.on_ack(Time(1), 1 + 3 * MSS, &[], true, &mut m);
         assert_eq!(s.bytes_acked(0), 3 * MSS);
+    }
+
+    /// Regression: default Vegas on the paper-001 dumbbell at 150 Mb/s sat at cwnd = 1
+    /// segment for 6.6 s after a timeout (3.41 s to 10 s), delivering two segments per RTT.
+    /// Its slow start grows only in every other rate epoch, and the epoch in progress at the
+    /// timeout waited for the ACK of a segment beyond the old snd_nxt, 12,000 segments ahead
+    /// of the go-back-N. The timeout now begins a new epoch (`Measure::on_timeout`).
+    #[test]
+    fn vegas_slow_start_grows_after_a_timeout_with_much_outstanding() {
+        use crate::cc::{Vegas, VegasConfig};
+        let cfg = SenderConfig {
+            mss_bytes: MSS,
+            initial_window_segments: 100,
+            initial_ssthresh_bytes: u64::MAX,
+            max_window_bytes: u64::MAX,
+            recovery: RecoveryKind::NewReno,
+            sack_pipe: SackPipe::Rfc6675,
+            dupthresh: 3,
+            limited_transmit: false,
+            loss_window: LossWindow::FlightSize,
+            rto_in_recovery: RtoInRecovery::KeepSsthresh,
+        };
+        let mut s = Sender::new(&cfg, Cc::Vegas(Vegas::new(VegasConfig::default())), 0);
+        s.write_unlimited();
+        let mut m = Measure::new(RtoConfig::default());
+        let ms = |v: u64| Time(v * 1_000_000);
+        assert_eq!(drain(&mut s).len(), 100);
+        // The first segment is acknowledged (an epoch begins, ending beyond segment 100); the
+        // second is lost and everything after it waits at the receiver.
+        s.on_ack(ms(100), 1 + MSS, &[], true, &mut m);
+        assert_eq!(drain(&mut s).len(), 1);
+        s.on_rto(false, &mut m);
+        assert_eq!(s.window().cwnd, MSS);
+        // Go-back-N: each round resends what the window allows; the receiver acknowledges each
+        // segment as it fills the hole (retransmissions: no RTT sample, Karn's rule).
+        for round in 1..=8u64 {
+            let sent = std::iter::from_fn(|| s.poll(ms(1000 + 100 * round))).collect::<Vec<_>>();
+            assert!(!sent.is_empty() && sent.iter().all(|t| t.retransmission));
+            for t in sent {
+                s.on_ack(ms(1100 + 100 * round), t.seq + t.len as u64, &[], true, &mut m);
+            }
+        }
+        // Doubling every other round from one segment: 1, 1, 2, 2, 4, 4, 8, 8 → 16.
+        assert!(s.window().cwnd >= 8 * MSS, "cwnd {} after 8 rounds of go-back-N", s.window().cwnd);
+        assert!(s.snd_una() < 1 + 100 * MSS, "still below the old snd_nxt: the test covers the stall");
     }
 }

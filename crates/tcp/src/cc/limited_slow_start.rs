@@ -44,14 +44,14 @@ impl LimitedSlowStart {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::measure::{Measure, RtoConfig};
+    use crate::measure::{Measure, RateEpoch, RtoConfig};
     use crate::time::Time;
 
     const MSS: u64 = 1000;
 
     fn lss(window: Window, acks: u64) -> Window {
         let m = Measure::new(RtoConfig::default());
-        let ctx = AckCtx { now: Time(0), mss: MSS, acked_bytes: MSS, measure: &m, rate_epoch_done: false };
+        let ctx = AckCtx { now: Time(0), mss: MSS, acked_bytes: MSS, measure: &m, rate_epoch: RateEpoch::Running };
         let mut lss = LimitedSlowStart::new(LimitedSlowStartConfig { max_ssthresh_bytes: 100 * MSS });
         let mut w = window;
         for _ in 0..acks {

@@ -16,7 +16,7 @@ pub use newreno::NewReno;
 pub use ssthreshless::{AdjustiveSchedule, Ssthreshless, SsthreshlessConfig, SsthreshlessMode};
 pub use vegas::{Vegas, VegasConfig, VegasRtt, VegasSlowStartExit};
 
-use crate::measure::Measure;
+use crate::measure::{Measure, RateEpoch};
 use crate::time::Time;
 
 /// The sender's window state in bytes.
@@ -33,8 +33,9 @@ pub struct AckCtx<'a> {
     /// Bytes newly acknowledged by this ACK.
     pub acked_bytes: u64,
     pub measure: &'a Measure,
-    /// This ACK completed a per-RTT rate epoch (`measure.last_rate()` is fresh).
-    pub rate_epoch_done: bool,
+    /// Whether this ACK completed a per-RTT rate epoch, and whether the epoch left a fresh
+    /// sample in `measure.last_rate()`.
+    pub rate_epoch: RateEpoch,
 }
 
 /// The loss response that RFC 5681 eq. (4) gives: ssthresh = max(FlightSize / 2, 2 * SMSS).

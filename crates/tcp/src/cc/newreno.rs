@@ -55,7 +55,7 @@ impl NewReno {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::measure::{Measure, RtoConfig};
+    use crate::measure::{Measure, RateEpoch, RtoConfig};
     use crate::time::Time;
 
     #[test]
@@ -65,7 +65,7 @@ mod tests {
         for segments in [10u64, 600, 5000] {
             let mut cc = NewReno::new(false);
             let mut w = Window { cwnd: segments * mss, ssthresh: 0 };
-            let ctx = AckCtx { now: Time::ZERO, mss, acked_bytes: mss, measure: &measure, rate_epoch_done: false };
+            let ctx = AckCtx { now: Time::ZERO, mss, acked_bytes: mss, measure: &measure, rate_epoch: RateEpoch::Running };
             for _ in 0..segments {
                 cc.on_ack(&mut w, &ctx);
             }

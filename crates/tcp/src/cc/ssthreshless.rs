@@ -182,7 +182,7 @@ impl Ssthreshless {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::measure::{Measure, RtoConfig};
+    use crate::measure::{Measure, RateEpoch, RtoConfig};
     use crate::time::{Duration, Time};
 
     const MSS: u64 = 1000;
@@ -211,7 +211,7 @@ mod tests {
             assert!(backlog < cwnd);
             let rtt_ns = (BASE_RTT_US as f64 * 1e3 * cwnd / (cwnd - backlog)).floor() as u64;
             self.m.on_rtt_sample(Duration(rtt_ns));
-            let ctx = AckCtx { now: Time(0), mss: MSS, acked_bytes: MSS, measure: &self.m, rate_epoch_done: false };
+            let ctx = AckCtx { now: Time(0), mss: MSS, acked_bytes: MSS, measure: &self.m, rate_epoch: RateEpoch::Running };
             self.cc.on_ack(&mut self.w, &ctx);
         }
 
@@ -323,7 +323,7 @@ mod tests {
         let mut m = Measure::new(RtoConfig::default());
         let mut backlog = |rtt_us: u64| {
             m.on_rtt_sample(Duration::from_micros(rtt_us));
-            let ctx = AckCtx { now: Time(0), mss: MSS, acked_bytes: MSS, measure: &m, rate_epoch_done: false };
+            let ctx = AckCtx { now: Time(0), mss: MSS, acked_bytes: MSS, measure: &m, rate_epoch: RateEpoch::Running };
             cc.backlog_segments(&w, &ctx)
         };
         assert_eq!(backlog(100_200), 0.0, "BaseRTT: 10 ticks");
@@ -345,7 +345,7 @@ mod tests {
         let mut w = h.w;
         for n in [0.0, 10.0, 0.0, 20.0] {
             h.ack(n);
-            let ctx = AckCtx { now: Time(0), mss: MSS, acked_bytes: MSS, measure: &h.m, rate_epoch_done: false };
+            let ctx = AckCtx { now: Time(0), mss: MSS, acked_bytes: MSS, measure: &h.m, rate_epoch: RateEpoch::Running };
             reference.on_ack(&mut w, &ctx);
             assert_eq!(h.w, w);
         }

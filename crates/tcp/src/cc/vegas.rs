@@ -4,6 +4,7 @@
 //! the backlog exceeds γ.
 
 use super::{AckCtx, Window};
+use crate::measure::RateEpoch;
 
 /// Which RTT of the last round Vegas compares with BaseRTT. Brakmo & Peterson time one
 /// distinguished segment per RTT; implementations differ.
@@ -94,8 +95,21 @@ impl Vegas {
         if in_slow_start && self.grow_this_rtt {
             w.cwnd += ctx.acked_bytes.min(mss);
         }
-        if !ctx.rate_epoch_done {
-            return;
+        match ctx.rate_epoch {
+            RateEpoch::Running => return,
+            RateEpoch::Unsampled => {
+                // A round with no RTT sample (Karn's rule: only retransmissions were
+                // acknowledged, as in the go-back-N after a timeout). `last_rate()` is an
+                // older round's, taken at another window and another queue: comparing it with
+                // this window could end slow start for nothing. Without a measurement the
+                // round cannot say the backlog exceeds γ, so slow start goes on doubling every
+                // other RTT (Linux falls back to Reno growth when a round has too few samples).
+                if in_slow_start {
+                    self.grow_this_rtt = !self.grow_this_rtt;
+                }
+                return;
+            }
+            RateEpoch::Sampled => {}
         }
         let (Some(sample), Some(base)) = (ctx.measure.last_rate(), ctx.measure.min_rtt()) else {
             return;
@@ -154,14 +168,14 @@ mod tests {
         m.on_rtt_sample(ms(100));
         m.on_ack(Time(ms(100).0), 6001, 5000, 9001);
         m.on_rtt_sample(ms(110));
-        assert!(m.on_ack(Time(ms(200).0), 10001, 4000, 13001));
+        assert_eq!(m.on_ack(Time(ms(200).0), 10001, 4000, 13001), RateEpoch::Sampled);
         // Congestion avoidance at the initial ssthresh: 50 × 10/110 ≈ 4.5 segments queued > β.
         let mut v = Vegas::new(VegasConfig::default());
         let mut w = Window { cwnd: 50_000, ssthresh: 50_000 };
-        let ctx = |done| AckCtx { now: Time(0), mss: 1000, acked_bytes: 1000, measure: &m, rate_epoch_done: done };
-        v.on_ack(&mut w, &ctx(true));
+        let ctx = |rate_epoch| AckCtx { now: Time(0), mss: 1000, acked_bytes: 1000, measure: &m, rate_epoch };
+        v.on_ack(&mut w, &ctx(RateEpoch::Sampled));
         assert_eq!(w.cwnd, 49_000);
-        v.on_ack(&mut w, &ctx(false));
+        v.on_ack(&mut w, &ctx(RateEpoch::Running));
         assert_eq!(w.cwnd, 49_000, "the next ACK must not grow the window as in slow start");
     }
 
@@ -178,8 +192,8 @@ mod tests {
         for r in [100, 104, 108, 112] {
             m.on_rtt_sample(ms(r));
         }
-        assert!(m.on_ack(Time(ms(200).0), 10001, 4000, 13001));
-        let ctx = AckCtx { now: Time(0), mss: 1000, acked_bytes: 1000, measure: &m, rate_epoch_done: true };
+        assert_eq!(m.on_ack(Time(ms(200).0), 10001, 4000, 13001), RateEpoch::Sampled);
+        let ctx = AckCtx { now: Time(0), mss: 1000, acked_bytes: 1000, measure: &m, rate_epoch: RateEpoch::Sampled };
         let slow_start = || Window { cwnd: 32_000, ssthresh: u64::MAX };
         let mut w = slow_start();
         Vegas::new(VegasConfig::default()).on_ack(&mut w, &ctx);
@@ -192,5 +206,26 @@ mod tests {
         let cfg = VegasConfig { rtt: VegasRtt::Mean, slow_start_exit: VegasSlowStartExit::Eighth, ..Default::default() };
         Vegas::new(cfg).on_ack(&mut w, &ctx);
         assert_eq!((w.cwnd, w.ssthresh), (28_000, 2_000), "ns-2: cwnd −= cwnd/8, ssthresh = 2");
+    }
+
+    #[test]
+    fn a_round_without_rtt_samples_does_not_reuse_an_old_sample() {
+        use crate::measure::{Measure, RtoConfig};
+        use crate::time::{Duration, Time};
+        let ms = Duration::from_millis;
+        // BaseRTT 100 ms; the last sampled round saw 150 ms (a full queue before a loss).
+        let mut m = Measure::new(RtoConfig::default());
+        m.on_ack(Time(0), 1001, 1000, 5001);
+        m.on_rtt_sample(ms(100));
+        m.on_rtt_sample(ms(150));
+        assert_eq!(m.on_ack(Time(ms(100).0), 6001, 5000, 9001), RateEpoch::Sampled);
+        // Slow start after a timeout at 8 segments: with the old RTT, 8 × 50/150 ≈ 2.7 > γ.
+        let mut v = Vegas::new(VegasConfig::default());
+        let mut w = Window { cwnd: 8_000, ssthresh: 50_000 };
+        let ctx = AckCtx { now: Time(0), mss: 1000, acked_bytes: 1000, measure: &m, rate_epoch: RateEpoch::Unsampled };
+        v.on_ack(&mut w, &ctx);
+        assert_eq!(w, Window { cwnd: 8_000, ssthresh: 50_000 }, "slow start goes on");
+        v.on_ack(&mut w, &AckCtx { rate_epoch: RateEpoch::Running, ..ctx });
+        assert_eq!(w.cwnd, 9_000, "and grows in the next round");
     }
 }
