@@ -56,7 +56,7 @@ impl Receiver {
 
     /// Current SACK blocks, most recent first, at most three.
     pub fn sack_blocks(&self) -> &[SeqRange] {
-        &self.recent[..self.recent.len().min(MAX_SACK_BLOCKS)]
+        &self.recent
     }
 
     /// The ACK was sent: the delayed-ACK count starts again.
@@ -79,8 +79,13 @@ impl Receiver {
         let before = self.rcv_nxt;
         let had_holes = !self.ooo.is_empty();
         let in_order = seq <= self.rcv_nxt;
-        self.insert(seq.max(self.rcv_nxt), end);
-        self.advance();
+        if in_order && !had_holes {
+            // The common case: nothing to reassemble and no SACK block to report.
+            self.rcv_nxt = end;
+        } else {
+            self.insert(seq.max(self.rcv_nxt), end);
+            self.advance();
+        }
         let delivered = self.delivered_range(before);
         let urgency = if !in_order || had_holes || fin || !self.delayed_ack {
             // Out of order, filling a hole or FIN: ACK immediately (RFC 5681 §4.2, RFC 2018).
@@ -124,6 +129,9 @@ impl Receiver {
         let block = SeqRange { start, end };
         self.recent.retain(|r| r.end < start || r.start > end);
         self.recent.insert(0, block);
+        // Only the most recent blocks are ever reported; a block dropped here is reported
+        // again when a segment next changes it.
+        self.recent.truncate(MAX_SACK_BLOCKS);
     }
 
     fn advance(&mut self) {
