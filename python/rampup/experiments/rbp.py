@@ -44,6 +44,7 @@ from matplotlib.figure import Figure
 
 from .. import _toml
 from . import Claim, Context, Job, mean_ci90
+from .checks import Check, by_part, verdict
 
 __all__ = ["SCHEMES", "Setup", "reproduce", "scenario", "scenario_text", "start_times", "summarize"]
 
@@ -290,11 +291,6 @@ CLAIM_RULES = [
 ]
 
 
-@dataclass
-class Check:
-    part: str  # which sub-statement
-    x: float
-    ok: bool
 
 
 def _pt(points: pd.DataFrame, sweep: str, scheme: str) -> pd.DataFrame:
@@ -356,13 +352,6 @@ def _checks(points: pd.DataFrame, claim: str, rbp: str) -> list[Check]:
     return out
 
 
-def verdict(checks: Sequence[Check]) -> str:
-    if not checks:
-        return "does not hold"
-    passed = sum(c.ok for c in checks)
-    if passed == len(checks):
-        return "holds"
-    return "partly" if passed >= len(checks) / 2 else "does not hold"
 
 
 def _fmt_x(xs: Sequence[float], unit: str) -> str:
@@ -370,17 +359,6 @@ def _fmt_x(xs: Sequence[float], unit: str) -> str:
     return ", ".join(f"{x:g}" for x in xs) + f" {unit}"
 
 
-def _by_part(checks: Sequence[Check], unit: str) -> str:
-    parts: dict[str, list[Check]] = {}
-    for c in checks:
-        parts.setdefault(c.part, []).append(c)
-    out = []
-    for part, cs in parts.items():
-        ok = sum(c.ok for c in cs)
-        fails = [c.x for c in cs if not c.ok]
-        tail = f" (fails at {_fmt_x(fails, unit)})" if fails and len(cs) > 1 else ""
-        out.append(f"{part}: {ok}/{len(cs)}{tail}")
-    return "; ".join(out)
 
 
 def _range(p: pd.DataFrame, col: str, xs: Sequence[float], scale: float = 1.0, fmt: str = "{:.2f}") -> str:
@@ -438,7 +416,7 @@ def judge(points: pd.DataFrame) -> list[tuple[str, str, str, str, str]]:
         passed = sum(c.ok for c in checks)
         ours = f"{_numbers(points, cid)}.{_faster(points, cid)} Checks passed: {passed}/{len(checks)}."
         alt_v = verdict(alt)
-        reason = (f"{v}: {passed} of {len(checks)} checks pass ({_by_part(checks, unit)}). Rule: {rule} "
+        reason = (f"{v}: {passed} of {len(checks)} checks pass ({by_part(checks, unit)}). Rule: {rule} "
                   f"With RBP/cwnd as RBP: {alt_v} ({sum(c.ok for c in alt)}/{len(alt)}).")
         out.append((cid, statement, ours, v, reason))
     return out

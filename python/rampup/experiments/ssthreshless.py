@@ -53,6 +53,7 @@ from matplotlib.figure import Figure
 
 from .. import _toml
 from . import Claim, Context, Job, mean_ci90
+from .checks import Check, by_part, verdict
 from .runner import engine_build
 
 __all__ = ["Net", "READINGS", "SCHEMES", "jain", "reproduce", "scenario", "tcp_for"]
@@ -482,11 +483,6 @@ CLAIM_RULES = [
 ]
 
 
-@dataclass
-class Check:
-    part: str
-    x: float
-    ok: bool
 
 
 def _pt(points: pd.DataFrame, exp: str, reading: str, scheme: str) -> pd.DataFrame:
@@ -551,26 +547,8 @@ def _checks(points: pd.DataFrame, claim: str, reading: str, sls: str) -> list[Ch
     return out
 
 
-def verdict(checks: Sequence[Check]) -> str:
-    if not checks:
-        return "does not hold"
-    passed = sum(c.ok for c in checks)
-    if passed == len(checks):
-        return "holds"
-    return "partly" if passed >= len(checks) / 2 else "does not hold"
 
 
-def _by_part(checks: Sequence[Check]) -> str:
-    parts: dict[str, list[Check]] = {}
-    for c in checks:
-        parts.setdefault(c.part, []).append(c)
-    out = []
-    for part, cs in parts.items():
-        ok = sum(c.ok for c in cs)
-        fails = [c.x for c in cs if not c.ok]
-        tail = f" (fails at {', '.join(f'{x:g}' for x in fails)})" if fails and len(cs) > 1 else ""
-        out.append(f"{part}: {ok}/{len(cs)}{tail}")
-    return "; ".join(out)
 
 
 def _numbers(points: pd.DataFrame, claim: str, reading: str, sls: str) -> str:
@@ -628,7 +606,7 @@ def judge(points: pd.DataFrame) -> list[tuple[str, str, str, str, str]]:
             alts.append(f"{label}: {verdict(alt)} ({sum(c.ok for c in alt)}/{len(alt)}; "
                         f"{_numbers(points, cid, reading, sls)})")
         ours = f"{_numbers(points, cid, MAIN, SLS)}. Checks passed: {passed}/{len(checks)}."
-        reason = (f"{v}: {passed} of {len(checks)} checks pass ({_by_part(checks)}). Rule: {rule} "
+        reason = (f"{v}: {passed} of {len(checks)} checks pass ({by_part(checks)}). Rule: {rule} "
                   f"Other readings — " + "; ".join(alts) + ".")
         out.append((cid, statement, ours, v, reason))
     return out
