@@ -26,6 +26,39 @@ pub struct Packet {
     pub body: Body,
 }
 
+/// Where packets live while they cross the network: a port's queue and wire hold only a
+/// packet's index here, so a hop moves 4 bytes, not the ~100-byte packet (a segment
+/// carries its SACK blocks inline).
+#[derive(Default)]
+pub struct Packets {
+    slots: Vec<Option<Packet>>,
+    free: Vec<u32>,
+}
+
+impl Packets {
+    pub fn insert(&mut self, p: Packet) -> u32 {
+        match self.free.pop() {
+            Some(i) => {
+                self.slots[i as usize] = Some(p);
+                i
+            }
+            None => {
+                self.slots.push(Some(p));
+                (self.slots.len() - 1) as u32
+            }
+        }
+    }
+
+    pub fn get(&self, id: u32) -> &Packet {
+        self.slots[id as usize].as_ref().expect("a live packet id")
+    }
+
+    pub fn remove(&mut self, id: u32) -> Packet {
+        self.free.push(id);
+        self.slots[id as usize].take().expect("a live packet id")
+    }
+}
+
 #[derive(Clone, Copy, Debug, Default)]
 pub struct PortStats {
     pub tx_packets: u64,
@@ -47,13 +80,14 @@ struct Tx {
 }
 
 /// A packet on its way to the far end.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 struct OnWire {
     arrival: Time,
     txn: u64,
     /// Delay beyond `finish + delay` (jitter), kept so a rate change can recompute arrival.
     extra: Duration,
-    pkt: Packet,
+    /// Index in `Packets`.
+    id: u32,
 }
 
 /// One direction of a link: a FIFO drop-tail queue feeding a serialiser and a wire.
@@ -88,15 +122,15 @@ pub struct Port {
 /// What became of a packet offered to a port.
 pub enum Offer {
     /// The queue was full.
-    Dropped(Packet),
+    Dropped,
     /// Sent, and lost in transit.
-    Lost(Packet),
+    Lost,
     /// Sent; `head` is the arrival time to schedule when the packet became the wire's first,
-    /// and `duplicate` a second copy that the caller schedules on its own.
-    Sent { head: Option<Time>, duplicate: Option<(Time, Packet)> },
+    /// and `duplicate` the arrival of a second copy that the caller makes and schedules.
+    Sent { head: Option<Time>, duplicate: Option<Time> },
     /// Sent and held back by the link's reordering: it arrives at the given time, outside
     /// the wire's order, and the caller schedules it on its own.
-    Reordered(Time, Packet),
+    Reordered(Time),
 }
 
 impl Port {
@@ -160,12 +194,12 @@ impl Port {
         }
     }
 
-    /// Offer `pkt` at `now` (call `expire(now)` first). `on_start` sees the packet and the
-    /// time its transmission starts (for pcap).
-    pub fn offer(&mut self, now: Time, pkt: Packet, on_start: impl FnOnce(Time, &Packet)) -> Offer {
+    /// Offer packet `id` (`pkt` is its content) at `now`; call `expire(now)` first.
+    /// `on_start` sees the time its transmission starts (for pcap).
+    pub fn offer(&mut self, now: Time, id: u32, pkt: &Packet, on_start: impl FnOnce(Time)) -> Offer {
         if !self.admits(pkt.wire_bytes) {
             self.stats.drops += 1;
-            return Offer::Dropped(pkt);
+            return Offer::Dropped;
         }
         let start = now.max(self.busy_until);
         let tx_time = self.rate.tx_time(pkt.wire_bytes as u64);
@@ -178,40 +212,40 @@ impl Port {
         self.stats.tx_packets += 1;
         self.stats.tx_bytes += pkt.wire_bytes as u64;
         self.stats.busy = self.stats.busy + tx_time;
-        on_start(start, &pkt);
+        on_start(start);
 
         let mut extra = Duration::ZERO;
         let mut duplicate = None;
         if let Some(rng) = &mut self.rng {
             if self.loss > 0.0 && rng.random::<f64>() < self.loss {
                 self.stats.lost += 1;
-                return Offer::Lost(pkt);
+                return Offer::Lost;
             }
             if self.jitter > Duration::ZERO {
                 extra = Duration(rng.random_range(0..=self.jitter.as_nanos()));
             }
             let twice = self.duplicate > 0.0 && rng.random::<f64>() < self.duplicate;
             if self.reorder > 0.0 && rng.random::<f64>() < self.reorder {
-                return Offer::Reordered(finish + self.delay + extra + self.reorder_delay, pkt);
+                return Offer::Reordered(finish + self.delay + extra + self.reorder_delay);
             }
             if twice {
-                duplicate = Some((finish + self.delay + extra, pkt.clone()));
+                duplicate = Some(finish + self.delay + extra);
             }
         }
         // Jitter never reorders: a packet arrives no earlier than the one before it.
         let arrival = (finish + self.delay + extra).max(self.wire.back().map_or(Time::ZERO, |w| w.arrival));
         let head = self.wire.is_empty().then_some(arrival);
-        self.wire.push_back(OnWire { arrival, txn, extra, pkt });
+        self.wire.push_back(OnWire { arrival, txn, extra, id });
         Offer::Sent { head, duplicate }
     }
 
     /// The packet at the head of the wire, if it arrives at `now`; then the arrival time of
     /// the next one to schedule. A `None` packet means the event was stale.
-    pub fn arrive(&mut self, now: Time) -> (Option<Packet>, Option<Time>) {
+    pub fn arrive(&mut self, now: Time) -> (Option<u32>, Option<Time>) {
         match self.wire.front() {
             Some(w) if w.arrival == now => {
-                let pkt = self.wire.pop_front().map(|w| w.pkt);
-                (pkt, self.wire.front().map(|w| w.arrival))
+                let id = self.wire.pop_front().map(|w| w.id);
+                (id, self.wire.front().map(|w| w.arrival))
             }
             _ => (None, None),
         }
@@ -384,11 +418,11 @@ mod tests {
         spec.links[0].queue = QueueLimit::Packets(1);
         let mut net = Net::new(&spec, 1);
         let p = &mut net.ports[0];
-        assert!(matches!(p.offer(Time::ZERO, udp(1000), |_, _| {}), Offer::Sent { head: Some(_), .. }));
-        assert!(matches!(p.offer(Time::ZERO, udp(1000), |_, _| {}), Offer::Dropped(_)));
+        assert!(matches!(p.offer(Time::ZERO, 0, &udp(1000), |_| {}), Offer::Sent { head: Some(_), .. }));
+        assert!(matches!(p.offer(Time::ZERO, 1, &udp(1000), |_| {}), Offer::Dropped));
         // 1000 bytes at 1 Mb/s take 8 ms; then the queue is free again.
         p.expire(Time(Duration::from_millis(8).0), |_, _| {});
-        assert!(matches!(p.offer(Time(Duration::from_millis(8).0), udp(1000), |_, _| {}), Offer::Sent { .. }));
+        assert!(matches!(p.offer(Time(Duration::from_millis(8).0), 2, &udp(1000), |_| {}), Offer::Sent { .. }));
     }
 
     #[test]
@@ -396,8 +430,8 @@ mod tests {
         let mut net = Net::new(&line(2), 1);
         let p = &mut net.ports[0];
         let mut starts = Vec::new();
-        for _ in 0..3 {
-            if let Offer::Sent { .. } = p.offer(Time::ZERO, udp(1000), |t, _| starts.push(t)) {}
+        for id in 0..3 {
+            if let Offer::Sent { .. } = p.offer(Time::ZERO, id, &udp(1000), |t| starts.push(t)) {}
         }
         let ms = |v: u64| Time(Duration::from_millis(v).0);
         assert_eq!(starts, vec![ms(0), ms(8), ms(16)]);
@@ -411,8 +445,8 @@ mod tests {
         let mut net = Net::new(&line(2), 1);
         let ms = |v: u64| Time(Duration::from_millis(v).0);
         let p = &mut net.ports[0];
-        for _ in 0..3 {
-            let _ = p.offer(Time::ZERO, udp(1000), |_, _| {});
+        for id in 0..3 {
+            let _ = p.offer(Time::ZERO, id, &udp(1000), |_| {});
         }
         // At 4 ms the first packet is in service (finishes at 8 ms at the old rate); the
         // other two wait and go at 2 Mb/s: 4 ms each.

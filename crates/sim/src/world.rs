@@ -5,7 +5,7 @@
 use rampup_tcp::{Endpoint, Role, Snapshot, Time};
 
 use crate::engine::EventQueue;
-use crate::net::{Body, Net, Offer, Packet, Port};
+use crate::net::{Body, Net, Offer, Packet, Packets, Port};
 use crate::output::{table, Column, RunOutput, Table};
 use crate::pcap::Pcap;
 use crate::scenario::{App, Scenario};
@@ -13,9 +13,9 @@ use crate::scenario::{App, Scenario};
 enum Event {
     /// The first packet on a port's wire reaches the far end (if the event is not stale).
     Arrive(u32),
-    /// A packet that left its port's FIFO order (a duplicate or a reordered one) arrives.
-    /// Boxed: this is rare, and it keeps every other event, and so the heap, small.
-    ArriveLate(u32, Box<Packet>),
+    /// A packet (by its index in `Packets`) that left its port's FIFO order, a duplicate or
+    /// a reordered one, arrives.
+    ArriveLate(u32, u32),
     /// Connection end `ep` asked to be woken.
     Timer(u32),
     FlowStart(u32),
@@ -133,6 +133,7 @@ pub struct World<'s> {
     pcaps: Vec<Option<Pcap>>,
     series: Series,
     packets: PacketCounts,
+    packets_in_flight: Packets,
 }
 
 impl<'s> World<'s> {
@@ -158,6 +159,7 @@ impl<'s> World<'s> {
             pcaps,
             series: Series::default(),
             packets: PacketCounts::default(),
+            packets_in_flight: Packets::default(),
         };
         for (i, f) in sc.flows.iter().enumerate() {
             let (from, to) = (f.from as u32, f.to as u32);
@@ -206,15 +208,15 @@ impl<'s> World<'s> {
     fn dispatch(&mut self, ev: Event) {
         match ev {
             Event::Arrive(port) => {
-                let (pkt, next) = self.net.ports[port as usize].arrive(self.now);
+                let (id, next) = self.net.ports[port as usize].arrive(self.now);
                 if let Some(t) = next {
                     self.events.push(t, Event::Arrive(port));
                 }
-                if let Some(pkt) = pkt {
-                    self.arrive(port, pkt);
+                if let Some(id) = id {
+                    self.arrive(port, id);
                 }
             }
-            Event::ArriveLate(port, pkt) => self.arrive(port, *pkt),
+            Event::ArriveLate(port, id) => self.arrive(port, id),
             Event::Timer(ep) => {
                 let c = &mut self.conns[ep as usize];
                 if c.timer_at != Some(self.now) {
@@ -292,7 +294,8 @@ impl<'s> World<'s> {
         self.udp[u as usize].sent += 1;
         self.packets.created += 1;
         let port = self.net.route(pkt.src, pkt.dst);
-        self.enqueue(port, pkt);
+        let id = self.packets_in_flight.insert(pkt);
+        self.enqueue(port, id);
         let next = self.now + spec.rate.tx_time(spec.packet_bytes);
         if next < Time::ZERO + spec.stop {
             self.events.push(next, Event::UdpSend(u));
@@ -313,7 +316,8 @@ impl<'s> World<'s> {
             let pkt = Packet { src: c.node, dst: c.peer_node, wire_bytes: wire as u32, body: Body::Tcp { ep: ep ^ 1, seg } };
             let port = self.net.route(c.node, c.peer_node);
             self.packets.created += 1;
-            self.enqueue(port, pkt);
+            let id = self.packets_in_flight.insert(pkt);
+            self.enqueue(port, id);
         }
         let c = &mut self.conns[ep as usize];
         if let Some(t) = c.ep.poll_timeout() {
@@ -365,7 +369,7 @@ impl<'s> World<'s> {
 
     // ---------------------------------------------------------------- network
 
-    fn enqueue(&mut self, port: u32, pkt: Packet) {
+    fn enqueue(&mut self, port: u32, id: u32) {
         let now = self.now;
         let trace = self.sc.trace.queues;
         let series = &mut self.series;
@@ -375,8 +379,9 @@ impl<'s> World<'s> {
                 series.record_queue(t, p);
             }
         });
+        let pkt = self.packets_in_flight.get(id);
         let pcap = &mut self.pcaps[port as usize];
-        let offer = p.offer(now, pkt, |start, pkt| {
+        let offer = p.offer(now, id, pkt, |start| {
             if let Some(pc) = pcap {
                 pc.record(start, pkt);
             }
@@ -385,35 +390,41 @@ impl<'s> World<'s> {
             series.record_queue(now, p);
         }
         match offer {
-            Offer::Dropped(pkt) => {
+            Offer::Dropped => {
                 self.packets.dropped += 1;
+                let pkt = self.packets_in_flight.remove(id);
                 self.count_drop(&pkt);
             }
-            Offer::Lost(pkt) => {
+            Offer::Lost => {
                 self.packets.lost += 1;
+                let pkt = self.packets_in_flight.remove(id);
                 self.count_drop(&pkt);
             }
             Offer::Sent { head, duplicate } => {
                 if let Some(t) = head {
                     self.events.push(t, Event::Arrive(port));
                 }
-                if let Some((t, copy)) = duplicate {
+                if let Some(t) = duplicate {
                     self.packets.duplicated += 1;
-                    self.events.push(t, Event::ArriveLate(port, Box::new(copy)));
+                    let copy = self.packets_in_flight.get(id).clone();
+                    let copy = self.packets_in_flight.insert(copy);
+                    self.events.push(t, Event::ArriveLate(port, copy));
                 }
             }
-            Offer::Reordered(t, pkt) => self.events.push(t, Event::ArriveLate(port, Box::new(pkt))),
+            Offer::Reordered(t) => self.events.push(t, Event::ArriveLate(port, id)),
         }
     }
 
-    fn arrive(&mut self, port: u32, pkt: Packet) {
+    fn arrive(&mut self, port: u32, id: u32) {
         let node = self.net.ports[port as usize].to;
-        if pkt.dst != node {
-            let out = self.net.route(node, pkt.dst);
-            self.enqueue(out, pkt);
+        let dst = self.packets_in_flight.get(id).dst;
+        if dst != node {
+            let out = self.net.route(node, dst);
+            self.enqueue(out, id);
             return;
         }
         self.packets.delivered += 1;
+        let pkt = self.packets_in_flight.remove(id);
         match pkt.body {
             Body::Tcp { ep, seg } => {
                 self.conns[ep as usize].ep.handle_segment(self.now, &seg);
