@@ -89,6 +89,7 @@ fn newreno_fills_the_bottleneck_with_a_one_bdp_buffer() {
     let acked = at(60_000_000_000) - at(10_000_000_000);
     let wire_bits = acked as f64 / 1000.0 * 1040.0 * 8.0;
     let utilization = wire_bits / (10e6 * 50.0);
+    eprintln!("utilization from 10 s to 60 s: {utilization:.4}");
     assert!(utilization >= 0.95, "utilization {utilization:.4}");
     assert!(out.table("flows").u64s("drops")[0] > 0, "the flow should probe and lose");
 }

@@ -62,7 +62,7 @@ pub struct TcpConfig {
     pub loss_window: LossWindow,
     /// What a timeout during fast recovery does to ssthresh.
     pub rto_in_recovery: RtoInRecovery,
-    /// Delayed ACKs (RFC 5681 §4.2): ACK every `ack_every` full segments or after `delack_timeout`.
+    /// Delayed ACKs (RFC 5681 §4.2): ACK every `ack_every` in-order segments or after `delack_timeout`.
     pub delayed_ack: bool,
     pub ack_every: u32,
     pub delack_timeout: Duration,

@@ -194,6 +194,8 @@ impl Endpoint {
                 if let (Some(t), false) = (self.syn_sent_at, self.syn_retransmitted) {
                     self.measure.on_handshake_rtt(now.since(t));
                 }
+                // The SYN-ACK carries the peer's window, which binds our first flight.
+                self.sender.set_peer_window(seg.window);
                 self.established();
                 self.ack_due = true;
                 return None;
@@ -225,8 +227,7 @@ impl Endpoint {
             self.sender.on_first_ack_after_pacing(self.cfg.restart);
         }
         if seg.flags.ack {
-            let pure = seg.seq_len() == 0;
-            let r = self.sender.on_ack(now, seg.ack, seg.sack_blocks(), pure, &mut self.measure);
+            let r = self.sender.on_ack(now, seg.ack, seg.sack_blocks(), seg.is_pure_ack(), &mut self.measure);
             if r.new_data {
                 if !self.sender.outstanding() {
                     // RFC 6298 §5.2: all data acknowledged, stop the timer.
@@ -237,7 +238,7 @@ impl Endpoint {
                 }
             }
         }
-        if seg.seq_len() == 0 {
+        if seg.is_pure_ack() {
             return None;
         }
         let (delivered, urgency) = self.receiver.on_data(seg.seq, seg.len as u64, seg.flags.fin);
@@ -274,15 +275,16 @@ impl Endpoint {
             Timer::Rto => match self.state {
                 State::SynSent | State::SynReceived => {
                     self.syn_due = true;
-                    self.syn_retransmitted = true;
                     self.measure.back_off();
                 }
                 State::Established if self.sender.outstanding() => {
                     // Retransmissions after a timeout are not the restart's to pace.
                     self.end_paced_restart();
-                    // Backed off means no valid RTT sample since the last timeout: the same
-                    // data timed out again.
-                    let repeated = self.measure.is_backed_off();
+                    // Backed off by an earlier data timeout means no valid RTT sample since
+                    // it: the same data timed out again. A backoff left by a retransmitted SYN
+                    // (Karn's rule gave no sample to collapse it) does not count: RFC 5681
+                    // §3.1 sets ssthresh when a segment first times out.
+                    let repeated = self.measure.is_backed_off() && self.sender.stats().timeouts > 0;
                     self.sender.on_rto(repeated, &mut self.measure);
                     // RFC 6298 §5.5-5.6: back off and restart the timer.
                     self.measure.back_off();
@@ -310,6 +312,9 @@ impl Endpoint {
                     return None;
                 }
                 self.syn_due = false;
+                // Karn's rule: a second SYN or SYN-ACK (after our timeout, or because the
+                // peer sent its SYN again) makes the handshake's RTT ambiguous.
+                self.syn_retransmitted |= self.syn_sent_at.is_some();
                 self.syn_sent_at = Some(now);
                 if self.timers[Timer::Rto as usize].is_none() {
                     self.arm(Timer::Rto, now + self.measure.rto());
@@ -407,5 +412,110 @@ impl Endpoint {
             self.receiver.on_ack_sent();
         }
         seg
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::segment::SeqRange;
+
+    const MSS: u64 = 1000;
+
+    fn ms(v: u64) -> Duration {
+        Duration::from_millis(v)
+    }
+
+    fn at(v: u64) -> Time {
+        Time::ZERO + ms(v)
+    }
+
+    /// The peer's segment template: a pure ACK of nothing, with a large window.
+    const TEMPL: Segment = Segment {
+        seq: 0,
+        ack: 0,
+        len: 0,
+        flags: Flags { syn: false, ack: true, fin: false },
+        window: 1 << 30,
+        sack: [SeqRange { start: 0, end: 0 }; MAX_SACK_BLOCKS],
+        sack_len: 0,
+    };
+    const SYN: Segment = Segment { flags: Flags { syn: true, ack: false, fin: false }, ..TEMPL };
+    const SYN_ACK: Segment = Segment { ack: ISS + 1, flags: Flags { syn: true, ack: true, fin: false }, ..TEMPL };
+
+    fn config() -> TcpConfig {
+        TcpConfig { mss_bytes: MSS as u32, ..TcpConfig::default() }
+    }
+
+    #[track_caller]
+    fn recv(ep: &mut Endpoint, now: Time, seg: Segment) {
+        ep.handle_segment(now, &seg);
+    }
+
+    /// Everything the endpoint sends at `now`.
+    #[track_caller]
+    fn send(ep: &mut Endpoint, now: Time) -> Vec<Segment> {
+        std::iter::from_fn(|| ep.poll_transmit(now)).collect()
+    }
+
+    /// Fire the timers due at `now`, then send.
+    #[track_caller]
+    fn timeout(ep: &mut Endpoint, now: Time) -> Vec<Segment> {
+        assert_eq!(ep.poll_timeout(), Some(now));
+        ep.handle_timeout(now);
+        send(ep, now)
+    }
+
+    #[test]
+    fn test_syn_received_duplicate_syn_makes_the_handshake_rtt_ambiguous() {
+        let mut ep = Endpoint::new(config(), Role::Passive);
+        recv(&mut ep, at(0), SYN);
+        assert!(send(&mut ep, at(0))[0].flags.syn);
+        // The peer timed out and sent its SYN again; we answer with a second SYN-ACK.
+        recv(&mut ep, at(900), SYN);
+        assert!(send(&mut ep, at(900))[0].flags.syn);
+        // This ACK may answer either SYN-ACK (Karn's rule): no sample.
+        recv(&mut ep, at(910), Segment { ack: ISS + 1, ..TEMPL });
+        assert_eq!(ep.state(), State::Established);
+        assert_eq!(ep.measure().srtt(), None);
+    }
+
+    #[test]
+    fn test_syn_received_single_syn_ack_gives_an_rtt_sample() {
+        let mut ep = Endpoint::new(config(), Role::Passive);
+        recv(&mut ep, at(0), SYN);
+        assert_eq!(send(&mut ep, at(0)).len(), 1);
+        recv(&mut ep, at(10), Segment { ack: ISS + 1, ..TEMPL });
+        assert_eq!(ep.measure().srtt(), Some(ms(10)));
+    }
+
+    #[test]
+    fn test_syn_sent_syn_ack_window_limits_the_first_flight() {
+        let mut ep = Endpoint::new(config(), Role::Active);
+        ep.write(10 * MSS);
+        assert!(send(&mut ep, at(0))[0].flags.syn);
+        recv(&mut ep, at(10), Segment { window: MSS, ..SYN_ACK });
+        let data: Vec<_> = send(&mut ep, at(10)).into_iter().filter(|s| s.len > 0).collect();
+        assert_eq!(data.len(), 1, "the peer's window holds one segment; the initial window two");
+    }
+
+    #[test]
+    fn test_established_first_data_timeout_after_a_syn_timeout_sets_ssthresh() {
+        let mut ep = Endpoint::new(config(), Role::Active);
+        ep.write(10 * MSS);
+        assert!(send(&mut ep, at(0))[0].flags.syn);
+        // The SYN is lost: the timer backs off; the SYN-ACK of the second SYN gives no
+        // sample (Karn's rule), so the backoff stays.
+        assert!(timeout(&mut ep, at(1000))[0].flags.syn);
+        recv(&mut ep, at(1010), SYN_ACK);
+        assert!(ep.measure().is_backed_off());
+        assert_eq!(send(&mut ep, at(1010)).iter().filter(|s| s.len > 0).count(), 2);
+        // The initial window is lost. Its first timeout is not a repeated one.
+        let rto = ep.measure().rto();
+        let rtx = timeout(&mut ep, at(1010) + rto);
+        assert_eq!(rtx.len(), 1);
+        assert_eq!(ep.stats().timeouts, 1);
+        assert_eq!(ep.snapshot().ssthresh, 2 * MSS, "RFC 5681 eq. (4): max(FlightSize / 2, 2 SMSS)");
+        assert_eq!(ep.snapshot().cwnd, MSS);
     }
 }

@@ -24,7 +24,8 @@ pub struct Receiver {
     ooo: BTreeMap<u64, u64>,
     /// SACK blocks, most recently changed first (RFC 2018 §4).
     recent: Vec<SeqRange>,
-    /// Full-sized segments received since the last ACK was sent.
+    /// In-order segments received since the last ACK was sent, of any size (RFC 5681 §4.2
+    /// asks for an ACK at least every second full-sized one; counting every segment meets it).
     unacked_segments: u32,
     /// Delayed ACKs on: ACK every `ack_every` segments or on the timer.
     delayed_ack: bool,

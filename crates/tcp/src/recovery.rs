@@ -73,8 +73,6 @@ pub struct Decision {
     pub retransmit_first: bool,
     /// Restart the retransmission timer.
     pub restart_rto: bool,
-    /// Recovery began with this ACK (count a fast retransmit).
-    pub entered: bool,
 }
 
 impl Recovery {
@@ -118,7 +116,7 @@ impl Recovery {
         };
         // RFC 5681 §3.2 step 2 / RFC 6675 §5 step 4.3: the fast retransmit of the first
         // unacknowledged segment goes out at once; for SACK it does not wait for pipe < cwnd.
-        Decision { retransmit_first: true, restart_rto: false, entered: true }
+        Decision { retransmit_first: true, restart_rto: false }
     }
 
     /// A duplicate ACK arrived during recovery.
@@ -148,7 +146,7 @@ impl Recovery {
         w.cwnd = w.cwnd.max(mss);
         let first = !self.partial_ack_seen;
         self.partial_ack_seen = true;
-        Decision { retransmit_first: true, restart_rto: first, entered: false }
+        Decision { retransmit_first: true, restart_rto: first }
     }
 
     /// The retransmission timer expired: recovery is over; RFC 6582 §3.2 step 4 sets recover
@@ -176,7 +174,7 @@ mod tests {
         let mut r = Recovery::new(RecoveryKind::NewReno, 3, SackPipe::Rfc6675);
         let mut w = window();
         let d = r.enter(&mut w, 10 * MSS, 20_001, 20 * MSS, MSS);
-        assert!(d.retransmit_first && d.entered);
+        assert!(d.retransmit_first && !d.restart_rto);
         assert_eq!(w.cwnd, 13 * MSS);
         r.on_dupack_in_recovery(&mut w, MSS);
         assert_eq!(w.cwnd, 14 * MSS);

@@ -115,6 +115,8 @@ pub struct Sender {
     rec: Recovery,
     retransmit_first_pending: bool,
     limited_transmit: bool,
+    /// New data sent beyond cwnd by limited transmit since the last new ACK (RFC 3042).
+    limited_transmit_bytes: u64,
     loss_window: LossWindow,
     rto_in_recovery: RtoInRecovery,
     last_send: Option<Time>,
@@ -144,6 +146,7 @@ impl Sender {
             rec: Recovery::new(cfg.recovery, cfg.dupthresh, cfg.sack_pipe),
             retransmit_first_pending: false,
             limited_transmit: cfg.limited_transmit,
+            limited_transmit_bytes: 0,
             loss_window: cfg.loss_window,
             rto_in_recovery: cfg.rto_in_recovery,
             last_send: None,
@@ -241,6 +244,7 @@ impl Sender {
             self.snd_nxt = self.snd_nxt.max(ack);
             let rate_epoch = measure.on_ack(now, ack, acked_bytes, self.snd_nxt);
             self.rec.dupacks = 0;
+            self.limited_transmit_bytes = 0;
             if self.rec.in_recovery && self.rec.counts_pipe() {
                 self.rec.pipe_on_ack(ack < self.rec.recover, self.mss);
             }
@@ -273,7 +277,10 @@ impl Sender {
         let sack_says_lost = self.rec.kind == RecoveryKind::Sack
             && self.queue.scoreboard(self.rec.dupthresh, self.mss).first_lost == Some(self.snd_una);
         if (self.rec.dupacks >= self.rec.dupthresh || sack_says_lost) && self.rec.may_enter(self.snd_una) {
-            let ssthresh = self.cc.ssthresh_after_loss(self.loss_window(), self.mss);
+            // RFC 5681 §3.2 step 2: "When [RFC3042] is in use, additional data sent in limited
+            // transmit MUST NOT be included in this calculation" (cwnd never includes it).
+            let limited = if self.loss_window == LossWindow::FlightSize { self.limited_transmit_bytes } else { 0 };
+            let ssthresh = self.cc.ssthresh_after_loss(self.loss_window().saturating_sub(limited), self.mss);
             self.queue.start_recovery_episode();
             let flight = self.flight();
             let d = self.rec.enter(&mut self.w, ssthresh, self.snd_max, flight, self.mss);
@@ -300,6 +307,7 @@ impl Sender {
         // RFC 2018 §8: after a timeout the receiver may have reneged on its SACKs.
         self.queue.clear_sacks();
         self.retransmit_first_pending = false;
+        self.limited_transmit_bytes = 0;
         self.stats.timeouts += 1;
     }
 
@@ -409,13 +417,18 @@ impl Sender {
         }
         let available = if self.unlimited { u64::MAX } else { self.app_end - self.snd_nxt };
         let len = available.min(self.mss);
-        let fin = !self.unlimited && self.closing && len == available && self.snd_nxt + len == self.app_end;
+        // The FIN rides on the segment that carries the last written byte.
+        let fin = !self.unlimited && self.closing && len == available;
         if len == 0 && !fin {
             return None;
         }
         let in_flight = self.snd_nxt - self.snd_una;
         if in_flight + len > wnd.min(self.peer_window) && !(len == 0 && in_flight < wnd) {
             return None;
+        }
+        if !self.rec.in_recovery && in_flight + len > self.w.cwnd {
+            // Only the limited-transmit allowance of `usable_window` let it go.
+            self.limited_transmit_bytes += len;
         }
         let seq = self.snd_nxt;
         self.queue.push_new(seq, len as u32, fin, now);
@@ -520,6 +533,21 @@ mod tests {
         });
         assert_eq!(ns2.ssthresh, 2500, "half the uninflated window (ns-2)");
         assert_eq!((keep.cwnd, flight.cwnd, ns2.cwnd), (MSS, MSS, MSS));
+    }
+
+    #[test]
+    fn limited_transmit_segments_do_not_count_in_the_flight_that_ssthresh_halves() {
+        let (mut s, mut m) = sender(RecoveryKind::NewReno, |c| c.limited_transmit = true);
+        assert_eq!(drain(&mut s).len(), 10);
+        for _ in 0..2 {
+            s.on_ack(Time(1), 1, &[], true, &mut m);
+            assert_eq!(drain(&mut s).len(), 1, "RFC 3042: one new segment per duplicate ACK");
+        }
+        assert_eq!(s.flight(), 12 * MSS);
+        s.on_ack(Time(1), 1, &[], true, &mut m);
+        assert!(s.in_recovery());
+        // RFC 5681 §3.2 step 2: FlightSize / 2 of the ten segments, not of twelve.
+        assert_eq!(s.window().ssthresh, 5 * MSS);
     }
 
     #[test]
