@@ -8,8 +8,9 @@
 # 1000-byte payload + 40 header, windowInit_ 2, minrto 1 s):
 #   loss-free  buffer 250, initial ssthresh 500     Newreno, Sack1, Vegas
 #   lossy      buffer 100, initial ssthresh 5000    Newreno, Sack1, Vegas
-#   paper001   buffer 250, ssthresh = window cap = 32 and 500, DelAck sink,
-#              Newreno only
+#   paper001   buffer 250, ssthresh = window cap = 32 and 500, DelAck sink;
+#              and ssthresh 5000 and 32 with an ACK per segment and no cap
+#              (Table I of paper 001), Newreno only
 #   paper001-lss  buffer 250, Limited Slow Start (max_ssthresh_ 100), to 2 s
 #              and to 10 s, Newreno only
 set -e
@@ -44,6 +45,9 @@ for t in Newreno Sack1 Vegas; do
 done
 for s in 32 500; do
     run paper001 tcp=Newreno rate=40Mb delay=48ms buffer=250 ssthresh=$s cap=$s delack=1
+done
+for s in 5000 32; do
+    run paper001 tcp=Newreno rate=40Mb delay=48ms buffer=250 ssthresh=$s
 done
 for d in 2 10; do
     run paper001-lss tcp=Newreno rate=40Mb delay=48ms buffer=250 max_ssthresh=100 duration=$d
