@@ -9,5 +9,6 @@
 from ._engine import ScenarioError, __version__
 from .api import check, run
 from .results import OutputError, Result
+from .sweep import sweep
 
-__all__ = ["OutputError", "Result", "ScenarioError", "__version__", "check", "run"]
+__all__ = ["OutputError", "Result", "ScenarioError", "__version__", "check", "run", "sweep"]
