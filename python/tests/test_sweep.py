@@ -52,3 +52,11 @@ def test_bad_keys_and_values_fail_before_running(tmp_path: Path) -> None:
         rampup.sweep(SCENARIO, {"flow[3].tcp.cc": ["vegas"]}, cache=tmp_path)
     with pytest.raises(rampup.ScenarioError, match="cc"):
         rampup.sweep(SCENARIO, {"flow[0].tcp.cc": ["cubic"]}, cache=tmp_path)
+
+
+def test_the_dask_backend_gives_the_same_frame(tmp_path: Path) -> None:
+    pytest.importorskip("dask.distributed")
+    grid = {"topology.bottleneck_queue.packets": [5, 50]}
+    local = rampup.sweep(SCENARIO, grid, seeds=[1, 2], cache=tmp_path / "threads")
+    dask = rampup.sweep(SCENARIO, grid, seeds=[1, 2], cache=tmp_path / "dask", backend="dask")
+    assert local.equals(dask)
