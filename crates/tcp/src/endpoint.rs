@@ -384,6 +384,9 @@ impl Endpoint {
     fn established(&mut self) {
         self.state = State::Established;
         self.timers[Timer::Rto as usize] = None;
+        if self.syn_retransmitted {
+            self.measure.on_handshake_after_syn_timeout();
+        }
     }
 
     fn arm(&mut self, t: Timer, at: Time) {
@@ -505,10 +508,11 @@ mod tests {
         ep.write(10 * MSS);
         assert!(send(&mut ep, at(0))[0].flags.syn);
         // The SYN is lost: the timer backs off; the SYN-ACK of the second SYN gives no
-        // sample (Karn's rule), so the backoff stays.
+        // sample (Karn's rule), and RFC 6298 §5.7 sets the RTO to 3 s for the data.
         assert!(timeout(&mut ep, at(1000))[0].flags.syn);
         recv(&mut ep, at(1010), SYN_ACK);
-        assert!(ep.measure().is_backed_off());
+        assert!(!ep.measure().is_backed_off());
+        assert_eq!(ep.measure().rto(), Duration::from_secs(3));
         assert_eq!(send(&mut ep, at(1010)).iter().filter(|s| s.len > 0).count(), 2);
         // The initial window is lost. Its first timeout is not a repeated one.
         let rto = ep.measure().rto();

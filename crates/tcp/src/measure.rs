@@ -143,6 +143,15 @@ impl Measure {
         }
     }
 
+    /// RFC 6298 §5.7: when the SYN (or SYN-ACK) timed out and no RTT sample came since, an
+    /// RTO below 3 s is re-initialized to 3 s as data transmission begins.
+    pub fn on_handshake_after_syn_timeout(&mut self) {
+        if self.srtt.is_none() {
+            self.rto = self.rto.max(Duration::from_secs(3)).min(self.cfg.max);
+            self.backoff_shift = 0;
+        }
+    }
+
     pub fn on_handshake_rtt(&mut self, sample: Duration) {
         self.handshake_rtt = Some(sample);
         self.on_rtt_sample(sample);
