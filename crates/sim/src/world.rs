@@ -327,7 +327,8 @@ impl<'s> World<'s> {
                 self.events.push(t.max(now), Event::Timer(ep));
             }
         }
-        if ep % 2 == 0 {
+        // Flow f's ends are 2f (the data sender) and 2f + 1 (the receiver).
+        if ep.is_multiple_of(2) {
             self.record_sender(ep);
         }
     }
