@@ -174,16 +174,16 @@ impl<'s> World<'s> {
                 });
             }
             w.flows.push(FlowState { start: None, transfers: Vec::new(), next: 0, data_drops: 0, ack_drops: 0 });
-            w.events.push(Time::ZERO + f.start_at(i, seed), Event::FlowStart(i as u32));
+            w.events.push_timer(Time::ZERO + f.start_at(i, seed), Event::FlowStart(i as u32));
         }
         for (i, u) in sc.udp.iter().enumerate() {
             w.udp.push(UdpState { sent: 0, received: 0, received_bytes: 0, dropped: 0 });
             if u.start < u.stop {
-                w.events.push(Time::ZERO + u.start, Event::UdpSend(i as u32));
+                w.events.push_timer(Time::ZERO + u.start, Event::UdpSend(i as u32));
             }
         }
         for (i, c) in sc.changes.iter().enumerate() {
-            w.events.push(Time::ZERO + c.at, Event::Change(i as u32));
+            w.events.push_timer(Time::ZERO + c.at, Event::Change(i as u32));
         }
         w
     }
@@ -253,7 +253,7 @@ impl<'s> World<'s> {
             }
             App::Requests { schedule } => {
                 for (k, (at, _)) in schedule.iter().enumerate() {
-                    self.events.push(self.now + *at, Event::Write(f, k as u32));
+                    self.events.push_timer(self.now + *at, Event::Write(f, k as u32));
                 }
             }
         }
@@ -298,7 +298,7 @@ impl<'s> World<'s> {
         self.enqueue(port, id);
         let next = self.now + spec.rate.tx_time(spec.packet_bytes);
         if next < Time::ZERO + spec.stop {
-            self.events.push(next, Event::UdpSend(u));
+            self.events.push_timer(next, Event::UdpSend(u));
         }
     }
 
@@ -324,7 +324,7 @@ impl<'s> World<'s> {
             // One pending wakeup per end, moved lazily: only an earlier deadline is pushed.
             if c.timer_at.is_none_or(|at| t < at) {
                 c.timer_at = Some(t);
-                self.events.push(t.max(now), Event::Timer(ep));
+                self.events.push_timer(t.max(now), Event::Timer(ep));
             }
         }
         // Flow f's ends are 2f (the data sender) and 2f + 1 (the receiver).
