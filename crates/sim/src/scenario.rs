@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, VecDeque};
 use rampup_tcp::cc::{AdjustiveSchedule, LimitedSlowStartConfig, SsthreshlessConfig, VegasConfig, VegasRtt, VegasSlowStartExit};
 use rampup_tcp::measure::RtoConfig;
 use rampup_tcp::restart::{IdleThreshold, Restart};
-use rampup_tcp::{CcKind, Duration, LossWindow, Rate, RecoveryKind, RtoInRecovery, SackPipe, TcpConfig};
+use rampup_tcp::{CcKind, PreemptiveConfig, Duration, LossWindow, Rate, RecoveryKind, RtoInRecovery, SackPipe, TcpConfig};
 use rand::Rng;
 use serde::Deserialize;
 
@@ -192,6 +192,16 @@ struct TcpFile {
     ssthreshless_schedule: Option<ScheduleName>,
     ssthreshless_rtt_tick: Option<TimeValue>,
     max_ssthresh: Option<u64>,
+    /// Preemptive Retransmission (paper 002); absent: off.
+    preemptive: Option<PreemptiveFile>,
+}
+
+/// `preemptive = { factor = 3, cutout = "80KiB" }`; both keys optional.
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+struct PreemptiveFile {
+    factor: Option<f64>,
+    cutout: Option<SizeValue>,
 }
 
 impl TcpFile {
@@ -204,7 +214,7 @@ impl TcpFile {
             cc, recovery, mss, initial_window, initial_ssthresh, max_window, rcv_window, delayed_ack, ack_every,
             delack_timeout, min_rto, initial_rto, max_rto, clock_granularity, handshake, restart, rbp_scale, idle_threshold, limited_transmit,
             rto_in_recovery, sack_pipe, loss_window, dupthresh, byte_counting, vegas_alpha, vegas_beta, vegas_gamma, vegas_rtt,
-            vegas_slow_start_exit, ssthreshless_gamma, ssthreshless_schedule, ssthreshless_rtt_tick, max_ssthresh
+            vegas_slow_start_exit, ssthreshless_gamma, ssthreshless_schedule, ssthreshless_rtt_tick, max_ssthresh, preemptive
         )
     }
 }
@@ -583,6 +593,10 @@ fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError> {
         RecoveryName::Newreno => RecoveryKind::NewReno,
         RecoveryName::Sack => RecoveryKind::Sack,
     };
+    let preemptive = match &t.preemptive {
+        None => None,
+        Some(f) => Some(preemptive(f, p)?),
+    };
     let rcv_window = t.rcv_window.map_or(d.rcv_window_bytes, |s| s.0);
     if rcv_window < mss {
         return err(format!("{p}.rcv_window"), "must be at least one mss");
@@ -626,7 +640,21 @@ fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError> {
                 None => return err(format!("{p}.idle_threshold"), format!("{v:?} is neither \"rto\" nor a time like \"500ms\"")),
             },
         },
+        preemptive,
     })
+}
+
+fn preemptive(f: &PreemptiveFile, p: &str) -> Result<PreemptiveConfig, ScenarioError> {
+    let d = PreemptiveConfig::default();
+    let factor = f.factor.unwrap_or(d.factor);
+    if !(factor.is_finite() && factor > 0.0) {
+        return err(format!("{p}.preemptive.factor"), format!("must be a number greater than 0 (got {factor})"));
+    }
+    let cutout_bytes = f.cutout.map_or(d.cutout_bytes, |s| s.0);
+    if cutout_bytes == 0 {
+        return err(format!("{p}.preemptive.cutout"), "must be at least 1 byte, like \"80KiB\"");
+    }
+    Ok(PreemptiveConfig { factor, cutout_bytes })
 }
 
 /// One `rbp_scale` for both RBP variants (as ns-2's `rbp_scale_`): RBP/rate's scale of the

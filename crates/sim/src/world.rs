@@ -498,6 +498,8 @@ impl<'s> World<'s> {
             flows.retx.push(st.retransmits);
             flows.timeouts.push(st.timeouts);
             flows.fast.push(st.fast_retransmits);
+            flows.preemptive.push(snd.preemptive_stats().retransmits);
+            flows.spurious_preemptive.push(snd.preemptive_stats().spurious);
             flows.drops.push(fs.data_drops);
             flows.ack_drops.push(fs.ack_drops);
             flows.goodput.push(if span > 0.0 { rcv.bytes_received() as f64 * 8.0 / span } else { f64::NAN });
@@ -608,6 +610,8 @@ struct FlowColumns {
     retx: Vec<u64>,
     timeouts: Vec<u64>,
     fast: Vec<u64>,
+    preemptive: Vec<u64>,
+    spurious_preemptive: Vec<u64>,
     drops: Vec<u64>,
     ack_drops: Vec<u64>,
     goodput: Vec<f64>,
@@ -631,6 +635,8 @@ impl FlowColumns {
             ("retransmits", Column::U64(self.retx)),
             ("timeouts", Column::U64(self.timeouts)),
             ("fast_retransmits", Column::U64(self.fast)),
+            ("preemptive_retransmits", Column::U64(self.preemptive)),
+            ("spurious_preemptive", Column::U64(self.spurious_preemptive)),
             ("drops", Column::U64(self.drops)),
             ("ack_drops", Column::U64(self.ack_drops)),
             ("goodput_bps", Column::F64(self.goodput)),

@@ -172,3 +172,16 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn preemptive_values() {
+    let with = |v: &str| VALID.replacen("initial_window = 2", &format!("initial_window = 2\npreemptive = {v}"), 1);
+    assert!(check_toml(&with("{ factor = 3, cutout = \"80KiB\" }")).is_ok());
+    assert!(check_toml(&with("{}")).is_ok(), "both keys have defaults");
+    assert!(check_toml(&with("{ factor = 2.5, cutout = 1 }")).is_ok());
+    assert_error("initial_window = 2", "initial_window = 2\npreemptive = { factor = 0 }", &["flow[0].tcp.preemptive.factor", "greater than 0"]);
+    assert_error("initial_window = 2", "initial_window = 2\npreemptive = { factor = -1 }", &["flow[0].tcp.preemptive.factor"]);
+    assert_error("initial_window = 2", "initial_window = 2\npreemptive = { cutout = 0 }", &["flow[0].tcp.preemptive.cutout", "at least 1 byte"]);
+    assert_error("initial_window = 2", "initial_window = 2\npreemptive = { k = 3 }", &["flow[0].tcp.preemptive", "k", "factor", "cutout"]);
+    assert_error("initial_window = 2", "initial_window = 2\npreemptive = true", &["flow[0].tcp.preemptive"]);
+}

@@ -3,6 +3,7 @@
 
 use crate::cc::{Cc, Hoe, LimitedSlowStart, LimitedSlowStartConfig, NewReno, Ssthreshless, SsthreshlessConfig, Vegas, VegasConfig};
 use crate::measure::RtoConfig;
+use crate::preemptive::PreemptiveConfig;
 use crate::recovery::{RecoveryKind, SackPipe};
 use crate::restart::{IdleThreshold, Restart};
 use crate::sender::{LossWindow, RtoInRecovery, SenderConfig};
@@ -73,6 +74,8 @@ pub struct TcpConfig {
     pub restart: Restart,
     /// How long without outstanding data and without sending counts as idle.
     pub idle_threshold: IdleThreshold,
+    /// Preemptive Retransmission (paper 002, `docs/preemptive.md`); `None`: off.
+    pub preemptive: Option<PreemptiveConfig>,
 }
 
 impl Default for TcpConfig {
@@ -98,6 +101,7 @@ impl Default for TcpConfig {
             // RFC 5681 §4.1: slow-start restart SHOULD be used (ns-2's default too).
             restart: Restart::Ssr,
             idle_threshold: IdleThreshold::Rto,
+            preemptive: None,
         }
     }
 }

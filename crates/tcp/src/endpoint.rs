@@ -13,6 +13,7 @@
 use crate::config::TcpConfig;
 use crate::measure::Measure;
 use crate::pacing::Pacer;
+use crate::preemptive::{Preemptive, PreemptiveStats, TimerCmd};
 use crate::receiver::{AckUrgency, Receiver};
 use crate::recovery::RecoveryKind;
 use crate::restart::RestartCtx;
@@ -48,10 +49,14 @@ pub enum Timer {
     DelayedAck = 1,
     /// The pacer's next release time: wakes the endpoint to send a held-back segment.
     Pace = 2,
+    /// Preemptive Retransmission (paper 002 §5): k × handshake RTT after the last send or new
+    /// ACK, while the mechanism runs.
+    Preemptive = 3,
 }
 
-const TIMER_COUNT: usize = 3;
-const TIMERS: [Timer; TIMER_COUNT] = [Timer::Rto, Timer::DelayedAck, Timer::Pace];
+const TIMER_COUNT: usize = 4;
+/// Timers due at the same instant fire in this order.
+const TIMERS: [Timer; TIMER_COUNT] = [Timer::Rto, Timer::DelayedAck, Timer::Pace, Timer::Preemptive];
 
 /// The values a trace records on change.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -89,12 +94,15 @@ pub struct Endpoint {
     paced_restart: bool,
     /// The last send before the idle whose restart policy already ran.
     restarted_after: Option<Time>,
+    /// Preemptive Retransmission, when configured.
+    preemptive: Option<Preemptive>,
 }
 
 impl Endpoint {
     pub fn new(cfg: TcpConfig, role: Role) -> Self {
         let sender = Sender::new(&cfg.sender_config(), cfg.cc.build(), ISS);
         let receiver = Receiver::new(ISS, cfg.delayed_ack, cfg.ack_every);
+        let preemptive = cfg.preemptive.map(Preemptive::new);
         let state = match (cfg.handshake, role) {
             (false, _) => State::Established,
             (true, Role::Active) => State::SynSent,
@@ -115,6 +123,7 @@ impl Endpoint {
             pacer: Pacer::default(),
             paced_restart: false,
             restarted_after: None,
+            preemptive,
         }
     }
 
@@ -136,6 +145,18 @@ impl Endpoint {
     }
     pub fn stats(&self) -> SenderStats {
         self.sender.stats()
+    }
+    /// The Preemptive Retransmission part, when configured.
+    pub fn preemptive(&self) -> Option<&Preemptive> {
+        self.preemptive.as_ref()
+    }
+    /// Preemptive retransmissions and spurious ones (zero when the part is off).
+    pub fn preemptive_stats(&self) -> PreemptiveStats {
+        self.preemptive.as_ref().map_or_else(PreemptiveStats::default, Preemptive::stats)
+    }
+    /// When `t` expires, if it runs.
+    pub fn timer(&self, t: Timer) -> Option<Time> {
+        self.timers[t as usize]
     }
     /// Payload bytes delivered in order to the application.
     pub fn bytes_received(&self) -> u64 {
@@ -236,6 +257,11 @@ impl Endpoint {
                     // RFC 6298 §5.3
                     self.arm(Timer::Rto, now + self.measure.rto());
                 }
+                if let Some(p) = &mut self.preemptive {
+                    let s = &self.sender;
+                    let cmd = p.on_new_ack(now, s.snd_una(), s.bytes_acked(ISS), s.outstanding(), self.measure.min_rtt());
+                    self.apply_preemptive(cmd);
+                }
             }
         }
         if seg.is_pure_ack() {
@@ -272,6 +298,15 @@ impl Endpoint {
             Timer::DelayedAck => self.ack_due = true,
             // Only a wakeup: `poll_transmit` sends what the pacer now releases.
             Timer::Pace => {}
+            // Paper 002 §5 step 4: resend the first unacknowledged segment; the window, the
+            // RTO and the recovery state stay as they are.
+            Timer::Preemptive => {
+                if let Some(p) = &mut self.preemptive {
+                    if self.state == State::Established && p.on_timeout(now, self.sender.first_unacked_end()) {
+                        self.sender.request_retransmit_first();
+                    }
+                }
+            }
             Timer::Rto => match self.state {
                 State::SynSent | State::SynReceived => {
                     self.syn_due = true;
@@ -336,6 +371,10 @@ impl Endpoint {
                     if let Some(at) = self.pacer.next_release() {
                         self.arm(Timer::Pace, at);
                     }
+                    if let Some(p) = &mut self.preemptive {
+                        let cmd = p.on_send(now, !tx.retransmission);
+                        self.apply_preemptive(cmd);
+                    }
                     let mut seg = self.segment(tx.seq, tx.len, true);
                     seg.flags.fin = tx.fin;
                     return Some(seg);
@@ -386,6 +425,18 @@ impl Endpoint {
         self.timers[Timer::Rto as usize] = None;
         if self.syn_retransmitted {
             self.measure.on_handshake_after_syn_timeout();
+        }
+        if let Some(p) = &mut self.preemptive {
+            // Only the active opener measures SYN to SYN-ACK (`Measure::handshake_rtt`).
+            p.on_established(self.measure.handshake_rtt());
+        }
+    }
+
+    fn apply_preemptive(&mut self, cmd: TimerCmd) {
+        match cmd {
+            TimerCmd::Keep => {}
+            TimerCmd::Arm(at) => self.arm(Timer::Preemptive, at),
+            TimerCmd::Stop => self.timers[Timer::Preemptive as usize] = None,
         }
     }
 

@@ -7,6 +7,7 @@ pub mod config;
 pub mod endpoint;
 pub mod measure;
 pub mod pacing;
+pub mod preemptive;
 pub mod receiver;
 pub mod recovery;
 pub mod restart;
@@ -17,6 +18,7 @@ pub mod time;
 
 pub use config::{CcKind, TcpConfig};
 pub use endpoint::{Endpoint, Role, Snapshot, State, Timer};
+pub use preemptive::{PreemptiveConfig, PreemptiveStats};
 pub use recovery::{RecoveryKind, SackPipe};
 pub use restart::{IdleThreshold, Restart};
 pub use sender::{LossWindow, RtoInRecovery};

@@ -114,6 +114,9 @@ pub struct Sender {
     queue: SendQueue,
     rec: Recovery,
     retransmit_first_pending: bool,
+    /// A mechanism outside recovery (Preemptive Retransmission) asked for the first
+    /// unacknowledged segment to go again now.
+    retransmit_first_requested: bool,
     limited_transmit: bool,
     /// New data sent beyond cwnd by limited transmit since the last new ACK (RFC 3042).
     limited_transmit_bytes: u64,
@@ -145,6 +148,7 @@ impl Sender {
             queue: SendQueue::default(),
             rec: Recovery::new(cfg.recovery, cfg.dupthresh, cfg.sack_pipe),
             retransmit_first_pending: false,
+            retransmit_first_requested: false,
             limited_transmit: cfg.limited_transmit,
             limited_transmit_bytes: 0,
             loss_window: cfg.loss_window,
@@ -192,6 +196,10 @@ impl Sender {
     }
     pub fn cc(&self) -> &Cc {
         &self.cc
+    }
+    /// End (sequence number after it) of the first unacknowledged segment, if any.
+    pub fn first_unacked_end(&self) -> Option<u64> {
+        self.queue.get(self.snd_una).map(|s| s.seq_end())
     }
     /// All written data and, if the application closed, the FIN are acknowledged.
     pub fn all_acked(&self) -> bool {
@@ -330,6 +338,13 @@ impl Sender {
         restart.on_idle_end(&mut self.w, ctx)
     }
 
+    /// Resend the first unacknowledged segment at the next `poll`, outside the window as a
+    /// fast retransmit goes, without touching the window or the recovery state (Preemptive
+    /// Retransmission, paper 002 §5 step 4).
+    pub fn request_retransmit_first(&mut self) {
+        self.retransmit_first_requested = true;
+    }
+
     /// The first ACK after a paced restart, before `on_ack` (see `Restart::on_first_ack`).
     pub fn on_first_ack_after_pacing(&mut self, restart: Restart) {
         let flight = self.flight();
@@ -339,6 +354,18 @@ impl Sender {
     // ---- output ----
     /// The next data segment to send now, if the window and the data allow one.
     pub fn poll(&mut self, now: Time) -> Option<TxData> {
+        if self.retransmit_first_requested {
+            self.retransmit_first_requested = false;
+            // One copy serves a fast or partial-ACK retransmission due at the same moment.
+            self.retransmit_first_pending = false;
+            if let Some(tx) = self.retransmit(self.snd_una, now) {
+                if self.snd_nxt == self.snd_una && self.snd_nxt < self.snd_max {
+                    // Go-back-N was about to resend this segment: it has now gone.
+                    self.snd_nxt = tx.seq + tx.len as u64 + tx.fin as u64;
+                }
+                return Some(tx);
+            }
+        }
         if self.retransmit_first_pending {
             self.retransmit_first_pending = false;
             if let Some(tx) = self.retransmit(self.snd_una, now) {
