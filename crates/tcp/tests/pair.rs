@@ -1,11 +1,12 @@
-//! Two endpoints over a tiny lossy network (after quinn-proto's `tests/util.rs::Pair`):
-//! `step()` jumps virtual time to the next wakeup. The property test at the bottom checks
-//! that every byte arrives exactly once and in order under loss, reordering and duplication.
+//! Two endpoints over a tiny lossy network (the shared `Pair` in `common/`). The property
+//! test at the bottom checks that every byte arrives exactly once and in order under loss,
+//! reordering and duplication.
 
-use std::collections::BTreeMap;
+mod common;
 
+use common::{Fate, Pair};
 use proptest::prelude::*;
-use rampup_tcp::{Endpoint, PreemptiveConfig, RecoveryKind, Role, Segment, SeqRange, TcpConfig, Time};
+use rampup_tcp::{PreemptiveConfig, RecoveryKind, Segment, SeqRange, TcpConfig, Time};
 use rampup_tcp::time::Duration;
 
 /// A channel that delays each segment by a base delay plus random jitter (so segments can
@@ -17,90 +18,32 @@ struct Channel {
     dup: f64,
 }
 
-struct Pair {
-    ends: [Endpoint; 2],
-    /// (arrival time, insertion number) -> (destination end, segment)
-    in_flight: BTreeMap<(Time, u64), (usize, Segment)>,
-    seq: u64,
-    now: Time,
-    chan: Channel,
-    rng: u64,
-    /// Payload ranges that actually reached the receiver, and what it delivered.
-    arrived: Vec<SeqRange>,
-    delivered: Vec<SeqRange>,
-}
-
-impl Pair {
-    fn new(cfg: TcpConfig, chan: Channel, seed: u64) -> Self {
-        Pair {
-            ends: [Endpoint::new(cfg.clone(), Role::Active), Endpoint::new(cfg, Role::Passive)],
-            in_flight: BTreeMap::new(),
-            seq: 0,
-            now: Time::ZERO,
-            chan,
-            rng: seed | 1,
-            arrived: Vec::new(),
-            delivered: Vec::new(),
-        }
-    }
-
-    fn uniform(&mut self) -> f64 {
-        // xorshift64*: a test needs no better generator.
-        self.rng ^= self.rng >> 12;
-        self.rng ^= self.rng << 25;
-        self.rng ^= self.rng >> 27;
-        (self.rng.wrapping_mul(0x2545F4914F6CDD1D) >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    fn flush(&mut self) {
-        for from in 0..2 {
-            while let Some(seg) = self.ends[from].poll_transmit(self.now) {
-                let copies = if self.uniform() < self.chan.loss {
-                    0
-                } else if self.uniform() < self.chan.dup {
-                    2
-                } else {
-                    1
-                };
-                for _ in 0..copies {
-                    let jitter = (self.uniform() * self.chan.jitter_ns as f64) as u64;
-                    let at = self.now + self.chan.delay + Duration(jitter);
-                    self.seq += 1;
-                    self.in_flight.insert((at, self.seq), (1 - from, seg));
-                }
-            }
-        }
-    }
-
-    /// Advance to the next event; false when nothing is left to do.
-    fn step(&mut self) -> bool {
-        self.flush();
-        let next_seg = self.in_flight.keys().next().map(|k| k.0);
-        let next_timer = self.ends.iter().filter_map(|e| e.poll_timeout()).min();
-        let Some(t) = [next_seg, next_timer].into_iter().flatten().min() else {
-            return false;
+impl Channel {
+    /// The network closure for `Pair`: draws the fate of each segment from a generator
+    /// seeded with `seed`.
+    fn network(self, seed: u64) -> impl FnMut(usize, &Segment) -> Fate {
+        let mut rng = seed | 1;
+        let mut uniform = move || {
+            // xorshift64*: a test needs no better generator.
+            rng ^= rng >> 12;
+            rng ^= rng << 25;
+            rng ^= rng >> 27;
+            (rng.wrapping_mul(0x2545F4914F6CDD1D) >> 11) as f64 / (1u64 << 53) as f64
         };
-        self.now = t;
-        if next_seg == Some(t) {
-            let (_, (to, seg)) = self.in_flight.pop_first().unwrap();
-            if to == 1 && seg.len > 0 {
-                self.arrived.push(SeqRange { start: seg.seq, end: seg.seq + seg.len as u64 });
+        move |_, _| {
+            if uniform() < self.loss {
+                return Fate::Lose;
             }
-            if let Some(r) = self.ends[to].handle_segment(t, &seg) {
-                if to == 1 {
-                    self.delivered.push(r);
-                }
-            }
-        } else {
-            for e in &mut self.ends {
-                e.handle_timeout(t);
+            let twice = uniform() < self.dup;
+            // Each copy gets its own jitter.
+            let mut delay = || self.delay + Duration((uniform() * self.jitter_ns as f64) as u64);
+            if twice {
+                let first = delay();
+                Fate::Twice(first, delay())
+            } else {
+                Fate::Deliver(delay())
             }
         }
-        true
-    }
-
-    fn run_until_acked(&mut self, limit: Time) {
-        while self.now < limit && !self.ends[0].all_acked() && self.step() {}
     }
 }
 
@@ -119,7 +62,7 @@ fn covered(arrived: &[SeqRange], r: SeqRange) -> bool {
 }
 
 fn transfer(cfg: TcpConfig, chan: Channel, bytes: u64, seed: u64) -> Pair {
-    let mut p = Pair::new(cfg, chan, seed);
+    let mut p = Pair::new(cfg, chan.network(seed));
     p.ends[0].write(bytes);
     p.ends[0].close();
     p.run_until_acked(Time(Duration::from_secs(3600).0));

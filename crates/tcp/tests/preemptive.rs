@@ -3,80 +3,30 @@
 //! chosen first transmissions are lost or held back. The handshake RTT is 20 ms, so with
 //! k = 3 the preemptive timeout is 60 ms against a minimum RTO of 1 s.
 
-use std::collections::BTreeMap;
+mod common;
 
+use common::{Fate, Pair};
 use rampup_tcp::time::Duration;
-use rampup_tcp::{Endpoint, PreemptiveConfig, PreemptiveStats, Role, Segment, TcpConfig, Time};
+use rampup_tcp::{Endpoint, PreemptiveConfig, PreemptiveStats, Segment, TcpConfig, Time};
 
 const MSS: u64 = 1000;
 const DELAY: Duration = Duration::from_millis(10);
 
-struct Pair {
-    ends: [Endpoint; 2],
-    /// (arrival time, insertion number) -> (destination end, segment)
-    in_flight: BTreeMap<(Time, u64), (usize, Segment)>,
-    seq: u64,
-    now: Time,
-    /// Sequence numbers of data segments whose first transmission is lost.
-    lose: Vec<u64>,
-    /// Sequence numbers of data segments whose first transmission takes this much longer.
-    late: Vec<(u64, Duration)>,
-    sent_once: Vec<u64>,
-}
-
-impl Pair {
-    fn new(cfg: TcpConfig) -> Self {
-        Pair {
-            ends: [Endpoint::new(cfg.clone(), Role::Active), Endpoint::new(cfg, Role::Passive)],
-            in_flight: BTreeMap::new(),
-            seq: 0,
-            now: Time::ZERO,
-            lose: Vec::new(),
-            late: Vec::new(),
-            sent_once: Vec::new(),
-        }
-    }
-
-    fn flush(&mut self) {
-        for from in 0..2 {
-            while let Some(seg) = self.ends[from].poll_transmit(self.now) {
-                let mut delay = DELAY;
-                if from == 0 && seg.len > 0 && !self.sent_once.contains(&seg.seq) {
-                    self.sent_once.push(seg.seq);
-                    if self.lose.contains(&seg.seq) {
-                        continue;
-                    }
-                    if let Some(&(_, extra)) = self.late.iter().find(|l| l.0 == seg.seq) {
-                        delay = delay + extra;
-                    }
-                }
-                self.seq += 1;
-                self.in_flight.insert((self.now + delay, self.seq), (1 - from, seg));
+/// The network: a fixed delay, except that the first transmission of the data segment with
+/// sequence number in `lose` is lost, and one in `late` takes the given time longer.
+fn network(lose: Vec<u64>, late: Vec<(u64, Duration)>) -> impl FnMut(usize, &Segment) -> Fate {
+    let mut sent_once: Vec<u64> = Vec::new();
+    move |from, seg| {
+        if from == 0 && seg.len > 0 && !sent_once.contains(&seg.seq) {
+            sent_once.push(seg.seq);
+            if lose.contains(&seg.seq) {
+                return Fate::Lose;
+            }
+            if let Some(&(_, extra)) = late.iter().find(|l| l.0 == seg.seq) {
+                return Fate::Deliver(DELAY + extra);
             }
         }
-    }
-
-    /// Run until the sender's data is all acknowledged; returns when that happened.
-    fn run(&mut self, limit: Time) -> Time {
-        loop {
-            self.flush();
-            if self.ends[0].all_acked() {
-                return self.now;
-            }
-            let next_seg = self.in_flight.keys().next().map(|k| k.0);
-            let next_timer = self.ends.iter().filter_map(|e| e.poll_timeout()).min();
-            let t = [next_seg, next_timer].into_iter().flatten().min().expect("something to do");
-            assert!(t < limit, "not done by {limit:?}");
-            self.now = t;
-            if next_seg == Some(t) {
-                let (_, (to, seg)) = self.in_flight.pop_first().unwrap();
-                self.ends[to].handle_segment(t, &seg);
-            } else {
-                for e in &mut self.ends {
-                    e.handle_timeout(t);
-                }
-            }
-        }
+        Fate::Deliver(DELAY)
     }
 }
 
@@ -87,11 +37,13 @@ fn config(preemptive: Option<PreemptiveConfig>) -> TcpConfig {
 /// A `segments`-segment transfer with the given first transmissions lost; the time it took
 /// and the sender.
 fn transfer(preemptive: Option<PreemptiveConfig>, segments: u64, lose: &[u64], late: &[(u64, Duration)]) -> (Duration, Endpoint) {
-    let mut p = Pair::new(config(preemptive));
-    p.lose = lose.iter().map(|k| 1 + k * MSS).collect();
-    p.late = late.iter().map(|&(k, d)| (1 + k * MSS, d)).collect();
+    let lose = lose.iter().map(|k| 1 + k * MSS).collect();
+    let late = late.iter().map(|&(k, d)| (1 + k * MSS, d)).collect();
+    let mut p = Pair::new(config(preemptive), network(lose, late));
     p.ends[0].write(segments * MSS);
-    let done = p.run(Time::ZERO + Duration::from_secs(30));
+    let limit = Time::ZERO + Duration::from_secs(30);
+    let done = p.run_until_acked(limit);
+    assert!(p.ends[0].all_acked(), "not done by {limit:?}");
     let [sender, _] = p.ends;
     (done.since(Time::ZERO), sender)
 }

@@ -3,77 +3,27 @@
 //! back leave at the same instant. Each test sends a response, waits, sends a second one and
 //! reads the departure times of the second.
 
-use std::collections::BTreeMap;
+mod common;
 
+use common::Pair;
 use rampup_tcp::time::Duration;
-use rampup_tcp::{Endpoint, IdleThreshold, Rate, Restart, Role, Segment, TcpConfig, Time};
+use rampup_tcp::{IdleThreshold, Rate, Restart, TcpConfig, Time};
 
 const MSS: u64 = 1000;
 const DELAY: Duration = Duration::from_millis(50);
 
-struct Pair {
-    ends: [Endpoint; 2],
-    /// (arrival time, insertion number) -> (destination end, segment)
-    in_flight: BTreeMap<(Time, u64), (usize, Segment)>,
-    seq: u64,
-    now: Time,
-    /// Departure time and sequence number of every data segment of end 0.
-    sent: Vec<(Time, u64)>,
-    /// Arrival times of the segments (ACKs) that reach end 0.
-    acks_at: Vec<Time>,
+fn pair(cfg: TcpConfig) -> Pair {
+    Pair::new(cfg, Pair::fixed_delay(DELAY))
 }
 
-impl Pair {
-    fn new(cfg: TcpConfig) -> Self {
-        Pair {
-            ends: [Endpoint::new(cfg.clone(), Role::Active), Endpoint::new(cfg, Role::Passive)],
-            in_flight: BTreeMap::new(),
-            seq: 0,
-            now: Time::ZERO,
-            sent: Vec::new(),
-            acks_at: Vec::new(),
-        }
-    }
+/// Departure times of end 0's data segments.
+fn data_sent(p: &Pair) -> Vec<Time> {
+    p.departures[0].iter().filter(|(_, seg)| seg.len > 0).map(|&(t, _)| t).collect()
+}
 
-    fn flush(&mut self) {
-        for from in 0..2 {
-            while let Some(seg) = self.ends[from].poll_transmit(self.now) {
-                if from == 0 && seg.len > 0 {
-                    self.sent.push((self.now, seg.seq));
-                }
-                self.seq += 1;
-                self.in_flight.insert((self.now + DELAY, self.seq), (1 - from, seg));
-            }
-        }
-    }
-
-    /// Advance to the next event before `limit`; false when there is none.
-    fn step(&mut self, limit: Time) -> bool {
-        self.flush();
-        let next_seg = self.in_flight.keys().next().map(|k| k.0);
-        let next_timer = self.ends.iter().filter_map(|e| e.poll_timeout()).min();
-        let Some(t) = [next_seg, next_timer].into_iter().flatten().min().filter(|&t| t < limit) else {
-            return false;
-        };
-        self.now = t;
-        if next_seg == Some(t) {
-            let (_, (to, seg)) = self.in_flight.pop_first().unwrap();
-            if to == 0 {
-                self.acks_at.push(t);
-            }
-            self.ends[to].handle_segment(t, &seg);
-        } else {
-            for e in &mut self.ends {
-                e.handle_timeout(t);
-            }
-        }
-        true
-    }
-
-    fn run_until(&mut self, limit: Time) {
-        while self.step(limit) {}
-        self.now = limit;
-    }
+/// Arrival times of the segments (ACKs) that reach end 0.
+fn acks_at(p: &Pair) -> Vec<Time> {
+    p.arrivals[0].iter().map(|&(t, _)| t).collect()
 }
 
 fn config(restart: Restart) -> TcpConfig {
@@ -100,7 +50,7 @@ struct Before {
 /// A 24-segment response at 0 s, an idle of about 5 s, a 30-segment response at 5 s.
 /// Returns the sender's state before the second write and the departures of its segments.
 fn second_response(cfg: TcpConfig, idle_end: Time) -> (Pair, Before, Vec<Time>) {
-    let mut p = Pair::new(cfg);
+    let mut p = pair(cfg);
     p.ends[0].write(24 * MSS);
     p.run_until(idle_end);
     assert!(p.ends[0].all_acked());
@@ -110,11 +60,11 @@ fn second_response(cfg: TcpConfig, idle_end: Time) -> (Pair, Before, Vec<Time>) 
         srtt: e.measure().srtt().unwrap(),
         rate: e.measure().last_rate().map(|s| s.actual_rate()),
     };
-    let first = p.sent.len();
+    let first = data_sent(&p).len();
     p.ends[0].write(30 * MSS);
     p.run_until(idle_end + Duration::from_secs(3));
     assert!(p.ends[0].all_acked());
-    let times = p.sent[first..].iter().map(|&(t, _)| t).collect();
+    let times = data_sent(&p)[first..].to_vec();
     (p, before, times)
 }
 
@@ -143,12 +93,13 @@ fn nssr_restart_sends_a_full_cwnd_back_to_back() {
 #[track_caller]
 fn assert_paced(p: &Pair, times: &[Time], start: Time, n: u64, interval: Duration, cwnd_segments: u64) {
     assert!((2..=cwnd_segments).contains(&n), "{n} segments, cwnd {cwnd_segments}");
-    let first_ack = *p.acks_at.iter().find(|&&t| t > start).expect("an ACK after the restart");
+    let acks_at = acks_at(p);
+    let first_ack = *acks_at.iter().find(|&&t| t > start).expect("an ACK after the restart");
     let paced: Vec<Time> = times.iter().copied().filter(|&t| t < first_ack).collect();
     let expect: Vec<Time> = (0..n).map(|k| start + Duration(k * interval.as_nanos())).collect();
     assert_eq!(paced, expect, "{n} segments {interval} apart");
     for &t in times.iter().filter(|&&t| t >= first_ack) {
-        assert!(p.acks_at.contains(&t), "a segment at {t} left between ACKs: ACK clocking did not resume");
+        assert!(acks_at.contains(&t), "a segment at {t} left between ACKs: ACK clocking did not resume");
     }
     assert!(!p.ends[0].snapshot().pacing);
 }
@@ -184,18 +135,18 @@ fn idle_shorter_than_the_threshold_runs_no_restart_policy() {
     // The first response ends well before 1 s; the RTO is 1 s (its minimum), so a write
     // 0.6 s after the last send is no restart: every policy sends the whole window at once.
     for restart in [Restart::Ssr, Restart::SsrLinux, Restart::RbpRate { scale: 1.0 }, Restart::RbpCwnd { fraction: 1.0 }] {
-        let mut p = Pair::new(config(restart));
+        let mut p = pair(config(restart));
         p.ends[0].write(24 * MSS);
         p.run_until(at_secs(1));
-        let last_send = p.sent.last().unwrap().0;
+        let last_send = *data_sent(&p).last().unwrap();
         let cwnd = p.ends[0].snapshot().cwnd / MSS;
         let write_at = last_send + Duration::from_millis(600);
-        assert!(write_at > p.acks_at.last().copied().unwrap(), "nothing outstanding");
+        assert!(write_at > acks_at(&p).last().copied().unwrap(), "nothing outstanding");
         p.run_until(write_at);
-        let first = p.sent.len();
+        let first = data_sent(&p).len();
         p.ends[0].write(30 * MSS);
         p.run_until(write_at + Duration::from_secs(3));
-        let times: Vec<Time> = p.sent[first..].iter().map(|&(t, _)| t).collect();
+        let times = data_sent(&p)[first..].to_vec();
         assert_eq!(burst(&times, write_at) as u64, cwnd, "{restart:?}");
         assert_eq!(p.ends[0].stats().idle_restarts, 0, "{restart:?}");
     }
@@ -204,12 +155,12 @@ fn idle_shorter_than_the_threshold_runs_no_restart_policy() {
 #[test]
 fn fixed_idle_threshold_below_the_idle_restarts() {
     let cfg = TcpConfig { idle_threshold: IdleThreshold::Fixed(Duration::from_millis(100)), ..config(Restart::Ssr) };
-    let mut p = Pair::new(cfg);
+    let mut p = pair(cfg);
     p.ends[0].write(24 * MSS);
     p.run_until(at_secs(1));
-    let first = p.sent.len();
+    let first = data_sent(&p).len();
     p.ends[0].write(30 * MSS);
     p.run_until(at_secs(4));
-    let times: Vec<Time> = p.sent[first..].iter().map(|&(t, _)| t).collect();
+    let times = data_sent(&p)[first..].to_vec();
     assert_eq!(burst(&times, at_secs(1)), 2);
 }

@@ -1,0 +1,129 @@
+//! The harness the integration tests share (after quinn-proto's `tests/util.rs::Pair`): two
+//! endpoints and a tiny network. `step()` jumps virtual time to the next wakeup, so tests
+//! read like scenarios. What the network does to each segment is decided by a closure, and
+//! the pair records what left and arrived so that tests can check it afterwards.
+
+// Each test file compiles this module on its own and uses only part of it.
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+
+use rampup_tcp::time::Duration;
+use rampup_tcp::{Endpoint, Role, Segment, SeqRange, TcpConfig, Time};
+
+/// What the network does with one segment.
+#[derive(Clone, Copy, Debug)]
+pub enum Fate {
+    /// Deliver it after this delay.
+    Deliver(Duration),
+    /// Lose it.
+    Lose,
+    /// Deliver two copies, after these delays.
+    Twice(Duration, Duration),
+}
+
+/// Decides the fate of each segment, given the end that sent it (0 or 1) and the segment.
+pub type Network = Box<dyn FnMut(usize, &Segment) -> Fate>;
+
+/// End 0 is the active opener, end 1 the passive one.
+pub struct Pair {
+    pub ends: [Endpoint; 2],
+    pub now: Time,
+    network: Network,
+    /// (arrival time, insertion number) -> (destination end, segment). The insertion number
+    /// breaks ties in the order the segments were sent.
+    in_flight: BTreeMap<(Time, u64), (usize, Segment)>,
+    inserted: u64,
+    /// Every segment each end sent, with its departure time (lost ones included).
+    pub departures: [Vec<(Time, Segment)>; 2],
+    /// Every segment that reached each end, with its arrival time.
+    pub arrivals: [Vec<(Time, Segment)>; 2],
+    /// Payload ranges of the segments that reached end 1, and the ranges it delivered.
+    pub arrived: Vec<SeqRange>,
+    pub delivered: Vec<SeqRange>,
+}
+
+impl Pair {
+    pub fn new(cfg: TcpConfig, network: impl FnMut(usize, &Segment) -> Fate + 'static) -> Self {
+        Pair {
+            ends: [Endpoint::new(cfg.clone(), Role::Active), Endpoint::new(cfg, Role::Passive)],
+            now: Time::ZERO,
+            network: Box::new(network),
+            in_flight: BTreeMap::new(),
+            inserted: 0,
+            departures: [Vec::new(), Vec::new()],
+            arrivals: [Vec::new(), Vec::new()],
+            arrived: Vec::new(),
+            delivered: Vec::new(),
+        }
+    }
+
+    /// A network that delivers every segment after the same delay.
+    pub fn fixed_delay(delay: Duration) -> impl FnMut(usize, &Segment) -> Fate {
+        move |_, _| Fate::Deliver(delay)
+    }
+
+    /// Send what both ends have to send now into the network.
+    pub fn flush(&mut self) {
+        for from in 0..2 {
+            while let Some(seg) = self.ends[from].poll_transmit(self.now) {
+                self.departures[from].push((self.now, seg));
+                let delays = match (self.network)(from, &seg) {
+                    Fate::Deliver(d) => vec![d],
+                    Fate::Lose => vec![],
+                    Fate::Twice(d1, d2) => vec![d1, d2],
+                };
+                for d in delays {
+                    self.inserted += 1;
+                    self.in_flight.insert((self.now + d, self.inserted), (1 - from, seg));
+                }
+            }
+        }
+    }
+
+    /// Flush, then advance to the next event (an arrival or a timer) if it comes before
+    /// `limit`, and handle it. False when there is none.
+    pub fn step(&mut self, limit: Time) -> bool {
+        self.flush();
+        let next_seg = self.in_flight.keys().next().map(|k| k.0);
+        let next_timer = self.ends.iter().filter_map(|e| e.poll_timeout()).min();
+        let Some(t) = [next_seg, next_timer].into_iter().flatten().min().filter(|&t| t < limit) else {
+            return false;
+        };
+        self.now = t;
+        if next_seg == Some(t) {
+            let (_, (to, seg)) = self.in_flight.pop_first().unwrap();
+            self.arrivals[to].push((t, seg));
+            if to == 1 && seg.len > 0 {
+                self.arrived.push(SeqRange { start: seg.seq, end: seg.seq + seg.len as u64 });
+            }
+            if let Some(r) = self.ends[to].handle_segment(t, &seg) {
+                if to == 1 {
+                    self.delivered.push(r);
+                }
+            }
+        } else {
+            for e in &mut self.ends {
+                e.handle_timeout(t);
+            }
+        }
+        true
+    }
+
+    /// Handle every event before `limit`, then move the clock to `limit`.
+    pub fn run_until(&mut self, limit: Time) {
+        while self.step(limit) {}
+        self.now = limit;
+    }
+
+    /// Run until everything end 0 sent is acknowledged, or nothing is left to do before
+    /// `limit`; returns the time then. Callers check `ends[0].all_acked()`.
+    pub fn run_until_acked(&mut self, limit: Time) -> Time {
+        loop {
+            self.flush();
+            if self.ends[0].all_acked() || !self.step(limit) {
+                return self.now;
+            }
+        }
+    }
+}
