@@ -472,7 +472,6 @@ impl Endpoint {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::segment::SeqRange;
 
     const MSS: u64 = 1000;
 
@@ -484,16 +483,7 @@ mod tests {
         Time::ZERO + ms(v)
     }
 
-    /// The peer's segment template: a pure ACK of nothing, with a large window.
-    const TEMPL: Segment = Segment {
-        seq: 0,
-        ack: 0,
-        len: 0,
-        flags: Flags { syn: false, ack: true, fin: false },
-        window: 1 << 30,
-        sack: [SeqRange { start: 0, end: 0 }; MAX_SACK_BLOCKS],
-        sack_len: 0,
-    };
+    use crate::segment::RECV_TEMPL as TEMPL;
     const SYN: Segment = Segment { flags: Flags { syn: true, ack: false, fin: false }, ..TEMPL };
     const SYN_ACK: Segment = Segment { ack: ISS + 1, flags: Flags { syn: true, ack: true, fin: false }, ..TEMPL };
 

@@ -270,7 +270,7 @@ mod endpoint_tests {
     use super::*;
     use crate::config::TcpConfig;
     use crate::endpoint::{Endpoint, Role, Timer};
-    use crate::segment::{Flags, Segment, SeqRange, MAX_SACK_BLOCKS};
+    use crate::segment::{Flags, Segment, RECV_TEMPL};
 
     const MSS: u64 = 1000;
 
@@ -283,15 +283,7 @@ mod endpoint_tests {
         1 + k * MSS
     }
 
-    const ACK: Segment = Segment {
-        seq: 1,
-        ack: 0,
-        len: 0,
-        flags: Flags { syn: false, ack: true, fin: false },
-        window: 1 << 30,
-        sack: [SeqRange { start: 0, end: 0 }; MAX_SACK_BLOCKS],
-        sack_len: 0,
-    };
+    const ACK: Segment = Segment { seq: 1, ..RECV_TEMPL };
     const SYN_ACK: Segment = Segment { seq: 0, ack: 1, flags: Flags { syn: true, ack: true, fin: false }, ..ACK };
 
     fn config(preemptive: Option<PreemptiveConfig>) -> TcpConfig {

@@ -61,3 +61,16 @@ impl Segment {
         self.seq_len() == 0
     }
 }
+
+/// The peer's segment template for unit tests (smoltcp's `RECV_TEMPL`): a pure ACK of
+/// nothing with a large window; a test overrides the fields it means.
+#[cfg(test)]
+pub(crate) const RECV_TEMPL: Segment = Segment {
+    seq: 0,
+    ack: 0,
+    len: 0,
+    flags: Flags { syn: false, ack: true, fin: false },
+    window: 1 << 30,
+    sack: [SeqRange { start: 0, end: 0 }; MAX_SACK_BLOCKS],
+    sack_len: 0,
+};

@@ -10,7 +10,7 @@
 use super::{IdleThreshold, Restart};
 use crate::config::TcpConfig;
 use crate::endpoint::{Endpoint, Role};
-use crate::segment::{Flags, Segment};
+use crate::segment::Segment;
 use crate::time::{Duration, Rate, Time};
 
 const MSS: u64 = 1000;
@@ -26,16 +26,7 @@ fn config(restart: Restart) -> TcpConfig {
     TcpConfig { handshake: false, mss_bytes: MSS as u32, initial_window_segments: 2, restart, ..TcpConfig::default() }
 }
 
-/// The peer's ACK template.
-const ACK: Segment = Segment {
-    seq: 0,
-    ack: 0,
-    len: 0,
-    flags: Flags { syn: false, ack: true, fin: false },
-    window: 1 << 30,
-    sack: [crate::segment::SeqRange { start: 0, end: 0 }; 3],
-    sack_len: 0,
-};
+use crate::segment::RECV_TEMPL as ACK;
 
 #[track_caller]
 fn recv_ack(ep: &mut Endpoint, now: Time, ack: u64) {
