@@ -89,12 +89,14 @@ impl Series {
         self.q_pkts = pick(&self.q_pkts);
         self.q_bytes = pick(&self.q_bytes);
         self.q_drops = pick(&self.q_drops);
-        self.q_port = order.iter().map(|&i| std::mem::take(&mut self.q_port[i])).collect();
+        self.q_port = pick(&self.q_port);
     }
 
-    fn record_queue(&mut self, t: Time, p: &Port) {
+    /// A queue row; the port is kept by index and named once, in `finish`, so that a row
+    /// (one per packet and hop) allocates nothing.
+    fn record_queue(&mut self, t: Time, port: u32, p: &Port) {
         self.q_t.push(t.as_nanos());
-        self.q_port.push(p.name.clone());
+        self.q_port.push(port as u64);
         self.q_pkts.push(p.queued_packets() as u64);
         self.q_bytes.push(p.queued_bytes());
         self.q_drops.push(p.stats.drops);
@@ -111,11 +113,12 @@ struct Series {
     ts_flight: Vec<u64>,
     ts_nxt: Vec<u64>,
     ts_una: Vec<u64>,
-    ts_cc_mode: Vec<String>,
+    ts_cc_mode: Vec<&'static str>,
     ts_congestive_events: Vec<u64>,
     ts_pacing: Vec<u64>,
     q_t: Vec<u64>,
-    q_port: Vec<String>,
+    /// Port index of each queue row.
+    q_port: Vec<u64>,
     q_pkts: Vec<u64>,
     q_bytes: Vec<u64>,
     q_drops: Vec<u64>,
@@ -349,7 +352,7 @@ impl<'s> World<'s> {
                 ts.ts_flight.push(s.flight);
                 ts.ts_nxt.push(s.snd_nxt);
                 ts.ts_una.push(s.snd_una);
-                ts.ts_cc_mode.push(s.cc_mode.to_string());
+                ts.ts_cc_mode.push(s.cc_mode);
                 ts.ts_congestive_events.push(s.congestive_events as u64);
                 ts.ts_pacing.push(s.pacing as u64);
             }
@@ -377,7 +380,7 @@ impl<'s> World<'s> {
         let p = &mut self.net.ports[port as usize];
         p.expire(now, |p, t| {
             if trace {
-                series.record_queue(t, p);
+                series.record_queue(t, port, p);
             }
         });
         let pkt = self.packets_in_flight.get(id);
@@ -388,7 +391,7 @@ impl<'s> World<'s> {
             }
         });
         if trace {
-            series.record_queue(now, p);
+            series.record_queue(now, port, p);
         }
         match offer {
             Offer::Dropped => {
@@ -458,11 +461,11 @@ impl<'s> World<'s> {
     fn finish(mut self) -> RunOutput {
         let end = self.now;
         let trace = self.sc.trace.queues;
-        for p in &mut self.net.ports {
+        for (i, p) in self.net.ports.iter_mut().enumerate() {
             let series = &mut self.series;
             p.expire(end, |p, t| {
                 if trace {
-                    series.record_queue(t, p);
+                    series.record_queue(t, i as u32, p);
                 }
             });
             p.settle(end);
@@ -527,13 +530,13 @@ impl<'s> World<'s> {
             ("flight_bytes", Column::U64(s.ts_flight)),
             ("snd_nxt", Column::U64(s.ts_nxt)),
             ("snd_una", Column::U64(s.ts_una)),
-            ("cc_mode", Column::Str(s.ts_cc_mode)),
+            ("cc_mode", Column::Str(s.ts_cc_mode.iter().map(|m| m.to_string()).collect())),
             ("congestive_events", Column::U64(s.ts_congestive_events)),
             ("pacing", Column::U64(s.ts_pacing)),
         ]);
         let queues = table(vec![
             ("t_ns", Column::U64(s.q_t)),
-            ("queue", Column::Str(s.q_port)),
+            ("queue", Column::Str(s.q_port.iter().map(|&i| self.net.ports[i as usize].name.clone()).collect())),
             ("packets", Column::U64(s.q_pkts)),
             ("bytes", Column::U64(s.q_bytes)),
             ("drops", Column::U64(s.q_drops)),
