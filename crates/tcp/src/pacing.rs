@@ -31,10 +31,6 @@ impl Pacer {
         self.active.is_some()
     }
 
-    pub fn interval(&self) -> Option<Duration> {
-        self.active.map(|p| p.interval)
-    }
-
     /// When the next segment may go, while pacing.
     pub fn next_release(&self) -> Option<Time> {
         self.active.map(|p| p.next_release)
