@@ -40,3 +40,11 @@ pub fn run(sc: &Scenario, seed: u64, progress: &mut dyn FnMut(f64)) -> RunOutput
     out.seed = seed;
     out
 }
+
+/// As `run`, with one event per packet and hop: no admission is computed ahead
+/// (`net::Net::plan_cut_through`). Slower; the tests check that it gives the same tables.
+pub fn run_hop_by_hop(sc: &Scenario, seed: u64) -> RunOutput {
+    let mut out = world::World::new(sc, seed).hop_by_hop().run(&mut |_| {});
+    out.seed = seed;
+    out
+}

@@ -81,13 +81,20 @@ struct Tx {
 
 /// A packet on its way to the far end.
 #[derive(Clone, Copy, Debug)]
-struct OnWire {
+pub struct OnWire {
     arrival: Time,
     txn: u64,
     /// Delay beyond `finish + delay` (jitter), kept so a rate change can recompute arrival.
     extra: Duration,
     /// Index in `Packets`.
     id: u32,
+}
+
+impl OnWire {
+    /// When the packet reaches the far end.
+    pub fn arrival(&self) -> Time {
+        self.arrival
+    }
 }
 
 /// One direction of a link: a FIFO drop-tail queue feeding a serialiser and a wire.
@@ -109,6 +116,10 @@ pub struct Port {
     busy_until: Time,
     next_txn: u64,
     wire: VecDeque<OnWire>,
+    /// The latest arrival given out, so that jitter never reorders the wire.
+    last_arrival: Time,
+    /// The port whose packets are the only ones this port gets (see `Net::plan_cut_through`).
+    pub fed_only_by: Option<u32>,
     pub loss: f64,
     pub duplicate: f64,
     pub reorder: f64,
@@ -125,9 +136,10 @@ pub enum Offer {
     Dropped,
     /// Sent, and lost in transit.
     Lost,
-    /// Sent; `head` is the arrival time to schedule when the packet became the wire's first,
-    /// and `duplicate` the arrival of a second copy that the caller makes and schedules.
-    Sent { head: Option<Time>, duplicate: Option<Time> },
+    /// Sent: the caller passes `wire` on to the next port or puts it on this port's wire
+    /// (`put_on_wire`); `duplicate` is the arrival of a second copy that the caller makes
+    /// and schedules.
+    Sent { wire: OnWire, duplicate: Option<Time> },
     /// Sent and held back by the link's reordering: it arrives at the given time, outside
     /// the wire's order, and the caller schedules it on its own.
     Reordered(Time),
@@ -152,6 +164,8 @@ impl Port {
             busy_until: Time::ZERO,
             next_txn: 0,
             wire: VecDeque::new(),
+            last_arrival: Time::ZERO,
+            fed_only_by: None,
             loss,
             duplicate: spec.duplicate,
             reorder: spec.reorder,
@@ -233,10 +247,17 @@ impl Port {
             }
         }
         // Jitter never reorders: a packet arrives no earlier than the one before it.
-        let arrival = (finish + self.delay + extra).max(self.wire.back().map_or(Time::ZERO, |w| w.arrival));
-        let head = self.wire.is_empty().then_some(arrival);
-        self.wire.push_back(OnWire { arrival, txn, extra, id });
-        Offer::Sent { head, duplicate }
+        let arrival = (finish + self.delay + extra).max(self.last_arrival);
+        self.last_arrival = arrival;
+        Offer::Sent { wire: OnWire { arrival, txn, extra, id }, duplicate }
+    }
+
+    /// Put a packet this port sent on its wire; returns its arrival time when it is the
+    /// wire's first, for the caller to schedule.
+    pub fn put_on_wire(&mut self, w: OnWire) -> Option<Time> {
+        let head = self.wire.is_empty().then_some(w.arrival);
+        self.wire.push_back(w);
+        head
     }
 
     /// The packet at the head of the wire, if it arrives at `now`; then the arrival time of
@@ -283,6 +304,9 @@ impl Port {
             }
             w.arrival = w.arrival.max(last);
             last = w.arrival;
+        }
+        if let Some(w) = self.wire.back() {
+            self.last_arrival = w.arrival;
         }
         let new_head = self.wire.front().map(|w| w.arrival);
         (new_head != old_head).then_some(new_head).flatten()
@@ -362,6 +386,59 @@ impl Net {
         }
     }
 
+    /// Find the ports whose admissions can be computed ahead ("cut through"): a port `p`
+    /// whose only traffic, on every route in `paths` (source, destination node pairs), comes
+    /// from one upstream port `q`. Packets reach `p` in `q`'s FIFO order, so `p`'s state at a
+    /// packet's arrival depends only on the packets `q` sent before it: the moment `q` admits
+    /// a packet, its admission at `p` can be computed too, and a packet crossing such a chain
+    /// costs one event, at its last hop, instead of one per hop. Excluded: links whose rate
+    /// changes during the run (`changing`, which re-time packets already admitted) and
+    /// upstream ports that duplicate or reorder (their late copies would reach `p` out of
+    /// order).
+    pub fn plan_cut_through(&mut self, paths: impl IntoIterator<Item = (u32, u32)>, changing: &[usize]) {
+        #[derive(Clone, Copy, PartialEq)]
+        enum Feed {
+            Nothing,
+            Port(u32),
+            Many,
+        }
+        let mut feed = vec![Feed::Nothing; self.ports.len()];
+        for (src, dst) in paths {
+            // The first port on a route is fed by a host, which counts as a second feeder.
+            let mut from = Feed::Many;
+            let mut node = src;
+            while node != dst {
+                let p = self.route(node, dst);
+                let f = &mut feed[p as usize];
+                *f = if *f == Feed::Nothing || *f == from { from } else { Feed::Many };
+                from = Feed::Port(p);
+                node = self.ports[p as usize].to;
+            }
+        }
+        let fixed = |p: &Port| !changing.contains(&p.link);
+        for i in 0..self.ports.len() {
+            self.ports[i].fed_only_by = match feed[i] {
+                Feed::Port(q) => {
+                    let (up, this) = (&self.ports[q as usize], &self.ports[i]);
+                    let in_order = up.duplicate == 0.0 && up.reorder == 0.0;
+                    (in_order && fixed(up) && fixed(this)).then_some(q)
+                }
+                _ => None,
+            };
+        }
+    }
+
+    /// The port that takes packet `dst`'s next hop when it leaves `port` arriving at `at`,
+    /// if its admission can be computed now (`plan_cut_through`) and falls within the run.
+    pub fn cut_through(&self, port: u32, dst: u32, at: Time, end: Time) -> Option<u32> {
+        let node = self.ports[port as usize].to;
+        if node == dst || at > end {
+            return None;
+        }
+        let next = self.route(node, dst);
+        (self.ports[next as usize].fed_only_by == Some(port)).then_some(next)
+    }
+
     /// Set the rate of both directions of link `link` at `now`; returns the ports whose
     /// wire head arrival changed, with the new time to schedule.
     pub fn set_link_rate(&mut self, now: Time, link: usize, rate: Rate) -> Vec<(u32, Time)> {
@@ -412,13 +489,21 @@ mod tests {
         Packet { src: 0, dst: 1, wire_bytes: bytes, body: Body::Udp { source: 0 } }
     }
 
+    /// Offer a 1000-byte packet and put it on the port's wire; the head arrival to schedule.
+    fn send(p: &mut Port, now: Time, id: u32, starts: &mut Vec<Time>) -> Option<Time> {
+        match p.offer(now, id, &udp(1000), |t| starts.push(t)) {
+            Offer::Sent { wire, .. } => p.put_on_wire(wire),
+            _ => panic!("packet {id} not sent"),
+        }
+    }
+
     #[test]
     fn packet_limit_counts_the_packet_in_service() {
         let mut spec = line(2);
         spec.links[0].queue = QueueLimit::Packets(1);
         let mut net = Net::new(&spec, 1);
         let p = &mut net.ports[0];
-        assert!(matches!(p.offer(Time::ZERO, 0, &udp(1000), |_| {}), Offer::Sent { head: Some(_), .. }));
+        assert!(matches!(p.offer(Time::ZERO, 0, &udp(1000), |_| {}), Offer::Sent { .. }));
         assert!(matches!(p.offer(Time::ZERO, 1, &udp(1000), |_| {}), Offer::Dropped));
         // 1000 bytes at 1 Mb/s take 8 ms; then the queue is free again.
         p.expire(Time(Duration::from_millis(8).0), |_, _| {});
@@ -430,10 +515,10 @@ mod tests {
         let mut net = Net::new(&line(2), 1);
         let p = &mut net.ports[0];
         let mut starts = Vec::new();
-        for id in 0..3 {
-            if let Offer::Sent { .. } = p.offer(Time::ZERO, id, &udp(1000), |t| starts.push(t)) {}
-        }
         let ms = |v: u64| Time(Duration::from_millis(v).0);
+        assert_eq!(send(p, Time::ZERO, 0, &mut starts), Some(ms(9)), "the first on the wire is its head");
+        assert_eq!(send(p, Time::ZERO, 1, &mut starts), None);
+        assert_eq!(send(p, Time::ZERO, 2, &mut starts), None);
         assert_eq!(starts, vec![ms(0), ms(8), ms(16)]);
         // Arrival = finish + 1 ms delay.
         assert_eq!(p.arrive(ms(9)).1, Some(ms(17)));
@@ -446,12 +531,37 @@ mod tests {
         let ms = |v: u64| Time(Duration::from_millis(v).0);
         let p = &mut net.ports[0];
         for id in 0..3 {
-            let _ = p.offer(Time::ZERO, id, &udp(1000), |_| {});
+            send(p, Time::ZERO, id, &mut Vec::new());
         }
         // At 4 ms the first packet is in service (finishes at 8 ms at the old rate); the
         // other two wait and go at 2 Mb/s: 4 ms each.
         assert_eq!(p.set_rate(ms(4), Rate(2_000_000)), None, "the head is in service and keeps its time");
         assert_eq!(p.arrive(ms(9)).1, Some(ms(13)));
         assert_eq!(p.arrive(ms(13)).1, Some(ms(17)));
+    }
+
+    #[test]
+    fn cut_through_needs_one_in_order_feeder() {
+        // n0 - n1 - n2 - n3: ports 0 (n0->n1), 2 (n1->n2), 4 (n2->n3) carry n0's packets to n3.
+        let fed = |spec: &NetSpec, paths: &[(u32, u32)], changing: &[usize]| {
+            let mut net = Net::new(spec, 1);
+            net.plan_cut_through(paths.iter().copied(), changing);
+            net.ports.iter().map(|p| p.fed_only_by).collect::<Vec<_>>()
+        };
+        let spec = line(4);
+        let one = fed(&spec, &[(0, 3)], &[]);
+        assert_eq!((one[0], one[2], one[4]), (None, Some(0), Some(2)), "a host's own port is never cut through");
+        let two = fed(&spec, &[(0, 3), (1, 3)], &[]);
+        assert_eq!((two[2], two[4]), (None, Some(2)), "n1 sends on port 2 too: two feeders");
+        assert_eq!(fed(&spec, &[(0, 3)], &[1])[2..5], [None, None, None], "link 1 changes rate");
+        let mut dup = line(4);
+        dup.links[0].duplicate = 0.1;
+        assert_eq!(fed(&dup, &[(0, 3)], &[])[2], None, "duplicates from port 0 arrive out of order");
+        let mut net = Net::new(&spec, 1);
+        net.plan_cut_through([(0, 3)], &[]);
+        let end = Time(Duration::from_secs(1).0);
+        assert_eq!(net.cut_through(0, 3, Time::ZERO, end), Some(2));
+        assert_eq!(net.cut_through(0, 3, end + Duration(1), end), None, "arrives after the run");
+        assert_eq!(net.cut_through(4, 3, Time::ZERO, end), None, "arrived");
     }
 }

@@ -16,6 +16,9 @@ enum Event {
     /// A packet (by its index in `Packets`) that left its port's FIFO order, a duplicate or
     /// a reordered one, arrives.
     ArriveLate(u32, u32),
+    /// A packet (by its index in `Packets`) is dropped by a queue (`lost`: false) or lost on
+    /// a link, at a hop whose admission was computed ahead (`Net::plan_cut_through`).
+    Discard { id: u32, lost: bool },
     /// Connection end `ep` asked to be woken.
     Timer(u32),
     FlowStart(u32),
@@ -78,12 +81,17 @@ struct UdpState {
 }
 
 impl Series {
+    /// Order queue rows by time, then port. Rows are recorded when a port is next used
+    /// (its departures since then, and admissions computed ahead, see
+    /// `Net::plan_cut_through`), so rows of different ports interleave out of order; each
+    /// port's own rows are in order, and a stable sort keeps them so.
     fn sort_queue_rows(&mut self) {
-        if self.q_t.windows(2).all(|w| w[0] <= w[1]) {
+        let key = |i: usize| (self.q_t[i], self.q_port[i]);
+        if (1..self.q_t.len()).all(|i| key(i - 1) <= key(i)) {
             return;
         }
         let mut order: Vec<usize> = (0..self.q_t.len()).collect();
-        order.sort_by_key(|&i| self.q_t[i]);
+        order.sort_by_key(|&i| key(i));
         let pick = |v: &[u64]| order.iter().map(|&i| v[i]).collect::<Vec<u64>>();
         self.q_t = pick(&self.q_t);
         self.q_pkts = pick(&self.q_pkts);
@@ -188,7 +196,16 @@ impl<'s> World<'s> {
         for (i, c) in sc.changes.iter().enumerate() {
             w.events.push_timer(Time::ZERO + c.at, Event::Change(i as u32));
         }
+        let paths = sc.flows.iter().flat_map(|f| [(f.from, f.to), (f.to, f.from)]).chain(sc.udp.iter().map(|u| (u.from, u.to)));
+        let changing: Vec<usize> = sc.changes.iter().map(|c| c.link).collect();
+        w.net.plan_cut_through(paths.map(|(a, b)| (a as u32, b as u32)), &changing);
         w
+    }
+
+    /// Take every packet hop by hop (see `crate::run_hop_by_hop`).
+    pub fn hop_by_hop(mut self) -> Self {
+        self.net.plan_cut_through([], &[]);
+        self
     }
 
     /// Run to the scenario's end. `progress` is called now and then with the fraction done.
@@ -220,6 +237,7 @@ impl<'s> World<'s> {
                 }
             }
             Event::ArriveLate(port, id) => self.arrive(port, id),
+            Event::Discard { id, lost } => self.discard(id, lost),
             Event::Timer(ep) => {
                 let c = &mut self.conns[ep as usize];
                 if c.timer_at != Some(self.now) {
@@ -373,50 +391,74 @@ impl<'s> World<'s> {
 
     // ---------------------------------------------------------------- network
 
-    fn enqueue(&mut self, port: u32, id: u32) {
-        let now = self.now;
+    /// Offer packet `id` to `port` now, and on through every next port whose admission can
+    /// be computed ahead (`Net::plan_cut_through`); the packet's last admission puts it on
+    /// a wire, whose arrival is an event.
+    fn enqueue(&mut self, mut port: u32, id: u32) {
+        let end = Time::ZERO + self.sc.duration;
         let trace = self.sc.trace.queues;
-        let series = &mut self.series;
-        let p = &mut self.net.ports[port as usize];
-        p.expire(now, |p, t| {
+        let mut at = self.now;
+        loop {
+            let series = &mut self.series;
+            let p = &mut self.net.ports[port as usize];
+            p.expire(at, |p, t| {
+                if trace {
+                    series.record_queue(t, port, p);
+                }
+            });
+            let pkt = self.packets_in_flight.get(id);
+            let dst = pkt.dst;
+            let pcap = &mut self.pcaps[port as usize];
+            let offer = p.offer(at, id, pkt, |start| {
+                if let Some(pc) = pcap {
+                    pc.record(start, pkt);
+                }
+            });
             if trace {
-                series.record_queue(t, port, p);
+                series.record_queue(at, port, p);
             }
-        });
-        let pkt = self.packets_in_flight.get(id);
-        let pcap = &mut self.pcaps[port as usize];
-        let offer = p.offer(now, id, pkt, |start| {
-            if let Some(pc) = pcap {
-                pc.record(start, pkt);
-            }
-        });
-        if trace {
-            series.record_queue(now, port, p);
-        }
-        match offer {
-            Offer::Dropped => {
-                self.packets.dropped += 1;
-                let pkt = self.packets_in_flight.remove(id);
-                self.count_drop(&pkt);
-            }
-            Offer::Lost => {
-                self.packets.lost += 1;
-                let pkt = self.packets_in_flight.remove(id);
-                self.count_drop(&pkt);
-            }
-            Offer::Sent { head, duplicate } => {
-                if let Some(t) = head {
-                    self.events.push(t, Event::Arrive(port));
+            match offer {
+                Offer::Dropped | Offer::Lost => {
+                    let lost = matches!(offer, Offer::Lost);
+                    if at == self.now {
+                        self.discard(id, lost);
+                    } else {
+                        self.events.push(at, Event::Discard { id, lost });
+                    }
+                    return;
                 }
-                if let Some(t) = duplicate {
-                    self.packets.duplicated += 1;
-                    let copy = self.packets_in_flight.get(id).clone();
-                    let copy = self.packets_in_flight.insert(copy);
-                    self.events.push(t, Event::ArriveLate(port, copy));
+                Offer::Sent { wire, duplicate } => {
+                    if let Some(t) = duplicate {
+                        self.packets.duplicated += 1;
+                        let copy = self.packets_in_flight.get(id).clone();
+                        let copy = self.packets_in_flight.insert(copy);
+                        self.events.push(t, Event::ArriveLate(port, copy));
+                    }
+                    if let Some(next) = self.net.cut_through(port, dst, wire.arrival(), end) {
+                        (port, at) = (next, wire.arrival());
+                        continue;
+                    }
+                    if let Some(t) = self.net.ports[port as usize].put_on_wire(wire) {
+                        self.events.push(t, Event::Arrive(port));
+                    }
+                    return;
+                }
+                Offer::Reordered(t) => {
+                    self.events.push(t, Event::ArriveLate(port, id));
+                    return;
                 }
             }
-            Offer::Reordered(t) => self.events.push(t, Event::ArriveLate(port, id)),
         }
+    }
+
+    fn discard(&mut self, id: u32, lost: bool) {
+        if lost {
+            self.packets.lost += 1;
+        } else {
+            self.packets.dropped += 1;
+        }
+        let pkt = self.packets_in_flight.remove(id);
+        self.count_drop(&pkt);
     }
 
     fn arrive(&mut self, port: u32, id: u32) {
@@ -470,8 +512,6 @@ impl<'s> World<'s> {
             });
             p.settle(end);
         }
-        // Departures are recorded when a port is next used, so rows of different queues
-        // interleave out of order; a stable sort by time keeps each queue's own order.
         self.series.sort_queue_rows();
         let sc = self.sc;
         let names = |i: usize| sc.net.nodes[i].name.clone();
@@ -562,7 +602,7 @@ impl<'s> World<'s> {
             ("dropped", Column::U64(self.udp.iter().map(|u| u.dropped).collect())),
         ]);
         let on_wire: u64 = ports.iter().map(|p| p.on_wire() as u64).sum();
-        let late = self.events.pending().filter(|e| matches!(e, Event::ArriveLate(..))).count() as u64;
+        let late = self.events.pending().filter(|e| matches!(e, Event::ArriveLate(..) | Event::Discard { .. })).count() as u64;
         let pk = &self.packets;
         let packets = table(vec![
             ("created", Column::U64(vec![pk.created])),
