@@ -51,19 +51,23 @@ impl<E> Heap<E> {
 
     fn sift_down(&mut self, mut i: usize) {
         let n = self.entries.len();
+        let key = self.entries[i].key;
         loop {
             let first = ARITY * i + 1;
             if first >= n {
                 break;
             }
-            let last = (first + ARITY).min(n);
-            let mut min = first;
-            for c in first + 1..last {
-                if self.entries[c].key < self.entries[min].key {
-                    min = c;
-                }
-            }
-            if self.entries[i].key <= self.entries[min].key {
+            // The smallest child, chosen without data-dependent branches when all four
+            // children exist (the common case): random keys defeat branch prediction.
+            let min = if first + ARITY <= n {
+                let k = |c: usize| self.entries[c].key;
+                let a = if k(first + 1) < k(first) { first + 1 } else { first };
+                let b = if k(first + 3) < k(first + 2) { first + 3 } else { first + 2 };
+                if k(b) < k(a) { b } else { a }
+            } else {
+                (first + 1..n).fold(first, |m, c| if self.entries[c].key < self.entries[m].key { c } else { m })
+            };
+            if key <= self.entries[min].key {
                 break;
             }
             self.entries.swap(i, min);

@@ -378,6 +378,11 @@ impl Net {
         Some(first_port)
     }
 
+    /// The other direction of `port`'s link (`new` makes a link's two ports in a row).
+    pub fn reverse(&self, port: u32) -> u32 {
+        port ^ 1
+    }
+
     /// The output port at `node` towards `dst`. The scenario check guarantees a path.
     pub fn route(&self, node: u32, dst: u32) -> u32 {
         match &self.routes[node as usize] {

@@ -36,6 +36,8 @@ struct Conn {
     flow: u32,
     /// The earliest Timer event in the queue for this end (later ones are stale).
     timer_at: Option<Time>,
+    /// Whether this end may take a segment ahead of time (see `World::receive_ahead`).
+    receives_ahead: bool,
     last: Option<Snapshot>,
 }
 
@@ -181,6 +183,7 @@ impl<'s> World<'s> {
                     peer_node: peer,
                     flow: i as u32,
                     timer_at: None,
+                    receives_ahead: false,
                     last: None,
                 });
             }
@@ -199,13 +202,48 @@ impl<'s> World<'s> {
         let paths = sc.flows.iter().flat_map(|f| [(f.from, f.to), (f.to, f.from)]).chain(sc.udp.iter().map(|u| (u.from, u.to)));
         let changing: Vec<usize> = sc.changes.iter().map(|c| c.link).collect();
         w.net.plan_cut_through(paths.map(|(a, b)| (a as u32, b as u32)), &changing);
+        w.plan_receive_ahead();
         w
     }
 
-    /// Take every packet hop by hop (see `crate::run_hop_by_hop`).
+    /// Take every packet hop by hop and every segment at its arrival (see
+    /// `crate::run_hop_by_hop`).
     pub fn hop_by_hop(mut self) -> Self {
         self.net.plan_cut_through([], &[]);
+        for c in &mut self.conns {
+            c.receives_ahead = false;
+        }
         self
+    }
+
+    /// The receiving ends that may take a segment ahead of time (`receive_ahead`): a
+    /// flow's receiver alone on a host with one link, which no other traffic uses. Its
+    /// state then changes only through the segments that come in over that link, in FIFO
+    /// order, and its own timers; what it sends goes out on a port no one else feeds. A
+    /// link that duplicates or reorders towards it could hold a segment back, and one whose
+    /// rate changes re-times what it carries, so either rules this out.
+    fn plan_receive_ahead(&mut self) {
+        let mut ends_at = vec![0u32; self.sc.net.nodes.len()];
+        for c in &self.conns {
+            ends_at[c.node as usize] += 1;
+        }
+        for u in &self.sc.udp {
+            ends_at[u.from] += 1;
+        }
+        let mut links_at = vec![0u32; self.sc.net.nodes.len()];
+        for l in &self.sc.net.links {
+            links_at[l.a] += 1;
+            links_at[l.b] += 1;
+        }
+        for (i, c) in self.conns.iter_mut().enumerate() {
+            let node = c.node as usize;
+            if i % 2 == 0 || ends_at[node] != 1 || links_at[node] != 1 {
+                continue;
+            }
+            let inbound = &self.net.ports[self.net.reverse(self.net.route(c.node, c.peer_node)) as usize];
+            let fixed = !self.sc.changes.iter().any(|ch| ch.link == inbound.link);
+            c.receives_ahead = fixed && inbound.duplicate == 0.0 && inbound.reorder == 0.0;
+        }
     }
 
     /// Run to the scenario's end. `progress` is called now and then with the fraction done.
@@ -245,7 +283,7 @@ impl<'s> World<'s> {
                 }
                 c.timer_at = None;
                 c.ep.handle_timeout(self.now);
-                self.service(ep);
+                self.service(ep, self.now);
             }
             Event::FlowStart(f) => self.flow_start(f),
             Event::Write(f, k) => self.write(f, k),
@@ -278,7 +316,7 @@ impl<'s> World<'s> {
                 }
             }
         }
-        self.service(ep);
+        self.service(ep, self.now);
     }
 
     fn write(&mut self, f: u32, k: u32) {
@@ -286,7 +324,7 @@ impl<'s> World<'s> {
         let bytes = schedule[k as usize].1;
         self.new_transfer(f, k, bytes);
         self.conns[2 * f as usize].ep.write(bytes);
-        self.service(2 * f);
+        self.service(2 * f, self.now);
     }
 
     fn new_transfer(&mut self, f: u32, index: u32, bytes: u64) {
@@ -316,7 +354,7 @@ impl<'s> World<'s> {
         self.packets.created += 1;
         let port = self.net.route(pkt.src, pkt.dst);
         let id = self.packets_in_flight.insert(pkt);
-        self.enqueue(port, id);
+        self.enqueue(port, id, self.now);
         let next = self.now + spec.rate.tx_time(spec.packet_bytes);
         if next < Time::ZERO + spec.stop {
             self.events.push_timer(next, Event::UdpSend(u));
@@ -325,10 +363,9 @@ impl<'s> World<'s> {
 
     // ---------------------------------------------------------------- endpoints
 
-    /// After an input to `ep`: send what it wants to send, reschedule its timer, record its
-    /// state and check for completed transfers.
-    fn service(&mut self, ep: u32) {
-        let now = self.now;
+    /// After an input to `ep` at `now`: send what it wants to send, reschedule its timer,
+    /// record its state and check for completed transfers.
+    fn service(&mut self, ep: u32, now: Time) {
         let (ack_bytes, header_bytes) = (self.sc.ack_bytes, self.sc.header_bytes);
         loop {
             let c = &mut self.conns[ep as usize];
@@ -338,7 +375,7 @@ impl<'s> World<'s> {
             let port = self.net.route(c.node, c.peer_node);
             self.packets.created += 1;
             let id = self.packets_in_flight.insert(pkt);
-            self.enqueue(port, id);
+            self.enqueue(port, id, now);
         }
         let c = &mut self.conns[ep as usize];
         if let Some(t) = c.ep.poll_timeout() {
@@ -350,11 +387,11 @@ impl<'s> World<'s> {
         }
         // Flow f's ends are 2f (the data sender) and 2f + 1 (the receiver).
         if ep.is_multiple_of(2) {
-            self.record_sender(ep);
+            self.record_sender(ep, now);
         }
     }
 
-    fn record_sender(&mut self, ep: u32) {
+    fn record_sender(&mut self, ep: u32, now: Time) {
         let c = &mut self.conns[ep as usize];
         let flow = c.flow as usize;
         if self.sc.trace.timeseries {
@@ -362,7 +399,7 @@ impl<'s> World<'s> {
             if c.last != Some(s) {
                 c.last = Some(s);
                 let ts = &mut self.series;
-                ts.ts_t.push(self.now.as_nanos());
+                ts.ts_t.push(now.as_nanos());
                 ts.ts_flow.push(flow as u64);
                 ts.ts_cwnd.push(s.cwnd);
                 ts.ts_ssthresh.push(if s.ssthresh == u64::MAX { f64::NAN } else { s.ssthresh as f64 });
@@ -382,7 +419,7 @@ impl<'s> World<'s> {
             if acked < tr.done_at_acked {
                 break;
             }
-            tr.end = Some(self.now);
+            tr.end = Some(now);
             tr.retransmits = self.conns[ep as usize].ep.stats().retransmits - tr.retransmits_at_start;
             tr.drops = fl.data_drops - tr.drops_at_start;
             fl.next += 1;
@@ -391,13 +428,13 @@ impl<'s> World<'s> {
 
     // ---------------------------------------------------------------- network
 
-    /// Offer packet `id` to `port` now, and on through every next port whose admission can
-    /// be computed ahead (`Net::plan_cut_through`); the packet's last admission puts it on
-    /// a wire, whose arrival is an event.
-    fn enqueue(&mut self, mut port: u32, id: u32) {
+    /// Offer packet `id` to `port` at `at`, and on through every next port whose admission
+    /// can be computed ahead (`Net::plan_cut_through`); the packet's last admission puts it
+    /// on a wire, whose arrival is an event, unless its receiver takes it ahead
+    /// (`receive_ahead`).
+    fn enqueue(&mut self, mut port: u32, id: u32, mut at: Time) {
         let end = Time::ZERO + self.sc.duration;
         let trace = self.sc.trace.queues;
-        let mut at = self.now;
         loop {
             let series = &mut self.series;
             let p = &mut self.net.ports[port as usize];
@@ -438,6 +475,9 @@ impl<'s> World<'s> {
                         (port, at) = (next, wire.arrival());
                         continue;
                     }
+                    if self.receive_ahead(port, id, wire.arrival(), end) {
+                        return;
+                    }
                     if let Some(t) = self.net.ports[port as usize].put_on_wire(wire) {
                         self.events.push(t, Event::Arrive(port));
                     }
@@ -466,15 +506,34 @@ impl<'s> World<'s> {
         let dst = self.packets_in_flight.get(id).dst;
         if dst != node {
             let out = self.net.route(node, dst);
-            self.enqueue(out, id);
+            self.enqueue(out, id, self.now);
             return;
         }
+        self.deliver(id, self.now);
+    }
+
+    /// A segment that leaves `port` for its receiver at `at` is taken by the receiver now,
+    /// without an event, if nothing can come before it: the receiver is one that may
+    /// (`plan_receive_ahead`), no earlier packet is still on the port's wire, and its next
+    /// timer is later. Its segments then reach it in arrival order, and it answers at `at`.
+    fn receive_ahead(&mut self, port: u32, id: u32, at: Time, end: Time) -> bool {
+        let Body::Tcp { ep, .. } = self.packets_in_flight.get(id).body else { return false };
+        let c = &self.conns[ep as usize];
+        let p = &self.net.ports[port as usize];
+        if !c.receives_ahead || p.on_wire() > 0 || p.to != c.node || c.timer_at.is_some_and(|t| t <= at) || at > end {
+            return false;
+        }
+        self.deliver(id, at);
+        true
+    }
+
+    fn deliver(&mut self, id: u32, now: Time) {
         self.packets.delivered += 1;
         let pkt = self.packets_in_flight.remove(id);
         match pkt.body {
             Body::Tcp { ep, seg } => {
-                self.conns[ep as usize].ep.handle_segment(self.now, &seg);
-                self.service(ep);
+                self.conns[ep as usize].ep.handle_segment(now, &seg);
+                self.service(ep, now);
             }
             Body::Udp { source } => {
                 let u = &mut self.udp[source as usize];
