@@ -421,15 +421,20 @@ impl Net {
             }
         }
         let fixed = |p: &Port| !changing.contains(&p.link);
-        for i in 0..self.ports.len() {
-            self.ports[i].fed_only_by = match feed[i] {
+        let fed_only_by: Vec<Option<u32>> = feed
+            .iter()
+            .zip(&self.ports)
+            .map(|(f, this)| match *f {
                 Feed::Port(q) => {
-                    let (up, this) = (&self.ports[q as usize], &self.ports[i]);
+                    let up = &self.ports[q as usize];
                     let in_order = up.duplicate == 0.0 && up.reorder == 0.0;
                     (in_order && fixed(up) && fixed(this)).then_some(q)
                 }
                 _ => None,
-            };
+            })
+            .collect();
+        for (p, f) in self.ports.iter_mut().zip(fed_only_by) {
+            p.fed_only_by = f;
         }
     }
 

@@ -355,9 +355,7 @@ impl Endpoint {
                     self.arm(Timer::Rto, now + self.measure.rto());
                 }
                 let passive = self.state == State::SynReceived;
-                let mut seg = self.segment(ISS, 0, passive);
-                seg.flags.syn = true;
-                Some(seg)
+                Some(self.segment(ISS, 0, Flags { syn: true, ack: passive, fin: false }))
             }
             State::Established => {
                 self.restart_after_idle(now);
@@ -375,12 +373,10 @@ impl Endpoint {
                         let cmd = p.on_send(now, !tx.retransmission);
                         self.apply_preemptive(cmd);
                     }
-                    let mut seg = self.segment(tx.seq, tx.len, true);
-                    seg.flags.fin = tx.fin;
-                    return Some(seg);
+                    return Some(self.segment(tx.seq, tx.len, Flags { syn: false, ack: true, fin: tx.fin }));
                 }
                 if self.ack_due {
-                    return Some(self.segment(self.sender.snd_max(), 0, true));
+                    return Some(self.segment(self.sender.snd_max(), 0, Flags { ack: true, ..Flags::default() }));
                 }
                 None
             }
@@ -444,28 +440,25 @@ impl Endpoint {
         self.timers[t as usize] = Some(at);
     }
 
-    /// Build a segment carrying our current acknowledgement and SACK blocks; sending it
-    /// satisfies any pending ACK.
-    fn segment(&mut self, seq: u64, len: u32, ack: bool) -> Segment {
-        let mut seg = Segment {
-            seq,
-            ack: if ack { self.receiver.rcv_nxt() } else { 0 },
-            len,
-            flags: Flags { ack, ..Flags::default() },
-            window: self.cfg.rcv_window_bytes,
-            ..Segment::default()
-        };
-        if ack && self.cfg.recovery == RecoveryKind::Sack {
+    /// Build a segment; with `flags.ack` it carries our current acknowledgement and SACK
+    /// blocks, and sending it satisfies any pending ACK.
+    fn segment(&mut self, seq: u64, len: u32, flags: Flags) -> Segment {
+        let mut sack = [SeqRange::default(); MAX_SACK_BLOCKS];
+        let mut sack_len = 0;
+        if flags.ack && self.cfg.recovery == RecoveryKind::Sack {
             let blocks = self.receiver.sack_blocks();
-            seg.sack[..blocks.len()].copy_from_slice(blocks);
-            seg.sack_len = blocks.len().min(MAX_SACK_BLOCKS) as u8;
+            sack[..blocks.len()].copy_from_slice(blocks);
+            sack_len = blocks.len().min(MAX_SACK_BLOCKS) as u8;
         }
-        if ack {
+        let ack = if flags.ack { self.receiver.rcv_nxt() } else { 0 };
+        if flags.ack {
             self.ack_due = false;
             self.timers[Timer::DelayedAck as usize] = None;
             self.receiver.on_ack_sent();
         }
-        seg
+        // Built in one expression, not patched after `..Segment::default()`: the compiler
+        // then writes it straight into the caller's `Option<Segment>`.
+        Segment { seq, ack, len, flags, window: self.cfg.rcv_window_bytes, sack, sack_len }
     }
 }
 

@@ -1,7 +1,7 @@
 //! The receiving half: reassembly, cumulative ACK, SACK blocks (RFC 2018) and the delayed
 //! ACK rule of RFC 5681 §4.2.
 
-use std::collections::BTreeMap;
+use std::collections::VecDeque;
 
 use crate::segment::{SeqRange, MAX_SACK_BLOCKS};
 
@@ -20,8 +20,10 @@ pub enum AckUrgency {
 pub struct Receiver {
     /// Next in-order sequence number expected.
     rcv_nxt: u64,
-    /// Out-of-order data above `rcv_nxt`: start -> end, disjoint and not adjacent.
-    ooo: BTreeMap<u64, u64>,
+    /// Out-of-order data above `rcv_nxt`: disjoint, not adjacent, sorted by start. Blocks
+    /// change near the ends (new data extends the last, repairs fill the first), where a
+    /// deque moves few entries; a search tree cost more per segment.
+    ooo: VecDeque<SeqRange>,
     /// SACK blocks, most recently changed first (RFC 2018 §4).
     recent: Vec<SeqRange>,
     /// In-order segments received since the last ACK was sent, of any size (RFC 5681 §4.2
@@ -38,7 +40,7 @@ impl Receiver {
     pub fn new(irs: u64, delayed_ack: bool, ack_every: u32) -> Self {
         Receiver {
             rcv_nxt: irs + 1,
-            ooo: BTreeMap::new(),
+            ooo: VecDeque::new(),
             recent: Vec::new(),
             unacked_segments: 0,
             delayed_ack,
@@ -67,7 +69,8 @@ impl Receiver {
 
     /// Take in the sequence range `[seq, seq + len)` (payload, plus one if `fin`). Returns the
     /// range newly delivered in order to the application (payload only) and how urgent the
-    /// ACK is.
+    /// ACK is. Inlined: it runs for every data segment, and in order it does little.
+    #[inline]
     pub fn on_data(&mut self, seq: u64, len: u64, fin: bool) -> (Option<SeqRange>, AckUrgency) {
         let end = seq + len + fin as u64;
         if fin {
@@ -113,21 +116,16 @@ impl Receiver {
     }
 
     fn insert(&mut self, mut start: u64, mut end: u64) {
-        // Merge with every overlapping or adjacent block.
-        let overlapping: Vec<(u64, u64)> = self
-            .ooo
-            .range(..=end)
-            .rev()
-            .take_while(|(_, &e)| e >= start)
-            .map(|(&s, &e)| (s, e))
-            .collect();
-        for (s, e) in overlapping {
-            self.ooo.remove(&s);
-            start = start.min(s);
-            end = end.max(e);
+        // Merge with every overlapping or adjacent block: those from the first that ends at
+        // or after `start` to the last that starts at or before `end`.
+        let first = self.ooo.partition_point(|b| b.end < start);
+        let last = self.ooo.partition_point(|b| b.start <= end);
+        for b in self.ooo.drain(first..last) {
+            start = start.min(b.start);
+            end = end.max(b.end);
         }
-        self.ooo.insert(start, end);
         let block = SeqRange { start, end };
+        self.ooo.insert(first, block);
         self.recent.retain(|r| r.end < start || r.start > end);
         self.recent.insert(0, block);
         // Only the most recent blocks are ever reported; a block dropped here is reported
@@ -136,10 +134,10 @@ impl Receiver {
     }
 
     fn advance(&mut self) {
-        if let Some((&s, &e)) = self.ooo.first_key_value() {
-            if s <= self.rcv_nxt {
-                self.ooo.remove(&s);
-                self.rcv_nxt = self.rcv_nxt.max(e);
+        if let Some(&first) = self.ooo.front() {
+            if first.start <= self.rcv_nxt {
+                self.ooo.pop_front();
+                self.rcv_nxt = self.rcv_nxt.max(first.end);
             }
         }
         let rcv_nxt = self.rcv_nxt;

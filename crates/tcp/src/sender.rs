@@ -233,6 +233,9 @@ impl Sender {
     // ---- input ----
     /// Process the acknowledgement fields of an incoming segment. `pure` is true when the
     /// segment carries no data, SYN or FIN (only such an ACK can be a duplicate ACK).
+    /// Inlined: most segments a data receiver gets acknowledge nothing new, and the caller
+    /// should not pay a call for finding that out.
+    #[inline]
     pub fn on_ack(&mut self, now: Time, ack: u64, sack: &[SeqRange], pure: bool, measure: &mut Measure) -> AckResult {
         if ack > self.snd_max {
             // Acknowledges data never sent: ignore it (RFC 793 §3.9, "SEG.ACK > SND.NXT").
@@ -243,34 +246,39 @@ impl Sender {
             self.queue.on_sack(sack);
         }
         if ack > self.snd_una {
-            let acked = self.queue.on_cumulative_ack(ack, now);
-            if let Some(rtt) = acked.rtt_sample {
-                measure.on_rtt_sample(rtt);
-            }
-            let acked_bytes = ack - self.snd_una;
-            self.snd_una = ack;
-            self.snd_nxt = self.snd_nxt.max(ack);
-            let rate_epoch = measure.on_ack(now, ack, acked_bytes, self.snd_nxt);
-            self.rec.dupacks = 0;
-            self.limited_transmit_bytes = 0;
-            if self.rec.in_recovery && self.rec.counts_pipe() {
-                self.rec.pipe_on_ack(ack < self.rec.recover, self.mss);
-            }
-            let restart_rto = if self.rec.in_recovery {
-                let d = self.rec.on_new_ack_in_recovery(&mut self.w, ack, acked_bytes, self.mss);
-                self.retransmit_first_pending |= d.retransmit_first;
-                d.restart_rto
-            } else {
-                let ctx = AckCtx { now, mss: self.mss, acked_bytes, measure, rate_epoch };
-                self.cc.on_ack(&mut self.w, &ctx);
-                true
-            };
-            return AckResult { new_data: true, restart_rto };
+            return self.on_new_ack(now, ack, measure);
         }
         if ack == self.snd_una && pure && self.outstanding() {
             self.on_dupack();
         }
         AckResult::default()
+    }
+
+    /// The cumulative ACK advanced to `ack`.
+    fn on_new_ack(&mut self, now: Time, ack: u64, measure: &mut Measure) -> AckResult {
+        let acked = self.queue.on_cumulative_ack(ack, now);
+        if let Some(rtt) = acked.rtt_sample {
+            measure.on_rtt_sample(rtt);
+        }
+        let acked_bytes = ack - self.snd_una;
+        self.snd_una = ack;
+        self.snd_nxt = self.snd_nxt.max(ack);
+        let rate_epoch = measure.on_ack(now, ack, acked_bytes, self.snd_nxt);
+        self.rec.dupacks = 0;
+        self.limited_transmit_bytes = 0;
+        if self.rec.in_recovery && self.rec.counts_pipe() {
+            self.rec.pipe_on_ack(ack < self.rec.recover, self.mss);
+        }
+        let restart_rto = if self.rec.in_recovery {
+            let d = self.rec.on_new_ack_in_recovery(&mut self.w, ack, acked_bytes, self.mss);
+            self.retransmit_first_pending |= d.retransmit_first;
+            d.restart_rto
+        } else {
+            let ctx = AckCtx { now, mss: self.mss, acked_bytes, measure, rate_epoch };
+            self.cc.on_ack(&mut self.w, &ctx);
+            true
+        };
+        AckResult { new_data: true, restart_rto }
     }
 
     fn on_dupack(&mut self) {
@@ -352,7 +360,10 @@ impl Sender {
     }
 
     // ---- output ----
-    /// The next data segment to send now, if the window and the data allow one.
+    /// The next data segment to send now, if the window and the data allow one. Inlined into
+    /// `Endpoint::poll_transmit`, which calls it several times per packet, mostly to learn
+    /// that nothing can go.
+    #[inline]
     pub fn poll(&mut self, now: Time) -> Option<TxData> {
         if self.retransmit_first_requested {
             self.retransmit_first_requested = false;
@@ -437,6 +448,8 @@ impl Sender {
         Some(TxData { seq: s.seq, len: s.len, fin: s.fin, retransmission: true })
     }
 
+    /// Inlined into `poll`, like it.
+    #[inline]
     fn send_new(&mut self, now: Time, wnd: u64) -> Option<TxData> {
         debug_assert_eq!(self.snd_nxt, self.snd_max);
         if !self.unlimited && self.snd_nxt > self.app_end {
