@@ -13,13 +13,13 @@ two alternate, and the medians are reported.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,12 +69,12 @@ class Measurement:
 # path (not the package, whose imports of pandas and pyarrow would be timed too), runs, and
 # prints the delivered data packets.
 _CHILD = """
-import importlib.machinery, importlib.util, json, sys
+import importlib.machinery, importlib.util, sys
 loader = importlib.machinery.ExtensionFileLoader("rampup._engine", sys.argv[1])
 spec = importlib.util.spec_from_file_location("rampup._engine", sys.argv[1], loader=loader)
 engine = importlib.util.module_from_spec(spec)
 loader.exec_module(engine)
-print(json.dumps({"packets": engine.delivered_packets(open(sys.argv[2]).read(), 1000)}))
+print(engine.delivered_packets(open(sys.argv[2]).read(), 1000))
 """
 
 
@@ -93,33 +93,39 @@ def _peak_rss_mb(pid: int) -> float | None:
 def _timed(cmd: list[str]) -> tuple[str, float, float]:
     """Run `cmd`; its stdout, wall seconds and peak resident MB.
 
-    The peak is VmHWM, read every few milliseconds while the process runs: the
-    rusage that wait4 reports would include the pages of this (large) parent, which the
-    kernel folds into the child's maximum at exec.
+    The wall time ends when a blocking wait returns, so it is exact to the scheduler's
+    wake-up, not to a polling interval. The peak is VmHWM, read every few milliseconds by
+    a thread while the process runs: the rusage that wait4 reports would include the pages
+    of this (large) parent, which the kernel folds into the child's maximum at exec.
     """
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         actions = [(os.POSIX_SPAWN_DUP2, out.fileno(), 1), (os.POSIX_SPAWN_DUP2, err.fileno(), 2)]
+        peak = [0.0]
+        done = threading.Event()
+
+        def sample(pid: int) -> None:
+            while not done.wait(0.005):
+                peak[0] = max(peak[0], _peak_rss_mb(pid) or 0.0)
+
         start = time.perf_counter()
         pid = os.posix_spawnp(cmd[0], cmd, os.environ, file_actions=actions)
-        peak = 0.0
-        while True:
-            done, status = os.waitpid(pid, os.WNOHANG)
-            if done:
-                break
-            peak = max(peak, _peak_rss_mb(pid) or 0.0)
-            time.sleep(0.005)
+        sampler = threading.Thread(target=sample, args=(pid,), daemon=True)
+        sampler.start()
+        _, status = os.waitpid(pid, 0)
         wall = time.perf_counter() - start
+        done.set()
+        sampler.join()
         out.seek(0)
         err.seek(0)
         code = os.waitstatus_to_exitcode(status)
         if code != 0:
             raise RuntimeError(f"{Path(cmd[0]).name} failed ({code}): {err.read().decode().strip()[-300:]}")
-        return out.read().decode(), wall, peak
+        return out.read().decode(), wall, peak[0]
 
 
 def measure_rampup(scenario_path: Path) -> Measurement:
     out, wall, rss = _timed([sys.executable, "-S", "-c", _CHILD, _engine.__file__, str(scenario_path)])
-    return Measurement(json.loads(out)["packets"], wall, rss)
+    return Measurement(int(out), wall, rss)
 
 
 def measure_ns2(flows: int, duration_s: float) -> Measurement:
