@@ -13,14 +13,8 @@
 #          seed (RNG seed for the start times, default 1).
 
 array set cfg { n 1 duration 60 seed 1 }
-foreach a $argv {
-    set kv [split $a =]
-    if {[llength $kv] != 2 || ![info exists cfg([lindex $kv 0])]} {
-        puts stderr "bench.tcl: bad argument '$a' (known keys: [lsort [array names cfg]])"
-        exit 1
-    }
-    set cfg([lindex $kv 0]) [lindex $kv 1]
-}
+source [file join [file dirname [info script]] args.tcl]
+parse_args bench.tcl cfg
 set mss 1000
 set wire [expr {$mss + 40}]
 

@@ -49,14 +49,8 @@ array set cfg {
     clients 10 rounds 10 gap 120 first 5 jitter 1.5 tail 120 seed 1 schedule {}
     tmp /tmp trace {} traced 0
 }
-foreach a $argv {
-    set kv [split $a =]
-    if {[llength $kv] != 2 || ![info exists cfg([lindex $kv 0])]} {
-        puts stderr "rbp.tcl: bad argument '$a' (known keys: [lsort [array names cfg]])"
-        exit 1
-    }
-    set cfg([lindex $kv 0]) [lindex $kv 1]
-}
+source [file join [file dirname [info script]] args.tcl]
+parse_args rbp.tcl cfg
 array set agent_of {
     reno-ssr   {Agent/TCP/Reno 1}
     reno-nssr  {Agent/TCP/Reno 0}

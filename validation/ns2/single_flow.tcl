@@ -41,14 +41,8 @@ array set cfg {
     delack 0 delack_interval 0.1 minrto 1 init_rto 3 mss 1000 hdr 40
     duration 10 access_buffer 1000 trace {} max_ssthresh 0
 }
-foreach a $argv {
-    set kv [split $a =]
-    if {[llength $kv] != 2 || ![info exists cfg([lindex $kv 0])]} {
-        puts stderr "single_flow.tcl: bad argument '$a' (known keys: [lsort [array names cfg]])"
-        exit 1
-    }
-    set cfg([lindex $kv 0]) [lindex $kv 1]
-}
+source [file join [file dirname [info script]] args.tcl]
+parse_args single_flow.tcl cfg
 if {[lsearch -exact {Newreno Sack1 Vegas} $cfg(tcp)] < 0} {
     puts stderr "single_flow.tcl: tcp must be Newreno, Sack1 or Vegas"
     exit 1

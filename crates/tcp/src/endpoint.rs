@@ -450,8 +450,9 @@ impl Endpoint {
             sack[..blocks.len()].copy_from_slice(blocks);
             sack_len = blocks.len().min(MAX_SACK_BLOCKS) as u8;
         }
-        let ack = if flags.ack { self.receiver.rcv_nxt() } else { 0 };
+        let mut ack = 0;
         if flags.ack {
+            ack = self.receiver.rcv_nxt();
             self.ack_due = false;
             self.timers[Timer::DelayedAck as usize] = None;
             self.receiver.on_ack_sent();

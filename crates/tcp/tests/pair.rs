@@ -61,6 +61,21 @@ fn covered(arrived: &[SeqRange], r: SeqRange) -> bool {
     at >= r.end
 }
 
+/// The whole transfer of `bytes` finished, and the delivered ranges are contiguous from the
+/// first data byte, with no overlap, made only of bytes that arrived.
+fn check_delivery(p: &Pair, bytes: u64) -> Result<(), TestCaseError> {
+    prop_assert!(p.ends[0].all_acked(), "transfer did not finish");
+    prop_assert_eq!(p.ends[1].bytes_received(), bytes);
+    let mut next = 1;
+    for r in &p.delivered {
+        prop_assert_eq!(r.start, next);
+        prop_assert!(covered(&p.arrived, *r), "delivered bytes {:?} that never arrived", r);
+        next = r.end;
+    }
+    prop_assert_eq!(next, 1 + bytes);
+    Ok(())
+}
+
 fn transfer(cfg: TcpConfig, chan: Channel, bytes: u64, seed: u64) -> Pair {
     let mut p = Pair::new(cfg, chan.network(seed));
     p.ends[0].write(bytes);
@@ -101,16 +116,7 @@ proptest! {
         let cfg = TcpConfig { recovery, delayed_ack, mss_bytes: mss, ..TcpConfig::default() };
         let chan = Channel { delay: Duration::from_millis(5), jitter_ns: jitter_ms * 1_000_000, loss, dup };
         let p = transfer(cfg, chan, bytes, seed);
-        prop_assert!(p.ends[0].all_acked(), "transfer did not finish");
-        prop_assert_eq!(p.ends[1].bytes_received(), bytes);
-        // Delivered ranges are contiguous from the first data byte, with no overlap.
-        let mut next = 1;
-        for r in &p.delivered {
-            prop_assert_eq!(r.start, next);
-            prop_assert!(covered(&p.arrived, *r), "delivered bytes {:?} that never arrived", r);
-            next = r.end;
-        }
-        prop_assert_eq!(next, 1 + bytes);
+        check_delivery(&p, bytes)?;
     }
 
     /// The same with Preemptive Retransmission on (k = 1..4, cut-out 1..100 KB): the extra
@@ -130,14 +136,7 @@ proptest! {
         let cfg = TcpConfig { recovery, delayed_ack, preemptive, ..TcpConfig::default() };
         let chan = Channel { delay: Duration::from_millis(5), jitter_ns: jitter_ms * 1_000_000, loss, dup: 0.0 };
         let p = transfer(cfg, chan, bytes, seed);
-        prop_assert!(p.ends[0].all_acked(), "transfer did not finish");
-        prop_assert_eq!(p.ends[1].bytes_received(), bytes);
-        let mut next = 1;
-        for r in &p.delivered {
-            prop_assert_eq!(r.start, next);
-            next = r.end;
-        }
-        prop_assert_eq!(next, 1 + bytes);
+        check_delivery(&p, bytes)?;
         let (st, pre) = (p.ends[0].stats(), p.ends[0].preemptive_stats());
         prop_assert!(pre.spurious <= pre.retransmits && pre.retransmits <= st.retransmits, "{:?} {:?}", pre, st);
     }
