@@ -1,7 +1,7 @@
 //! The event queue under a steady load, and a whole small run.
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use rampup_sim::engine::EventQueue;
+use rampup_sim::engine::{Class, EventQueue, Order};
 use rampup_tcp::Time;
 
 fn event_queue(c: &mut Criterion) {
@@ -9,14 +9,14 @@ fn event_queue(c: &mut Criterion) {
         c.bench_function(&format!("event_queue/pop_push/{pending}_pending"), |b| {
             let mut q = EventQueue::default();
             for i in 0..pending {
-                q.push(Time(i * 1000), i as u32);
+                q.push(Time(i * 1000), Order::new(Class::Net, i as u32, i), i as u32);
             }
             let mut t = 0u64;
             b.iter(|| {
                 // Each popped event schedules one a little later, as a packet hop does.
                 let (at, e) = q.pop_until(Time::MAX).expect("never empty");
                 t = at.as_nanos() + 1000 * pending + (e as u64 % 7);
-                q.push(Time(t), e);
+                q.push(Time(t), Order::new(Class::Net, e, t), e);
             })
         });
     }

@@ -1,11 +1,47 @@
-//! The event queue: a min-heap ordered by (time, insertion number), so that events at the
-//! same time run in the order they were scheduled and identical runs stay identical.
+//! The event queue: a min-heap ordered by time and, among events at the same instant, by a
+//! fixed rank (`Order`) that says what the event is and what it belongs to.
+//!
+//! The rank does not depend on when an event was scheduled. The world computes some things
+//! ahead of time (`Net::plan_cut_through`, `World::receive_ahead`), so it schedules events
+//! at other moments than a hop-by-hop run would; ranked by insertion, events at the same
+//! instant (common with round link rates and delays) would then run in another order and
+//! change the result.
 
 use rampup_tcp::Time;
 
-/// Events are kept in implicit 4-ary min-heaps keyed by (time, insertion number) packed
-/// into one u128, so a comparison is one integer compare. A 4-ary heap is half as deep as a
-/// binary one and its children share cache lines; pops dominate a simulation.
+/// What an event is, first in its rank among events at the same instant: link changes take
+/// effect first, then packets arrive, then timers fire, then applications act.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Class {
+    Change = 0,
+    Net = 1,
+    Timer = 2,
+    App = 3,
+}
+
+/// An event's rank among events at the same instant: its class, the index of what it
+/// belongs to (a port, a connection end, a flow), then a number that orders that one's
+/// events (for a port, the packet's transmission number there). Packed into 64 bits: 2 for
+/// the class, 24 for the index (`MAX_INDEX`), 38 for the number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Order(u64);
+
+/// The largest index an `Order` holds; the scenario check keeps ports, connection ends,
+/// flows and sources below it.
+pub const MAX_INDEX: u32 = (1 << 24) - 1;
+
+impl Order {
+    /// `tie` wraps after 2^38 (2.7e11 packets through one port), far beyond any run.
+    pub fn new(class: Class, index: u32, tie: u64) -> Order {
+        debug_assert!(index <= MAX_INDEX);
+        Order((class as u64) << 62 | (index as u64) << 38 | (tie & ((1 << 38) - 1)))
+    }
+}
+
+/// Events are kept in implicit 4-ary min-heaps keyed by (time, rank) packed into one u128,
+/// so a comparison is one integer compare. A 4-ary heap is half as deep as a binary one and
+/// its children share cache lines; pops dominate a simulation. Two events with equal keys
+/// must be the same event (a timer pushed twice), as the heap may give them in any order.
 struct Entry<E> {
     key: u128,
     event: E,
@@ -76,41 +112,35 @@ impl<E> Heap<E> {
     }
 }
 
-/// Two heaps under one insertion counter: `push` for the events that come and go with every
-/// packet hop, `push_timer` for the ones a clock schedules (endpoint wakeups, application
-/// and link schedules). Timers are numerous (one per connection end) but rarely due; kept
-/// apart, they leave the busy heap a few entries deep whatever the number of flows. A pop
-/// takes the smaller of the two first keys, so events come out in exactly the order one
-/// heap would give.
+/// Two heaps: `push` for the events that come and go with every packet hop, `push_timer`
+/// for the ones a clock schedules (endpoint wakeups, application and link schedules).
+/// Timers are numerous (one per connection end) but rarely due; kept apart, they leave the
+/// busy heap a few entries deep whatever the number of flows. A pop takes the smaller of the
+/// two first keys, so events come out in exactly the order one heap would give.
 pub struct EventQueue<E> {
     busy: Heap<E>,
     timers: Heap<E>,
-    next_seq: u64,
     processed: u64,
 }
 
 impl<E> Default for EventQueue<E> {
     fn default() -> Self {
-        EventQueue { busy: Heap { entries: Vec::new() }, timers: Heap { entries: Vec::new() }, next_seq: 0, processed: 0 }
+        EventQueue { busy: Heap { entries: Vec::new() }, timers: Heap { entries: Vec::new() }, processed: 0 }
     }
 }
 
-impl<E> EventQueue<E> {
-    fn entry(&mut self, at: Time, event: E) -> Entry<E> {
-        let key = (at.as_nanos() as u128) << 64 | self.next_seq as u128;
-        self.next_seq += 1;
-        Entry { key, event }
-    }
+fn entry<E>(at: Time, order: Order, event: E) -> Entry<E> {
+    Entry { key: (at.as_nanos() as u128) << 64 | order.0 as u128, event }
+}
 
-    pub fn push(&mut self, at: Time, event: E) {
-        let e = self.entry(at, event);
-        self.busy.push(e);
+impl<E> EventQueue<E> {
+    pub fn push(&mut self, at: Time, order: Order, event: E) {
+        self.busy.push(entry(at, order, event));
     }
 
     /// As `push`, for an event scheduled by a clock (see `EventQueue`).
-    pub fn push_timer(&mut self, at: Time, event: E) {
-        let e = self.entry(at, event);
-        self.timers.push(e);
+    pub fn push_timer(&mut self, at: Time, order: Order, event: E) {
+        self.timers.push(entry(at, order, event));
     }
 
     /// The earliest event, if it is due no later than `until`.
@@ -149,38 +179,52 @@ mod tests {
     use super::*;
 
     #[test]
-    fn earliest_first_and_ties_in_insertion_order() {
+    fn earliest_first_and_ties_by_rank() {
         let mut q = EventQueue::default();
-        q.push_timer(Time(5), "b");
-        q.push(Time(1), "a");
-        q.push(Time(5), "c");
-        q.push(Time(9), "late");
-        let order: Vec<_> = std::iter::from_fn(|| q.pop_until(Time(8))).collect();
-        assert_eq!(order, vec![(Time(1), "a"), (Time(5), "b"), (Time(5), "c")]);
+        q.push(Time(5), Order::new(Class::App, 0, 0), "app");
+        q.push_timer(Time(5), Order::new(Class::Timer, 3, 0), "timer 3");
+        q.push(Time(1), Order::new(Class::App, 0, 0), "first");
+        q.push(Time(5), Order::new(Class::Net, 7, 2), "port 7, packet 2");
+        q.push(Time(5), Order::new(Class::Net, 7, 1), "port 7, packet 1");
+        q.push_timer(Time(5), Order::new(Class::Timer, 2, 0), "timer 2");
+        q.push(Time(9), Order::new(Class::Change, 0, 0), "late");
+        let order: Vec<_> = std::iter::from_fn(|| q.pop_until(Time(8))).map(|(_, e)| e).collect();
+        assert_eq!(order, ["first", "port 7, packet 1", "port 7, packet 2", "timer 2", "timer 3", "app"]);
         assert_eq!(q.len(), 1);
-        assert_eq!(q.processed(), 3);
+        assert_eq!(q.processed(), 6);
+    }
+
+    #[test]
+    fn an_order_packs_class_index_and_tie_in_rank_order() {
+        let o = Order::new;
+        assert!(o(Class::Net, MAX_INDEX, (1 << 38) - 1) < o(Class::Timer, 0, 0));
+        assert!(o(Class::Net, 1, (1 << 38) - 1) < o(Class::Net, 2, 0));
+        assert!(o(Class::Change, 0, 5) < o(Class::Change, 0, 6));
     }
 
     proptest::proptest! {
         /// Against a sorted model: any mix of pushes (to either heap) and pops comes out in
-        /// (time, insertion) order.
+        /// (time, rank) order.
         #[test]
-        fn pops_in_time_then_insertion_order(ops in proptest::collection::vec((0u64..50, 0u8..3), 1..400)) {
+        fn pops_in_time_then_rank_order(ops in proptest::collection::vec((0u64..50, 0u8..3, 0u32..4), 1..400)) {
             let mut q = EventQueue::default();
-            let mut model: Vec<(u64, usize)> = Vec::new();
-            for (n, (t, op)) in ops.into_iter().enumerate() {
+            let mut model: Vec<(u64, Order, usize)> = Vec::new();
+            for (n, (t, op, class)) in ops.into_iter().enumerate() {
                 if op == 0 {
                     model.sort();
-                    let want = if model.is_empty() { None } else { Some(model.remove(0)) };
+                    let want = if model.is_empty() { None } else { Some(model.remove(0)) }.map(|(t, _, n)| (t, n));
                     let got = q.pop_until(Time::MAX).map(|(t, e)| (t.as_nanos(), e));
                     proptest::prop_assert_eq!(got, want);
                 } else {
+                    let class = [Class::Change, Class::Net, Class::Timer, Class::App][class as usize];
+                    // Distinct ranks: equal keys are allowed only for identical events.
+                    let order = Order::new(class, (n % 5) as u32, n as u64);
                     if op == 1 {
-                        q.push(Time(t), n);
+                        q.push(Time(t), order, n);
                     } else {
-                        q.push_timer(Time(t), n);
+                        q.push_timer(Time(t), order, n);
                     }
-                    model.push((t, n));
+                    model.push((t, order, n));
                 }
             }
         }

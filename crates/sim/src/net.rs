@@ -95,6 +95,11 @@ impl OnWire {
     pub fn arrival(&self) -> Time {
         self.arrival
     }
+
+    /// Its transmission number on this port: packets are sent in this order.
+    pub fn txn(&self) -> u64 {
+        self.txn
+    }
 }
 
 /// One direction of a link: a FIFO drop-tail queue feeding a serialiser and a wire.
@@ -140,9 +145,9 @@ pub enum Offer {
     /// (`put_on_wire`); `duplicate` is the arrival of a second copy that the caller makes
     /// and schedules.
     Sent { wire: OnWire, duplicate: Option<Time> },
-    /// Sent and held back by the link's reordering: it arrives at the given time, outside
-    /// the wire's order, and the caller schedules it on its own.
-    Reordered(Time),
+    /// Sent and held back by the link's reordering: it arrives at `at`, outside the wire's
+    /// order, and the caller schedules it on its own; `txn` is its transmission number.
+    Reordered { at: Time, txn: u64 },
 }
 
 impl Port {
@@ -240,7 +245,7 @@ impl Port {
             }
             let twice = self.duplicate > 0.0 && rng.random::<f64>() < self.duplicate;
             if self.reorder > 0.0 && rng.random::<f64>() < self.reorder {
-                return Offer::Reordered(finish + self.delay + extra + self.reorder_delay);
+                return Offer::Reordered { at: finish + self.delay + extra + self.reorder_delay, txn };
             }
             if twice {
                 duplicate = Some(finish + self.delay + extra);
@@ -252,30 +257,30 @@ impl Port {
         Offer::Sent { wire: OnWire { arrival, txn, extra, id }, duplicate }
     }
 
-    /// Put a packet this port sent on its wire; returns its arrival time when it is the
-    /// wire's first, for the caller to schedule.
-    pub fn put_on_wire(&mut self, w: OnWire) -> Option<Time> {
-        let head = self.wire.is_empty().then_some(w.arrival);
+    /// Put a packet this port sent on its wire; returns it when it is the wire's first, for
+    /// the caller to schedule its arrival.
+    pub fn put_on_wire(&mut self, w: OnWire) -> Option<OnWire> {
+        let head = self.wire.is_empty().then_some(w);
         self.wire.push_back(w);
         head
     }
 
-    /// The packet at the head of the wire, if it arrives at `now`; then the arrival time of
-    /// the next one to schedule. A `None` packet means the event was stale.
-    pub fn arrive(&mut self, now: Time) -> (Option<u32>, Option<Time>) {
+    /// The packet at the head of the wire, if it arrives at `now`; then the next one, whose
+    /// arrival to schedule. A `None` packet means the event was stale.
+    pub fn arrive(&mut self, now: Time) -> (Option<u32>, Option<OnWire>) {
         match self.wire.front() {
             Some(w) if w.arrival == now => {
                 let id = self.wire.pop_front().map(|w| w.id);
-                (id, self.wire.front().map(|w| w.arrival))
+                (id, self.wire.front().copied())
             }
             _ => (None, None),
         }
     }
 
     /// Change the rate at `now`. Transmissions that have not started yet are re-timed at the
-    /// new rate (the one in service finishes at the old one); returns the wire's new head
-    /// arrival to schedule, if it changed.
-    pub fn set_rate(&mut self, now: Time, rate: Rate) -> Option<Time> {
+    /// new rate (the one in service finishes at the old one); returns the wire's new head,
+    /// whose arrival to schedule, if its arrival changed.
+    pub fn set_rate(&mut self, now: Time, rate: Rate) -> Option<OnWire> {
         self.rate = rate;
         let old_head = self.wire.front().map(|w| w.arrival);
         let mut prev_finish: Option<Time> = None;
@@ -308,8 +313,8 @@ impl Port {
         if let Some(w) = self.wire.back() {
             self.last_arrival = w.arrival;
         }
-        let new_head = self.wire.front().map(|w| w.arrival);
-        (new_head != old_head).then_some(new_head).flatten()
+        let new_head = self.wire.front().copied();
+        new_head.filter(|w| Some(w.arrival) != old_head)
     }
 
     /// At the end of a run at `end`: take back what was counted for transmissions that had
@@ -450,8 +455,8 @@ impl Net {
     }
 
     /// Set the rate of both directions of link `link` at `now`; returns the ports whose
-    /// wire head arrival changed, with the new time to schedule.
-    pub fn set_link_rate(&mut self, now: Time, link: usize, rate: Rate) -> Vec<(u32, Time)> {
+    /// wire head arrival changed, with the new head to schedule.
+    pub fn set_link_rate(&mut self, now: Time, link: usize, rate: Rate) -> Vec<(u32, OnWire)> {
         let mut heads = Vec::new();
         for (i, p) in self.ports.iter_mut().enumerate().filter(|(_, p)| p.link == link) {
             if let Some(t) = p.set_rate(now, rate) {
@@ -502,7 +507,7 @@ mod tests {
     /// Offer a 1000-byte packet and put it on the port's wire; the head arrival to schedule.
     fn send(p: &mut Port, now: Time, id: u32, starts: &mut Vec<Time>) -> Option<Time> {
         match p.offer(now, id, &udp(1000), |t| starts.push(t)) {
-            Offer::Sent { wire, .. } => p.put_on_wire(wire),
+            Offer::Sent { wire, .. } => p.put_on_wire(wire).map(|w| w.arrival()),
             _ => panic!("packet {id} not sent"),
         }
     }
@@ -531,7 +536,7 @@ mod tests {
         assert_eq!(send(p, Time::ZERO, 2, &mut starts), None);
         assert_eq!(starts, vec![ms(0), ms(8), ms(16)]);
         // Arrival = finish + 1 ms delay.
-        assert_eq!(p.arrive(ms(9)).1, Some(ms(17)));
+        assert_eq!(p.arrive(ms(9)).1.map(|w| (w.arrival(), w.txn())), Some((ms(17), 1)));
         assert!(p.arrive(ms(10)).0.is_none(), "nothing arrives at 10 ms");
     }
 
@@ -545,9 +550,9 @@ mod tests {
         }
         // At 4 ms the first packet is in service (finishes at 8 ms at the old rate); the
         // other two wait and go at 2 Mb/s: 4 ms each.
-        assert_eq!(p.set_rate(ms(4), Rate(2_000_000)), None, "the head is in service and keeps its time");
-        assert_eq!(p.arrive(ms(9)).1, Some(ms(13)));
-        assert_eq!(p.arrive(ms(13)).1, Some(ms(17)));
+        assert!(p.set_rate(ms(4), Rate(2_000_000)).is_none(), "the head is in service and keeps its time");
+        assert_eq!(p.arrive(ms(9)).1.map(|w| w.arrival()), Some(ms(13)));
+        assert_eq!(p.arrive(ms(13)).1.map(|w| w.arrival()), Some(ms(17)));
     }
 
     #[test]

@@ -410,6 +410,11 @@ fn check(f: File) -> Result<Scenario, ScenarioError> {
         pcap.push(link_by_name(&net, name, &format!("trace.pcap[{i}]"))?);
     }
     let trace = Trace { timeseries: tf.timeseries.unwrap_or(true), queues: tf.queues.unwrap_or(true), pcap };
+    // Events rank ports, connection ends, flows with sources, and changes by index (`Order`).
+    let max = crate::engine::MAX_INDEX as usize;
+    if net.links.len() * 2 > max || flows.len() * 2 > max || flows.len() + udp.len() > max || changes.len() > max {
+        return err("scenario", format!("too large: at most {} links, {} flows (with udp sources) and {max} changes", max / 2, max / 2));
+    }
     let header_bytes = f.header_bytes.map_or(40, |s| s.0);
     let ack_bytes = f.ack_bytes.map_or(40, |s| s.0);
     if ack_bytes == 0 {

@@ -4,8 +4,8 @@
 
 use rampup_tcp::{Endpoint, Role, Snapshot, Time};
 
-use crate::engine::EventQueue;
-use crate::net::{Body, Net, Offer, Packet, Packets, Port};
+use crate::engine::{Class, EventQueue, Order};
+use crate::net::{Body, Net, OnWire, Offer, Packet, Packets, Port};
 use crate::output::{table, Column, RunOutput, Table};
 use crate::pcap::Pcap;
 use crate::scenario::{App, Scenario};
@@ -38,6 +38,9 @@ struct Conn {
     timer_at: Option<Time>,
     /// Whether this end may take a segment ahead of time (see `World::receive_ahead`).
     receives_ahead: bool,
+    /// Set while the world sends what this end wants to send: a segment that reaches it
+    /// meanwhile, later in simulated time, must wait for its event.
+    in_service: bool,
     last: Option<Snapshot>,
 }
 
@@ -82,24 +85,47 @@ struct UdpState {
     dropped: u64,
 }
 
+/// The row order that sorts rows by `key` (a stable sort), or `None` when they already are.
+fn sorted_order<K: Ord>(rows: usize, key: impl Fn(usize) -> K) -> Option<Vec<usize>> {
+    if (1..rows).all(|i| key(i - 1) <= key(i)) {
+        return None;
+    }
+    let mut order: Vec<usize> = (0..rows).collect();
+    order.sort_by_key(|&i| key(i));
+    Some(order)
+}
+
+fn permute<T: Copy>(v: &mut Vec<T>, order: &[usize]) {
+    *v = order.iter().map(|&i| v[i]).collect();
+}
+
 impl Series {
-    /// Order queue rows by time, then port. Rows are recorded when a port is next used
-    /// (its departures since then, and admissions computed ahead, see
-    /// `Net::plan_cut_through`), so rows of different ports interleave out of order; each
-    /// port's own rows are in order, and a stable sort keeps them so.
-    fn sort_queue_rows(&mut self) {
-        let key = |i: usize| (self.q_t[i], self.q_port[i]);
-        if (1..self.q_t.len()).all(|i| key(i - 1) <= key(i)) {
-            return;
+    /// Order the rows by time, then by flow or port. Ends that take segments ahead of time
+    /// (`World::receive_ahead`) record their state at the segment's arrival, and ports whose
+    /// admissions are computed ahead (`Net::plan_cut_through`) record their queue when next
+    /// used, so rows of different flows or ports interleave out of order; each one's own
+    /// rows are in order, and a stable sort keeps them so.
+    fn sort_rows(&mut self) {
+        if let Some(order) = sorted_order(self.ts_t.len(), |i| (self.ts_t[i], self.ts_flow[i])) {
+            permute(&mut self.ts_t, &order);
+            permute(&mut self.ts_flow, &order);
+            permute(&mut self.ts_cwnd, &order);
+            permute(&mut self.ts_ssthresh, &order);
+            permute(&mut self.ts_srtt, &order);
+            permute(&mut self.ts_flight, &order);
+            permute(&mut self.ts_nxt, &order);
+            permute(&mut self.ts_una, &order);
+            permute(&mut self.ts_cc_mode, &order);
+            permute(&mut self.ts_congestive_events, &order);
+            permute(&mut self.ts_pacing, &order);
         }
-        let mut order: Vec<usize> = (0..self.q_t.len()).collect();
-        order.sort_by_key(|&i| key(i));
-        let pick = |v: &[u64]| order.iter().map(|&i| v[i]).collect::<Vec<u64>>();
-        self.q_t = pick(&self.q_t);
-        self.q_pkts = pick(&self.q_pkts);
-        self.q_bytes = pick(&self.q_bytes);
-        self.q_drops = pick(&self.q_drops);
-        self.q_port = pick(&self.q_port);
+        if let Some(order) = sorted_order(self.q_t.len(), |i| (self.q_t[i], self.q_port[i])) {
+            permute(&mut self.q_t, &order);
+            permute(&mut self.q_pkts, &order);
+            permute(&mut self.q_bytes, &order);
+            permute(&mut self.q_drops, &order);
+            permute(&mut self.q_port, &order);
+        }
     }
 
     /// A queue row; the port is kept by index and named once, in `finish`, so that a row
@@ -147,6 +173,8 @@ pub struct World<'s> {
     series: Series,
     packets: PacketCounts,
     packets_in_flight: Packets,
+    /// Connection ends now sending (`service`), nested when a segment is taken ahead.
+    ends_in_service: u32,
 }
 
 impl<'s> World<'s> {
@@ -173,6 +201,7 @@ impl<'s> World<'s> {
             series: Series::default(),
             packets: PacketCounts::default(),
             packets_in_flight: Packets::default(),
+            ends_in_service: 0,
         };
         for (i, f) in sc.flows.iter().enumerate() {
             let (from, to) = (f.from as u32, f.to as u32);
@@ -184,20 +213,21 @@ impl<'s> World<'s> {
                     flow: i as u32,
                     timer_at: None,
                     receives_ahead: false,
+                    in_service: false,
                     last: None,
                 });
             }
             w.flows.push(FlowState { start: None, transfers: Vec::new(), next: 0, data_drops: 0, ack_drops: 0 });
-            w.events.push_timer(Time::ZERO + f.start_at(i, seed), Event::FlowStart(i as u32));
+            w.events.push_timer(Time::ZERO + f.start_at(i, seed), Order::new(Class::App, i as u32, 0), Event::FlowStart(i as u32));
         }
         for (i, u) in sc.udp.iter().enumerate() {
             w.udp.push(UdpState { sent: 0, received: 0, received_bytes: 0, dropped: 0 });
             if u.start < u.stop {
-                w.events.push_timer(Time::ZERO + u.start, Event::UdpSend(i as u32));
+                w.events.push_timer(Time::ZERO + u.start, w.udp_order(i as u32), Event::UdpSend(i as u32));
             }
         }
         for (i, c) in sc.changes.iter().enumerate() {
-            w.events.push_timer(Time::ZERO + c.at, Event::Change(i as u32));
+            w.events.push_timer(Time::ZERO + c.at, Order::new(Class::Change, i as u32, 0), Event::Change(i as u32));
         }
         let paths = sc.flows.iter().flat_map(|f| [(f.from, f.to), (f.to, f.from)]).chain(sc.udp.iter().map(|u| (u.from, u.to)));
         let changing: Vec<usize> = sc.changes.iter().map(|c| c.link).collect();
@@ -216,12 +246,14 @@ impl<'s> World<'s> {
         self
     }
 
-    /// The receiving ends that may take a segment ahead of time (`receive_ahead`): a
-    /// flow's receiver alone on a host with one link, which no other traffic uses. Its
-    /// state then changes only through the segments that come in over that link, in FIFO
-    /// order, and its own timers; what it sends goes out on a port no one else feeds. A
-    /// link that duplicates or reorders towards it could hold a segment back, and one whose
-    /// rate changes re-times what it carries, so either rules this out.
+    /// The connection ends that may take a segment ahead of time (`receive_ahead`): an end
+    /// alone on a host with one link, which no other traffic uses. Its state then changes
+    /// only through the segments that come in over that link, in FIFO order, and its own
+    /// timers; what it sends goes out on a port no one else feeds. A link that duplicates
+    /// or reorders towards it could hold a segment back, and one whose rate changes re-times
+    /// what it carries, so either rules this out. A sender qualifies only for an unlimited
+    /// bulk flow: requests are written on a schedule, and a sized transfer reads the flow's
+    /// drop count when it completes, which drops decided ahead reach only at their time.
     fn plan_receive_ahead(&mut self) {
         let mut ends_at = vec![0u32; self.sc.net.nodes.len()];
         for c in &self.conns {
@@ -237,7 +269,8 @@ impl<'s> World<'s> {
         }
         for (i, c) in self.conns.iter_mut().enumerate() {
             let node = c.node as usize;
-            if i % 2 == 0 || ends_at[node] != 1 || links_at[node] != 1 {
+            let unlimited = matches!(self.sc.flows[c.flow as usize].app, App::Bulk { bytes: None });
+            if (i % 2 == 0 && !unlimited) || ends_at[node] != 1 || links_at[node] != 1 {
                 continue;
             }
             let inbound = &self.net.ports[self.net.reverse(self.net.route(c.node, c.peer_node)) as usize];
@@ -267,8 +300,8 @@ impl<'s> World<'s> {
         match ev {
             Event::Arrive(port) => {
                 let (id, next) = self.net.ports[port as usize].arrive(self.now);
-                if let Some(t) = next {
-                    self.events.push(t, Event::Arrive(port));
+                if let Some(head) = next {
+                    self.schedule_arrival(port, head);
                 }
                 if let Some(id) = id {
                     self.arrive(port, id);
@@ -291,7 +324,7 @@ impl<'s> World<'s> {
             Event::Change(i) => {
                 let c = &self.sc.changes[i as usize];
                 for (port, head) in self.net.set_link_rate(self.now, c.link, c.rate) {
-                    self.events.push(head, Event::Arrive(port));
+                    self.schedule_arrival(port, head);
                 }
             }
         }
@@ -312,7 +345,7 @@ impl<'s> World<'s> {
             }
             App::Requests { schedule } => {
                 for (k, (at, _)) in schedule.iter().enumerate() {
-                    self.events.push_timer(self.now + *at, Event::Write(f, k as u32));
+                    self.events.push_timer(self.now + *at, Order::new(Class::App, f, k as u64 + 1), Event::Write(f, k as u32));
                 }
             }
         }
@@ -347,6 +380,11 @@ impl<'s> World<'s> {
         self.flows[f as usize].transfers.push(id);
     }
 
+    /// Sources rank after the flows among applications.
+    fn udp_order(&self, u: u32) -> Order {
+        Order::new(Class::App, self.sc.flows.len() as u32 + u, 0)
+    }
+
     fn udp_send(&mut self, u: u32) {
         let spec = &self.sc.udp[u as usize];
         let pkt = Packet { src: spec.from as u32, dst: spec.to as u32, wire_bytes: spec.packet_bytes as u32, body: Body::Udp { source: u } };
@@ -357,7 +395,7 @@ impl<'s> World<'s> {
         self.enqueue(port, id, self.now);
         let next = self.now + spec.rate.tx_time(spec.packet_bytes);
         if next < Time::ZERO + spec.stop {
-            self.events.push_timer(next, Event::UdpSend(u));
+            self.events.push_timer(next, self.udp_order(u), Event::UdpSend(u));
         }
     }
 
@@ -367,6 +405,8 @@ impl<'s> World<'s> {
     /// record its state and check for completed transfers.
     fn service(&mut self, ep: u32, now: Time) {
         let (ack_bytes, header_bytes) = (self.sc.ack_bytes, self.sc.header_bytes);
+        self.conns[ep as usize].in_service = true;
+        self.ends_in_service += 1;
         loop {
             let c = &mut self.conns[ep as usize];
             let Some(seg) = c.ep.poll_transmit(now) else { break };
@@ -378,11 +418,13 @@ impl<'s> World<'s> {
             self.enqueue(port, id, now);
         }
         let c = &mut self.conns[ep as usize];
+        c.in_service = false;
+        self.ends_in_service -= 1;
         if let Some(t) = c.ep.poll_timeout() {
             // One pending wakeup per end, moved lazily: only an earlier deadline is pushed.
             if c.timer_at.is_none_or(|at| t < at) {
                 c.timer_at = Some(t);
-                self.events.push_timer(t.max(now), Event::Timer(ep));
+                self.events.push_timer(t.max(now), Order::new(Class::Timer, ep, 0), Event::Timer(ep));
             }
         }
         // Flow f's ends are 2f (the data sender) and 2f + 1 (the receiver).
@@ -435,6 +477,9 @@ impl<'s> World<'s> {
     fn enqueue(&mut self, mut port: u32, id: u32, mut at: Time) {
         let end = Time::ZERO + self.sc.duration;
         let trace = self.sc.trace.queues;
+        // The port the packet last crossed while cut through, and its transmission there:
+        // a hop-by-hop run would take the next hop in that packet's arrival event.
+        let mut crossed: Option<(u32, u64)> = None;
         loop {
             let series = &mut self.series;
             let p = &mut self.net.ports[port as usize];
@@ -457,10 +502,9 @@ impl<'s> World<'s> {
             match offer {
                 Offer::Dropped | Offer::Lost => {
                     let lost = matches!(offer, Offer::Lost);
-                    if at == self.now {
-                        self.discard(id, lost);
-                    } else {
-                        self.events.push(at, Event::Discard { id, lost });
+                    match crossed {
+                        None => self.discard(id, lost),
+                        Some((q, txn)) => self.events.push(at, Order::new(Class::Net, q, 2 * txn), Event::Discard { id, lost }),
                     }
                     return;
                 }
@@ -469,26 +513,33 @@ impl<'s> World<'s> {
                         self.packets.duplicated += 1;
                         let copy = self.packets_in_flight.get(id).clone();
                         let copy = self.packets_in_flight.insert(copy);
-                        self.events.push(t, Event::ArriveLate(port, copy));
+                        // The copy arrives right after the original.
+                        self.events.push(t, Order::new(Class::Net, port, 2 * wire.txn() + 1), Event::ArriveLate(port, copy));
                     }
                     if let Some(next) = self.net.cut_through(port, dst, wire.arrival(), end) {
+                        crossed = Some((port, wire.txn()));
                         (port, at) = (next, wire.arrival());
                         continue;
                     }
                     if self.receive_ahead(port, id, wire.arrival(), end) {
                         return;
                     }
-                    if let Some(t) = self.net.ports[port as usize].put_on_wire(wire) {
-                        self.events.push(t, Event::Arrive(port));
+                    if let Some(head) = self.net.ports[port as usize].put_on_wire(wire) {
+                        self.schedule_arrival(port, head);
                     }
                     return;
                 }
-                Offer::Reordered(t) => {
-                    self.events.push(t, Event::ArriveLate(port, id));
+                Offer::Reordered { at, txn } => {
+                    self.events.push(at, Order::new(Class::Net, port, 2 * txn), Event::ArriveLate(port, id));
                     return;
                 }
             }
         }
+    }
+
+    /// The arrival of the first packet on `port`'s wire, ranked by its transmission there.
+    fn schedule_arrival(&mut self, port: u32, head: OnWire) {
+        self.events.push(head.arrival(), Order::new(Class::Net, port, 2 * head.txn()), Event::Arrive(port));
     }
 
     fn discard(&mut self, id: u32, lost: bool) {
@@ -514,13 +565,22 @@ impl<'s> World<'s> {
 
     /// A segment that leaves `port` for its receiver at `at` is taken by the receiver now,
     /// without an event, if nothing can come before it: the receiver is one that may
-    /// (`plan_receive_ahead`), no earlier packet is still on the port's wire, and its next
-    /// timer is later. Its segments then reach it in arrival order, and it answers at `at`.
+    /// (`plan_receive_ahead`), no earlier packet is still on the port's wire, its next
+    /// timer is later, and it is not itself sending (a segment that its own sending
+    /// brought back would overtake the rest of what it sends now). Its inputs then reach
+    /// it in time order, and it answers at `at`.
+    ///
+    /// A data sender takes a segment ahead only from a network event, when no end is
+    /// sending: its answer is data, which its receiver may take ahead in turn, and nested
+    /// in each other the two ends would run through the whole flow inside one event, each
+    /// refused by the other whenever it is itself sending. A receiver answers with an ACK,
+    /// which stops at its sender.
     fn receive_ahead(&mut self, port: u32, id: u32, at: Time, end: Time) -> bool {
         let Body::Tcp { ep, .. } = self.packets_in_flight.get(id).body else { return false };
         let c = &self.conns[ep as usize];
         let p = &self.net.ports[port as usize];
-        if !c.receives_ahead || p.on_wire() > 0 || p.to != c.node || c.timer_at.is_some_and(|t| t <= at) || at > end {
+        let sender_nested = ep.is_multiple_of(2) && self.ends_in_service > 0;
+        if !c.receives_ahead || c.in_service || sender_nested || p.on_wire() > 0 || p.to != c.node || c.timer_at.is_some_and(|t| t <= at) || at > end {
             return false;
         }
         self.deliver(id, at);
@@ -571,7 +631,7 @@ impl<'s> World<'s> {
             });
             p.settle(end);
         }
-        self.series.sort_queue_rows();
+        self.series.sort_rows();
         let sc = self.sc;
         let names = |i: usize| sc.net.nodes[i].name.clone();
         let nflows = sc.flows.len();
