@@ -116,6 +116,9 @@ pub struct Port {
     pub rate: Rate,
     pub delay: Duration,
     pub limit: QueueLimit,
+    /// The serialisation time of the last packet size sent (a port carries one or two
+    /// sizes, data and ACKs): the division it saves is on every hop's critical path.
+    last_tx: (u32, Duration),
     backlog: VecDeque<Tx>,
     backlog_bytes: u64,
     busy_until: Time,
@@ -130,10 +133,14 @@ pub struct Port {
     pub reorder: f64,
     pub reorder_delay: Duration,
     pub jitter: Duration,
-    /// Only ports with random behaviour draw from a stream.
-    pub rng: Option<Stream>,
+    /// Only ports with random behaviour draw from a stream; boxed, as its ~300-byte state
+    /// would otherwise double the size of every port and spread its hot fields.
+    pub rng: Option<Box<Stream>>,
     pub stats: PortStats,
 }
+
+/// A queue trace's view of each departure: called with the port after it, and its time.
+pub type OnDeparture<'a> = Option<&'a mut dyn FnMut(&Port, Time)>;
 
 /// What became of a packet offered to a port.
 pub enum Offer {
@@ -156,7 +163,7 @@ impl Port {
         let loss = if from == spec.a { spec.loss[0] } else { spec.loss[1] };
         let random = loss > 0.0 || spec.duplicate > 0.0 || spec.reorder > 0.0 || spec.jitter > Duration::ZERO;
         Port {
-            rng: random.then(|| rng::stream(seed, &format!("port:{name}"))),
+            rng: random.then(|| Box::new(rng::stream(seed, &format!("port:{name}")))),
             name,
             from: from as u32,
             to: to as u32,
@@ -164,6 +171,7 @@ impl Port {
             rate: spec.rate,
             delay: spec.delay,
             limit: spec.queue,
+            last_tx: (0, Duration::ZERO),
             backlog: VecDeque::new(),
             backlog_bytes: 0,
             busy_until: Time::ZERO,
@@ -192,16 +200,25 @@ impl Port {
         self.wire.len()
     }
 
-    /// Retire the transmissions finished by `now`, calling `on_change(finish)` after each so
-    /// that a queue trace sees every departure at its own time.
-    pub fn expire(&mut self, now: Time, mut on_change: impl FnMut(&Port, Time)) {
+    /// Retire the transmissions finished by `now`, calling `on_change` after each so that a
+    /// queue trace sees every departure at its own time.
+    pub fn expire(&mut self, now: Time, mut on_change: OnDeparture) {
+        if on_change.is_none() && self.busy_until <= now {
+            // All have left, as mostly at a port that is not a bottleneck: no need to look
+            // at each (a loop whose length varies per call is a branch mispredicted per hop).
+            self.backlog.clear();
+            self.backlog_bytes = 0;
+            return;
+        }
         while let Some(tx) = self.backlog.front().copied() {
             if tx.finish > now {
                 break;
             }
             self.backlog.pop_front();
             self.backlog_bytes -= tx.bytes as u64;
-            on_change(self, tx.finish);
+            if let Some(f) = on_change.as_mut() {
+                f(self, tx.finish);
+            }
         }
     }
 
@@ -221,7 +238,10 @@ impl Port {
             return Offer::Dropped;
         }
         let start = now.max(self.busy_until);
-        let tx_time = self.rate.tx_time(pkt.wire_bytes as u64);
+        if self.last_tx.0 != pkt.wire_bytes {
+            self.last_tx = (pkt.wire_bytes, self.rate.tx_time(pkt.wire_bytes as u64));
+        }
+        let tx_time = self.last_tx.1;
         let finish = start + tx_time;
         let txn = self.next_txn;
         self.next_txn += 1;
@@ -282,6 +302,7 @@ impl Port {
     /// whose arrival to schedule, if its arrival changed.
     pub fn set_rate(&mut self, now: Time, rate: Rate) -> Option<OnWire> {
         self.rate = rate;
+        self.last_tx = (0, Duration::ZERO);
         let old_head = self.wire.front().map(|w| w.arrival);
         let mut prev_finish: Option<Time> = None;
         let mut retimed: Vec<(u64, Time)> = Vec::new();
@@ -521,7 +542,7 @@ mod tests {
         assert!(matches!(p.offer(Time::ZERO, 0, &udp(1000), |_| {}), Offer::Sent { .. }));
         assert!(matches!(p.offer(Time::ZERO, 1, &udp(1000), |_| {}), Offer::Dropped));
         // 1000 bytes at 1 Mb/s take 8 ms; then the queue is free again.
-        p.expire(Time(Duration::from_millis(8).0), |_, _| {});
+        p.expire(Time(Duration::from_millis(8).0), None);
         assert!(matches!(p.offer(Time(Duration::from_millis(8).0), 2, &udp(1000), |_| {}), Offer::Sent { .. }));
     }
 

@@ -483,11 +483,8 @@ impl<'s> World<'s> {
         loop {
             let series = &mut self.series;
             let p = &mut self.net.ports[port as usize];
-            p.expire(at, |p, t| {
-                if trace {
-                    series.record_queue(t, port, p);
-                }
-            });
+            let mut record = |p: &Port, t| series.record_queue(t, port, p);
+            p.expire(at, trace.then_some(&mut record));
             let pkt = self.packets_in_flight.get(id);
             let dst = pkt.dst;
             let pcap = &mut self.pcaps[port as usize];
@@ -624,11 +621,8 @@ impl<'s> World<'s> {
         let trace = self.sc.trace.queues;
         for (i, p) in self.net.ports.iter_mut().enumerate() {
             let series = &mut self.series;
-            p.expire(end, |p, t| {
-                if trace {
-                    series.record_queue(t, i as u32, p);
-                }
-            });
+            let mut record = |p: &Port, t| series.record_queue(t, i as u32, p);
+            p.expire(end, trace.then_some(&mut record));
             p.settle(end);
         }
         self.series.sort_rows();
