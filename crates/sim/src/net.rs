@@ -57,6 +57,12 @@ impl Packets {
         self.free.push(id);
         self.slots[id as usize].take().expect("a live packet id")
     }
+
+    /// As `remove`, for a packet already read in place.
+    pub fn free(&mut self, id: u32) {
+        self.free.push(id);
+        self.slots[id as usize] = None;
+    }
 }
 
 #[derive(Clone, Copy, Debug, Default)]

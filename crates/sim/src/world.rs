@@ -586,16 +586,19 @@ impl<'s> World<'s> {
 
     fn deliver(&mut self, id: u32, now: Time) {
         self.packets.delivered += 1;
-        let pkt = self.packets_in_flight.remove(id);
-        match pkt.body {
-            Body::Tcp { ep, seg } => {
-                self.conns[ep as usize].ep.handle_segment(now, &seg);
+        // The segment is read where it lies (not moved out, ~100 bytes) and freed after.
+        let pkt = self.packets_in_flight.get(id);
+        match &pkt.body {
+            &Body::Tcp { ep, ref seg } => {
+                self.conns[ep as usize].ep.handle_segment(now, seg);
+                self.packets_in_flight.free(id);
                 self.service(ep, now);
             }
-            Body::Udp { source } => {
+            &Body::Udp { source } => {
                 let u = &mut self.udp[source as usize];
                 u.received += 1;
                 u.received_bytes += pkt.wire_bytes as u64;
+                self.packets_in_flight.free(id);
             }
         }
     }
