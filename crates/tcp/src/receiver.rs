@@ -115,18 +115,23 @@ impl Receiver {
         (!r.is_empty()).then_some(r)
     }
 
-    fn insert(&mut self, mut start: u64, mut end: u64) {
+    fn insert(&mut self, start: u64, end: u64) {
         // Merge with every overlapping or adjacent block: those from the first that ends at
-        // or after `start` to the last that starts at or before `end`.
+        // or after `start` to the last that starts at or before `end`. Being sorted and
+        // disjoint, they span from the first one's start to the last one's end. The merged
+        // block takes the first one's place: a segment that extends a block moves nothing.
         let first = self.ooo.partition_point(|b| b.end < start);
         let last = self.ooo.partition_point(|b| b.start <= end);
-        for b in self.ooo.drain(first..last) {
-            start = start.min(b.start);
-            end = end.max(b.end);
+        let block;
+        if first < last {
+            block = SeqRange { start: start.min(self.ooo[first].start), end: end.max(self.ooo[last - 1].end) };
+            self.ooo[first] = block;
+            self.ooo.drain(first + 1..last);
+        } else {
+            block = SeqRange { start, end };
+            self.ooo.insert(first, block);
         }
-        let block = SeqRange { start, end };
-        self.ooo.insert(first, block);
-        self.recent.retain(|r| r.end < start || r.start > end);
+        self.recent.retain(|r| r.end < block.start || r.start > block.end);
         self.recent.insert(0, block);
         // Only the most recent blocks are ever reported; a block dropped here is reported
         // again when a segment next changes it.

@@ -386,13 +386,12 @@ impl Sender {
         if self.rec.kind == RecoveryKind::Sack && self.rec.in_recovery {
             return self.poll_sack_recovery(now);
         }
-        let wnd = self.usable_window();
         if self.snd_nxt < self.snd_max {
             // Go-back-N after a timeout: resend the old segments in order.
             let next = self.queue.next_unsacked_from(self.snd_nxt).map(|s| (s.seq, s.len as u64));
             match next {
                 Some((seq, len)) if seq < self.snd_max => {
-                    if seq - self.snd_una + len > wnd {
+                    if seq - self.snd_una + len > self.usable_window() {
                         return None;
                     }
                     let tx = self.retransmit(seq, now)?;
@@ -402,7 +401,10 @@ impl Sender {
                 _ => self.snd_nxt = self.snd_max,
             }
         }
-        self.send_new(now, wnd)
+        // The window is worked out only when there is new data for it: a receiver that
+        // sends none asks here after every ACK it sends.
+        let (len, fin) = self.next_new_segment()?;
+        self.send_new(now, len, fin, self.usable_window())
     }
 
     /// RFC 6675 §5 step (C): while pipe leaves room for a segment, send NextSeg(): first a
@@ -419,7 +421,10 @@ impl Sender {
         }
         let tx = match sb.first_lost {
             Some(seq) => self.retransmit(seq, now),
-            None => self.send_new(now, u64::MAX),
+            None => {
+                let (len, fin) = self.next_new_segment()?;
+                self.send_new(now, len, fin, u64::MAX)
+            }
         }?;
         if self.rec.counts_pipe() {
             self.rec.pipe += self.mss;
@@ -448,9 +453,10 @@ impl Sender {
         Some(TxData { seq: s.seq, len: s.len, fin: s.fin, retransmission: true })
     }
 
-    /// Inlined into `poll`, like it.
+    /// The payload length of the next new segment and whether the FIN rides on it, if the
+    /// application has anything left to send. Inlined into `poll`, like it.
     #[inline]
-    fn send_new(&mut self, now: Time, wnd: u64) -> Option<TxData> {
+    fn next_new_segment(&self) -> Option<(u64, bool)> {
         debug_assert_eq!(self.snd_nxt, self.snd_max);
         if !self.unlimited && self.snd_nxt > self.app_end {
             return None; // the FIN is out
@@ -462,6 +468,13 @@ impl Sender {
         if len == 0 && !fin {
             return None;
         }
+        Some((len, fin))
+    }
+
+    /// Send the new segment of `next_new_segment` if the window `wnd` allows it. Inlined
+    /// into `poll`, like it.
+    #[inline]
+    fn send_new(&mut self, now: Time, len: u64, fin: bool, wnd: u64) -> Option<TxData> {
         let in_flight = self.snd_nxt - self.snd_una;
         if in_flight + len > wnd.min(self.peer_window) && !(len == 0 && in_flight < wnd) {
             return None;
