@@ -588,13 +588,13 @@ impl<'s> World<'s> {
         self.packets.delivered += 1;
         // The segment is read where it lies (not moved out, ~100 bytes) and freed after.
         let pkt = self.packets_in_flight.get(id);
-        match &pkt.body {
-            &Body::Tcp { ep, ref seg } => {
+        match pkt.body {
+            Body::Tcp { ep, ref seg } => {
                 self.conns[ep as usize].ep.handle_segment(now, seg);
                 self.packets_in_flight.free(id);
                 self.service(ep, now);
             }
-            &Body::Udp { source } => {
+            Body::Udp { source } => {
                 let u = &mut self.udp[source as usize];
                 u.received += 1;
                 u.received_bytes += pkt.wire_bytes as u64;
