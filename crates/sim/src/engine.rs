@@ -31,7 +31,9 @@ pub struct Order(u64);
 pub const MAX_INDEX: u32 = (1 << 24) - 1;
 
 impl Order {
-    /// `tie` wraps after 2^38 (2.7e11 packets through one port), far beyond any run.
+    /// `tie` wraps after 2^38; a port's arrivals use twice its transmission number (the
+    /// duplicate of a packet ranks right after it), so after 1.4e11 packets through one port,
+    /// far beyond any run.
     pub fn new(class: Class, index: u32, tie: u64) -> Order {
         debug_assert!(index <= MAX_INDEX);
         Order((class as u64) << 62 | (index as u64) << 38 | (tie & ((1 << 38) - 1)))

@@ -583,6 +583,19 @@ mod tests {
     }
 
     #[test]
+    fn a_rate_change_applies_to_the_next_packet_of_a_size_already_sent() {
+        let mut net = Net::new(&line(2), 1);
+        let ms = |v: u64| Time(Duration::from_millis(v).0);
+        let p = &mut net.ports[0];
+        // 1000 bytes: 8 ms at 1 Mb/s, then 4 ms at 2 Mb/s (the kept serialisation time of
+        // this size must not outlive the rate), each plus 1 ms of delay.
+        assert_eq!(send(p, Time::ZERO, 0, &mut Vec::new()), Some(ms(9)));
+        p.arrive(ms(9));
+        p.set_rate(ms(20), Rate(2_000_000));
+        assert_eq!(send(p, ms(20), 1, &mut Vec::new()), Some(ms(25)));
+    }
+
+    #[test]
     fn cut_through_needs_one_in_order_feeder() {
         // n0 - n1 - n2 - n3: ports 0 (n0->n1), 2 (n1->n2), 4 (n2->n3) carry n0's packets to n3.
         let fed = |spec: &NetSpec, paths: &[(u32, u32)], changing: &[usize]| {
