@@ -199,48 +199,15 @@ impl Endpoint {
     // ---- input ----
     /// A segment arrived. Returns the payload newly delivered in order, if any.
     pub fn handle_segment(&mut self, now: Time, seg: &Segment) -> Option<SeqRange> {
-        match self.state {
-            State::Listen => {
-                if seg.flags.syn && !seg.flags.ack {
-                    self.state = State::SynReceived;
-                    self.syn_due = true;
-                }
-                return None;
-            }
-            State::SynSent => {
-                if !(seg.flags.syn && seg.flags.ack && seg.ack == ISS + 1) {
-                    return None;
-                }
-                // Karn's rule holds for the SYN too: no sample from a retransmitted SYN.
-                if let (Some(t), false) = (self.syn_sent_at, self.syn_retransmitted) {
-                    self.measure.on_handshake_rtt(now.since(t));
-                }
-                // The SYN-ACK carries the peer's window, which binds our first flight.
-                self.sender.set_peer_window(seg.window);
-                self.established();
+        // Tested first and alone: nearly every segment finds the connection established.
+        if self.state == State::Established {
+            if seg.flags.syn {
+                // A retransmitted SYN-ACK: our handshake ACK was lost.
                 self.ack_due = true;
                 return None;
             }
-            State::SynReceived => {
-                if seg.flags.syn && !seg.flags.ack {
-                    self.syn_due = true; // our SYN-ACK was lost; the peer sent its SYN again
-                    return None;
-                }
-                if !(seg.flags.ack && seg.ack > ISS) {
-                    return None;
-                }
-                if let (Some(t), false) = (self.syn_sent_at, self.syn_retransmitted) {
-                    self.measure.on_rtt_sample(now.since(t));
-                }
-                self.established();
-            }
-            State::Established => {
-                if seg.flags.syn {
-                    // A retransmitted SYN-ACK: our handshake ACK was lost.
-                    self.ack_due = true;
-                    return None;
-                }
-            }
+        } else if !self.handle_handshake_segment(now, seg) {
+            return None;
         }
         self.sender.set_peer_window(seg.window);
         if seg.flags.ack && self.paced_restart {
@@ -281,6 +248,50 @@ impl Endpoint {
             self.bytes_received += r.len();
         }
         delivered
+    }
+
+    /// `handle_segment` before the connection is established. Returns true when the segment
+    /// goes on to be processed as an established connection's: the ACK that completes a
+    /// passive open.
+    fn handle_handshake_segment(&mut self, now: Time, seg: &Segment) -> bool {
+        match self.state {
+            State::Listen => {
+                if seg.flags.syn && !seg.flags.ack {
+                    self.state = State::SynReceived;
+                    self.syn_due = true;
+                }
+                false
+            }
+            State::SynSent => {
+                if !(seg.flags.syn && seg.flags.ack && seg.ack == ISS + 1) {
+                    return false;
+                }
+                // Karn's rule holds for the SYN too: no sample from a retransmitted SYN.
+                if let (Some(t), false) = (self.syn_sent_at, self.syn_retransmitted) {
+                    self.measure.on_handshake_rtt(now.since(t));
+                }
+                // The SYN-ACK carries the peer's window, which binds our first flight.
+                self.sender.set_peer_window(seg.window);
+                self.established();
+                self.ack_due = true;
+                false
+            }
+            State::SynReceived => {
+                if seg.flags.syn && !seg.flags.ack {
+                    self.syn_due = true; // our SYN-ACK was lost; the peer sent its SYN again
+                    return false;
+                }
+                if !(seg.flags.ack && seg.ack > ISS) {
+                    return false;
+                }
+                if let (Some(t), false) = (self.syn_sent_at, self.syn_retransmitted) {
+                    self.measure.on_rtt_sample(now.since(t));
+                }
+                self.established();
+                true
+            }
+            State::Established => true,
+        }
     }
 
     /// Fire every timer due at `now`.
@@ -340,47 +351,48 @@ impl Endpoint {
     /// The next segment to send now.
     #[must_use]
     pub fn poll_transmit(&mut self, now: Time) -> Option<Segment> {
-        match self.state {
-            State::Listen => None,
-            State::SynSent | State::SynReceived => {
-                if !self.syn_due {
-                    return None;
-                }
-                self.syn_due = false;
-                // Karn's rule: a second SYN or SYN-ACK (after our timeout, or because the
-                // peer sent its SYN again) makes the handshake's RTT ambiguous.
-                self.syn_retransmitted |= self.syn_sent_at.is_some();
-                self.syn_sent_at = Some(now);
-                if self.timers[Timer::Rto as usize].is_none() {
-                    self.arm(Timer::Rto, now + self.measure.rto());
-                }
-                let passive = self.state == State::SynReceived;
-                Some(self.segment(ISS, 0, Flags { syn: true, ack: passive, fin: false }))
-            }
-            State::Established => {
-                self.restart_after_idle(now);
-                let tx = if self.pacer.may_send(now) { self.sender.poll(now) } else { None };
-                if let Some(tx) = tx {
-                    // RFC 6298 §5.1: start the timer if it is not running.
-                    if self.timers[Timer::Rto as usize].is_none() {
-                        self.arm(Timer::Rto, now + self.measure.rto());
-                    }
-                    self.pacer.on_send(now);
-                    if let Some(at) = self.pacer.next_release() {
-                        self.arm(Timer::Pace, at);
-                    }
-                    if let Some(p) = &mut self.preemptive {
-                        let cmd = p.on_send(now, !tx.retransmission);
-                        self.apply_preemptive(cmd);
-                    }
-                    return Some(self.segment(tx.seq, tx.len, Flags { syn: false, ack: true, fin: tx.fin }));
-                }
-                if self.ack_due {
-                    return Some(self.segment(self.sender.snd_max(), 0, Flags { ack: true, ..Flags::default() }));
-                }
-                None
-            }
+        // Tested first and alone: an established connection is asked after every packet.
+        if self.state != State::Established {
+            return self.poll_handshake(now);
         }
+        self.restart_after_idle(now);
+        let tx = if self.pacer.may_send(now) { self.sender.poll(now) } else { None };
+        if let Some(tx) = tx {
+            // RFC 6298 §5.1: start the timer if it is not running.
+            if self.timers[Timer::Rto as usize].is_none() {
+                self.arm(Timer::Rto, now + self.measure.rto());
+            }
+            self.pacer.on_send(now);
+            if let Some(at) = self.pacer.next_release() {
+                self.arm(Timer::Pace, at);
+            }
+            if let Some(p) = &mut self.preemptive {
+                let cmd = p.on_send(now, !tx.retransmission);
+                self.apply_preemptive(cmd);
+            }
+            return Some(self.segment(tx.seq, tx.len, Flags { syn: false, ack: true, fin: tx.fin }));
+        }
+        if self.ack_due {
+            return Some(self.segment(self.sender.snd_max(), 0, Flags { ack: true, ..Flags::default() }));
+        }
+        None
+    }
+
+    /// `poll_transmit` before the connection is established: the SYN or SYN-ACK, when due.
+    fn poll_handshake(&mut self, now: Time) -> Option<Segment> {
+        if self.state == State::Listen || !self.syn_due {
+            return None;
+        }
+        self.syn_due = false;
+        // Karn's rule: a second SYN or SYN-ACK (after our timeout, or because the
+        // peer sent its SYN again) makes the handshake's RTT ambiguous.
+        self.syn_retransmitted |= self.syn_sent_at.is_some();
+        self.syn_sent_at = Some(now);
+        if self.timers[Timer::Rto as usize].is_none() {
+            self.arm(Timer::Rto, now + self.measure.rto());
+        }
+        let passive = self.state == State::SynReceived;
+        Some(self.segment(ISS, 0, Flags { syn: true, ack: passive, fin: false }))
     }
 
     /// RFC 5681 §4.1, paper 000 §3.4 item 1: the connection was idle when nothing is

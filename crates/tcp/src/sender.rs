@@ -383,7 +383,8 @@ impl Sender {
                 return Some(tx);
             }
         }
-        if self.rec.kind == RecoveryKind::Sack && self.rec.in_recovery {
+        // `in_recovery` first: nearly always false, it ends the test at once.
+        if self.rec.in_recovery && self.rec.kind == RecoveryKind::Sack {
             return self.poll_sack_recovery(now);
         }
         if self.snd_nxt < self.snd_max {

@@ -46,8 +46,16 @@ impl NewReno {
             // 1.67 bytes per ACK become 1); carrying the remainder to the next ACK keeps the
             // intended one SMSS per window of ACKs, as ns-2's float cwnd does.
             self.ca_credit += mss * mss;
-            w.cwnd += self.ca_credit / w.cwnd;
-            self.ca_credit %= w.cwnd;
+            let (grow, rest) = (self.ca_credit / w.cwnd, self.ca_credit % w.cwnd);
+            w.cwnd += grow;
+            // The credit left is the remainder modulo the grown cwnd. The credit equals
+            // grow * cwnd + rest before the growth, so grow * cwnd + (rest - grow²) after it:
+            // the remainder is rest - grow² unless that is negative (only when rest < grow²,
+            // rare), which a second division settles. One division per ACK, not two.
+            self.ca_credit = match rest.checked_sub(grow.saturating_mul(grow)) {
+                Some(left) => left,
+                None => self.ca_credit % w.cwnd,
+            };
         }
     }
 }
@@ -72,6 +80,33 @@ mod tests {
             let grown = w.cwnd - segments * mss;
             // One window of ACKs: SMSS, less what the growth during the window itself costs.
             assert!(grown <= mss && grown + 2 * mss / segments.max(1) + 1 >= mss, "{segments}: grew {grown}");
+        }
+    }
+
+    /// `on_ack` divides once where the carried remainder of eq. (3) reads as two divisions:
+    /// cwnd += credit / cwnd, then credit %= the grown cwnd. Both must agree to the byte,
+    /// also when a loss shrank cwnd below the credit carried (the case of the second division).
+    #[test]
+    fn congestion_avoidance_one_division_matches_the_two_division_formula() {
+        let measure = Measure::new(RtoConfig::default());
+        for mss in [1u64, 536, 1000, 1460, 65_535] {
+            for start in [1, 2, mss, 3 * mss + 1, 100 * mss, 999_983, mss * mss, 5 * mss * mss + 7] {
+                let mut cc = NewReno::new(false);
+                let mut w = Window { cwnd: start, ssthresh: 0 };
+                let (mut cwnd, mut credit) = (start, 0u64);
+                let ctx = AckCtx { now: Time::ZERO, mss, acked_bytes: mss, measure: &measure, rate_epoch: RateEpoch::Running };
+                for ack in 1..=1000 {
+                    cc.on_ack(&mut w, &ctx);
+                    credit += mss * mss;
+                    cwnd += credit / cwnd;
+                    credit %= cwnd;
+                    assert_eq!((w.cwnd, cc.ca_credit), (cwnd, credit), "mss {mss}, start {start}, ACK {ack}");
+                    if ack % 97 == 0 {
+                        cwnd = (cwnd / 2).max(1);
+                        w.cwnd = cwnd;
+                    }
+                }
+            }
         }
     }
 }
