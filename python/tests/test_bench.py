@@ -1,0 +1,29 @@
+"""`rampup bench`: the timed child process does the same work as the engine in-process."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rampup import _engine
+from rampup.bench import bench_scenario, measure_rampup
+
+
+def test_the_timed_child_delivers_what_the_engine_delivers_in_process(tmp_path: Path) -> None:
+    path = tmp_path / "bench-3.toml"
+    path.write_text(bench_scenario(3, 0.5))
+    m = measure_rampup(path)
+    assert m.packets == _engine.delivered_packets(path.read_text(), 1000)
+    assert m.packets > 1000, "three flows for half a second deliver thousands of packets"
+    assert m.wall_s > 0 and m.peak_rss_mb > 0
+
+
+def test_bench_prints_a_row_per_n(run_cli) -> None:  # type: ignore[no-untyped-def]
+    proc = run_cli("bench", "--flows", "1,2", "--duration", "0.2", "--repeat", "1", "--no-ns2")
+    assert proc.returncode == 0, proc.stderr
+    assert "N = 1:" in proc.stdout and "N = 2:" in proc.stdout
+
+
+def test_bench_rejects_a_bad_flow_list(run_cli) -> None:  # type: ignore[no-untyped-def]
+    proc = run_cli("bench", "--flows", "1,x", "--no-ns2")
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == ["rampup: error: --flows: '1,x' is not a comma-separated list of whole numbers"]
