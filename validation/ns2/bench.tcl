@@ -14,24 +14,21 @@
 
 array set cfg { n 1 duration 60 seed 1 }
 source [file join [file dirname [info script]] args.tcl]
+source [file join [file dirname [info script]] wire.tcl]
 parse_args bench.tcl cfg
 set mss 1000
 set wire [expr {$mss + 40}]
 
-# Same per-packet settings as single_flow.tcl (see README): 1040-byte data
-# packets on the wire for every packet including seqno 0, 40-byte ACKs,
-# ACK every segment (plain TCPSink), no fake SYN, no delay_growth_.
-Agent/TCP set useHeaders_ false
-Agent/TCP set packetSize_ $wire
-Agent/TCP set syn_ false
-Agent/TCP set delay_growth_ false
+# Same per-packet settings as single_flow.tcl (wire.tcl): 1040-byte data
+# packets on the wire for every packet including seqno 0, 40-byte ACKs;
+# ACK every segment (plain TCPSink).
+same_wire_bytes $wire
 Agent/TCP set windowInit_ 2
 Agent/TCP set tcpTick_ 0.01
 Agent/TCP set minrto_ 1
 Agent/TCP set maxrto_ 60
 # No receiver-window cap; the initial ssthresh_ becomes window_ (= unlimited).
 Agent/TCP set window_ 100000
-Agent/TCPSink set packetSize_ 40
 
 set ns [new Simulator]
 # Manual routing: ns-2's default static routing computes all-pairs shortest

@@ -50,6 +50,7 @@ array set cfg {
     tmp /tmp trace {} traced 0
 }
 source [file join [file dirname [info script]] args.tcl]
+source [file join [file dirname [info script]] wire.tcl]
 parse_args rbp.tcl cfg
 array set agent_of {
     reno-ssr   {Agent/TCP/Reno 1}
@@ -73,11 +74,8 @@ set qpkts [expr {$cfg(queue) / $wire}]
 set qacks [expr {$cfg(queue) / 40}]
 
 # ---------------------------------------------------------- agent defaults
-# Same bytes on the wire for Reno and Vegas (see README.md: single_flow.tcl).
-Agent/TCP set useHeaders_ false
-Agent/TCP set packetSize_ $wire
-Agent/TCP set syn_ false
-Agent/TCP set delay_growth_ false
+# Same bytes on the wire for Reno and Vegas (wire.tcl).
+same_wire_bytes $wire
 # ns 2.0b17: initial window 1, 100 ms timer tick, minimum RTO 1 s.
 Agent/TCP set windowInit_ 1
 Agent/TCP set tcpTick_ 0.1
@@ -89,7 +87,6 @@ Agent/TCP set window_ 32
 Agent/TCP set restart_bugfix_ 1
 # Limited transmit (RFC 3042, 2001) did not exist in 1997.
 Agent/TCP set singledup_ 0
-Agent/TCPSink set packetSize_ 40
 Agent/TCPSink/DelAck set interval_ 0.1
 # ns-2.35's sinks ACK seqno 0 at once, as if it were a SYN (SYN_immediate_ack_,
 # added after 2.0b17); rampup without a handshake delays it like any segment.

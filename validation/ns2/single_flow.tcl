@@ -42,6 +42,7 @@ array set cfg {
     duration 10 access_buffer 1000 trace {} max_ssthresh 0
 }
 source [file join [file dirname [info script]] args.tcl]
+source [file join [file dirname [info script]] wire.tcl]
 parse_args single_flow.tcl cfg
 if {[lsearch -exact {Newreno Sack1 Vegas} $cfg(tcp)] < 0} {
     puts stderr "single_flow.tcl: tcp must be Newreno, Sack1 or Vegas"
@@ -50,20 +51,8 @@ if {[lsearch -exact {Newreno Sack1 Vegas} $cfg(tcp)] < 0} {
 set wire [expr {$cfg(mss) + $cfg(hdr)}]   ;# bytes of one data packet on the wire
 
 # ---------------------------------------------------------- agent defaults
-# Same bytes on the wire for every variant.  With useHeaders_ true, TcpAgent
-# (Reno/NewReno/Sack1) adds tcpip_base_hdr_size_ (40) to every data packet
-# except seqno 0, while Vegas has its own output() that never adds it.  So
-# headers are switched off and packetSize_ is set to payload + header: every
-# data packet of every variant is exactly $wire bytes on every link.
-Agent/TCP set useHeaders_ false
-Agent/TCP set packetSize_ $wire
-# syn_ true (the 2.35 default) makes TcpAgent send seqno 0 as a 40-byte
-# "SYN" carrying no data -- but without waiting for it, so it is not a
-# handshake either -- and Vegas ignores it.  Off: seqno 0 is a full-size
-# data packet, as in rampup with handshake = false.
-Agent/TCP set syn_ false
-# delay_growth_ true would reset cwnd to windowInit_ at the first ACK.
-Agent/TCP set delay_growth_ false
+# Same bytes on the wire for every variant (wire.tcl).
+same_wire_bytes $wire
 Agent/TCP set windowInit_ 2
 Agent/TCP set tcpTick_ 0.01
 Agent/TCP set minrto_ $cfg(minrto)
@@ -80,8 +69,6 @@ if {$cfg(cap) > 0} {
 } else {
     Agent/TCP set window_ 100000
 }
-# 40-byte ACKs (this is also the 2.35 default; set so it is explicit).
-Agent/TCPSink set packetSize_ 40
 Agent/TCPSink/DelAck set interval_ $cfg(delack_interval)
 Agent/TCPSink/Sack1/DelAck set interval_ $cfg(delack_interval)
 
