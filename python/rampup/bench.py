@@ -67,7 +67,7 @@ class Measurement:
 
 # The child: a bare Python (-S: no site packages) that imports the engine's shared library
 # from its folder as a top-level module (not the package, whose imports of pandas and pyarrow
-# would be timed too; nor through importlib.util, whose import alone takes ~5 ms), runs,
+# would be timed too; nor through importlib.util, whose import alone took ~4.5 ms), runs,
 # and prints the delivered data packets.
 _CHILD = """
 import sys
