@@ -59,6 +59,8 @@ class Measurement:
     packets: int
     wall_s: float
     peak_rss_mb: float
+    # User plus system time: above wall_s when a run is split over two threads.
+    cpu_s: float = float("nan")
 
     @property
     def packets_per_s(self) -> float:
@@ -89,8 +91,8 @@ def _peak_rss_mb(pid: int) -> float | None:
     return None
 
 
-def _timed(cmd: list[str]) -> tuple[str, float, float]:
-    """Run `cmd`; its stdout, wall seconds and peak resident MB.
+def _timed(cmd: list[str]) -> tuple[str, float, float, float]:
+    """Run `cmd`; its stdout, wall seconds, peak resident MB and CPU seconds.
 
     The wall time ends when a blocking wait returns, so it is exact to the scheduler's
     wake-up, not to a polling interval. The peak is VmHWM, read every few milliseconds by
@@ -110,7 +112,7 @@ def _timed(cmd: list[str]) -> tuple[str, float, float]:
         pid = os.posix_spawnp(cmd[0], cmd, os.environ, file_actions=actions)
         sampler = threading.Thread(target=sample, args=(pid,), daemon=True)
         sampler.start()
-        _, status = os.waitpid(pid, 0)
+        _, status, usage = os.wait4(pid, 0)
         wall = time.perf_counter() - start
         done.set()
         sampler.join()
@@ -119,20 +121,20 @@ def _timed(cmd: list[str]) -> tuple[str, float, float]:
         code = os.waitstatus_to_exitcode(status)
         if code != 0:
             raise RuntimeError(f"{Path(cmd[0]).name} failed ({code}): {err.read().decode().strip()[-300:]}")
-        return out.read().decode(), wall, peak[0]
+        return out.read().decode(), wall, peak[0], usage.ru_utime + usage.ru_stime
 
 
 def measure_rampup(scenario_path: Path) -> Measurement:
-    out, wall, rss = _timed([sys.executable, "-S", "-c", _CHILD, str(Path(_engine.__file__).parent), str(scenario_path)])
-    return Measurement(int(out), wall, rss)
+    out, wall, rss, cpu = _timed([sys.executable, "-S", "-c", _CHILD, str(Path(_engine.__file__).parent), str(scenario_path)])
+    return Measurement(int(out), wall, rss, cpu)
 
 
 def measure_ns2(flows: int, duration_s: float) -> Measurement:
-    out, wall, rss = _timed(["ns", str(NS2_SCRIPT), f"n={flows}", f"duration={duration_s:g}"])
+    out, wall, rss, cpu = _timed(["ns", str(NS2_SCRIPT), f"n={flows}", f"duration={duration_s:g}"])
     m = re.search(r"delivered_pkts=(\d+)", out)
     if not m:
         raise RuntimeError(f"ns-2 printed no delivered_pkts: {out.strip()[-200:]}")
-    return Measurement(int(m.group(1)), wall, rss)
+    return Measurement(int(m.group(1)), wall, rss, cpu)
 
 
 def ns2_available() -> bool:
@@ -168,6 +170,7 @@ def _summarise(n: int, ours: list[Measurement], theirs: list[Measurement]) -> di
         "rampup_pkts_per_s": med(ours, lambda m: m.packets_per_s),
         "rampup_wall_s": med(ours, lambda m: m.wall_s),
         "rampup_peak_mb": med(ours, lambda m: m.peak_rss_mb),
+        "rampup_cpu_s": med(ours, lambda m: m.cpu_s),
         "runs": len(ours),
     }
     if theirs:

@@ -309,7 +309,7 @@ def bench(flows: str, large: bool, repeat: int, duration: float, ns2: bool) -> N
     if ns2 and not with_ns2:
         console.print("ns-2 (`ns`) not found: timing rampup only")
     table = Table(box=box.SIMPLE_HEAD)
-    cols = ["N", "packets", "rampup Mpkt/s", "MB"]
+    cols = ["N", "packets", "rampup Mpkt/s", "CPU/wall", "MB"]
     if with_ns2:
         cols += ["ns-2 Mpkt/s", "MB", "ratio", "same work"]
     for c in cols:
@@ -317,7 +317,7 @@ def bench(flows: str, large: bool, repeat: int, duration: float, ns2: bool) -> N
 
     def report(row: dict) -> None:
         cells = [str(row["flows"]), str(row["packets"]), f"{row['rampup_pkts_per_s'] / 1e6:.3f}",
-                 f"{row['rampup_peak_mb']:.0f}"]
+                 f"{row['rampup_cpu_s'] / row['rampup_wall_s']:.2f}", f"{row['rampup_peak_mb']:.0f}"]
         if with_ns2:
             if "ns2_packets" in row:
                 cells += [f"{row['ns2_pkts_per_s'] / 1e6:.3f}", f"{row['ns2_peak_mb']:.0f}", f"{row['speedup']:.1f}x",
@@ -335,6 +335,8 @@ def bench(flows: str, large: bool, repeat: int, duration: float, ns2: bool) -> N
         raise CliError(str(e), EXIT_FAILURE) from None
     console.print(table)
     console.print(f"medians of {repeat} run(s) per N; {duration:g} simulated seconds; whole processes, set-up included")
+    console.print("rampup splits a run over two threads where it can (RAMPUP_THREADS=1: one); "
+                  "CPU/wall is its CPU time over wall time")
 
 
 @main.command()

@@ -164,6 +164,12 @@ impl<E> EventQueue<E> {
         Some((Time((top.key >> 64) as u64), top.event))
     }
 
+    /// When the earliest event is due.
+    pub fn next_time(&self) -> Option<Time> {
+        let key = self.timers.first_key().min(self.busy.first_key());
+        (key != u128::MAX).then_some(Time((key >> 64) as u64))
+    }
+
     /// Events handed out so far.
     pub fn processed(&self) -> u64 {
         self.processed

@@ -4,12 +4,15 @@
 pub mod engine;
 pub mod net;
 pub mod output;
+pub mod partition;
 pub mod pcap;
 pub mod rng;
 pub mod scenario;
 pub mod topology;
 pub mod units;
 pub mod world;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 pub use output::{Column, RunOutput, Table};
 pub use scenario::{Scenario, ScenarioError};
@@ -34,11 +37,44 @@ pub fn run_toml_with_progress(
     Ok(run(&sc, seed.unwrap_or(sc.seed), progress))
 }
 
-/// Run a checked scenario with `seed`.
+/// Runs now in progress in this process.
+static RUNNING: AtomicUsize = AtomicUsize::new(0);
+
+struct Running;
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        RUNNING.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// Run a checked scenario with `seed`: on two threads when the network splits in two
+/// (`partition::plan`), else on one. The tables are the same either way. A run that starts
+/// while another is in progress in this process (a sweep's) keeps to one thread, as does
+/// every run with `RAMPUP_THREADS=1`.
 pub fn run(sc: &Scenario, seed: u64, progress: &mut dyn FnMut(f64)) -> RunOutput {
+    let alone = RUNNING.fetch_add(1, Ordering::Relaxed) == 0;
+    let _running = Running;
+    match partition::plan(sc).filter(|_| alone && threads() > 1) {
+        Some(split) => {
+            let mut out = world::run_split(sc, seed, &split, progress);
+            out.seed = seed;
+            out
+        }
+        None => run_on_one_thread(sc, seed, progress),
+    }
+}
+
+/// As `run`, on the calling thread only.
+pub fn run_on_one_thread(sc: &Scenario, seed: u64, progress: &mut dyn FnMut(f64)) -> RunOutput {
     let mut out = world::World::new(sc, seed).run(progress);
     out.seed = seed;
     out
+}
+
+/// Threads a run may use: `RAMPUP_THREADS`, else 2.
+fn threads() -> usize {
+    std::env::var("RAMPUP_THREADS").ok().and_then(|v| v.parse().ok()).unwrap_or(2)
 }
 
 /// As `run`, with one event per packet and hop: no admission is computed ahead

@@ -2,11 +2,15 @@
 //! event queue. Endpoints are sans-IO: the world hands them segments and timer expiries and
 //! polls them for what to send.
 
-use rampup_tcp::{Endpoint, Role, Snapshot, Time};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+use rampup_tcp::{Duration, Endpoint, Role, Snapshot, Time};
 
 use crate::engine::{Class, EventQueue, Order};
 use crate::net::{Body, Net, OnWire, Offer, Packet, Packets, Port};
 use crate::output::{table, Column, RunOutput, Table};
+use crate::partition::Split;
 use crate::pcap::Pcap;
 use crate::scenario::{App, Scenario};
 
@@ -14,7 +18,7 @@ enum Event {
     /// The first packet on a port's wire reaches the far end (if the event is not stale).
     Arrive(u32),
     /// A packet (by its index in `Packets`) that left its port's FIFO order, a duplicate or
-    /// a reordered one, arrives.
+    /// a reordered one, or one that crossed from the other half of a split run, arrives.
     ArriveLate(u32, u32),
     /// A packet (by its index in `Packets`) is dropped by a queue (`lost`: false) or lost on
     /// a link, at a hop whose admission was computed ahead (`Net::plan_cut_through`).
@@ -128,6 +132,26 @@ impl Series {
         }
     }
 
+    /// Add `other`'s rows (of the other half of a split run), leaving it empty.
+    fn append(&mut self, other: &mut Series) {
+        self.ts_t.append(&mut other.ts_t);
+        self.ts_flow.append(&mut other.ts_flow);
+        self.ts_cwnd.append(&mut other.ts_cwnd);
+        self.ts_ssthresh.append(&mut other.ts_ssthresh);
+        self.ts_srtt.append(&mut other.ts_srtt);
+        self.ts_flight.append(&mut other.ts_flight);
+        self.ts_nxt.append(&mut other.ts_nxt);
+        self.ts_una.append(&mut other.ts_una);
+        self.ts_cc_mode.append(&mut other.ts_cc_mode);
+        self.ts_congestive_events.append(&mut other.ts_congestive_events);
+        self.ts_pacing.append(&mut other.ts_pacing);
+        self.q_t.append(&mut other.q_t);
+        self.q_port.append(&mut other.q_port);
+        self.q_pkts.append(&mut other.q_pkts);
+        self.q_bytes.append(&mut other.q_bytes);
+        self.q_drops.append(&mut other.q_drops);
+    }
+
     /// A queue row; the port is kept by index and named once, in `finish`, so that a row
     /// (one per packet and hop) allocates nothing.
     fn record_queue(&mut self, t: Time, port: u32, p: &Port) {
@@ -160,6 +184,26 @@ struct Series {
     q_drops: Vec<u64>,
 }
 
+/// A packet sent across the cut of a split run (`crate::partition`): it arrives from
+/// `port` at `at`, ranked `order` as its arrival event would be in one world.
+pub struct Crossing {
+    at: Time,
+    order: Order,
+    port: u32,
+    /// The packet's transmission number on `port`, if it arrives in the wire's order (not
+    /// a duplicate or a reordered one).
+    txn: Option<u64>,
+    pkt: Packet,
+}
+
+/// A world's part in a split run.
+struct Half {
+    /// The nodes this world simulates: flows start, sources send and links change only here.
+    owns: Vec<bool>,
+    /// Packets sent across the cut since the other half last took them.
+    outbox: Vec<Crossing>,
+}
+
 pub struct World<'s> {
     sc: &'s Scenario,
     now: Time,
@@ -175,10 +219,51 @@ pub struct World<'s> {
     packets_in_flight: Packets,
     /// Connection ends now sending (`service`), nested when a segment is taken ahead.
     ends_in_service: u32,
+    half: Option<Half>,
+    /// The cut link's port out of this half, in a split run (`u32::MAX` otherwise): what it
+    /// sends goes to the other half.
+    cut_port: u32,
+    /// Taken over from the other half at the end of a split run: its events handled and
+    /// its packets in flight outside the ports' wires.
+    other_events: u64,
+    other_in_flight: u64,
+}
+
+/// What the two halves of a split run share: each one's published clock (nanoseconds)
+/// and the packets sent across to it.
+#[derive(Default)]
+#[repr(align(128))]
+struct HalfLink {
+    clock: AtomicU64,
+    inbox: Mutex<Vec<Crossing>>,
+}
+
+/// How many events a half handles between publishing its clock: often enough that the other
+/// half rarely waits, rarely enough that the shared cache line stays quiet.
+const PUBLISH_EVERY: u64 = 64;
+
+/// Run `sc` split at `split` (`crate::partition`), half 1 on a second thread; `progress`
+/// follows half 0.
+pub fn run_split(sc: &Scenario, seed: u64, split: &Split, progress: &mut dyn FnMut(f64)) -> RunOutput {
+    let halves: [HalfLink; 2] = Default::default();
+    let [a, b] = [0, 1].map(|h| World::new_half(sc, seed, Some((split, h))));
+    let (mut a, b) = std::thread::scope(|s| {
+        let other = s.spawn(|| b.run_half(1, &halves, split.lookahead, &mut |_| {}));
+        let a = a.run_half(0, &halves, split.lookahead, progress);
+        (a, other.join().expect("the second half's thread does not panic"))
+    });
+    let unread: usize = halves.iter().map(|h| h.inbox.lock().expect("no thread panicked").len()).sum();
+    a.absorb(b, unread);
+    a.finish()
 }
 
 impl<'s> World<'s> {
     pub fn new(sc: &'s Scenario, seed: u64) -> Self {
+        Self::new_half(sc, seed, None)
+    }
+
+    /// A world for half `h` of `split`, or for the whole network.
+    fn new_half(sc: &'s Scenario, seed: u64, split: Option<(&Split, u8)>) -> Self {
         let net = Net::new(&sc.net, seed);
         let mut pcaps: Vec<Option<Pcap>> = (0..net.ports.len()).map(|_| None).collect();
         for &l in &sc.trace.pcap {
@@ -202,7 +287,19 @@ impl<'s> World<'s> {
             packets: PacketCounts::default(),
             packets_in_flight: Packets::default(),
             ends_in_service: 0,
+            half: None,
+            cut_port: u32::MAX,
+            other_events: 0,
+            other_in_flight: 0,
         };
+        if let Some((split, h)) = split {
+            let cut = &sc.net.links[split.link];
+            // A link's two ports are made in a row, a->b first (`Net::new`).
+            let a_to_b = w.net.ports.iter().position(|p| p.link == split.link).expect("the cut link's ports") as u32;
+            w.cut_port = if split.half[cut.a] == h { a_to_b } else { a_to_b + 1 };
+            w.half = Some(Half { owns: split.half.iter().map(|&x| x == h).collect(), outbox: Vec::new() });
+        }
+        let owns: Vec<bool> = (0..sc.net.nodes.len()).map(|n| w.half.as_ref().is_none_or(|h| h.owns[n])).collect();
         for (i, f) in sc.flows.iter().enumerate() {
             let (from, to) = (f.from as u32, f.to as u32);
             for (node, peer, role) in [(from, to, Role::Active), (to, from, Role::Passive)] {
@@ -218,15 +315,18 @@ impl<'s> World<'s> {
                 });
             }
             w.flows.push(FlowState { start: None, transfers: Vec::new(), next: 0, data_drops: 0, ack_drops: 0 });
+            if !owns[f.from] {
+                continue;
+            }
             w.events.push_timer(Time::ZERO + f.start_at(i, seed), Order::new(Class::App, i as u32, 0), Event::FlowStart(i as u32));
         }
         for (i, u) in sc.udp.iter().enumerate() {
             w.udp.push(UdpState { sent: 0, received: 0, received_bytes: 0, dropped: 0 });
-            if u.start < u.stop {
+            if u.start < u.stop && owns[u.from] {
                 w.events.push_timer(Time::ZERO + u.start, w.udp_order(i as u32), Event::UdpSend(i as u32));
             }
         }
-        for (i, c) in sc.changes.iter().enumerate() {
+        for (i, c) in sc.changes.iter().enumerate().filter(|(_, c)| owns[sc.net.links[c.link].a]) {
             w.events.push_timer(Time::ZERO + c.at, Order::new(Class::Change, i as u32, 0), Event::Change(i as u32));
         }
         let paths = sc.flows.iter().flat_map(|f| [(f.from, f.to), (f.to, f.from)]).chain(sc.udp.iter().map(|u| (u.from, u.to)));
@@ -294,6 +394,125 @@ impl<'s> World<'s> {
         self.now = end;
         progress(1.0);
         self.finish()
+    }
+
+    /// Run half of a split run to the scenario's end, on the current thread: `me` is this
+    /// half's index in `halves`, shared with the world of the other half on another thread.
+    ///
+    /// Chandy and Misra's conservative rule: the other half publishes a clock `c` once it
+    /// has handled all its events before `c` and handed over what they sent across the
+    /// cut. Its later events are at `c` or after, and what they send crosses a link of
+    /// delay `lookahead` after being serialised, so it arrives after `c + lookahead`: this
+    /// half may go up to that time. When it has nothing left before it, it publishes its
+    /// own next event time (capped at that bound, plus one) so the other half moves on.
+    fn run_half(mut self, me: usize, halves: &[HalfLink; 2], lookahead: Duration, progress: &mut dyn FnMut(f64)) -> Self {
+        let end = Time::ZERO + self.sc.duration;
+        let other = &halves[1 - me];
+        let mut next_report = 0u64;
+        let mut taken = Vec::new();
+        loop {
+            let clock = other.clock.load(Ordering::Acquire);
+            // Buffers are swapped, never freed: they go round between the halves.
+            std::mem::swap(&mut taken, &mut *halves[me].inbox.lock().expect("no thread panicked"));
+            self.take_crossings(&mut taken);
+            let until = (Time(clock) + lookahead).min(end);
+            while let Some((t, ev)) = self.events.pop_until(until) {
+                self.now = t;
+                self.dispatch(ev);
+                if self.events.processed() >= next_report {
+                    next_report += 1 << 16;
+                    progress(t.as_nanos() as f64 / end.as_nanos().max(1) as f64);
+                }
+                if self.events.processed().is_multiple_of(PUBLISH_EVERY) {
+                    self.publish(me, halves, t);
+                }
+            }
+            if until >= end {
+                self.publish(me, halves, Time::MAX);
+                break;
+            }
+            let next = self.events.next_time().unwrap_or(Time::MAX);
+            self.publish(me, halves, next.min(until + Duration(1)));
+            let mut spins = 0u32;
+            while other.clock.load(Ordering::Acquire) == clock {
+                // Spin a little (the other half usually moves on within microseconds),
+                // then give the core away: the machine may have fewer cores than threads.
+                spins += 1;
+                if spins < 1_000 {
+                    std::hint::spin_loop();
+                } else {
+                    std::thread::yield_now();
+                }
+            }
+        }
+        self.now = end;
+        progress(1.0);
+        self
+    }
+
+    /// Hand what was sent across the cut to the other half, then promise that every
+    /// event before `clock` is done.
+    fn publish(&mut self, me: usize, halves: &[HalfLink; 2], clock: Time) {
+        let h = self.half.as_mut().expect("a split run");
+        if !h.outbox.is_empty() {
+            let mut inbox = halves[1 - me].inbox.lock().expect("no thread panicked");
+            if inbox.is_empty() {
+                std::mem::swap(&mut *inbox, &mut h.outbox);
+            } else {
+                inbox.append(&mut h.outbox);
+            }
+        }
+        halves[me].clock.store(clock.as_nanos(), Ordering::Release);
+    }
+
+    /// Take the packets the other half sent across the cut. One that arrives in its wire's
+    /// order goes on at once to a next port that only the cut link feeds, as it would in
+    /// one world (`Net::plan_cut_through`); the others arrive in an event of their own.
+    fn take_crossings(&mut self, crossings: &mut Vec<Crossing>) {
+        let end = Time::ZERO + self.sc.duration;
+        for c in crossings.drain(..) {
+            // The lookahead rule: nothing arrives in this half's past.
+            assert!(c.at > self.now, "a packet crossed into the past");
+            let dst = c.pkt.dst;
+            let id = self.packets_in_flight.insert(c.pkt);
+            match (c.txn, self.net.cut_through(c.port, dst, c.at, end)) {
+                (Some(txn), Some(next)) => self.enqueue(next, id, c.at, Some((c.port, txn))),
+                _ => self.events.push(c.at, c.order, Event::ArriveLate(c.port, id)),
+            }
+        }
+    }
+
+    /// Take over from the world of the other half what it simulated: its nodes' ports and
+    /// connection ends, its counts, and its rows.
+    fn absorb(&mut self, mut other: World<'s>, unread: usize) {
+        let theirs = other.half.as_ref().expect("a split run").owns.clone();
+        for (i, p) in other.net.ports.iter_mut().enumerate().filter(|(_, p)| theirs[p.from as usize]) {
+            std::mem::swap(&mut self.net.ports[i], p);
+            std::mem::swap(&mut self.pcaps[i], &mut other.pcaps[i]);
+        }
+        for (mine, c) in self.conns.iter_mut().zip(&mut other.conns).filter(|(_, c)| theirs[c.node as usize]) {
+            std::mem::swap(mine, c);
+        }
+        for (mine, f) in self.flows.iter_mut().zip(&other.flows) {
+            mine.start = mine.start.or(f.start);
+            mine.data_drops += f.data_drops;
+            mine.ack_drops += f.ack_drops;
+        }
+        for (mine, u) in self.udp.iter_mut().zip(&other.udp) {
+            mine.sent += u.sent;
+            mine.received += u.received;
+            mine.received_bytes += u.received_bytes;
+            mine.dropped += u.dropped;
+        }
+        let (p, o) = (&mut self.packets, &other.packets);
+        p.created += o.created;
+        p.duplicated += o.duplicated;
+        p.delivered += o.delivered;
+        p.dropped += o.dropped;
+        p.lost += o.lost;
+        self.series.append(&mut other.series);
+        self.other_events = other.events.processed();
+        self.other_in_flight = other.late_in_flight() + unread as u64;
     }
 
     fn dispatch(&mut self, ev: Event) {
@@ -392,7 +611,7 @@ impl<'s> World<'s> {
         self.packets.created += 1;
         let port = self.net.route(pkt.src, pkt.dst);
         let id = self.packets_in_flight.insert(pkt);
-        self.enqueue(port, id, self.now);
+        self.enqueue(port, id, self.now, None);
         let next = self.now + spec.rate.tx_time(spec.packet_bytes);
         if next < Time::ZERO + spec.stop {
             self.events.push_timer(next, self.udp_order(u), Event::UdpSend(u));
@@ -415,7 +634,7 @@ impl<'s> World<'s> {
             let port = self.net.route(c.node, c.peer_node);
             self.packets.created += 1;
             let id = self.packets_in_flight.insert(pkt);
-            self.enqueue(port, id, now);
+            self.enqueue(port, id, now, None);
         }
         let c = &mut self.conns[ep as usize];
         c.in_service = false;
@@ -473,13 +692,12 @@ impl<'s> World<'s> {
     /// Offer packet `id` to `port` at `at`, and on through every next port whose admission
     /// can be computed ahead (`Net::plan_cut_through`); the packet's last admission puts it
     /// on a wire, whose arrival is an event, unless its receiver takes it ahead
-    /// (`receive_ahead`).
-    fn enqueue(&mut self, mut port: u32, id: u32, mut at: Time) {
+    /// (`receive_ahead`). `crossed` is the port the packet last crossed while cut through,
+    /// and its transmission there: a hop-by-hop run would take the next hop in that
+    /// packet's arrival event.
+    fn enqueue(&mut self, mut port: u32, id: u32, mut at: Time, mut crossed: Option<(u32, u64)>) {
         let end = Time::ZERO + self.sc.duration;
         let trace = self.sc.trace.queues;
-        // The port the packet last crossed while cut through, and its transmission there:
-        // a hop-by-hop run would take the next hop in that packet's arrival event.
-        let mut crossed: Option<(u32, u64)> = None;
         loop {
             let series = &mut self.series;
             let p = &mut self.net.ports[port as usize];
@@ -511,7 +729,11 @@ impl<'s> World<'s> {
                         let copy = self.packets_in_flight.get(id).clone();
                         let copy = self.packets_in_flight.insert(copy);
                         // The copy arrives right after the original.
-                        self.events.push(t, Order::new(Class::Net, port, 2 * wire.txn() + 1), Event::ArriveLate(port, copy));
+                        self.arrive_late(port, copy, t, Order::new(Class::Net, port, 2 * wire.txn() + 1));
+                    }
+                    if port == self.cut_port {
+                        self.cross(port, id, wire.arrival(), Order::new(Class::Net, port, 2 * wire.txn()), Some(wire.txn()));
+                        return;
                     }
                     if let Some(next) = self.net.cut_through(port, dst, wire.arrival(), end) {
                         crossed = Some((port, wire.txn()));
@@ -527,11 +749,28 @@ impl<'s> World<'s> {
                     return;
                 }
                 Offer::Reordered { at, txn } => {
-                    self.events.push(at, Order::new(Class::Net, port, 2 * txn), Event::ArriveLate(port, id));
+                    self.arrive_late(port, id, at, Order::new(Class::Net, port, 2 * txn));
                     return;
                 }
             }
         }
+    }
+
+    /// Packet `id` leaves `port` outside its wire's order, as a duplicate or a reordered
+    /// packet, or across the cut of a split run, whose other half then takes it (at `at`,
+    /// ranked `order` in either case).
+    fn arrive_late(&mut self, port: u32, id: u32, at: Time, order: Order) {
+        if port == self.cut_port {
+            self.cross(port, id, at, order, None);
+        } else {
+            self.events.push(at, order, Event::ArriveLate(port, id));
+        }
+    }
+
+    /// Send packet `id` across the cut of a split run (`arrive_late` for `txn`).
+    fn cross(&mut self, port: u32, id: u32, at: Time, order: Order, txn: Option<u64>) {
+        let pkt = self.packets_in_flight.remove(id);
+        self.half.as_mut().expect("a split run").outbox.push(Crossing { at, order, port, txn, pkt });
     }
 
     /// The arrival of the first packet on `port`'s wire, ranked by its transmission there.
@@ -554,7 +793,7 @@ impl<'s> World<'s> {
         let dst = self.packets_in_flight.get(id).dst;
         if dst != node {
             let out = self.net.route(node, dst);
-            self.enqueue(out, id, self.now);
+            self.enqueue(out, id, self.now, None);
             return;
         }
         self.deliver(id, self.now);
@@ -619,6 +858,14 @@ impl<'s> World<'s> {
 
     // ---------------------------------------------------------------- results
 
+    /// Packets in flight that are not on a port's wire: in an event of their own, or sent
+    /// across the cut and not yet taken by the other half.
+    fn late_in_flight(&self) -> u64 {
+        let pending = self.events.pending().filter(|e| matches!(e, Event::ArriveLate(..) | Event::Discard { .. })).count();
+        let crossing = self.half.as_ref().map_or(0, |h| h.outbox.len());
+        (pending + crossing) as u64
+    }
+
     fn finish(mut self) -> RunOutput {
         let end = self.now;
         let trace = self.sc.trace.queues;
@@ -629,6 +876,7 @@ impl<'s> World<'s> {
             p.settle(end);
         }
         self.series.sort_rows();
+        let late = self.late_in_flight() + self.other_in_flight;
         let sc = self.sc;
         let names = |i: usize| sc.net.nodes[i].name.clone();
         let nflows = sc.flows.len();
@@ -718,7 +966,6 @@ impl<'s> World<'s> {
             ("dropped", Column::U64(self.udp.iter().map(|u| u.dropped).collect())),
         ]);
         let on_wire: u64 = ports.iter().map(|p| p.on_wire() as u64).sum();
-        let late = self.events.pending().filter(|e| matches!(e, Event::ArriveLate(..) | Event::Discard { .. })).count() as u64;
         let pk = &self.packets;
         let packets = table(vec![
             ("created", Column::U64(vec![pk.created])),
@@ -745,7 +992,7 @@ impl<'s> World<'s> {
                 ("packets".into(), packets),
             ],
             pcaps,
-            events: self.events.processed(),
+            events: self.events.processed() + self.other_events,
             seed: 0,
             sim_end_ns: end.as_nanos(),
         }

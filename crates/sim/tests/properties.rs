@@ -188,6 +188,61 @@ proptest! {
     }
 }
 
+/// The tables of `sc` run split over two threads (`rampup_sim::partition`) and on one.
+fn split_and_whole(sc: &rampup_sim::Scenario, seed: u64) -> Vec<(String, String, String)> {
+    let split = rampup_sim::run(sc, seed, &mut |_| {});
+    let whole = rampup_sim::run_on_one_thread(sc, seed, &mut |_| {});
+    // Compared as text: NaN (a flow that did not finish) is not equal to itself.
+    whole.tables.iter().map(|(name, t)| (name.clone(), format!("{:?}", split.table(name)), format!("{t:?}"))).collect()
+}
+
+proptest! {
+    // About one drawn network in four can be split.
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    /// A run split in two halves gives the same tables, queue and state rows included, as
+    /// one world: random topologies with loss, duplication and reordering, unlimited flows
+    /// (the only ones a split takes), UDP cross traffic and a rate change on some link.
+    #[test]
+    fn splitting_a_run_in_two_changes_no_result(
+        (n, links, flows) in topology().prop_flat_map(|(n, links)| (Just(n), Just(links), flows(n))),
+        udp in prop::option::of((0usize..7, 1usize..7, 1u32..30)),
+        change in prop::option::of((0usize..8, 1u32..100, 1u64..3000)),
+        seed in any::<u64>(),
+    ) {
+        let flows: Vec<Flow> = flows.into_iter().map(|f| Flow { bytes: None, ..f }).collect();
+        let mut text = scenario(n, &links, &flows, "3s");
+        text += "[trace]\nqueues = true\ntimeseries = true\n";
+        if let Some((from, off, mbps)) = udp {
+            let (from, to) = (from % n, (from + off % n.max(2)) % n);
+            if from != to {
+                text += &format!("[[udp]]\nfrom = \"n{from}\"\nto = \"n{to}\"\nrate = \"{mbps}Mbps\"\npacket_bytes = 500\nstart = \"0.2s\"\nstop = \"1s\"\n");
+            }
+        }
+        if let Some((link, mbps, at_ms)) = change {
+            let l = &links[link % links.len()];
+            text += &format!("[[change]]\nat = \"{at_ms}ms\"\nlink = \"n{}-n{}\"\nrate = \"{mbps}Mbps\"\n", l.a, l.b);
+        }
+        let sc = rampup_sim::scenario::parse(&text).expect("generated scenarios are valid");
+        for (name, split, whole) in split_and_whole(&sc, seed) {
+            prop_assert_eq!(split, whole, "table {} in\n{}", name, text);
+        }
+    }
+}
+
+/// The benchmark's kind of network, lossy on the cut link: the run is split, and gives the
+/// same tables as one world.
+#[test]
+fn a_split_dumbbell_gives_the_same_tables() {
+    let mut text = LOSSY.replace(", bytes = 2000000", "");
+    text += "[trace]\nqueues = true\ntimeseries = true\n";
+    let sc = rampup_sim::scenario::parse(&text).unwrap();
+    assert!(rampup_sim::partition::plan(&sc).is_some(), "the dumbbell is split");
+    for (name, split, whole) in split_and_whole(&sc, 3) {
+        assert_eq!(split, whole, "table {name}");
+    }
+}
+
 #[test]
 fn same_seed_gives_identical_results() {
     let a = run_toml(LOSSY, Some(5)).unwrap();
