@@ -148,6 +148,24 @@ app = { kind = "bulk", bytes = 2000000 }
 tcp = { recovery = "sack", delayed_ack = true }
 "#;
 
+/// `flows` over `links` for 3 s with queue and state traces, a UDP source (from, offset to
+/// its destination, Mb/s) and a rate change (link, Mb/s, at ms) if drawn; and its text.
+fn traced_scenario(n: usize, links: &[Link], flows: &[Flow], udp: Option<(usize, usize, u32)>, change: Option<(usize, u32, u64)>) -> (rampup_sim::Scenario, String) {
+    let mut text = scenario(n, links, flows, "3s");
+    text += "[trace]\nqueues = true\ntimeseries = true\n";
+    if let Some((from, off, mbps)) = udp {
+        let (from, to) = (from % n, (from + off % n.max(2)) % n);
+        if from != to {
+            text += &format!("[[udp]]\nfrom = \"n{from}\"\nto = \"n{to}\"\nrate = \"{mbps}Mbps\"\npacket_bytes = 500\nstart = \"0.2s\"\nstop = \"1s\"\n");
+        }
+    }
+    if let Some((link, mbps, at_ms)) = change {
+        let l = &links[link % links.len()];
+        text += &format!("[[change]]\nat = \"{at_ms}ms\"\nlink = \"n{}-n{}\"\nrate = \"{mbps}Mbps\"\n", l.a, l.b);
+    }
+    (rampup_sim::scenario::parse(&text).expect("generated scenarios are valid"), text)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
 
@@ -165,19 +183,7 @@ proptest! {
         seed in any::<u64>(),
     ) {
         let flows: Vec<Flow> = flows.into_iter().zip(unlimited).map(|(f, u)| Flow { bytes: f.bytes.filter(|_| !u), ..f }).collect();
-        let mut text = scenario(n, &links, &flows, "3s");
-        text += "[trace]\nqueues = true\ntimeseries = true\n";
-        if let Some((from, off, mbps)) = udp {
-            let (from, to) = (from % n, (from + off % n.max(2)) % n);
-            if from != to {
-                text += &format!("[[udp]]\nfrom = \"n{from}\"\nto = \"n{to}\"\nrate = \"{mbps}Mbps\"\npacket_bytes = 500\nstart = \"0.2s\"\nstop = \"1s\"\n");
-            }
-        }
-        if let Some((link, mbps, at_ms)) = change {
-            let l = &links[link % links.len()];
-            text += &format!("[[change]]\nat = \"{at_ms}ms\"\nlink = \"n{}-n{}\"\nrate = \"{mbps}Mbps\"\n", l.a, l.b);
-        }
-        let sc = rampup_sim::scenario::parse(&text).expect("generated scenarios are valid");
+        let (sc, text) = traced_scenario(n, &links, &flows, udp, change);
         let fast = rampup_sim::run(&sc, seed, &mut |_| {});
         let reference = rampup_sim::run_hop_by_hop(&sc, seed);
         prop_assert!(fast.events <= reference.events);
@@ -211,19 +217,7 @@ proptest! {
         seed in any::<u64>(),
     ) {
         let flows: Vec<Flow> = flows.into_iter().map(|f| Flow { bytes: None, ..f }).collect();
-        let mut text = scenario(n, &links, &flows, "3s");
-        text += "[trace]\nqueues = true\ntimeseries = true\n";
-        if let Some((from, off, mbps)) = udp {
-            let (from, to) = (from % n, (from + off % n.max(2)) % n);
-            if from != to {
-                text += &format!("[[udp]]\nfrom = \"n{from}\"\nto = \"n{to}\"\nrate = \"{mbps}Mbps\"\npacket_bytes = 500\nstart = \"0.2s\"\nstop = \"1s\"\n");
-            }
-        }
-        if let Some((link, mbps, at_ms)) = change {
-            let l = &links[link % links.len()];
-            text += &format!("[[change]]\nat = \"{at_ms}ms\"\nlink = \"n{}-n{}\"\nrate = \"{mbps}Mbps\"\n", l.a, l.b);
-        }
-        let sc = rampup_sim::scenario::parse(&text).expect("generated scenarios are valid");
+        let (sc, text) = traced_scenario(n, &links, &flows, udp, change);
         for (name, split, whole) in split_and_whole(&sc, seed) {
             prop_assert_eq!(split, whole, "table {} in\n{}", name, text);
         }
