@@ -60,7 +60,7 @@ class Measurement:
     wall_s: float
     peak_rss_mb: float
     # User plus system time: above wall_s when a run is split over two threads.
-    cpu_s: float = float("nan")
+    cpu_s: float
 
     @property
     def packets_per_s(self) -> float:

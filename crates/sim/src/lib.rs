@@ -56,20 +56,14 @@ pub fn run(sc: &Scenario, seed: u64, progress: &mut dyn FnMut(f64)) -> RunOutput
     let alone = RUNNING.fetch_add(1, Ordering::Relaxed) == 0;
     let _running = Running;
     match partition::plan(sc).filter(|_| alone && threads() > 1) {
-        Some(split) => {
-            let mut out = world::run_split(sc, seed, &split, progress);
-            out.seed = seed;
-            out
-        }
+        Some(split) => world::run_split(sc, seed, &split, progress),
         None => run_on_one_thread(sc, seed, progress),
     }
 }
 
 /// As `run`, on the calling thread only.
 pub fn run_on_one_thread(sc: &Scenario, seed: u64, progress: &mut dyn FnMut(f64)) -> RunOutput {
-    let mut out = world::World::new(sc, seed).run(progress);
-    out.seed = seed;
-    out
+    world::World::new(sc, seed).run(progress)
 }
 
 /// Threads a run may use: `RAMPUP_THREADS`, else 2.
@@ -80,7 +74,5 @@ fn threads() -> usize {
 /// As `run`, with one event per packet and hop: no admission is computed ahead
 /// (`net::Net::plan_cut_through`). Slower; the tests check that it gives the same tables.
 pub fn run_hop_by_hop(sc: &Scenario, seed: u64) -> RunOutput {
-    let mut out = world::World::new(sc, seed).hop_by_hop().run(&mut |_| {});
-    out.seed = seed;
-    out
+    world::World::new(sc, seed).hop_by_hop().run(&mut |_| {})
 }

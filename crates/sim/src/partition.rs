@@ -38,14 +38,18 @@ pub fn plan(sc: &Scenario) -> Option<Split> {
         ends_at[f.from] += 1;
         ends_at[f.to] += 1;
     }
-    let (link, _, _) = bridges(sc, &ends_at)
-        .into_iter()
-        .filter(|&(l, below, total)| sc.net.links[l].delay >= MIN_LOOKAHEAD && !sc.changes.iter().any(|c| c.link == l) && below > 0 && below < total)
+    let tree = Search::new(sc, &ends_at);
+    let cut = tree
+        .bridges
+        .iter()
+        .filter(|b| sc.net.links[b.link].delay >= MIN_LOOKAHEAD && !sc.changes.iter().any(|c| c.link == b.link) && b.below > 0 && b.below < b.total)
         // The longest delay, then the most even split (the fewest ends on the larger side).
-        .min_by_key(|&(l, below, total)| (std::cmp::Reverse(sc.net.links[l].delay), below.max(total - below)))?;
-    let half = halves_without(sc, link);
+        .min_by_key(|b| (std::cmp::Reverse(sc.net.links[b.link].delay), b.below.max(b.total - b.below)))?;
+    // Half 1 is the cut's far side from the search's root: the subtree below it.
+    let subtree = tree.found[cut.below_node]..tree.found[cut.below_node] + tree.size[cut.below_node];
+    let half: Vec<u8> = tree.found.iter().map(|f| subtree.contains(f) as u8).collect();
     let crossing = sc.flows.iter().filter(|f| half[f.from] != half[f.to]).count();
-    (crossing >= MIN_CROSSING_FLOWS).then(|| Split { link, half, lookahead: sc.net.links[link].delay })
+    (crossing >= MIN_CROSSING_FLOWS).then(|| Split { link: cut.link, half, lookahead: sc.net.links[cut.link].delay })
 }
 
 /// With one flow across, the halves hand each other its packets in lockstep and a second
@@ -53,86 +57,81 @@ pub fn plan(sc: &Scenario) -> Option<Split> {
 /// long split as on one thread, where ten flows took 0.87 times as long.
 const MIN_CROSSING_FLOWS: usize = 2;
 
-/// The bridges (links on no cycle) by Tarjan's depth-first search, each with the connection
-/// ends on its far side from the search's root and in its connected part of the network.
-fn bridges(sc: &Scenario, ends_at: &[usize]) -> Vec<(usize, usize, usize)> {
-    let nodes = sc.net.nodes.len();
-    let mut adjacent: Vec<Vec<(usize, usize)>> = vec![Vec::new(); nodes];
-    for (i, l) in sc.net.links.iter().enumerate() {
-        adjacent[l.a].push((l.b, i));
-        adjacent[l.b].push((l.a, i));
-    }
-    const NEW: usize = usize::MAX;
-    let (mut found, mut low, mut below) = (vec![NEW; nodes], vec![0; nodes], ends_at.to_vec());
-    let mut out = Vec::new();
-    let mut clock = 0;
-    for root in 0..nodes {
-        if found[root] != NEW {
-            continue;
-        }
-        let first = out.len();
-        // (node, the link it was reached by, the next of its neighbours to look at)
-        let mut stack = vec![(root, usize::MAX, 0)];
-        found[root] = clock;
-        low[root] = clock;
-        while let Some(&mut (n, via, ref mut next)) = stack.last_mut() {
-            if let Some(&(m, link)) = adjacent[n].get(*next) {
-                *next += 1;
-                if link == via {
-                    continue;
-                }
-                if found[m] == NEW {
-                    clock += 1;
-                    found[m] = clock;
-                    low[m] = clock;
-                    stack.push((m, link, 0));
-                } else {
-                    low[n] = low[n].min(found[m]);
-                }
-                continue;
-            }
-            stack.pop();
-            if let Some(&(parent, _, _)) = stack.last() {
-                low[parent] = low[parent].min(low[n]);
-                below[parent] += below[n];
-                if low[n] > found[parent] {
-                    out.push((via, below[n], 0));
-                }
-            }
-        }
-        for b in &mut out[first..] {
-            b.2 = below[root];
-        }
-    }
-    out
-}
-
 /// Below this a half would wait on the other too often for two threads to pay.
 const MIN_LOOKAHEAD: Duration = Duration(100_000);
 
-/// Half 0: the nodes reached from link `cut`'s end `a` without crossing it; half 1: the rest.
-fn halves_without(sc: &Scenario, cut: usize) -> Vec<u8> {
-    let nodes = sc.net.nodes.len();
-    let mut adjacent = vec![Vec::new(); nodes];
-    for (i, l) in sc.net.links.iter().enumerate() {
-        if i != cut {
-            adjacent[l.a].push(l.b);
-            adjacent[l.b].push(l.a);
+/// A link on no cycle, seen from the depth-first search that found it.
+struct Bridge {
+    link: usize,
+    /// The link's end farther from the search's root.
+    below_node: usize,
+    /// Connection ends in the subtree below it, and in its connected part of the network.
+    below: usize,
+    total: usize,
+}
+
+/// Tarjan's depth-first search for bridges. Nodes are numbered in the order found, so the
+/// subtree below a node is the run of `size` numbers from its own.
+struct Search {
+    found: Vec<usize>,
+    size: Vec<usize>,
+    bridges: Vec<Bridge>,
+}
+
+impl Search {
+    fn new(sc: &Scenario, ends_at: &[usize]) -> Search {
+        let nodes = sc.net.nodes.len();
+        let mut adjacent: Vec<Vec<(usize, usize)>> = vec![Vec::new(); nodes];
+        for (i, l) in sc.net.links.iter().enumerate() {
+            adjacent[l.a].push((l.b, i));
+            adjacent[l.b].push((l.a, i));
         }
-    }
-    let mut half = vec![1u8; nodes];
-    let start = sc.net.links[cut].a;
-    half[start] = 0;
-    let mut stack = vec![start];
-    while let Some(n) = stack.pop() {
-        for &m in &adjacent[n] {
-            if half[m] == 1 {
-                half[m] = 0;
-                stack.push(m);
+        const NEW: usize = usize::MAX;
+        let (mut found, mut low, mut size, mut below) = (vec![NEW; nodes], vec![0; nodes], vec![1; nodes], ends_at.to_vec());
+        let mut bridges = Vec::new();
+        let mut clock = 0;
+        for root in 0..nodes {
+            if found[root] != NEW {
+                continue;
+            }
+            let first = bridges.len();
+            // (node, the link it was reached by, the next of its neighbours to look at)
+            let mut stack = vec![(root, usize::MAX, 0)];
+            found[root] = clock;
+            low[root] = clock;
+            clock += 1;
+            while let Some(&mut (n, via, ref mut next)) = stack.last_mut() {
+                if let Some(&(m, link)) = adjacent[n].get(*next) {
+                    *next += 1;
+                    if link == via {
+                        continue;
+                    }
+                    if found[m] == NEW {
+                        found[m] = clock;
+                        low[m] = clock;
+                        clock += 1;
+                        stack.push((m, link, 0));
+                    } else {
+                        low[n] = low[n].min(found[m]);
+                    }
+                    continue;
+                }
+                stack.pop();
+                if let Some(&(parent, _, _)) = stack.last() {
+                    low[parent] = low[parent].min(low[n]);
+                    size[parent] += size[n];
+                    below[parent] += below[n];
+                    if low[n] > found[parent] {
+                        bridges.push(Bridge { link: via, below_node: n, below: below[n], total: 0 });
+                    }
+                }
+            }
+            for b in &mut bridges[first..] {
+                b.total = below[root];
             }
         }
+        Search { found, size, bridges }
     }
-    half
 }
 
 #[cfg(test)]

@@ -186,7 +186,7 @@ struct Series {
 
 /// A packet sent across the cut of a split run (`crate::partition`): it arrives from
 /// `port` at `at`, ranked `order` as its arrival event would be in one world.
-pub struct Crossing {
+struct Crossing {
     at: Time,
     order: Order,
     port: u32,
@@ -206,6 +206,7 @@ struct Half {
 
 pub struct World<'s> {
     sc: &'s Scenario,
+    seed: u64,
     now: Time,
     events: EventQueue<Event>,
     net: Net,
@@ -275,6 +276,7 @@ impl<'s> World<'s> {
         }
         let mut w = World {
             sc,
+            seed,
             now: Time::ZERO,
             events: EventQueue::default(),
             net,
@@ -292,14 +294,10 @@ impl<'s> World<'s> {
             other_events: 0,
             other_in_flight: 0,
         };
-        if let Some((split, h)) = split {
-            let cut = &sc.net.links[split.link];
-            // A link's two ports are made in a row, a->b first (`Net::new`).
-            let a_to_b = w.net.ports.iter().position(|p| p.link == split.link).expect("the cut link's ports") as u32;
-            w.cut_port = if split.half[cut.a] == h { a_to_b } else { a_to_b + 1 };
-            w.half = Some(Half { owns: split.half.iter().map(|&x| x == h).collect(), outbox: Vec::new() });
-        }
-        let owns: Vec<bool> = (0..sc.net.nodes.len()).map(|n| w.half.as_ref().is_none_or(|h| h.owns[n])).collect();
+        let owns: Vec<bool> = match split {
+            Some((split, h)) => split.half.iter().map(|&x| x == h).collect(),
+            None => vec![true; sc.net.nodes.len()],
+        };
         for (i, f) in sc.flows.iter().enumerate() {
             let (from, to) = (f.from as u32, f.to as u32);
             for (node, peer, role) in [(from, to, Role::Active), (to, from, Role::Passive)] {
@@ -333,6 +331,13 @@ impl<'s> World<'s> {
         let changing: Vec<usize> = sc.changes.iter().map(|c| c.link).collect();
         w.net.plan_cut_through(paths.map(|(a, b)| (a as u32, b as u32)), &changing);
         w.plan_receive_ahead();
+        if let Some((split, _)) = split {
+            let cut = &sc.net.links[split.link];
+            // A link's two ports are made in a row, a->b first (`Net::new`).
+            let a_to_b = w.net.ports.iter().position(|p| p.link == split.link).expect("the cut link's ports") as u32;
+            w.cut_port = if owns[cut.a] { a_to_b } else { a_to_b + 1 };
+            w.half = Some(Half { owns, outbox: Vec::new() });
+        }
         w
     }
 
@@ -382,18 +387,28 @@ impl<'s> World<'s> {
     /// Run to the scenario's end. `progress` is called now and then with the fraction done.
     pub fn run(mut self, progress: &mut dyn FnMut(f64)) -> RunOutput {
         let end = Time::ZERO + self.sc.duration;
-        let mut next_report = 0u64;
-        while let Some((t, ev)) = self.events.pop_until(end) {
-            self.now = t;
-            self.dispatch(ev);
-            if self.events.processed() >= next_report {
-                next_report += 1 << 16;
-                progress(t.as_nanos() as f64 / end.as_nanos().max(1) as f64);
-            }
-        }
+        self.handle_until(end, u64::MAX, &mut 0, progress);
         self.now = end;
         progress(1.0);
         self.finish()
+    }
+
+    /// Handle the events due by `until`, at most `max` of them, calling `progress` every
+    /// 2^16 events (the next at `next_report`); the time of the last one handled.
+    fn handle_until(&mut self, until: Time, max: u64, next_report: &mut u64, progress: &mut dyn FnMut(f64)) -> Option<Time> {
+        let end = (Time::ZERO + self.sc.duration).as_nanos().max(1) as f64;
+        let mut last = None;
+        for _ in 0..max {
+            let Some((t, ev)) = self.events.pop_until(until) else { break };
+            self.now = t;
+            self.dispatch(ev);
+            if self.events.processed() >= *next_report {
+                *next_report += 1 << 16;
+                progress(t.as_nanos() as f64 / end);
+            }
+            last = Some(t);
+        }
+        last
     }
 
     /// Run half of a split run to the scenario's end, on the current thread: `me` is this
@@ -416,16 +431,8 @@ impl<'s> World<'s> {
             std::mem::swap(&mut taken, &mut *halves[me].inbox.lock().expect("no thread panicked"));
             self.take_crossings(&mut taken);
             let until = (Time(clock) + lookahead).min(end);
-            while let Some((t, ev)) = self.events.pop_until(until) {
-                self.now = t;
-                self.dispatch(ev);
-                if self.events.processed() >= next_report {
-                    next_report += 1 << 16;
-                    progress(t.as_nanos() as f64 / end.as_nanos().max(1) as f64);
-                }
-                if self.events.processed().is_multiple_of(PUBLISH_EVERY) {
-                    self.publish(me, halves, t);
-                }
+            while let Some(t) = self.handle_until(until, PUBLISH_EVERY, &mut next_report, progress) {
+                self.publish(me, halves, t);
             }
             if until >= end {
                 self.publish(me, halves, Time::MAX);
@@ -485,7 +492,7 @@ impl<'s> World<'s> {
     /// Take over from the world of the other half what it simulated: its nodes' ports and
     /// connection ends, its counts, and its rows.
     fn absorb(&mut self, mut other: World<'s>, unread: usize) {
-        let theirs = other.half.as_ref().expect("a split run").owns.clone();
+        let theirs = other.half.take().expect("a split run").owns;
         for (i, p) in other.net.ports.iter_mut().enumerate().filter(|(_, p)| theirs[p.from as usize]) {
             std::mem::swap(&mut self.net.ports[i], p);
             std::mem::swap(&mut self.pcaps[i], &mut other.pcaps[i]);
@@ -858,12 +865,11 @@ impl<'s> World<'s> {
 
     // ---------------------------------------------------------------- results
 
-    /// Packets in flight that are not on a port's wire: in an event of their own, or sent
-    /// across the cut and not yet taken by the other half.
+    /// Packets in flight that are not on a port's wire but in an event of their own. (A
+    /// half hands over its outbox before it stops: what crossed and was not taken is in the
+    /// other half's inbox, counted by `run_split`.)
     fn late_in_flight(&self) -> u64 {
-        let pending = self.events.pending().filter(|e| matches!(e, Event::ArriveLate(..) | Event::Discard { .. })).count();
-        let crossing = self.half.as_ref().map_or(0, |h| h.outbox.len());
-        (pending + crossing) as u64
+        self.events.pending().filter(|e| matches!(e, Event::ArriveLate(..) | Event::Discard { .. })).count() as u64
     }
 
     fn finish(mut self) -> RunOutput {
@@ -993,7 +999,7 @@ impl<'s> World<'s> {
             ],
             pcaps,
             events: self.events.processed() + self.other_events,
-            seed: 0,
+            seed: self.seed,
             sim_end_ns: end.as_nanos(),
         }
     }
