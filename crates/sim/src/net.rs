@@ -260,7 +260,7 @@ impl Port {
         on_start(start);
 
         let mut extra = Duration::ZERO;
-        let mut duplicate = None;
+        let mut twice = false;
         if let Some(rng) = &mut self.rng {
             if self.loss > 0.0 && rng.random::<f64>() < self.loss {
                 self.stats.lost += 1;
@@ -269,18 +269,16 @@ impl Port {
             if self.jitter > Duration::ZERO {
                 extra = Duration(rng.random_range(0..=self.jitter.as_nanos()));
             }
-            let twice = self.duplicate > 0.0 && rng.random::<f64>() < self.duplicate;
+            twice = self.duplicate > 0.0 && rng.random::<f64>() < self.duplicate;
             if self.reorder > 0.0 && rng.random::<f64>() < self.reorder {
                 return Offer::Reordered { at: finish + self.delay + extra + self.reorder_delay, txn };
             }
-            if twice {
-                duplicate = Some(finish + self.delay + extra);
-            }
         }
-        // Jitter never reorders: a packet arrives no earlier than the one before it.
+        // Jitter never reorders: a packet arrives no earlier than the one before it. Its
+        // copy, if any, arrives with it (ranked right after it by the caller).
         let arrival = (finish + self.delay + extra).max(self.last_arrival);
         self.last_arrival = arrival;
-        Offer::Sent { wire: OnWire { arrival, txn, extra, id }, duplicate }
+        Offer::Sent { wire: OnWire { arrival, txn, extra, id }, duplicate: twice.then_some(arrival) }
     }
 
     /// Put a packet this port sent on its wire; returns it when it is the wire's first, for

@@ -118,9 +118,18 @@ fn hoe_sets_ssthresh_near_the_bdp_from_the_first_ack_pair() {
 #[test]
 fn limited_slow_start_leaves_max_ssthresh_slower_than_slow_start() {
     let out = run(r#"cc = "limited-slow-start", max_ssthresh = 100"#);
-    let ts = out.table("timeseries");
-    let limited = modes(&out).iter().position(|m| m == "limited_slow_start").expect("above max_ssthresh");
-    assert!(ts.u64s("cwnd_bytes")[limited] > 100_000);
+    // When each run's window first reaches 300 segments.
+    let reach = |out: &RunOutput| {
+        let ts = out.table("timeseries");
+        let i = ts.u64s("cwnd_bytes").iter().position(|&c| c >= 300_000).expect("cwnd reaches 300 segments");
+        ts.u64s("t_ns")[i]
+    };
+    assert!(modes(&out).iter().any(|m| m == "limited_slow_start"), "above max_ssthresh");
+    // RFC 3742: above max_ssthresh (100 segments) at most max_ssthresh/2 = 50 segments per
+    // RTT (100 ms here), so 100 to 300 segments take at least 4 RTTs; slow start doubles
+    // per RTT and needs under 2. Limited Slow Start must arrive at least 2 RTTs later.
+    let slow_start = run("");
+    assert!(reach(&out) >= reach(&slow_start) + 200_000_000, "limited {} ns, slow start {} ns", reach(&out), reach(&slow_start));
     assert_eq!(out.table("flows").column("cc"), Some(&Column::Str(vec!["limited-slow-start".into()])));
 }
 

@@ -1,5 +1,8 @@
 //! The TCP ACK path: one ACK in (`handle_segment`), the segments it releases out
-//! (`poll_transmit`), for an established sender in congestion avoidance.
+//! (`poll_transmit`), for an established sender in slow start (the default ssthresh is
+//! unlimited: each new ACK releases two segments). The ACKs carry no SACK blocks and none
+//! is a duplicate, so the SACK variant measures the same path plus SACK's bookkeeping of
+//! new ACKs.
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use rampup_tcp::segment::Flags;

@@ -89,9 +89,8 @@ pub struct Endpoint {
     timers: [Option<Time>; TIMER_COUNT],
     ack_due: bool,
     bytes_received: u64,
+    /// Active while a restart after idle is paced; the first ACK ends it (paper 000 §3).
     pacer: Pacer,
-    /// A restart after idle is being paced; the first ACK ends it (paper 000 §3).
-    paced_restart: bool,
     /// The last send before the idle whose restart policy already ran.
     restarted_after: Option<Time>,
     /// Preemptive Retransmission, when configured.
@@ -121,7 +120,6 @@ impl Endpoint {
             ack_due: false,
             bytes_received: 0,
             pacer: Pacer::default(),
-            paced_restart: false,
             restarted_after: None,
             preemptive,
         }
@@ -210,7 +208,7 @@ impl Endpoint {
             return None;
         }
         self.sender.set_peer_window(seg.window);
-        if seg.flags.ack && self.paced_restart {
+        if seg.flags.ack && self.pacer.is_active() {
             self.end_paced_restart();
             self.sender.on_first_ack_after_pacing(self.cfg.restart);
         }
@@ -313,7 +311,7 @@ impl Endpoint {
             // RTO and the recovery state stay as they are.
             Timer::Preemptive => {
                 if let Some(p) = &mut self.preemptive {
-                    if self.state == State::Established && p.on_timeout(now, self.sender.first_unacked_end()) {
+                    if p.on_timeout(now, self.sender.first_unacked_end()) {
                         self.sender.request_retransmit_first();
                     }
                 }
@@ -418,13 +416,11 @@ impl Endpoint {
         };
         if let Some(plan) = self.sender.on_idle_end(self.cfg.restart, &ctx) {
             self.pacer.start(now, plan.interval);
-            self.paced_restart = true;
         }
     }
 
     fn end_paced_restart(&mut self) {
         self.pacer.stop();
-        self.paced_restart = false;
         self.timers[Timer::Pace as usize] = None;
     }
 
