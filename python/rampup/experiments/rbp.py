@@ -533,7 +533,8 @@ def reproduce(ctx: Context):  # type: ignore[no-untyped-def]
     seeds = int(runs["seed"].max())
     main = points[points["variant"] == "main"]
     rep = ctx.report("Paper 000 (RBP): restart after idle — reproduction of §4, Figures 6-10")
-    for cid, statement, ours, v, reason in judge(main):
+    main_claims = judge(main)
+    for cid, statement, ours, v, reason in main_claims:
         rep.claim(Claim(id=cid, text=statement, paper=_PAPER[cid], ours=ours, verdict=v, reason=reason))
 
     rep.heading("Set-up")
@@ -599,7 +600,7 @@ def reproduce(ctx: Context):  # type: ignore[no-untyped-def]
         rep.heading(f"Robustness: {desc}")
         rep.text(f"The whole experiment again with {desc}; everything else as above. Verdicts by the same rules.")
         rep.table(pd.DataFrame([{"claim": c, "ours": o, "verdict": v, "main variant": mv}
-                                for (c, _, o, v, _), (_, _, _, mv, _) in zip(judge(vp), judge(main))]),
+                                for (c, _, o, v, _), (_, _, _, mv, _) in zip(judge(vp), main_claims)]),
                   f"Claims with {desc}")
         fig = Figure(figsize=(12, 4.5), layout="constrained")
         axes = fig.subplots(1, 2)

@@ -39,8 +39,9 @@ class Job:
     tags: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
     keep: tuple[str, ...] = ("flows", "transfers")
 
-    @property
+    @functools.cached_property
     def key(self) -> str:
+        """The cache folder's name: the engine build, scenario, seed and tables kept."""
         h = hashlib.sha256()
         for part in (engine_build(), self.scenario, str(self.seed), ",".join(self.keep)):
             h.update(part.encode())
