@@ -231,16 +231,18 @@ pub struct World<'s> {
 }
 
 /// What the two halves of a split run share: each one's published clock (nanoseconds)
-/// and the packets sent across to it.
+/// and the packets sent across to it, with a count of the hand-overs into `inbox`.
 #[derive(Default)]
 #[repr(align(128))]
 struct HalfLink {
     clock: AtomicU64,
+    mail: AtomicU64,
     inbox: Mutex<Vec<Crossing>>,
 }
 
-/// How many events a half handles between publishing its clock: often enough that the other
-/// half rarely waits, rarely enough that the shared cache line stays quiet.
+/// How many events a half handles, or crossing packets it takes, between hand-overs to the
+/// other: often enough that the other half rarely waits, rarely enough that the shared
+/// cache line stays quiet.
 const PUBLISH_EVERY: u64 = 64;
 
 /// Run `sc` split at `split` (`crate::partition`), half 1 on a second thread; `progress`
@@ -427,9 +429,10 @@ impl<'s> World<'s> {
         let mut taken = Vec::new();
         loop {
             let clock = other.clock.load(Ordering::Acquire);
+            let mail = halves[me].mail.load(Ordering::Acquire);
             // Buffers are swapped, never freed: they go round between the halves.
             std::mem::swap(&mut taken, &mut *halves[me].inbox.lock().expect("no thread panicked"));
-            self.take_crossings(&mut taken);
+            self.take_crossings(&mut taken, me, halves);
             let until = (Time(clock) + lookahead).min(end);
             while let Some(t) = self.handle_until(until, PUBLISH_EVERY, &mut next_report, progress) {
                 self.publish(me, halves, t);
@@ -441,7 +444,7 @@ impl<'s> World<'s> {
             let next = self.events.next_time().unwrap_or(Time::MAX);
             self.publish(me, halves, next.min(until + Duration(1)));
             let mut spins = 0u32;
-            while other.clock.load(Ordering::Acquire) == clock {
+            while other.clock.load(Ordering::Acquire) == clock && halves[me].mail.load(Ordering::Acquire) == mail {
                 // Spin a little (the other half usually moves on within microseconds),
                 // then give the core away: the machine may have fewer cores than threads.
                 spins += 1;
@@ -460,24 +463,37 @@ impl<'s> World<'s> {
     /// Hand what was sent across the cut to the other half, then promise that every
     /// event before `clock` is done.
     fn publish(&mut self, me: usize, halves: &[HalfLink; 2], clock: Time) {
-        let h = self.half.as_mut().expect("a split run");
-        if !h.outbox.is_empty() {
-            let mut inbox = halves[1 - me].inbox.lock().expect("no thread panicked");
-            if inbox.is_empty() {
-                std::mem::swap(&mut *inbox, &mut h.outbox);
-            } else {
-                inbox.append(&mut h.outbox);
-            }
-        }
+        self.hand_over(me, halves);
         halves[me].clock.store(clock.as_nanos(), Ordering::Release);
+    }
+
+    /// Hand what was sent across the cut to the other half. It may take those packets
+    /// before this half's clock passes their sending: each arrives in its future.
+    fn hand_over(&mut self, me: usize, halves: &[HalfLink; 2]) {
+        let h = self.half.as_mut().expect("a split run");
+        if h.outbox.is_empty() {
+            return;
+        }
+        let mut inbox = halves[1 - me].inbox.lock().expect("no thread panicked");
+        if inbox.is_empty() {
+            std::mem::swap(&mut *inbox, &mut h.outbox);
+        } else {
+            inbox.append(&mut h.outbox);
+        }
+        halves[1 - me].mail.fetch_add(1, Ordering::Release);
     }
 
     /// Take the packets the other half sent across the cut. One that arrives in its wire's
     /// order goes on at once to a next port that only the cut link feeds, as it would in
     /// one world (`Net::plan_cut_through`); the others arrive in an event of their own.
-    fn take_crossings(&mut self, crossings: &mut Vec<Crossing>) {
+    /// What they bring back across is handed over as it comes, so that the halves work on
+    /// a flow's packets at once rather than in turn.
+    fn take_crossings(&mut self, crossings: &mut Vec<Crossing>, me: usize, halves: &[HalfLink; 2]) {
         let end = Time::ZERO + self.sc.duration;
-        for c in crossings.drain(..) {
+        for (i, c) in crossings.drain(..).enumerate() {
+            if i as u64 % PUBLISH_EVERY == PUBLISH_EVERY - 1 {
+                self.hand_over(me, halves);
+            }
             // The lookahead rule: nothing arrives in this half's past.
             assert!(c.at > self.now, "a packet crossed into the past");
             let dst = c.pkt.dst;
@@ -536,13 +552,10 @@ impl<'s> World<'s> {
             Event::ArriveLate(port, id) => self.arrive(port, id),
             Event::Discard { id, lost } => self.discard(id, lost),
             Event::Timer(ep) => {
-                let c = &mut self.conns[ep as usize];
-                if c.timer_at != Some(self.now) {
-                    return; // stale: the deadline moved
+                // Stale when the wakeup moved: it was taken earlier (`receive_ahead`).
+                if self.conns[ep as usize].timer_at == Some(self.now) {
+                    self.wake(ep, self.now);
                 }
-                c.timer_at = None;
-                c.ep.handle_timeout(self.now);
-                self.service(ep, self.now);
             }
             Event::FlowStart(f) => self.flow_start(f),
             Event::Write(f, k) => self.write(f, k),
@@ -648,9 +661,10 @@ impl<'s> World<'s> {
         self.ends_in_service -= 1;
         if let Some(t) = c.ep.poll_timeout() {
             // One pending wakeup per end, moved lazily: only an earlier deadline is pushed.
+            let t = t.max(now);
             if c.timer_at.is_none_or(|at| t < at) {
                 c.timer_at = Some(t);
-                self.events.push_timer(t.max(now), Order::new(Class::Timer, ep, 0), Event::Timer(ep));
+                self.events.push_timer(t, Order::new(Class::Timer, ep, 0), Event::Timer(ep));
             }
         }
         // Flow f's ends are 2f (the data sender) and 2f + 1 (the receiver).
@@ -808,10 +822,10 @@ impl<'s> World<'s> {
 
     /// A segment that leaves `port` for its receiver at `at` is taken by the receiver now,
     /// without an event, if nothing can come before it: the receiver is one that may
-    /// (`plan_receive_ahead`), no earlier packet is still on the port's wire, its next
-    /// timer is later, and it is not itself sending (a segment that its own sending
-    /// brought back would overtake the rest of what it sends now). Its inputs then reach
-    /// it in time order, and it answers at `at`.
+    /// (`plan_receive_ahead`), no earlier packet is still on the port's wire, and it is
+    /// not itself sending (a segment that its own sending brought back would overtake the
+    /// rest of what it sends now). Its inputs then reach it in time order, and it answers
+    /// at `at`.
     ///
     /// A data sender takes a segment ahead only from a network event, when no end is
     /// sending: its answer is data, which its receiver may take ahead in turn, and nested
@@ -823,11 +837,25 @@ impl<'s> World<'s> {
         let c = &self.conns[ep as usize];
         let p = &self.net.ports[port as usize];
         let sender_nested = ep.is_multiple_of(2) && self.ends_in_service > 0;
-        if !c.receives_ahead || c.in_service || sender_nested || p.on_wire() > 0 || p.to != c.node || c.timer_at.is_some_and(|t| t <= at) || at > end {
+        if !c.receives_ahead || c.in_service || sender_nested || p.on_wire() > 0 || p.to != c.node || at > end {
             return false;
+        }
+        // Its wakeups due before `at` come first, as their events would in one world; one
+        // at `at` itself comes after an arrival there in one world too. Each leaves a stale
+        // event behind.
+        while let Some(t) = self.conns[ep as usize].timer_at.filter(|&t| t < at) {
+            self.wake(ep, t);
         }
         self.deliver(id, at);
         true
+    }
+
+    /// End `ep`'s wakeup at `at`.
+    fn wake(&mut self, ep: u32, at: Time) {
+        let c = &mut self.conns[ep as usize];
+        c.timer_at = None;
+        c.ep.handle_timeout(at);
+        self.service(ep, at);
     }
 
     fn deliver(&mut self, id: u32, now: Time) {

@@ -242,6 +242,29 @@ fn a_split_dumbbell_gives_the_same_tables() {
     }
 }
 
+/// A segment taken ahead comes after the wakeups its end has due before it (`receive_ahead`):
+/// on a 1 Mb/s bottleneck segments reach the receiver 8.3 ms apart, later than its 5 ms
+/// delayed-ACK timer, and their arrival is known when the bottleneck admits them, queueing
+/// included. The same tables as hop by hop, and split over two threads as on one.
+#[test]
+fn a_segment_taken_ahead_comes_after_the_wakeups_due_before_it() {
+    let text = LOSSY
+        .replace("10Mbps", "1Mbps")
+        .replace("loss = 0.01", "")
+        .replace(", bytes = 2000000", "")
+        .replace("delayed_ack = true", "delayed_ack = true, delack_timeout = \"5ms\"")
+        + "[trace]\nqueues = true\ntimeseries = true\n";
+    let sc = rampup_sim::scenario::parse(&text).unwrap();
+    let (fast, reference) = (rampup_sim::run_on_one_thread(&sc, 1, &mut |_| {}), rampup_sim::run_hop_by_hop(&sc, 1));
+    assert!(fast.events < reference.events / 2, "segments are taken ahead");
+    for (name, table) in &reference.tables {
+        assert_eq!(format!("{:?}", fast.table(name)), format!("{table:?}"), "table {name}");
+    }
+    for (name, split, whole) in split_and_whole(&sc, 1, &plan(&sc).expect("the dumbbell is split")) {
+        assert_eq!(split, whole, "table {name}");
+    }
+}
+
 #[test]
 fn same_seed_gives_identical_results() {
     let a = run_toml(LOSSY, Some(5)).unwrap();
