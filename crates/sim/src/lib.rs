@@ -1,6 +1,7 @@
 //! rampup's discrete-event network simulator. It builds a world from a scenario, drives
 //! sans-IO TCP endpoints through simulated links and queues, and returns tables.
 
+pub mod affinity;
 pub mod engine;
 pub mod net;
 pub mod output;

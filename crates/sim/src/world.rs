@@ -7,6 +7,7 @@ use std::sync::Mutex;
 
 use rampup_tcp::{Duration, Endpoint, Role, Snapshot, Time};
 
+use crate::affinity;
 use crate::engine::{Class, EventQueue, Order};
 use crate::net::{Body, Net, OnWire, Offer, Packet, Packets, Port};
 use crate::output::{table, Column, RunOutput, Table};
@@ -250,8 +251,13 @@ const PUBLISH_EVERY: u64 = 64;
 pub fn run_split(sc: &Scenario, seed: u64, split: &Split, progress: &mut dyn FnMut(f64)) -> RunOutput {
     let halves: [HalfLink; 2] = Default::default();
     let [a, b] = [0, 1].map(|h| World::new_half(sc, seed, Some((split, h))));
+    let cpus = affinity::two_cpus();
     let (mut a, b) = std::thread::scope(|s| {
-        let other = s.spawn(|| b.run_half(1, &halves, split.lookahead, &mut |_| {}));
+        let other = s.spawn(|| {
+            let _pinned = cpus.and_then(|c| affinity::pin(c[1]));
+            b.run_half(1, &halves, split.lookahead, &mut |_| {})
+        });
+        let _pinned = cpus.and_then(|c| affinity::pin(c[0]));
         let a = a.run_half(0, &halves, split.lookahead, progress);
         (a, other.join().expect("the second half's thread does not panic"))
     });
