@@ -185,15 +185,15 @@ struct Series {
     q_drops: Vec<u64>,
 }
 
-/// A packet sent across the cut of a split run (`crate::partition`): it arrives from
-/// `port` at `at`, ranked `order` as its arrival event would be in one world.
+/// A packet sent across the cut of a split run (`crate::partition`): it arrives from the
+/// other half's cut port at `at`, ranked by `tie` among that port's arrivals as in one
+/// world. Kept small: crossings are read from the cache of the other half's core.
 struct Crossing {
     at: Time,
-    order: Order,
-    port: u32,
-    /// The packet's transmission number on `port`, if it arrives in the wire's order (not
-    /// a duplicate or a reordered one).
-    txn: Option<u64>,
+    /// Twice its transmission number on the port, plus one for a duplicate's copy.
+    tie: u64,
+    /// Whether it arrives in the wire's order (not a duplicate or a reordered one).
+    in_order: bool,
     pkt: Packet,
 }
 
@@ -504,9 +504,10 @@ impl<'s> World<'s> {
             assert!(c.at > self.now, "a packet crossed into the past");
             let dst = c.pkt.dst;
             let id = self.packets_in_flight.insert(c.pkt);
-            match (c.txn, self.net.cut_through(c.port, dst, c.at, end)) {
-                (Some(txn), Some(next)) => self.enqueue(next, id, c.at, Some((c.port, txn))),
-                _ => self.events.push(c.at, c.order, Event::ArriveLate(c.port, id)),
+            let port = self.net.reverse(self.cut_port);
+            match self.net.cut_through(port, dst, c.at, end).filter(|_| c.in_order) {
+                Some(next) => self.enqueue(next, id, c.at, Some((port, c.tie / 2))),
+                None => self.events.push(c.at, Order::new(Class::Net, port, c.tie), Event::ArriveLate(port, id)),
             }
         }
     }
@@ -756,10 +757,10 @@ impl<'s> World<'s> {
                         let copy = self.packets_in_flight.get(id).clone();
                         let copy = self.packets_in_flight.insert(copy);
                         // The copy arrives right after the original.
-                        self.arrive_late(port, copy, t, Order::new(Class::Net, port, 2 * wire.txn() + 1));
+                        self.arrive_late(port, copy, t, 2 * wire.txn() + 1);
                     }
                     if port == self.cut_port {
-                        self.cross(port, id, wire.arrival(), Order::new(Class::Net, port, 2 * wire.txn()), Some(wire.txn()));
+                        self.cross(id, wire.arrival(), 2 * wire.txn(), true);
                         return;
                     }
                     if let Some(next) = self.net.cut_through(port, dst, wire.arrival(), end) {
@@ -776,7 +777,7 @@ impl<'s> World<'s> {
                     return;
                 }
                 Offer::Reordered { at, txn } => {
-                    self.arrive_late(port, id, at, Order::new(Class::Net, port, 2 * txn));
+                    self.arrive_late(port, id, at, 2 * txn);
                     return;
                 }
             }
@@ -784,20 +785,20 @@ impl<'s> World<'s> {
     }
 
     /// Packet `id` leaves `port` outside its wire's order, as a duplicate or a reordered
-    /// packet, or across the cut of a split run, whose other half then takes it (at `at`,
-    /// ranked `order` in either case).
-    fn arrive_late(&mut self, port: u32, id: u32, at: Time, order: Order) {
+    /// packet, arriving at `at`, ranked `tie` among the port's arrivals; across the cut of a
+    /// split run, the other half takes it.
+    fn arrive_late(&mut self, port: u32, id: u32, at: Time, tie: u64) {
         if port == self.cut_port {
-            self.cross(port, id, at, order, None);
+            self.cross(id, at, tie, false);
         } else {
-            self.events.push(at, order, Event::ArriveLate(port, id));
+            self.events.push(at, Order::new(Class::Net, port, tie), Event::ArriveLate(port, id));
         }
     }
 
-    /// Send packet `id` across the cut of a split run (`arrive_late` for `txn`).
-    fn cross(&mut self, port: u32, id: u32, at: Time, order: Order, txn: Option<u64>) {
+    /// Send packet `id` out of the cut port of a split run (a `Crossing`).
+    fn cross(&mut self, id: u32, at: Time, tie: u64, in_order: bool) {
         let pkt = self.packets_in_flight.remove(id);
-        self.half.as_mut().expect("a split run").outbox.push(Crossing { at, order, port, txn, pkt });
+        self.half.as_mut().expect("a split run").outbox.push(Crossing { at, tie, in_order, pkt });
     }
 
     /// The arrival of the first packet on `port`'s wire, ranked by its transmission there.
