@@ -432,6 +432,9 @@ impl<'s> World<'s> {
         let end = Time::ZERO + self.sc.duration;
         let other = &halves[1 - me];
         let mut next_report = 0u64;
+        // Progress by simulated time too: a half whose work comes across the cut, taken
+        // outside events, may handle too few events to report by their count.
+        let (mut next_mark, step) = (Time::ZERO, Duration(self.sc.duration.as_nanos() / 100));
         let mut taken = Vec::new();
         loop {
             let clock = other.clock.load(Ordering::Acquire);
@@ -448,7 +451,12 @@ impl<'s> World<'s> {
                 break;
             }
             let next = self.events.next_time().unwrap_or(Time::MAX);
-            self.publish(me, halves, next.min(until + Duration(1)));
+            let done = next.min(until + Duration(1));
+            self.publish(me, halves, done);
+            if done >= next_mark {
+                next_mark = done + step;
+                progress((done.as_nanos() as f64 / end.as_nanos().max(1) as f64).min(1.0));
+            }
             let mut spins = 0u32;
             while other.clock.load(Ordering::Acquire) == clock && halves[me].mail.load(Ordering::Acquire) == mail {
                 // Spin a little (the other half usually moves on within microseconds),
