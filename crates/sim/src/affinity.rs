@@ -1,79 +1,88 @@
-//! Keeping the two threads of a split run (`crate::world::run_split`) on two CPUs.
+//! Keeping the two threads of a split run (`crate::world::run_split`) on different CPUs.
 //!
 //! A new thread starts on its parent's CPU, and the scheduler may leave both there for
 //! milliseconds. Two halves that wait on each other then take turns on one CPU through
 //! `yield_now`, about 70 µs a turn where an exchange between two CPUs takes a few: at the
 //! start of the benchmark's one-flow run, when the halves pass few packets and exchange
-//! often, that was 15 ms of a 69 ms run. Each thread is therefore held on a CPU of its own
-//! for the run, and the caller gets its own CPUs back after it.
+//! often, that was 15 ms of a 69 ms run. So for the run the caller is held on the CPU it is
+//! on and the other half on the other CPUs it may use (where the scheduler can still move
+//! it off a busy one); the caller gets its CPUs back after the run.
 
-/// The CPU the caller runs on, and another one it may run on.
-pub fn two_cpus() -> Option<[usize; 2]> {
-    imp::two_cpus()
-}
-
-/// Keep the calling thread on `cpu` until the guard drops; then it may run where it could
-/// before. `None` when the system refuses.
-pub fn pin(cpu: usize) -> Option<Pinned> {
-    imp::pin(cpu)
-}
-
-pub use imp::Pinned;
+pub use imp::{pin, split_cpus, CpuSet, Pinned};
 
 #[cfg(target_os = "linux")]
 mod imp {
-    use libc::{cpu_set_t, sched_getaffinity, sched_getcpu, sched_setaffinity, CPU_ISSET, CPU_SET, CPU_SETSIZE};
+    use libc::{cpu_set_t, sched_getaffinity, sched_getcpu, sched_setaffinity, CPU_CLR, CPU_COUNT, CPU_SET, CPU_SETSIZE};
 
-    pub struct Pinned(cpu_set_t);
+    pub type CpuSet = cpu_set_t;
 
-    fn allowed() -> Option<cpu_set_t> {
-        // SAFETY: a zeroed cpu_set_t is an empty set, which the call fills in.
-        let mut set: cpu_set_t = unsafe { std::mem::zeroed() };
-        (unsafe { sched_getaffinity(0, size_of::<cpu_set_t>(), &mut set) } == 0).then_some(set)
+    /// The calling thread's CPUs, restored when dropped.
+    pub struct Pinned(CpuSet);
+
+    fn empty() -> CpuSet {
+        // SAFETY: an all-zero cpu_set_t is the empty set.
+        unsafe { std::mem::zeroed() }
     }
 
-    fn set(cpus: &cpu_set_t) -> bool {
-        // SAFETY: `cpus` is a valid set of the size given; 0 is the calling thread.
-        unsafe { sched_setaffinity(0, size_of::<cpu_set_t>(), cpus) == 0 }
+    pub(super) fn allowed() -> Option<CpuSet> {
+        let mut set = empty();
+        // SAFETY: `set` is a cpu_set_t of the size given; 0 is the calling thread.
+        (unsafe { sched_getaffinity(0, size_of::<CpuSet>(), &mut set) } == 0).then_some(set)
     }
 
-    pub fn two_cpus() -> Option<[usize; 2]> {
-        let cpus = allowed()?;
+    fn set(cpus: &CpuSet) -> bool {
+        // SAFETY: as in `allowed`.
+        unsafe { sched_setaffinity(0, size_of::<CpuSet>(), cpus) == 0 }
+    }
+
+    /// The CPU the caller runs on, and the other CPUs it may run on (none: `None`).
+    pub fn split_cpus() -> Option<[CpuSet; 2]> {
+        let mut others = allowed()?;
         // SAFETY: no arguments; a negative result is an error.
-        let here = usize::try_from(unsafe { sched_getcpu() }).ok()?;
-        let n = CPU_SETSIZE as usize;
-        // SAFETY: every c is below CPU_SETSIZE, within the set.
-        let other = (1..n).map(|i| (here + i) % n).find(|&c| unsafe { CPU_ISSET(c, &cpus) })?;
-        Some([here, other])
+        let here = usize::try_from(unsafe { sched_getcpu() }).ok().filter(|&c| c < CPU_SETSIZE as usize)?;
+        let mut mine = empty();
+        // SAFETY: `here` is below CPU_SETSIZE, within both sets.
+        unsafe {
+            CPU_SET(here, &mut mine);
+            CPU_CLR(here, &mut others);
+        }
+        // SAFETY: a valid set.
+        (unsafe { CPU_COUNT(&others) } > 0).then_some([mine, others])
     }
 
-    pub fn pin(cpu: usize) -> Option<Pinned> {
+    /// Keep the calling thread on `cpus` until the guard drops. `None` when the system
+    /// refuses.
+    pub fn pin(cpus: &CpuSet) -> Option<Pinned> {
         let before = allowed()?;
-        if cpu >= CPU_SETSIZE as usize {
-            return None;
-        }
-        // SAFETY: as in `allowed`; `cpu` is within the set.
-        let mut one: cpu_set_t = unsafe { std::mem::zeroed() };
-        unsafe { CPU_SET(cpu, &mut one) };
-        set(&one).then_some(Pinned(before))
+        set(cpus).then_some(Pinned(before))
     }
 
     impl Drop for Pinned {
         fn drop(&mut self) {
-            set(&self.0);
+            // The saved CPUs may have left the thread's cpuset meanwhile; then every CPU
+            // (the kernel keeps those of the cpuset).
+            if !set(&self.0) {
+                let mut every = empty();
+                for c in 0..CPU_SETSIZE as usize {
+                    // SAFETY: c is below CPU_SETSIZE.
+                    unsafe { CPU_SET(c, &mut every) };
+                }
+                set(&every);
+            }
         }
     }
 }
 
 #[cfg(not(target_os = "linux"))]
 mod imp {
+    pub struct CpuSet;
     pub struct Pinned;
 
-    pub fn two_cpus() -> Option<[usize; 2]> {
+    pub fn split_cpus() -> Option<[CpuSet; 2]> {
         None
     }
 
-    pub fn pin(_cpu: usize) -> Option<Pinned> {
+    pub fn pin(_cpus: &CpuSet) -> Option<Pinned> {
         None
     }
 }
@@ -82,19 +91,24 @@ mod imp {
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_pinned_thread_gets_its_cpus_back() {
-        let before = imp_allowed();
-        let Some([here, _]) = two_cpus() else { return }; // a one-CPU machine
-        let guard = pin(here).expect("the caller may run where it runs");
-        assert_eq!(imp_allowed(), vec![here]);
-        drop(guard);
-        assert_eq!(imp_allowed(), before);
+    fn cpus(set: &CpuSet) -> Vec<usize> {
+        // SAFETY: every c is below CPU_SETSIZE.
+        (0..libc::CPU_SETSIZE as usize).filter(|&c| unsafe { libc::CPU_ISSET(c, set) }).collect()
     }
 
-    fn imp_allowed() -> Vec<usize> {
-        let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-        assert_eq!(unsafe { libc::sched_getaffinity(0, size_of::<libc::cpu_set_t>(), &mut set) }, 0);
-        (0..libc::CPU_SETSIZE as usize).filter(|&c| unsafe { libc::CPU_ISSET(c, &set) }).collect()
+    #[test]
+    fn the_caller_is_held_apart_and_gets_its_cpus_back() {
+        let before = cpus(&imp::allowed().unwrap());
+        let Some([mine, others]) = split_cpus() else {
+            assert_eq!(before.len(), 1, "no other CPU only on a one-CPU machine");
+            return;
+        };
+        let (mine, others) = (cpus(&mine), cpus(&others));
+        assert_eq!(mine.len(), 1);
+        assert!(!others.contains(&mine[0]) && others.iter().all(|c| before.contains(c)));
+        let guard = pin(&split_cpus().unwrap()[0]).expect("the caller may run where it runs");
+        assert_eq!(cpus(&imp::allowed().unwrap()).len(), 1);
+        drop(guard);
+        assert_eq!(cpus(&imp::allowed().unwrap()), before);
     }
 }

@@ -50,13 +50,13 @@ impl Drop for Running {
 }
 
 /// Run a checked scenario with `seed`: on two threads when the network splits in two
-/// (`partition::plan`), else on one. The tables are the same either way. A run that starts
-/// while another is in progress in this process (a sweep's) keeps to one thread, as does
-/// every run with `RAMPUP_THREADS=1`.
+/// (`partition::plan`) and the process may use two CPUs, else on one. The tables are the
+/// same either way. A run that starts while another is in progress in this process (a
+/// sweep's) keeps to one thread, as does every run with `RAMPUP_THREADS=1`.
 pub fn run(sc: &Scenario, seed: u64, progress: &mut dyn FnMut(f64)) -> RunOutput {
     let alone = RUNNING.fetch_add(1, Ordering::Relaxed) == 0;
     let _running = Running;
-    match partition::plan(sc).filter(|_| alone && threads() > 1) {
+    match partition::plan(sc).filter(|_| alone && threads() > 1 && cores() > 1) {
         Some(split) => world::run_split(sc, seed, &split, progress),
         None => run_on_one_thread(sc, seed, progress),
     }
@@ -65,6 +65,12 @@ pub fn run(sc: &Scenario, seed: u64, progress: &mut dyn FnMut(f64)) -> RunOutput
 /// As `run`, on the calling thread only.
 pub fn run_on_one_thread(sc: &Scenario, seed: u64, progress: &mut dyn FnMut(f64)) -> RunOutput {
     world::World::new(sc, seed).run(progress)
+}
+
+/// CPUs this process may use (its affinity mask and CPU quota): on one, the halves of a
+/// split run would take turns.
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 /// Threads a run may use: `RAMPUP_THREADS`, else 2.

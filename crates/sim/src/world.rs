@@ -241,6 +241,18 @@ struct HalfLink {
     inbox: Mutex<Vec<Crossing>>,
 }
 
+/// Publishes the end of time if its half panics: the other half then runs to its end
+/// instead of waiting forever, and the panic reaches the caller through the thread scope.
+struct ReleaseOnPanic<'a>(&'a HalfLink);
+
+impl Drop for ReleaseOnPanic<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.clock.store(Time::MAX.as_nanos(), Ordering::Release);
+        }
+    }
+}
+
 /// How many events a half handles, or crossing packets it takes, between hand-overs to the
 /// other: often enough that the other half rarely waits, rarely enough that the shared
 /// cache line stays quiet.
@@ -251,13 +263,13 @@ const PUBLISH_EVERY: u64 = 64;
 pub fn run_split(sc: &Scenario, seed: u64, split: &Split, progress: &mut dyn FnMut(f64)) -> RunOutput {
     let halves: [HalfLink; 2] = Default::default();
     let [a, b] = [0, 1].map(|h| World::new_half(sc, seed, Some((split, h))));
-    let cpus = affinity::two_cpus();
+    let cpus = affinity::split_cpus();
     let (mut a, b) = std::thread::scope(|s| {
         let other = s.spawn(|| {
-            let _pinned = cpus.and_then(|c| affinity::pin(c[1]));
+            let _pinned = cpus.as_ref().and_then(|c| affinity::pin(&c[1]));
             b.run_half(1, &halves, split.lookahead, &mut |_| {})
         });
-        let _pinned = cpus.and_then(|c| affinity::pin(c[0]));
+        let _pinned = cpus.as_ref().and_then(|c| affinity::pin(&c[0]));
         let a = a.run_half(0, &halves, split.lookahead, progress);
         (a, other.join().expect("the second half's thread does not panic"))
     });
@@ -429,6 +441,7 @@ impl<'s> World<'s> {
     /// half may go up to that time. When it has nothing left before it, it publishes its
     /// own next event time (capped at that bound, plus one) so the other half moves on.
     fn run_half(mut self, me: usize, halves: &[HalfLink; 2], lookahead: Duration, progress: &mut dyn FnMut(f64)) -> Self {
+        let _release = ReleaseOnPanic(&halves[me]);
         let end = Time::ZERO + self.sc.duration;
         let other = &halves[1 - me];
         let mut next_report = 0u64;
@@ -504,16 +517,17 @@ impl<'s> World<'s> {
     /// a flow's packets at once rather than in turn.
     fn take_crossings(&mut self, crossings: &mut Vec<Crossing>, me: usize, halves: &[HalfLink; 2]) {
         let end = Time::ZERO + self.sc.duration;
+        let port = self.net.reverse(self.cut_port);
         for (i, c) in crossings.drain(..).enumerate() {
-            if i as u64 % PUBLISH_EVERY == PUBLISH_EVERY - 1 {
+            if i > 0 && (i as u64).is_multiple_of(PUBLISH_EVERY) {
                 self.hand_over(me, halves);
             }
             // The lookahead rule: nothing arrives in this half's past.
             assert!(c.at > self.now, "a packet crossed into the past");
             let dst = c.pkt.dst;
             let id = self.packets_in_flight.insert(c.pkt);
-            let port = self.net.reverse(self.cut_port);
-            match self.net.cut_through(port, dst, c.at, end).filter(|_| c.in_order) {
+            let next = if c.in_order { self.net.cut_through(port, dst, c.at, end) } else { None };
+            match next {
                 Some(next) => self.enqueue(next, id, c.at, Some((port, c.tie / 2))),
                 None => self.events.push(c.at, Order::new(Class::Net, port, c.tie), Event::ArriveLate(port, id)),
             }
@@ -567,7 +581,8 @@ impl<'s> World<'s> {
             Event::ArriveLate(port, id) => self.arrive(port, id),
             Event::Discard { id, lost } => self.discard(id, lost),
             Event::Timer(ep) => {
-                // Stale when the wakeup moved: it was taken earlier (`receive_ahead`).
+                // Stale when the wakeup moved to an earlier deadline (`service`) or was
+                // taken before its time (`receive_ahead`).
                 if self.conns[ep as usize].timer_at == Some(self.now) {
                     self.wake(ep, self.now);
                 }
@@ -842,11 +857,12 @@ impl<'s> World<'s> {
     /// rest of what it sends now). Its inputs then reach it in time order, and it answers
     /// at `at`.
     ///
-    /// A data sender takes a segment ahead only from a network event, when no end is
-    /// sending: its answer is data, which its receiver may take ahead in turn, and nested
-    /// in each other the two ends would run through the whole flow inside one event, each
-    /// refused by the other whenever it is itself sending. A receiver answers with an ACK,
-    /// which stops at its sender.
+    /// A data sender takes a segment ahead only when no end is sending (from a network
+    /// event, or a crossing taken from the other half of a split run): its answer is data,
+    /// which its receiver may take ahead in turn, and nested in each other the two ends
+    /// would run through the whole flow inside one event, each refused by the other
+    /// whenever it is itself sending. A receiver answers with an ACK, which stops at its
+    /// sender.
     fn receive_ahead(&mut self, port: u32, id: u32, at: Time, end: Time) -> bool {
         let Body::Tcp { ep, .. } = self.packets_in_flight.get(id).body else { return false };
         let c = &self.conns[ep as usize];
