@@ -1,10 +1,10 @@
 //! Keeping the two threads of a split run (`crate::world::run_split`) on different CPUs.
 //!
-//! A new thread starts on its parent's CPU, and the scheduler may leave both there for
-//! milliseconds. Two halves that wait on each other then take turns on one CPU through
-//! `yield_now`, about 70 µs a turn where an exchange between two CPUs takes a few: at the
-//! start of the benchmark's one-flow run, when the halves pass few packets and exchange
-//! often, that was 15 ms of a 69 ms run. So for the run the caller is held on the CPU it is
+//! Left to the scheduler, the halves of the benchmark's one-flow run waited 15 ms of a
+//! 69 ms run, at its start, when they pass few packets and exchange often: about 200 waits
+//! that each ended in `yield_now`, some 70 µs apiece, where an exchange between two CPUs
+//! takes a few. That is what two threads taking turns on one CPU look like (a new thread
+//! starts on its parent's CPU); held on different CPUs, the waits went away. So for the run the caller is held on the CPU it is
 //! on and the other half on the other CPUs it may use (where the scheduler can still move
 //! it off a busy one); the caller gets its CPUs back after the run.
 

@@ -56,7 +56,8 @@ impl Drop for Running {
 pub fn run(sc: &Scenario, seed: u64, progress: &mut dyn FnMut(f64)) -> RunOutput {
     let alone = RUNNING.fetch_add(1, Ordering::Relaxed) == 0;
     let _running = Running;
-    match partition::plan(sc).filter(|_| alone && threads() > 1 && cores() > 1) {
+    let split = if alone && threads() > 1 && cores() > 1 { partition::plan(sc) } else { None };
+    match split {
         Some(split) => world::run_split(sc, seed, &split, progress),
         None => run_on_one_thread(sc, seed, progress),
     }

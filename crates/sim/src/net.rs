@@ -60,8 +60,7 @@ impl Packets {
 
     /// As `remove`, for a packet already read in place.
     pub fn free(&mut self, id: u32) {
-        self.free.push(id);
-        self.slots[id as usize] = None;
+        self.remove(id);
     }
 }
 

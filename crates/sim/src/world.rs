@@ -413,10 +413,14 @@ impl<'s> World<'s> {
         self.finish()
     }
 
+    /// The fraction of the run done at `t`, for `progress`.
+    fn done_at(&self, t: Time) -> f64 {
+        (t.as_nanos() as f64 / self.sc.duration.as_nanos().max(1) as f64).min(1.0)
+    }
+
     /// Handle the events due by `until`, at most `max` of them, calling `progress` every
     /// 2^16 events (the next at `next_report`); the time of the last one handled.
     fn handle_until(&mut self, until: Time, max: u64, next_report: &mut u64, progress: &mut dyn FnMut(f64)) -> Option<Time> {
-        let end = (Time::ZERO + self.sc.duration).as_nanos().max(1) as f64;
         let mut last = None;
         for _ in 0..max {
             let Some((t, ev)) = self.events.pop_until(until) else { break };
@@ -424,7 +428,7 @@ impl<'s> World<'s> {
             self.dispatch(ev);
             if self.events.processed() >= *next_report {
                 *next_report += 1 << 16;
-                progress(t.as_nanos() as f64 / end);
+                progress(self.done_at(t));
             }
             last = Some(t);
         }
@@ -444,10 +448,11 @@ impl<'s> World<'s> {
         let _release = ReleaseOnPanic(&halves[me]);
         let end = Time::ZERO + self.sc.duration;
         let other = &halves[1 - me];
-        let mut next_report = 0u64;
-        // Progress by simulated time too: a half whose work comes across the cut, taken
+        // Progress by the published clock, at each 1% of the run, and not by events handled
+        // (`by_events` is never reached): a half whose work comes across the cut, taken
         // outside events, may handle too few events to report by their count.
         let (mut next_mark, step) = (Time::ZERO, Duration(self.sc.duration.as_nanos() / 100));
+        let mut by_events = u64::MAX;
         let mut taken = Vec::new();
         loop {
             let clock = other.clock.load(Ordering::Acquire);
@@ -456,7 +461,7 @@ impl<'s> World<'s> {
             std::mem::swap(&mut taken, &mut *halves[me].inbox.lock().expect("no thread panicked"));
             self.take_crossings(&mut taken, me, halves);
             let until = (Time(clock) + lookahead).min(end);
-            while let Some(t) = self.handle_until(until, PUBLISH_EVERY, &mut next_report, progress) {
+            while let Some(t) = self.handle_until(until, PUBLISH_EVERY, &mut by_events, &mut |_| {}) {
                 self.publish(me, halves, t);
             }
             if until >= end {
@@ -468,7 +473,7 @@ impl<'s> World<'s> {
             self.publish(me, halves, done);
             if done >= next_mark {
                 next_mark = done + step;
-                progress((done.as_nanos() as f64 / end.as_nanos().max(1) as f64).min(1.0));
+                progress(self.done_at(done));
             }
             let mut spins = 0u32;
             while other.clock.load(Ordering::Acquire) == clock && halves[me].mail.load(Ordering::Acquire) == mail {
