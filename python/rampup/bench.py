@@ -70,12 +70,16 @@ class Measurement:
 # The child: a bare Python (-S: no site packages) that imports the engine's shared library
 # from its folder as a top-level module (not the package, whose imports of pandas and pyarrow
 # would be timed too; nor through importlib.util, whose import alone took ~4.5 ms), runs,
-# and prints the delivered data packets.
+# and prints the delivered data packets and its own peak resident memory (VmHWM, kB). It
+# reports the peak itself because a sampler from outside can miss a run of a few
+# milliseconds altogether, and would take CPU from the two threads of a split run.
 _CHILD = """
 import sys
 sys.path.insert(0, sys.argv[1])
 import _engine
-print(_engine.delivered_packets(open(sys.argv[2]).read(), 1000))
+packets = _engine.delivered_packets(open(sys.argv[2]).read(), 1000)
+hwm = next(line.split()[1] for line in open("/proc/self/status") if line.startswith("VmHWM:"))
+print(packets, hwm)
 """
 
 
@@ -91,13 +95,14 @@ def _peak_rss_mb(pid: int) -> float | None:
     return None
 
 
-def _timed(cmd: list[str]) -> tuple[str, float, float, float]:
+def _timed(cmd: list[str], sample_peak: bool) -> tuple[str, float, float, float]:
     """Run `cmd`; its stdout, wall seconds, peak resident MB and CPU seconds.
 
     The wall time ends when a blocking wait returns, so it is exact to the scheduler's
-    wake-up, not to a polling interval. The peak is VmHWM, read every few milliseconds by
-    a thread while the process runs: the rusage that wait4 reports would include the pages
-    of this (large) parent, which the kernel folds into the child's maximum at exec.
+    wake-up, not to a polling interval. With `sample_peak` the peak is VmHWM, read at once
+    and then every few milliseconds by a thread while the process runs (0 if it was never
+    read); the rusage that wait4 reports would include the pages of this (large) parent,
+    which the kernel folds into the child's maximum at exec.
     """
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         actions = [(os.POSIX_SPAWN_DUP2, out.fileno(), 1), (os.POSIX_SPAWN_DUP2, err.fileno(), 2)]
@@ -105,17 +110,21 @@ def _timed(cmd: list[str]) -> tuple[str, float, float, float]:
         done = threading.Event()
 
         def sample(pid: int) -> None:
-            while not done.wait(0.005):
+            while True:
                 peak[0] = max(peak[0], _peak_rss_mb(pid) or 0.0)
+                if done.wait(0.005):
+                    return
 
         start = time.perf_counter()
         pid = os.posix_spawnp(cmd[0], cmd, os.environ, file_actions=actions)
         sampler = threading.Thread(target=sample, args=(pid,), daemon=True)
-        sampler.start()
+        if sample_peak:
+            sampler.start()
         _, status, usage = os.wait4(pid, 0)
         wall = time.perf_counter() - start
         done.set()
-        sampler.join()
+        if sample_peak:
+            sampler.join()
         out.seek(0)
         err.seek(0)
         code = os.waitstatus_to_exitcode(status)
@@ -125,12 +134,14 @@ def _timed(cmd: list[str]) -> tuple[str, float, float, float]:
 
 
 def measure_rampup(scenario_path: Path) -> Measurement:
-    out, wall, rss, cpu = _timed([sys.executable, "-S", "-c", _CHILD, str(Path(_engine.__file__).parent), str(scenario_path)])
-    return Measurement(int(out), wall, rss, cpu)
+    cmd = [sys.executable, "-S", "-c", _CHILD, str(Path(_engine.__file__).parent), str(scenario_path)]
+    out, wall, _, cpu = _timed(cmd, sample_peak=False)
+    packets, hwm_kb = out.split()
+    return Measurement(int(packets), wall, int(hwm_kb) / 1024.0, cpu)
 
 
 def measure_ns2(flows: int, duration_s: float) -> Measurement:
-    out, wall, rss, cpu = _timed(["ns", str(NS2_SCRIPT), f"n={flows}", f"duration={duration_s:g}"])
+    out, wall, rss, cpu = _timed(["ns", str(NS2_SCRIPT), f"n={flows}", f"duration={duration_s:g}"], sample_peak=True)
     m = re.search(r"delivered_pkts=(\d+)", out)
     if not m:
         raise RuntimeError(f"ns-2 printed no delivered_pkts: {out.strip()[-200:]}")
