@@ -159,7 +159,8 @@ pub enum Offer {
     Sent { wire: OnWire, duplicate: Option<Time> },
     /// Sent and held back by the link's reordering: it arrives at `at`, outside the wire's
     /// order, and the caller schedules it on its own; `txn` is its transmission number.
-    Reordered { at: Time, txn: u64 },
+    /// `duplicate` as for `Sent`: the copy arrives with it.
+    Reordered { at: Time, txn: u64, duplicate: Option<Time> },
 }
 
 impl Port {
@@ -270,7 +271,8 @@ impl Port {
             }
             twice = self.duplicate > 0.0 && rng.random::<f64>() < self.duplicate;
             if self.reorder > 0.0 && rng.random::<f64>() < self.reorder {
-                return Offer::Reordered { at: finish + self.delay + extra + self.reorder_delay, txn };
+                let at = finish + self.delay + extra + self.reorder_delay;
+                return Offer::Reordered { at, txn, duplicate: twice.then_some(at) };
             }
         }
         // Jitter never reorders: a packet arrives no earlier than the one before it. Its
@@ -590,6 +592,21 @@ mod tests {
         p.arrive(ms(9));
         p.set_rate(ms(20), Rate(2_000_000));
         assert_eq!(send(p, ms(20), 1, &mut Vec::new()), Some(ms(25)));
+    }
+
+    #[test]
+    fn a_reordered_packet_that_is_also_duplicated_keeps_its_copy() {
+        let mut spec = line(2);
+        spec.links[0].duplicate = 1.0;
+        spec.links[0].reorder = 1.0;
+        spec.links[0].reorder_delay = Duration::from_millis(5);
+        let mut net = Net::new(&spec, 1);
+        // 8 ms serialisation, 1 ms delay, 5 ms held back; the copy comes with it.
+        let ms = |v: u64| Time(Duration::from_millis(v).0);
+        match net.ports[0].offer(Time::ZERO, 0, &udp(1000), |_| {}) {
+            Offer::Reordered { at, txn, duplicate } => assert_eq!((at, txn, duplicate), (ms(14), 0, Some(ms(14)))),
+            _ => panic!("every packet is reordered"),
+        }
     }
 
     #[test]

@@ -781,11 +781,7 @@ impl<'s> World<'s> {
                 }
                 Offer::Sent { wire, duplicate } => {
                     if let Some(t) = duplicate {
-                        self.packets.duplicated += 1;
-                        let copy = self.packets_in_flight.get(id).clone();
-                        let copy = self.packets_in_flight.insert(copy);
-                        // The copy arrives right after the original.
-                        self.arrive_late(port, copy, t, 2 * wire.txn() + 1);
+                        self.send_copy(port, id, t, wire.txn());
                     }
                     if port == self.cut_port {
                         self.cross(id, wire.arrival(), 2 * wire.txn(), true);
@@ -804,12 +800,24 @@ impl<'s> World<'s> {
                     }
                     return;
                 }
-                Offer::Reordered { at, txn } => {
+                Offer::Reordered { at, txn, duplicate } => {
+                    if let Some(t) = duplicate {
+                        self.send_copy(port, id, t, txn);
+                    }
                     self.arrive_late(port, id, at, 2 * txn);
                     return;
                 }
             }
         }
+    }
+
+    /// A copy of packet `id`, the link's duplicate of its transmission `txn` on `port`,
+    /// arriving at `at` right after the original.
+    fn send_copy(&mut self, port: u32, id: u32, at: Time, txn: u64) {
+        self.packets.duplicated += 1;
+        let copy = self.packets_in_flight.get(id).clone();
+        let copy = self.packets_in_flight.insert(copy);
+        self.arrive_late(port, copy, at, 2 * txn + 1);
     }
 
     /// Packet `id` leaves `port` outside its wire's order, as a duplicate or a reordered
