@@ -4,9 +4,10 @@
 //! 69 ms run, at its start, when they pass few packets and exchange often: about 200 waits
 //! that each ended in `yield_now`, some 70 µs apiece, where an exchange between two CPUs
 //! takes a few. That is what two threads taking turns on one CPU look like (a new thread
-//! starts on its parent's CPU); held on different CPUs, the waits went away. So for the run the caller is held on the CPU it is
-//! on and the other half on the other CPUs it may use (where the scheduler can still move
-//! it off a busy one); the caller gets its CPUs back after the run.
+//! starts on its parent's CPU); held on different CPUs, the waits went away. So for the
+//! run the caller is held on the CPU it is on and the other half on the other CPUs it may
+//! use (where the scheduler can still move it off a busy one); the caller gets its CPUs
+//! back after the run.
 
 pub use imp::{pin, split_cpus, CpuSet, Pinned};
 

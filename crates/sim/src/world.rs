@@ -90,18 +90,28 @@ struct UdpState {
     dropped: u64,
 }
 
-/// The row order that sorts rows by `key` (a stable sort), or `None` when they already are.
-fn sorted_order<K: Ord>(rows: usize, key: impl Fn(usize) -> K) -> Option<Vec<usize>> {
-    if (1..rows).all(|i| key(i - 1) <= key(i)) {
-        return None;
-    }
-    let mut order: Vec<usize> = (0..rows).collect();
-    order.sort_by_key(|&i| key(i));
-    Some(order)
+/// A sender's state when it changed (the timeseries table).
+struct StateRow {
+    t: Time,
+    flow: u32,
+    s: Snapshot,
 }
 
-fn permute<T: Copy>(v: &mut Vec<T>, order: &[usize]) {
-    *v = order.iter().map(|&i| v[i]).collect();
+/// A port's queue after an admission or a departure (the queues table). The port is kept
+/// by index and named once, in `finish`, so that a row (one per packet and hop) allocates
+/// nothing.
+struct QueueRow {
+    t: Time,
+    port: u32,
+    packets: u64,
+    bytes: u64,
+    drops: u64,
+}
+
+#[derive(Default)]
+struct Series {
+    states: Vec<StateRow>,
+    queues: Vec<QueueRow>,
 }
 
 impl Series {
@@ -111,78 +121,19 @@ impl Series {
     /// used, so rows of different flows or ports interleave out of order; each one's own
     /// rows are in order, and a stable sort keeps them so.
     fn sort_rows(&mut self) {
-        if let Some(order) = sorted_order(self.ts_t.len(), |i| (self.ts_t[i], self.ts_flow[i])) {
-            permute(&mut self.ts_t, &order);
-            permute(&mut self.ts_flow, &order);
-            permute(&mut self.ts_cwnd, &order);
-            permute(&mut self.ts_ssthresh, &order);
-            permute(&mut self.ts_srtt, &order);
-            permute(&mut self.ts_flight, &order);
-            permute(&mut self.ts_nxt, &order);
-            permute(&mut self.ts_una, &order);
-            permute(&mut self.ts_cc_mode, &order);
-            permute(&mut self.ts_congestive_events, &order);
-            permute(&mut self.ts_pacing, &order);
-        }
-        if let Some(order) = sorted_order(self.q_t.len(), |i| (self.q_t[i], self.q_port[i])) {
-            permute(&mut self.q_t, &order);
-            permute(&mut self.q_pkts, &order);
-            permute(&mut self.q_bytes, &order);
-            permute(&mut self.q_drops, &order);
-            permute(&mut self.q_port, &order);
-        }
+        self.states.sort_by_key(|r| (r.t, r.flow));
+        self.queues.sort_by_key(|r| (r.t, r.port));
     }
 
     /// Add `other`'s rows (of the other half of a split run), leaving it empty.
     fn append(&mut self, other: &mut Series) {
-        self.ts_t.append(&mut other.ts_t);
-        self.ts_flow.append(&mut other.ts_flow);
-        self.ts_cwnd.append(&mut other.ts_cwnd);
-        self.ts_ssthresh.append(&mut other.ts_ssthresh);
-        self.ts_srtt.append(&mut other.ts_srtt);
-        self.ts_flight.append(&mut other.ts_flight);
-        self.ts_nxt.append(&mut other.ts_nxt);
-        self.ts_una.append(&mut other.ts_una);
-        self.ts_cc_mode.append(&mut other.ts_cc_mode);
-        self.ts_congestive_events.append(&mut other.ts_congestive_events);
-        self.ts_pacing.append(&mut other.ts_pacing);
-        self.q_t.append(&mut other.q_t);
-        self.q_port.append(&mut other.q_port);
-        self.q_pkts.append(&mut other.q_pkts);
-        self.q_bytes.append(&mut other.q_bytes);
-        self.q_drops.append(&mut other.q_drops);
+        self.states.append(&mut other.states);
+        self.queues.append(&mut other.queues);
     }
 
-    /// A queue row; the port is kept by index and named once, in `finish`, so that a row
-    /// (one per packet and hop) allocates nothing.
     fn record_queue(&mut self, t: Time, port: u32, p: &Port) {
-        self.q_t.push(t.as_nanos());
-        self.q_port.push(port as u64);
-        self.q_pkts.push(p.queued_packets() as u64);
-        self.q_bytes.push(p.queued_bytes());
-        self.q_drops.push(p.stats.drops);
+        self.queues.push(QueueRow { t, port, packets: p.queued_packets() as u64, bytes: p.queued_bytes(), drops: p.stats.drops });
     }
-}
-
-#[derive(Default)]
-struct Series {
-    ts_t: Vec<u64>,
-    ts_flow: Vec<u64>,
-    ts_cwnd: Vec<u64>,
-    ts_ssthresh: Vec<f64>,
-    ts_srtt: Vec<f64>,
-    ts_flight: Vec<u64>,
-    ts_nxt: Vec<u64>,
-    ts_una: Vec<u64>,
-    ts_cc_mode: Vec<&'static str>,
-    ts_congestive_events: Vec<u64>,
-    ts_pacing: Vec<u64>,
-    q_t: Vec<u64>,
-    /// Port index of each queue row.
-    q_port: Vec<u64>,
-    q_pkts: Vec<u64>,
-    q_bytes: Vec<u64>,
-    q_drops: Vec<u64>,
 }
 
 /// A packet sent across the cut of a split run (`crate::partition`): it arrives from the
@@ -715,18 +666,7 @@ impl<'s> World<'s> {
             let s = c.ep.snapshot();
             if c.last != Some(s) {
                 c.last = Some(s);
-                let ts = &mut self.series;
-                ts.ts_t.push(now.as_nanos());
-                ts.ts_flow.push(flow as u64);
-                ts.ts_cwnd.push(s.cwnd);
-                ts.ts_ssthresh.push(if s.ssthresh == u64::MAX { f64::NAN } else { s.ssthresh as f64 });
-                ts.ts_srtt.push(s.srtt.map_or(f64::NAN, |d| d.as_nanos() as f64));
-                ts.ts_flight.push(s.flight);
-                ts.ts_nxt.push(s.snd_nxt);
-                ts.ts_una.push(s.snd_una);
-                ts.ts_cc_mode.push(s.cc_mode);
-                ts.ts_congestive_events.push(s.congestive_events as u64);
-                ts.ts_pacing.push(s.pacing as u64);
+                self.series.states.push(StateRow { t: now, flow: flow as u32, s });
             }
         }
         let acked = self.conns[ep as usize].ep.bytes_acked();
@@ -1002,26 +942,26 @@ impl<'s> World<'s> {
             ("drops", Column::U64(tr.iter().map(|t| t.drops).collect())),
         ]);
 
-        let s = self.series;
+        let (st, q) = (&self.series.states, &self.series.queues);
         let timeseries = table(vec![
-            ("t_ns", Column::U64(s.ts_t)),
-            ("flow", Column::U64(s.ts_flow)),
-            ("cwnd_bytes", Column::U64(s.ts_cwnd)),
-            ("ssthresh_bytes", Column::F64(s.ts_ssthresh)),
-            ("srtt_ns", Column::F64(s.ts_srtt)),
-            ("flight_bytes", Column::U64(s.ts_flight)),
-            ("snd_nxt", Column::U64(s.ts_nxt)),
-            ("snd_una", Column::U64(s.ts_una)),
-            ("cc_mode", Column::Str(s.ts_cc_mode.iter().map(|m| m.to_string()).collect())),
-            ("congestive_events", Column::U64(s.ts_congestive_events)),
-            ("pacing", Column::U64(s.ts_pacing)),
+            ("t_ns", Column::U64(st.iter().map(|r| r.t.as_nanos()).collect())),
+            ("flow", Column::U64(st.iter().map(|r| r.flow as u64).collect())),
+            ("cwnd_bytes", Column::U64(st.iter().map(|r| r.s.cwnd).collect())),
+            ("ssthresh_bytes", Column::F64(st.iter().map(|r| if r.s.ssthresh == u64::MAX { f64::NAN } else { r.s.ssthresh as f64 }).collect())),
+            ("srtt_ns", Column::F64(st.iter().map(|r| r.s.srtt.map_or(f64::NAN, |d| d.as_nanos() as f64)).collect())),
+            ("flight_bytes", Column::U64(st.iter().map(|r| r.s.flight).collect())),
+            ("snd_nxt", Column::U64(st.iter().map(|r| r.s.snd_nxt).collect())),
+            ("snd_una", Column::U64(st.iter().map(|r| r.s.snd_una).collect())),
+            ("cc_mode", Column::Str(st.iter().map(|r| r.s.cc_mode.to_string()).collect())),
+            ("congestive_events", Column::U64(st.iter().map(|r| r.s.congestive_events as u64).collect())),
+            ("pacing", Column::U64(st.iter().map(|r| r.s.pacing as u64).collect())),
         ]);
         let queues = table(vec![
-            ("t_ns", Column::U64(s.q_t)),
-            ("queue", Column::Str(s.q_port.iter().map(|&i| self.net.ports[i as usize].name.clone()).collect())),
-            ("packets", Column::U64(s.q_pkts)),
-            ("bytes", Column::U64(s.q_bytes)),
-            ("drops", Column::U64(s.q_drops)),
+            ("t_ns", Column::U64(q.iter().map(|r| r.t.as_nanos()).collect())),
+            ("queue", Column::Str(q.iter().map(|r| self.net.ports[r.port as usize].name.clone()).collect())),
+            ("packets", Column::U64(q.iter().map(|r| r.packets).collect())),
+            ("bytes", Column::U64(q.iter().map(|r| r.bytes).collect())),
+            ("drops", Column::U64(q.iter().map(|r| r.drops).collect())),
         ]);
         let ports = &self.net.ports;
         let elapsed = end.as_nanos().max(1) as f64;
