@@ -80,6 +80,10 @@ class _Group(click.Group):
 @click.version_option(__version__, "-V", "--version", prog_name="rampup")
 def main() -> None:
     """rampup: a fast deterministic packet-level TCP simulator."""
+    # The engine reads RAMPUP_THREADS itself and takes a value it cannot read as 2.
+    threads = os.environ.get("RAMPUP_THREADS")
+    if threads is not None and not (threads.isascii() and threads.isdigit() and int(threads) >= 1):
+        raise CliError(f"RAMPUP_THREADS: {threads!r} is not allowed; give a whole number of threads, 1 or more")
 
 
 # --- helpers -----------------------------------------------------------------

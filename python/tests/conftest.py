@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -23,13 +24,14 @@ def demo_text() -> str:
     return DEMO.read_text(encoding="utf-8")
 
 
-def _run_cli(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+def _run_cli(*args: str | Path, cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "rampup.cli", *map(str, args)],
         check=False,
         capture_output=True,
         text=True,
         cwd=cwd,
+        env={**os.environ, **(env or {})},
         timeout=300,
     )
 

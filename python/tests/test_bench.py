@@ -35,3 +35,4 @@ def test_bench_rejects_a_bad_flow_list(run_cli) -> None:  # type: ignore[no-unty
     proc = run_cli("bench", "--flows", "1,x", "--no-ns2")
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == ["rampup: error: --flows: '1,x' is not a comma-separated list of whole numbers"]
+

@@ -123,3 +123,12 @@ def test_errors_in_the_worker_reach_the_caller() -> None:
 
     with pytest.raises(KeyError):
         cli._in_thread_with_progress(boom, console, "x")
+
+
+def test_a_bad_thread_count_is_refused_in_one_line(run_cli) -> None:  # type: ignore[no-untyped-def]
+    for value in ["two", "0", " 1"]:
+        proc = run_cli("bench", "--flows", "1", "--duration", "0.1", "--repeat", "1", "--no-ns2", env={"RAMPUP_THREADS": value})
+        assert proc.returncode == 2, (value, proc.stderr)
+        assert proc.stderr.strip().splitlines() == [f"rampup: error: RAMPUP_THREADS: {value!r} is not allowed; give a whole number of threads, 1 or more"]
+    ok = run_cli("bench", "--flows", "1", "--duration", "0.1", "--repeat", "1", "--no-ns2", env={"RAMPUP_THREADS": "1"})
+    assert ok.returncode == 0, ok.stderr
