@@ -12,16 +12,17 @@ import pytest
 import rampup
 
 
-def _records(data: bytes) -> list[tuple[int, int]]:
-    """(captured length, original length) of each record of a little-endian pcap."""
+def _records(data: bytes) -> list[tuple[int, int, bytes]]:
+    """(captured length, original length, captured bytes) of each record of a little-endian
+    pcap."""
     magic = data[:4]
     assert magic in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1"), magic.hex()  # usec or nsec, little-endian
     out, offset = [], 24
     while offset < len(data):
         _sec, _frac, incl, orig = struct.unpack_from("<IIII", data, offset)
         assert incl <= orig
+        out.append((incl, orig, data[offset + 16 : offset + 16 + incl]))
         offset += 16 + incl
-        out.append((incl, orig))
     assert offset == len(data), "truncated last record"
     return out
 
@@ -38,7 +39,26 @@ def test_pcaps_parse(demo_out: tuple[rampup.Result, Path]) -> None:
     for link, data in result.pcaps.items():
         records = _records(data)
         assert records, link
-        assert all(incl >= 40 for incl, _ in records), link  # at least the IP and TCP headers
+        assert all(incl >= 40 for incl, _, _ in records), link  # at least the IP and TCP headers
+
+
+def test_each_direction_of_a_connection_has_its_own_host_addresses(demo_out: tuple[rampup.Result, Path]) -> None:
+    # The data sender's port is 10000 + flow, the receiver's 20000 + flow; the engine works
+    # out a packet's source host from the connection end that sent it.
+    result, _ = demo_out
+    hosts: dict[tuple[int, int], set[tuple[bytes, bytes]]] = {}
+    for data in result.pcaps.values():
+        for _, _, pkt in _records(data):
+            src, dst = pkt[12:16], pkt[16:20]
+            sport, dport = struct.unpack_from(">HH", pkt, 20)
+            assert src != dst
+            hosts.setdefault((sport, dport), set()).add((src, dst))
+    assert len(hosts) >= 2
+    for (sport, dport), pairs in hosts.items():
+        assert len(pairs) == 1, (sport, pairs)
+        (src, dst), reverse = next(iter(pairs)), hosts.get((dport, sport))
+        if reverse is not None:
+            assert reverse == {(dst, src)}
 
 
 @pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark is not installed")

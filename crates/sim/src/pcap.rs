@@ -54,13 +54,14 @@ impl Default for Pcap {
 }
 
 impl Pcap {
-    pub fn record(&mut self, now: Time, p: &Packet) {
+    /// Record packet `p`, sent by node `src`, leaving at `now`.
+    pub fn record(&mut self, now: Time, src: u32, p: &Packet) {
         let mut l4 = Vec::with_capacity(60);
         let proto = match &p.body {
             Body::Tcp { ep, seg } => {
                 let (sport, dport) = ports(*ep);
-                let blocks = seg.sack_blocks();
-                let opt_len = if blocks.is_empty() { 0 } else { 2 + 2 + 8 * blocks.len() };
+                let blocks = seg.sack.len();
+                let opt_len = if blocks == 0 { 0 } else { 2 + 2 + 8 * blocks };
                 let hdr_len = 20 + opt_len;
                 l4.extend_from_slice(&sport.to_be_bytes());
                 l4.extend_from_slice(&dport.to_be_bytes());
@@ -72,9 +73,9 @@ impl Pcap {
                 l4.push(flags);
                 l4.extend_from_slice(&(seg.window.min(65_535) as u16).to_be_bytes());
                 l4.extend_from_slice(&[0, 0, 0, 0]); // checksum (not computed), urgent pointer
-                if !blocks.is_empty() {
-                    l4.extend_from_slice(&[1, 1, 5, (2 + 8 * blocks.len()) as u8]);
-                    for b in blocks {
+                if blocks > 0 {
+                    l4.extend_from_slice(&[1, 1, 5, (2 + 8 * blocks) as u8]);
+                    for b in seg.sack_blocks() {
                         l4.extend_from_slice(&(b.start as u32).to_be_bytes());
                         l4.extend_from_slice(&(b.end as u32).to_be_bytes());
                     }
@@ -103,7 +104,7 @@ impl Pcap {
         ip[2..4].copy_from_slice(&(total.min(65_535) as u16).to_be_bytes());
         ip[8] = 64;
         ip[9] = proto;
-        ip[12..16].copy_from_slice(&addr(p.src));
+        ip[12..16].copy_from_slice(&addr(src));
         ip[16..20].copy_from_slice(&addr(p.dst));
         let c = ipv4_checksum(&ip);
         ip[10..12].copy_from_slice(&c.to_be_bytes());

@@ -602,10 +602,15 @@ fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError> {
         None => None,
         Some(f) => Some(preemptive(f, p)?),
     };
-    let rcv_window = t.rcv_window.map_or(d.rcv_window_bytes, |s| s.0);
+    let rcv_window = t.rcv_window.map_or(d.rcv_window_bytes as u64, |s| s.0);
     if rcv_window < mss {
         return err(format!("{p}.rcv_window"), "must be at least one mss");
     }
+    // A segment's window field is 32 bits (`Segment::window`); TCP itself advertises at
+    // most 2^30 bytes (RFC 7323 §2.3).
+    let Ok(rcv_window) = u32::try_from(rcv_window) else {
+        return err(format!("{p}.rcv_window"), "must be at most 4294967295 bytes (just under 4GiB)");
+    };
     Ok(TcpConfig {
         mss_bytes: mss as u32,
         initial_window_segments: iw,

@@ -612,10 +612,10 @@ impl<'s> World<'s> {
 
     fn udp_send(&mut self, u: u32) {
         let spec = &self.sc.udp[u as usize];
-        let pkt = Packet { src: spec.from as u32, dst: spec.to as u32, wire_bytes: spec.packet_bytes as u32, body: Body::Udp { source: u } };
+        let pkt = Packet { dst: spec.to as u32, wire_bytes: spec.packet_bytes as u32, body: Body::Udp { source: u } };
         self.udp[u as usize].sent += 1;
         self.packets.created += 1;
-        let port = self.net.route(pkt.src, pkt.dst);
+        let port = self.net.route(spec.from as u32, pkt.dst);
         let id = self.packets_in_flight.insert(pkt);
         self.enqueue(port, id, self.now, None);
         let next = self.now + spec.rate.tx_time(spec.packet_bytes);
@@ -636,7 +636,7 @@ impl<'s> World<'s> {
             let c = &mut self.conns[ep as usize];
             let Some(seg) = c.ep.poll_transmit(now) else { break };
             let wire = if seg.len > 0 { seg.len as u64 + header_bytes } else { ack_bytes };
-            let pkt = Packet { src: c.node, dst: c.peer_node, wire_bytes: wire as u32, body: Body::Tcp { ep: ep ^ 1, seg } };
+            let pkt = Packet { dst: c.peer_node, wire_bytes: wire as u32, body: Body::Tcp { ep: ep ^ 1, seg } };
             let port = self.net.route(c.node, c.peer_node);
             self.packets.created += 1;
             let id = self.packets_in_flight.insert(pkt);
@@ -702,9 +702,16 @@ impl<'s> World<'s> {
             let pkt = self.packets_in_flight.get(id);
             let dst = pkt.dst;
             let pcap = &mut self.pcaps[port as usize];
+            let (conns, udp) = (&self.conns, &self.sc.udp);
             let offer = p.offer(at, id, pkt, |start| {
                 if let Some(pc) = pcap {
-                    pc.record(start, pkt);
+                    // A packet does not carry its source (it is needed only here): it is
+                    // the host of the connection end that sent it, or the UDP source's.
+                    let src = match pkt.body {
+                        Body::Tcp { ep, .. } => conns[(ep ^ 1) as usize].node,
+                        Body::Udp { source } => udp[source as usize].from as u32,
+                    };
+                    pc.record(start, src, pkt);
                 }
             });
             if trace {

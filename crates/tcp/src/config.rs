@@ -52,7 +52,7 @@ pub struct TcpConfig {
     /// Cap on the usable window (ns-2's `window_`); u64::MAX for none.
     pub max_window_bytes: u64,
     /// The receive window we advertise.
-    pub rcv_window_bytes: u64,
+    pub rcv_window_bytes: u32,
     pub cc: CcKind,
     pub recovery: RecoveryKind,
     /// How SACK recovery counts the data in flight (only for `RecoveryKind::Sack`).

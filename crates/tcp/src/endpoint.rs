@@ -17,7 +17,7 @@ use crate::preemptive::{Preemptive, PreemptiveStats, TimerCmd};
 use crate::receiver::{AckUrgency, Receiver};
 use crate::recovery::RecoveryKind;
 use crate::restart::RestartCtx;
-use crate::segment::{Flags, Segment, SeqRange, MAX_SACK_BLOCKS};
+use crate::segment::{Flags, SackBlocks, Segment, SeqRange};
 use crate::sender::{Sender, SenderStats};
 use crate::time::{Duration, Time};
 
@@ -207,7 +207,7 @@ impl Endpoint {
         } else if !self.handle_handshake_segment(now, seg) {
             return None;
         }
-        self.sender.set_peer_window(seg.window);
+        self.sender.set_peer_window(seg.window as u64);
         if seg.flags.ack && self.pacer.is_active() {
             self.end_paced_restart();
             self.sender.on_first_ack_after_pacing(self.cfg.restart);
@@ -269,7 +269,7 @@ impl Endpoint {
                     self.measure.on_handshake_rtt(now.since(t));
                 }
                 // The SYN-ACK carries the peer's window, which binds our first flight.
-                self.sender.set_peer_window(seg.window);
+                self.sender.set_peer_window(seg.window as u64);
                 self.established();
                 self.ack_due = true;
                 false
@@ -451,23 +451,20 @@ impl Endpoint {
     /// Build a segment; with `flags.ack` it carries our current acknowledgement and SACK
     /// blocks, and sending it satisfies any pending ACK.
     fn segment(&mut self, seq: u64, len: u32, flags: Flags) -> Segment {
-        let mut sack = [SeqRange::default(); MAX_SACK_BLOCKS];
-        let mut sack_len = 0;
-        if flags.ack && self.cfg.recovery == RecoveryKind::Sack {
-            let blocks = self.receiver.sack_blocks();
-            sack[..blocks.len()].copy_from_slice(blocks);
-            sack_len = blocks.len().min(MAX_SACK_BLOCKS) as u8;
-        }
         let mut ack = 0;
+        let mut sack = SackBlocks::default();
         if flags.ack {
             ack = self.receiver.rcv_nxt();
+            if self.cfg.recovery == RecoveryKind::Sack {
+                sack = SackBlocks::new(ack, self.receiver.sack_blocks());
+            }
             self.ack_due = false;
             self.timers[Timer::DelayedAck as usize] = None;
             self.receiver.on_ack_sent();
         }
         // Built in one expression, not patched after `..Segment::default()`: the compiler
         // then writes it straight into the caller's `Option<Segment>`.
-        Segment { seq, ack, len, flags, window: self.cfg.rcv_window_bytes, sack, sack_len }
+        Segment { seq, ack, len, flags, window: self.cfg.rcv_window_bytes, sack }
     }
 }
 
@@ -540,7 +537,7 @@ mod tests {
         let mut ep = Endpoint::new(config(), Role::Active);
         ep.write(10 * MSS);
         assert!(send(&mut ep, at(0))[0].flags.syn);
-        recv(&mut ep, at(10), Segment { window: MSS, ..SYN_ACK });
+        recv(&mut ep, at(10), Segment { window: MSS as u32, ..SYN_ACK });
         let data: Vec<_> = send(&mut ep, at(10)).into_iter().filter(|s| s.len > 0).collect();
         assert_eq!(data.len(), 1, "the peer's window holds one segment; the initial window two");
     }

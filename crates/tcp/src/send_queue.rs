@@ -123,7 +123,7 @@ impl SendQueue {
     }
 
     /// Mark records covered by SACK blocks. Returns bytes newly SACKed.
-    pub fn on_sack(&mut self, blocks: &[SeqRange]) -> u64 {
+    pub fn on_sack(&mut self, blocks: impl IntoIterator<Item = SeqRange>) -> u64 {
         let mut newly = 0;
         for b in blocks {
             let from = self.segs.partition_point(|s| s.seq < b.start);
@@ -216,7 +216,7 @@ mod tests {
     #[test]
     fn three_sacked_segments_above_make_a_segment_lost() {
         let mut q = queue_of(5, 100);
-        assert_eq!(q.on_sack(&[SeqRange { start: 101, end: 401 }]), 300);
+        assert_eq!(q.on_sack([SeqRange { start: 101, end: 401 }]), 300);
         let sb = q.scoreboard(3, 100);
         assert_eq!(sb.first_lost, Some(1));
         // segments 1 (lost) and 401 (not lost: nothing SACKed above it) -> pipe counts only 401

@@ -236,7 +236,7 @@ impl Sender {
     /// Inlined: most segments a data receiver gets acknowledge nothing new, and the caller
     /// should not pay a call for finding that out.
     #[inline]
-    pub fn on_ack(&mut self, now: Time, ack: u64, sack: &[SeqRange], pure: bool, measure: &mut Measure) -> AckResult {
+    pub fn on_ack(&mut self, now: Time, ack: u64, sack: impl IntoIterator<Item = SeqRange>, pure: bool, measure: &mut Measure) -> AckResult {
         if ack > self.snd_max {
             // Acknowledges data never sent: ignore it (RFC 793 §3.9, "SEG.ACK > SND.NXT").
             return AckResult::default();
@@ -535,7 +535,7 @@ mod tests {
     fn lose_first(s: &mut Sender, m: &mut Measure, n: u64) {
         assert_eq!(drain(s).len(), 10);
         for k in 1..=n {
-            s.on_ack(Time(1), 1, &[sacked(k)], true, m);
+            s.on_ack(Time(1), 1, [sacked(k)], true, m);
         }
     }
 
@@ -556,11 +556,11 @@ mod tests {
         lose_first(&mut s, &mut m, 3);
         assert_eq!(drain(&mut s).len(), 1, "the fast retransmit; pipe = 10 - 3 = 7 segments");
         for k in 4..=6 {
-            s.on_ack(Time(2), 1, &[sacked(k)], true, &mut m);
+            s.on_ack(Time(2), 1, [sacked(k)], true, &mut m);
         }
         assert_eq!(drain(&mut s).len(), 1, "pipe 4 < cwnd 5: one segment, pipe back to 5");
         // A partial ACK (the retransmission arrived, segment 8 is still missing).
-        s.on_ack(Time(3), 1 + 7 * MSS, &[], true, &mut m);
+        s.on_ack(Time(3), 1 + 7 * MSS, [], true, &mut m);
         assert_eq!(drain(&mut s).len(), 2);
     }
 
@@ -594,11 +594,11 @@ mod tests {
         let (mut s, mut m) = sender(RecoveryKind::NewReno, |c| c.limited_transmit = true);
         assert_eq!(drain(&mut s).len(), 10);
         for _ in 0..2 {
-            s.on_ack(Time(1), 1, &[], true, &mut m);
+            s.on_ack(Time(1), 1, [], true, &mut m);
             assert_eq!(drain(&mut s).len(), 1, "RFC 3042: one new segment per duplicate ACK");
         }
         assert_eq!(s.flight(), 12 * MSS);
-        s.on_ack(Time(1), 1, &[], true, &mut m);
+        s.on_ack(Time(1), 1, [], true, &mut m);
         assert!(s.in_recovery());
         // RFC 5681 §3.2 step 2: FlightSize / 2 of the ten segments, not of twelve.
         assert_eq!(s.window().ssthresh, 5 * MSS);
@@ -608,7 +608,7 @@ mod tests {
     fn unlimited_sender_counts_acked_bytes() {
         let (mut s, mut m) = sender(RecoveryKind::NewReno, |_| {});
         drain(&mut s);
-        s.on_ack(Time(1), 1 + 3 * MSS, &[], true, &mut m);
+        s.on_ack(Time(1), 1 + 3 * MSS, [], true, &mut m);
         assert_eq!(s.bytes_acked(0), 3 * MSS);
     }
 
@@ -639,7 +639,7 @@ mod tests {
         assert_eq!(drain(&mut s).len(), 100);
         // The first segment is acknowledged (an epoch begins, ending beyond segment 100); the
         // second is lost and everything after it waits at the receiver.
-        s.on_ack(ms(100), 1 + MSS, &[], true, &mut m);
+        s.on_ack(ms(100), 1 + MSS, [], true, &mut m);
         assert_eq!(drain(&mut s).len(), 1);
         s.on_rto(false, &mut m);
         assert_eq!(s.window().cwnd, MSS);
@@ -649,7 +649,7 @@ mod tests {
             let sent = std::iter::from_fn(|| s.poll(ms(1000 + 100 * round))).collect::<Vec<_>>();
             assert!(!sent.is_empty() && sent.iter().all(|t| t.retransmission));
             for t in sent {
-                s.on_ack(ms(1100 + 100 * round), t.seq + t.len as u64, &[], true, &mut m);
+                s.on_ack(ms(1100 + 100 * round), t.seq + t.len as u64, [], true, &mut m);
             }
         }
         // Doubling every other round from one segment: 1, 1, 2, 2, 4, 4, 8, 8 → 16.
