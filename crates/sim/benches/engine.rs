@@ -6,17 +6,30 @@ use rampup_tcp::Time;
 
 fn event_queue(c: &mut Criterion) {
     for pending in [8u64, 1024] {
-        c.bench_function(&format!("event_queue/pop_push/{pending}_pending"), |b| {
+        let queue = || {
             let mut q = EventQueue::default();
             for i in 0..pending {
                 q.push(Time(i * 1000), Order::new(Class::Net, i as u32, i), i as u32);
             }
-            let mut t = 0u64;
+            q
+        };
+        // Each event handled schedules one a little later, as a packet hop does.
+        let later = |at: Time, e: u32| at.as_nanos() + 1000 * pending + (e as u64 % 7);
+        c.bench_function(&format!("event_queue/pop_push/{pending}_pending"), |b| {
+            let mut q = queue();
             b.iter(|| {
-                // Each popped event schedules one a little later, as a packet hop does.
                 let (at, e) = q.pop_until(Time::MAX).expect("never empty");
-                t = at.as_nanos() + 1000 * pending + (e as u64 % 7);
+                let t = later(at, e);
                 q.push(Time(t), Order::new(Class::Net, e, t), e);
+            })
+        });
+        // The same, as a port's arrival does it: the next event takes the first's place.
+        c.bench_function(&format!("event_queue/replace_first/{pending}_pending"), |b| {
+            let mut q = queue();
+            b.iter(|| {
+                let (at, &e) = q.first_until(Time::MAX).expect("never empty");
+                let t = later(at, e);
+                q.replace_first(Time(t), Order::new(Class::Net, e, t), e);
             })
         });
     }

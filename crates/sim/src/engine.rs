@@ -82,6 +82,18 @@ impl<E> Heap<E> {
         Some(top)
     }
 
+    /// Put `entry` in place of the first entry (pushed when there is none), in one sift.
+    fn replace_first(&mut self, entry: Entry<E>) {
+        let key = entry.key;
+        match self.entries.first_mut() {
+            Some(first) => {
+                *first = entry;
+                self.sift_down(0, key);
+            }
+            None => self.push(entry),
+        }
+    }
+
     /// Move the entry at `i`, whose key is `key`, up to its place.
     fn sift_up(&mut self, mut i: usize, key: u128) {
         while i > 0 {
@@ -152,16 +164,48 @@ impl<E> EventQueue<E> {
         self.timers.push(entry(at, order, event));
     }
 
-    /// The earliest event, if it is due no later than `until`.
-    pub fn pop_until(&mut self, until: Time) -> Option<(Time, E)> {
-        let heap = if self.timers.first_key() < self.busy.first_key() { &mut self.timers } else { &mut self.busy };
-        let first = heap.entries.first()?;
-        if (first.key >> 64) as u64 > until.as_nanos() {
-            return None;
+    /// The heap that holds the earliest event (the busy one when both are empty).
+    fn first_heap(&mut self) -> &mut Heap<E> {
+        if self.timers.first_key() < self.busy.first_key() {
+            &mut self.timers
+        } else {
+            &mut self.busy
         }
-        let top = heap.pop()?;
+    }
+
+    /// The earliest event and when it is due, if no later than `until`. It stays queued:
+    /// take it off with `pop_first`, or put another in its place with `replace_first`.
+    pub fn first_until(&self, until: Time) -> Option<(Time, &E)> {
+        let heap = if self.timers.first_key() < self.busy.first_key() { &self.timers } else { &self.busy };
+        let first = heap.entries.first()?;
+        let at = (first.key >> 64) as u64;
+        (at <= until.as_nanos()).then_some((Time(at), &first.event))
+    }
+
+    /// Take off the earliest event.
+    pub fn pop_first(&mut self) -> Option<E> {
+        let top = self.first_heap().pop()?;
         self.processed += 1;
-        Some((Time((top.key >> 64) as u64), top.event))
+        Some(top.event)
+    }
+
+    /// Take off the earliest event and push `event` at `at`, as `push` would. When the
+    /// earliest is in the busy heap, as a port's arrival is when the next packet on its wire
+    /// takes its place, the new event goes in at the top: one sift instead of two.
+    pub fn replace_first(&mut self, at: Time, order: Order, event: E) {
+        if self.timers.first_key() < self.busy.first_key() {
+            self.timers.pop();
+            self.busy.push(entry(at, order, event));
+        } else {
+            self.busy.replace_first(entry(at, order, event));
+        }
+        self.processed += 1;
+    }
+
+    /// Take off the earliest event, if it is due no later than `until`.
+    pub fn pop_until(&mut self, until: Time) -> Option<(Time, E)> {
+        let (at, _) = self.first_until(until)?;
+        self.pop_first().map(|e| (at, e))
     }
 
     /// When the earliest event is due.
@@ -218,27 +262,36 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// Against a sorted model: any mix of pushes (to either heap) and pops comes out in
-        /// (time, rank) order.
+        /// Against a sorted model: any mix of pushes (to either heap), pops and replacements
+        /// of the earliest comes out in (time, rank) order.
         #[test]
-        fn pops_in_time_then_rank_order(ops in proptest::collection::vec((0u64..50, 0u8..3, 0u32..4), 1..400)) {
+        fn pops_in_time_then_rank_order(ops in proptest::collection::vec((0u64..50, 0u8..4, 0u32..4), 1..400)) {
             let mut q = EventQueue::default();
             let mut model: Vec<(u64, Order, usize)> = Vec::new();
             for (n, (t, op, class)) in ops.into_iter().enumerate() {
+                let class = [Class::Change, Class::Net, Class::Timer, Class::App][class as usize];
+                // Distinct ranks: equal keys are allowed only for identical events.
+                let order = Order::new(class, (n % 5) as u32, n as u64);
                 if op == 0 {
                     model.sort();
                     let want = if model.is_empty() { None } else { Some(model.remove(0)) }.map(|(t, _, n)| (t, n));
                     let got = q.pop_until(Time::MAX).map(|(t, e)| (t.as_nanos(), e));
                     proptest::prop_assert_eq!(got, want);
-                } else {
-                    let class = [Class::Change, Class::Net, Class::Timer, Class::App][class as usize];
-                    // Distinct ranks: equal keys are allowed only for identical events.
-                    let order = Order::new(class, (n % 5) as u32, n as u64);
-                    if op == 1 {
-                        q.push(Time(t), order, n);
-                    } else {
-                        q.push_timer(Time(t), order, n);
+                } else if op == 3 {
+                    // Put an event in place of the earliest, which the queue shows first.
+                    model.sort();
+                    let first = q.first_until(Time::MAX).map(|(t, &e)| (t.as_nanos(), e));
+                    proptest::prop_assert_eq!(first, model.first().map(|&(t, _, n)| (t, n)));
+                    if !model.is_empty() {
+                        model.remove(0);
                     }
+                    q.replace_first(Time(t), order, n);
+                    model.push((t, order, n));
+                } else if op == 1 {
+                    q.push(Time(t), order, n);
+                    model.push((t, order, n));
+                } else {
+                    q.push_timer(Time(t), order, n);
                     model.push((t, order, n));
                 }
             }

@@ -15,6 +15,7 @@ use crate::partition::Split;
 use crate::pcap::Pcap;
 use crate::scenario::{App, Scenario};
 
+#[derive(Clone, Copy)]
 enum Event {
     /// The first packet on a port's wire reaches the far end (if the event is not stale).
     Arrive(u32),
@@ -204,6 +205,12 @@ impl Drop for ReleaseOnPanic<'_> {
     }
 }
 
+/// The rank of packet `head`'s arrival from `port`: by its transmission there (twice it, so
+/// that a duplicate's copy ranks right after it).
+fn arrival_order(port: u32, head: OnWire) -> Order {
+    Order::new(Class::Net, port, 2 * head.txn())
+}
+
 /// How many events a half handles, or crossing packets it takes, between hand-overs to the
 /// other: often enough that the other half rarely waits, rarely enough that the shared
 /// cache line stays quiet.
@@ -374,9 +381,22 @@ impl<'s> World<'s> {
     fn handle_until(&mut self, until: Time, max: u64, next_report: &mut u64, progress: &mut dyn FnMut(f64)) -> Option<Time> {
         let mut last = None;
         for _ in 0..max {
-            let Some((t, ev)) = self.events.pop_until(until) else { break };
+            let Some((t, &ev)) = self.events.first_until(until) else { break };
             self.now = t;
-            self.dispatch(ev);
+            if let Event::Arrive(port) = ev {
+                // The next packet on the wire takes this arrival's place in the queue.
+                let (id, next) = self.net.ports[port as usize].arrive(t);
+                match next {
+                    Some(head) => self.events.replace_first(head.arrival(), arrival_order(port, head), ev),
+                    None => _ = self.events.pop_first(),
+                }
+                if let Some(id) = id {
+                    self.arrive(port, id);
+                }
+            } else {
+                self.events.pop_first();
+                self.dispatch(ev);
+            }
             if self.events.processed() >= *next_report {
                 *next_report += 1 << 16;
                 progress(self.done_at(t));
@@ -525,15 +545,7 @@ impl<'s> World<'s> {
 
     fn dispatch(&mut self, ev: Event) {
         match ev {
-            Event::Arrive(port) => {
-                let (id, next) = self.net.ports[port as usize].arrive(self.now);
-                if let Some(head) = next {
-                    self.schedule_arrival(port, head);
-                }
-                if let Some(id) = id {
-                    self.arrive(port, id);
-                }
-            }
+            Event::Arrive(_) => unreachable!("arrivals are handled in handle_until"),
             Event::ArriveLate(port, id) => self.arrive(port, id),
             Event::Discard { id, lost } => self.discard(id, lost),
             Event::Timer(ep) => {
@@ -786,7 +798,7 @@ impl<'s> World<'s> {
 
     /// The arrival of the first packet on `port`'s wire, ranked by its transmission there.
     fn schedule_arrival(&mut self, port: u32, head: OnWire) {
-        self.events.push(head.arrival(), Order::new(Class::Net, port, 2 * head.txn()), Event::Arrive(port));
+        self.events.push(head.arrival(), arrival_order(port, head), Event::Arrive(port));
     }
 
     fn discard(&mut self, id: u32, lost: bool) {
