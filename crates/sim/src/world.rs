@@ -137,15 +137,11 @@ impl Series {
     }
 }
 
-/// A packet sent across the cut of a split run (`crate::partition`): it arrives from the
-/// other half's cut port at `at`, ranked by `tie` among that port's arrivals as in one
-/// world. Kept small: crossings are read from the cache of the other half's core.
+/// A packet sent across the cut of a split run (`crate::partition`): it reaches the cut
+/// link at `at`, and the half at the link's far end offers it to the link's port towards
+/// itself. Kept small: crossings are read from the cache of the other half's core.
 struct Crossing {
     at: Time,
-    /// Twice its transmission number on the port, plus one for a duplicate's copy.
-    tie: u64,
-    /// Whether it arrives in the wire's order (not a duplicate or a reordered one).
-    in_order: bool,
     pkt: Packet,
 }
 
@@ -155,6 +151,8 @@ struct Half {
     owns: Vec<bool>,
     /// Packets sent across the cut since the other half last took them.
     outbox: Vec<Crossing>,
+    /// The cut link's delay: a packet that reaches the link at t arrives after t + this.
+    lookahead: Duration,
 }
 
 pub struct World<'s> {
@@ -174,8 +172,8 @@ pub struct World<'s> {
     /// Connection ends now sending (`service`), nested when a segment is taken ahead.
     ends_in_service: u32,
     half: Option<Half>,
-    /// The cut link's port out of this half, in a split run (`u32::MAX` otherwise): what it
-    /// sends goes to the other half.
+    /// The cut link's port out of this half, in a split run (`u32::MAX` otherwise): the
+    /// other half simulates it (`Crossing`).
     cut_port: u32,
     /// Taken over from the other half at the end of a split run: its events handled and
     /// its packets in flight outside the ports' wires.
@@ -222,7 +220,7 @@ pub fn run_split(sc: &Scenario, seed: u64, split: &Split, progress: &mut dyn FnM
     let halves: [HalfLink; 2] = Default::default();
     let [a, b] = [0, 1].map(|h| World::new_half(sc, seed, Some((split, h))));
     let cpus = affinity::split_cpus();
-    let (mut a, b) = std::thread::scope(|s| {
+    let (mut a, mut b) = std::thread::scope(|s| {
         let other = s.spawn(|| {
             let _pinned = cpus.as_ref().and_then(|c| affinity::pin(&c[1]));
             b.run_half(1, &halves, split.lookahead, &mut |_| {})
@@ -231,8 +229,14 @@ pub fn run_split(sc: &Scenario, seed: u64, split: &Split, progress: &mut dyn FnM
         let a = a.run_half(0, &halves, split.lookahead, progress);
         (a, other.join().expect("the second half's thread does not panic"))
     });
-    let unread: usize = halves.iter().map(|h| h.inbox.lock().expect("no thread panicked").len()).sum();
-    a.absorb(b, unread);
+    // What reached the cut link by the end and was not taken yet is offered to its port now
+    // (its arrival is after the end: a half stops only when the other's clock plus the
+    // lookahead reaches the end).
+    for (me, w) in [&mut a, &mut b].into_iter().enumerate() {
+        let mut left = std::mem::take(&mut *halves[me].inbox.lock().expect("no thread panicked"));
+        w.take_crossings(&mut left, me, &halves);
+    }
+    a.absorb(b);
     a.finish()
 }
 
@@ -314,7 +318,7 @@ impl<'s> World<'s> {
             // A link's two ports are made in a row, a->b first (`Net::new`).
             let a_to_b = w.net.ports.iter().position(|p| p.link == split.link).expect("the cut link's ports") as u32;
             w.cut_port = if owns[cut.a] { a_to_b } else { a_to_b + 1 };
-            w.half = Some(Half { owns, outbox: Vec::new() });
+            w.half = Some(Half { owns, outbox: Vec::new(), lookahead: split.lookahead });
         }
         w
     }
@@ -486,35 +490,32 @@ impl<'s> World<'s> {
         halves[1 - me].mail.fetch_add(1, Ordering::Release);
     }
 
-    /// Take the packets the other half sent across the cut. One that arrives in its wire's
-    /// order goes on at once to a next port that only the cut link feeds, as it would in
-    /// one world (`Net::plan_cut_through`); the others arrive in an event of their own.
-    /// What they bring back across is handed over as it comes, so that the halves work on
-    /// a flow's packets at once rather than in turn.
+    /// Take the packets the other half sent across the cut, offering each to the cut link's
+    /// port towards this half at the time it reached the link, and on as `enqueue` goes.
+    /// That port's queue is this half's alone, and the packets come in the order one world
+    /// would offer them (the other half's event order), so it admits them as one world
+    /// would; what it sends arrives after the lookahead, in this half's future, even when
+    /// the admission itself is in its past. What they bring back across is handed over as it
+    /// comes, so that the halves work on a flow's packets at once rather than in turn.
     fn take_crossings(&mut self, crossings: &mut Vec<Crossing>, me: usize, halves: &[HalfLink; 2]) {
-        let end = Time::ZERO + self.sc.duration;
         let port = self.net.reverse(self.cut_port);
+        let lookahead = self.half.as_ref().expect("a split run").lookahead;
         for (i, c) in crossings.drain(..).enumerate() {
             if i > 0 && (i as u64).is_multiple_of(PUBLISH_EVERY) {
                 self.hand_over(me, halves);
             }
             // The lookahead rule: nothing arrives in this half's past.
-            assert!(c.at > self.now, "a packet crossed into the past");
-            let dst = c.pkt.dst;
+            assert!(c.at + lookahead >= self.now, "a packet crossed into the past");
             let id = self.packets_in_flight.insert(c.pkt);
-            let next = if c.in_order { self.net.cut_through(port, dst, c.at, end) } else { None };
-            match next {
-                Some(next) => self.enqueue(next, id, c.at, Some((port, c.tie / 2))),
-                None => self.events.push(c.at, Order::new(Class::Net, port, c.tie), Event::ArriveLate(port, id)),
-            }
+            self.enqueue(port, id, c.at, None);
         }
     }
 
-    /// Take over from the world of the other half what it simulated: its nodes' ports and
-    /// connection ends, its counts, and its rows.
-    fn absorb(&mut self, mut other: World<'s>, unread: usize) {
+    /// Take over from the world of the other half what it simulated: the ports into its
+    /// nodes (the cut link's too), its nodes' connection ends, its counts, and its rows.
+    fn absorb(&mut self, mut other: World<'s>) {
         let theirs = other.half.take().expect("a split run").owns;
-        for (i, p) in other.net.ports.iter_mut().enumerate().filter(|(_, p)| theirs[p.from as usize]) {
+        for (i, p) in other.net.ports.iter_mut().enumerate().filter(|(_, p)| theirs[p.to as usize]) {
             std::mem::swap(&mut self.net.ports[i], p);
             std::mem::swap(&mut self.pcaps[i], &mut other.pcaps[i]);
         }
@@ -540,7 +541,7 @@ impl<'s> World<'s> {
         p.lost += o.lost;
         self.series.append(&mut other.series);
         self.other_events = other.events.processed();
-        self.other_in_flight = other.late_in_flight() + unread as u64;
+        self.other_in_flight = other.late_in_flight();
     }
 
     fn dispatch(&mut self, ev: Event) {
@@ -707,6 +708,10 @@ impl<'s> World<'s> {
         let end = Time::ZERO + self.sc.duration;
         let trace = self.sc.trace.queues;
         loop {
+            if port == self.cut_port {
+                self.cross(id, at);
+                return;
+            }
             let series = &mut self.series;
             let p = &mut self.net.ports[port as usize];
             let mut record = |p: &Port, t| series.record_queue(t, port, p);
@@ -742,10 +747,6 @@ impl<'s> World<'s> {
                     if let Some(t) = duplicate {
                         self.send_copy(port, id, t, wire.txn());
                     }
-                    if port == self.cut_port {
-                        self.cross(id, wire.arrival(), 2 * wire.txn(), true);
-                        return;
-                    }
                     if let Some(next) = self.net.cut_through(port, dst, wire.arrival(), end) {
                         crossed = Some((port, wire.txn()));
                         (port, at) = (next, wire.arrival());
@@ -780,20 +781,15 @@ impl<'s> World<'s> {
     }
 
     /// Packet `id` leaves `port` outside its wire's order, as a duplicate or a reordered
-    /// packet, arriving at `at`, ranked `tie` among the port's arrivals; across the cut of a
-    /// split run, the other half takes it.
+    /// packet, arriving at `at`, ranked `tie` among the port's arrivals.
     fn arrive_late(&mut self, port: u32, id: u32, at: Time, tie: u64) {
-        if port == self.cut_port {
-            self.cross(id, at, tie, false);
-        } else {
-            self.events.push(at, Order::new(Class::Net, port, tie), Event::ArriveLate(port, id));
-        }
+        self.events.push(at, Order::new(Class::Net, port, tie), Event::ArriveLate(port, id));
     }
 
-    /// Send packet `id` out of the cut port of a split run (a `Crossing`).
-    fn cross(&mut self, id: u32, at: Time, tie: u64, in_order: bool) {
+    /// Send packet `id`, which reaches the cut link of a split run at `at`, to the other half.
+    fn cross(&mut self, id: u32, at: Time) {
         let pkt = self.packets_in_flight.remove(id);
-        self.half.as_mut().expect("a split run").outbox.push(Crossing { at, tie, in_order, pkt });
+        self.half.as_mut().expect("a split run").outbox.push(Crossing { at, pkt });
     }
 
     /// The arrival of the first packet on `port`'s wire, ranked by its transmission there.
