@@ -20,7 +20,7 @@ enum Event {
     /// The first packet on a port's wire reaches the far end (if the event is not stale).
     Arrive(u32),
     /// A packet (by its index in `Packets`) that left its port's FIFO order, a duplicate or
-    /// a reordered one, or one that crossed from the other half of a split run, arrives.
+    /// a reordered one, arrives.
     ArriveLate(u32, u32),
     /// A packet (by its index in `Packets`) is dropped by a queue (`lost`: false) or lost on
     /// a link, at a hop whose admission was computed ahead (`Net::plan_cut_through`).
@@ -892,9 +892,9 @@ impl<'s> World<'s> {
 
     // ---------------------------------------------------------------- results
 
-    /// Packets in flight that are not on a port's wire but in an event of their own. (A
-    /// half hands over its outbox before it stops: what crossed and was not taken is in the
-    /// other half's inbox, counted by `run_split`.)
+    /// Packets in flight that are not on a port's wire but in an event of their own. (What
+    /// crossed the cut of a split run is counted too: `run_split` has every half take what
+    /// crossed to it before the tables are made.)
     fn late_in_flight(&self) -> u64 {
         self.events.pending().filter(|e| matches!(e, Event::ArriveLate(..) | Event::Discard { .. })).count() as u64
     }
