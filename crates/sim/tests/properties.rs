@@ -196,13 +196,15 @@ proptest! {
     }
 }
 
-/// The tables of `sc` run split over two threads at `cut` and run on one. (Called
-/// directly, not through `rampup_sim::run`, which keeps to one thread while other tests run.)
+/// The tables of `sc` run split over two threads at `cut` and run on one, then the digests
+/// of the two runs (tables and packet captures). (Called directly, not through
+/// `rampup_sim::run`, which keeps to one thread while other tests run.)
 fn split_and_whole(sc: &rampup_sim::Scenario, seed: u64, cut: &Split) -> Vec<(String, String, String)> {
     let split = rampup_sim::world::run_split(sc, seed, cut, &mut |_| {});
     let whole = rampup_sim::run_on_one_thread(sc, seed, &mut |_| {});
     // Compared as text: NaN (a flow that did not finish) is not equal to itself.
-    whole.tables.iter().map(|(name, t)| (name.clone(), format!("{:?}", split.table(name)), format!("{t:?}"))).collect()
+    let tables = whole.tables.iter().map(|(name, t)| (name.clone(), format!("{:?}", split.table(name)), format!("{t:?}")));
+    tables.chain([("digest".to_string(), split.digest(), whole.digest())]).collect()
 }
 
 proptest! {
@@ -230,14 +232,15 @@ proptest! {
 }
 
 /// The benchmark's kind of network, lossy on the cut link: the run is split, and gives the
-/// same tables as one world. Then faster, with UDP cross traffic both ways between a third
+/// same tables and packet captures as one world. Then faster, with UDP cross traffic both ways between a third
 /// pair: in each half, packets sent on a clock (events) reach the cut port among those that
 /// the packets taken across the cut bring in, and more crossings come in one window than
 /// are handed over at a time.
 #[test]
 fn a_split_dumbbell_gives_the_same_tables() {
     let mut text = LOSSY.replace(", bytes = 2000000", "");
-    text += "[trace]\nqueues = true\ntimeseries = true\n";
+    // Captured on both ports of the cut link, each simulated by the half it leads to.
+    text += "[trace]\nqueues = true\ntimeseries = true\npcap = [\"left-right\", \"s0-left\"]\n";
     let udp = |from: &str, to: &str| format!("[[udp]]\nfrom = \"{from}\"\nto = \"{to}\"\nrate = \"30Mbps\"\npacket_bytes = 700\nstart = \"0.5s\"\nstop = \"15s\"\n");
     let fast = text.replace("pairs = 2", "pairs = 3").replace("\"100Mbps\"", "\"1Gbps\"").replace("\"10Mbps\"", "\"100Mbps\"");
     for text in [text.clone(), fast + &udp("s2", "r2") + &udp("r2", "s2")] {
