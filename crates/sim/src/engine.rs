@@ -164,19 +164,15 @@ impl<E> EventQueue<E> {
         self.timers.push(entry(at, order, event));
     }
 
-    /// The heap that holds the earliest event (the busy one when both are empty).
-    fn first_heap(&mut self) -> &mut Heap<E> {
-        if self.timers.first_key() < self.busy.first_key() {
-            &mut self.timers
-        } else {
-            &mut self.busy
-        }
+    /// Whether the earliest event is in the timer heap (if both are empty, it is not).
+    fn timer_first(&self) -> bool {
+        self.timers.first_key() < self.busy.first_key()
     }
 
     /// The earliest event and when it is due, if no later than `until`. It stays queued:
     /// take it off with `pop_first`, or put another in its place with `replace_first`.
     pub fn first_until(&self, until: Time) -> Option<(Time, &E)> {
-        let heap = if self.timers.first_key() < self.busy.first_key() { &self.timers } else { &self.busy };
+        let heap = if self.timer_first() { &self.timers } else { &self.busy };
         let first = heap.entries.first()?;
         let at = (first.key >> 64) as u64;
         (at <= until.as_nanos()).then_some((Time(at), &first.event))
@@ -184,7 +180,7 @@ impl<E> EventQueue<E> {
 
     /// Take off the earliest event.
     pub fn pop_first(&mut self) -> Option<E> {
-        let top = self.first_heap().pop()?;
+        let top = if self.timer_first() { self.timers.pop() } else { self.busy.pop() }?;
         self.processed += 1;
         Some(top.event)
     }
@@ -193,7 +189,7 @@ impl<E> EventQueue<E> {
     /// earliest is in the busy heap, as a port's arrival is when the next packet on its wire
     /// takes its place, the new event goes in at the top: one sift instead of two.
     pub fn replace_first(&mut self, at: Time, order: Order, event: E) {
-        if self.timers.first_key() < self.busy.first_key() {
+        if self.timer_first() {
             self.timers.pop();
             self.busy.push(entry(at, order, event));
         } else {

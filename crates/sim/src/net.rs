@@ -500,7 +500,7 @@ mod tests {
     use crate::topology::NodeSpec;
 
     #[test]
-    fn a_packet_takes_80_bytes() {
+    fn a_packet_takes_72_bytes() {
         // Packets are copied at every step of their way (into the slab, across the cut of a
         // split run); a size creeping up shows here before it shows in `rampup bench`.
         assert_eq!((size_of::<Segment>(), size_of::<Packet>()), (56, 72));

@@ -507,6 +507,9 @@ impl<'s> World<'s> {
             // The lookahead rule: nothing arrives in this half's past.
             assert!(c.at + lookahead >= self.now, "a packet crossed into the past");
             let id = self.packets_in_flight.insert(c.pkt);
+            // Not as a hop cut through (`crossed`): one world would count a drop here in a
+            // `Discard` event at `c.at`, which is only a count, and a split run has none of
+            // the sized transfers that read it at their time (`partition::plan`).
             self.enqueue(port, id, c.at, None);
         }
     }
