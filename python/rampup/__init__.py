@@ -8,7 +8,8 @@
 
 from ._engine import ScenarioError, __version__
 from .api import check, run
-from .results import OutputError, Result
+from .folders import OutputError
+from .results import Result
 from .sweep import sweep
 
 __all__ = ["OutputError", "Result", "ScenarioError", "__version__", "check", "run", "sweep"]

@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any, Union
 
 from . import _engine, _toml
-from .results import Result, build, check_target
+from .folders import check_target
+from .results import Result, build
 
 __all__ = ["Scenario", "check", "run", "scenario_text"]
 
@@ -45,24 +46,26 @@ def run(
     out: str | os.PathLike[str] | None = None,
     fmt: str = "parquet",
     pcap: bool = True,
+    overwrite: bool = False,
 ) -> Result:
     """Runs a scenario and returns its tables as pandas DataFrames.
 
     ``seed`` overrides the scenario's ``seed``. With ``out``, the results folder
-    is written there (replacing an earlier results folder atomically), its tables
-    as ``fmt`` ("parquet" or "csv"), with the pcaps unless ``pcap=False``.
+    is written there atomically, its tables as ``fmt`` ("parquet" or "csv"), with
+    the pcaps unless ``pcap=False``. An existing folder there is replaced only if
+    it is an earlier rampup folder left as rampup wrote it, or with ``overwrite``.
 
     Raises `ScenarioError` (a ValueError) for an invalid scenario, and
-    `OutputError` (a ValueError) if ``out`` is not a results folder that may be
-    replaced. The GIL is released while the engine runs.
+    `OutputError` (a ValueError) if ``out`` may not be replaced. The GIL is
+    released while the engine runs.
     """
     text = scenario_text(scenario)
     if out is not None:
-        check_target(Path(out))  # fail before a long run, not after
+        check_target(Path(out), overwrite)  # fail before a long run, not after
     start = time.perf_counter()
     raw = _engine.run(text, seed)
     wall_time_s = time.perf_counter() - start
     result = build(raw, text, wall_time_s, fmt=fmt)
     if out is not None:
-        result.write(out, pcap=pcap)
+        result.write(out, pcap=pcap, overwrite=overwrite)
     return result

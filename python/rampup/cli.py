@@ -37,7 +37,8 @@ from rich.table import Table
 from rich.text import Text
 
 from . import __version__, _engine
-from .results import OutputError, Result, build, check_target, safe_name
+from .folders import OutputError, check_target
+from .results import Result, build, safe_name
 
 T = TypeVar("T")
 
@@ -232,18 +233,20 @@ def _summary(result: Result) -> Table:
 @click.option(
     "--out",
     type=click.Path(path_type=Path),
-    help="Results folder (default: results/<scenario name>/); an earlier results folder there is replaced.",
+    help="Results folder (default: results/<scenario name>/); an earlier results folder there is replaced "
+    "only if rampup wrote it and it is unchanged.",
 )
+@click.option("--overwrite", is_flag=True, help="Replace the --out folder even if rampup did not write it.")
 @click.option("--csv", "csv_", is_flag=True, help="Write tables as CSV instead of Parquet.")
 @click.option("--plot/--no-plot", default=False, show_default=True, help="Also write cwnd.png and seq.png.")
-def run(file: Path, seed: int | None, out: Path | None, csv_: bool, plot: bool) -> None:
+def run(file: Path, seed: int | None, out: Path | None, overwrite: bool, csv_: bool, plot: bool) -> None:
     """Run the scenario FILE and write its results folder."""
     text = _read_scenario(file)
     _check_scenario(file, text)
     name = _scenario_name(file, text)
     out = out if out is not None else Path("results") / safe_name(name)
     try:
-        check_target(out)
+        check_target(out, overwrite)
     except OutputError as e:
         raise CliError(f"--out {e}") from None
 
@@ -256,7 +259,7 @@ def run(file: Path, seed: int | None, out: Path | None, csv_: bool, plot: bool) 
             from .plots import render_plots  # matplotlib is slow to import; only when asked
 
             extra = render_plots(result.timeseries, name)
-        result.write(out, extra_files=extra)
+        result.write(out, extra_files=extra, overwrite=overwrite)
         return result
 
     progress = _engine.Progress()
@@ -345,22 +348,28 @@ def bench(flows: str, large: bool, repeat: int, duration: float, ns2: bool) -> N
 
 @main.command()
 @click.argument("paper")
-@click.option("--out", type=click.Path(path_type=Path), help="Report folder (default: results/reproduce/PAPER/).")
+@click.option("--out", type=click.Path(path_type=Path),
+              help="Report folder (default: results/reproduce/PAPER/); an earlier report there is replaced "
+              "only if rampup wrote it and it is unchanged.")
+@click.option("--overwrite", is_flag=True, help="Replace the --out folder even if rampup did not write it.")
 @click.option("--cache", type=click.Path(path_type=Path), default=Path("results/cache"), show_default=True,
               help="Cache of finished runs, keyed by engine build, scenario and seed.")
 @click.option("--seeds", type=click.IntRange(1, 1000), help="Seeds per point (default: the paper's).")
 @click.option("--workers", type=click.IntRange(1, 512), help="Parallel runs (default: one per core).")
 @click.option("--backend", type=click.Choice(["threads", "dask"]), default="threads", show_default=True)
 @click.option("--quick", is_flag=True, help="Fewer points and seeds: a smoke test of the pipeline.")
-def reproduce(paper: str, out: Path | None, cache: Path, seeds: int | None, workers: int | None, backend: str,
-              quick: bool) -> None:
+def reproduce(paper: str, out: Path | None, overwrite: bool, cache: Path, seeds: int | None, workers: int | None,
+              backend: str, quick: bool) -> None:
     """Re-run every experiment of PAPER and write a report with figures and claim verdicts."""
-    from .experiments import PAPERS, Context, load
+    from .experiments import PAPERS, reproduce_into
 
     if paper not in PAPERS:
         raise CliError(f"paper: {paper!r} is not one of {', '.join(sorted(PAPERS))}")
-    module = load(paper)
     out = out if out is not None else Path("results") / "reproduce" / paper
+    try:
+        check_target(out, overwrite)  # before any run, not after
+    except OutputError as e:
+        raise CliError(f"--out {e}") from None
     console = Console(stderr=True)
     start = time.perf_counter()
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(),
@@ -370,10 +379,11 @@ def reproduce(paper: str, out: Path | None, cache: Path, seeds: int | None, work
         def progress(done: int, total: int) -> None:
             bar.update(task, completed=done, total=total)
 
-        ctx = Context(out=out, cache=cache, seeds=seeds, workers=workers, backend=backend, quick=quick,
-                      progress=progress)
         try:
-            md, page = module.reproduce(ctx)
+            md, page, ctx = reproduce_into(paper, out, overwrite, cache=cache, seeds=seeds, workers=workers,
+                                           backend=backend, quick=quick, progress=progress)
+        except OutputError as e:
+            raise CliError(f"--out {e}") from None
         except _engine.ScenarioError as e:
             raise CliError(f"internal scenario error: {e}", EXIT_FAILURE) from None
         except OSError as e:

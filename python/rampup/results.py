@@ -7,9 +7,8 @@ A results folder holds::
     <link>.pcap      one per captured link ([trace] pcap = [...])
     manifest.json
 
-and is written atomically: everything goes into a hidden temporary folder beside
-the target, which is then renamed over it, so readers see either the previous
-complete folder or the new complete one, never a half-written one.
+and is written atomically, and replaces an earlier folder only when that one is
+provably rampup's own (`rampup.folders`).
 
 Determinism. The table files are byte-identical for the same scenario, seed,
 rampup version and pyarrow version (pyarrow writes its version into each Parquet
@@ -28,15 +27,9 @@ prints it. ``manifest["files"]`` has the SHA-256 of every file written, pcaps in
 
 from __future__ import annotations
 
-import ctypes
-import errno
 import hashlib
-import json
 import os
 import re
-import shutil
-import sys
-import tempfile
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -49,17 +42,13 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from . import _engine
+from .folders import MARKER, write_folder
 
-__all__ = ["FORMATS", "TABLES", "OutputError", "Result", "build", "check_target", "safe_name", "write_folder"]
+__all__ = ["FORMATS", "TABLES", "Result", "build", "safe_name"]
 
 #: The tables every run has, first in the content hash's order (other tables follow).
 TABLES = ("flows", "timeseries", "queues", "links")
 FORMATS = ("parquet", "csv")
-MANIFEST = "manifest.json"
-
-
-class OutputError(ValueError):
-    """The results folder cannot be written where asked (bad ``out``)."""
 
 
 @dataclass
@@ -102,16 +91,17 @@ class Result:
         *,
         pcap: bool = True,
         extra_files: Mapping[str, bytes] | None = None,
+        overwrite: bool = False,
     ) -> Path:
-        """Writes the results folder ``out`` atomically (replacing an earlier results
-        folder there); ``extra_files`` (name -> bytes, e.g. plots) go in with the rest."""
+        """Writes the results folder ``out`` atomically; ``extra_files`` (name -> bytes,
+        e.g. plots) go in with the rest. An existing folder is replaced only if it is
+        an earlier results folder left as rampup wrote it, or with ``overwrite``."""
         files = dict(self._files)
         if pcap:
             files |= {f"{safe_name(link)}.pcap": data for link, data in self.pcaps.items()}
         files |= dict(extra_files or {})
-        self.manifest["files"] = {name: hashlib.sha256(data).hexdigest() for name, data in files.items()}
-        manifest_bytes = (json.dumps(self.manifest, indent=2) + "\n").encode()
-        self.out = write_folder(Path(out), files | {MANIFEST: manifest_bytes})
+        self.manifest["files"] = {name: hashlib.sha256(data).hexdigest() for name, data in sorted(files.items())}
+        self.out = write_folder(Path(out), files, self.manifest, overwrite)
         return self.out
 
     def __repr__(self) -> str:
@@ -132,6 +122,8 @@ def build(raw: dict[str, Any], scenario_text: str, wall_time_s: float, *, fmt: s
     files = {f"{safe_name(name)}.{fmt}": _serialize(table, fmt) for name, table in tables.items()}
     pcaps = dict(raw["pcaps"])
     manifest = {
+        MARKER[0]: MARKER[1],
+        "kind": "run",
         "rampup_version": _engine.__version__,
         "name": _scenario_name(scenario_text),
         "scenario": scenario_text,
@@ -191,101 +183,3 @@ def safe_name(name: str) -> str:
     """A file name made from a link or scenario name (no separators, not hidden)."""
     safe = re.sub(r"[^A-Za-z0-9._-]", "_", name).lstrip(".")
     return safe or "_"
-
-
-# --- the folder ---------------------------------------------------------------
-
-
-def check_target(target: Path) -> Path:
-    """The folder to write, after checking that replacing it loses nothing.
-
-    An existing target is replaced only if it is empty or holds a manifest.json,
-    so that `--out ~` cannot wipe a home folder.
-    """
-    if target.is_symlink():
-        target = target.resolve()
-    if target.exists():
-        if not target.is_dir():
-            raise OutputError(f"{target}: exists and is not a folder")
-        if any(target.iterdir()) and not (target / MANIFEST).is_file():
-            raise OutputError(f"{target}: exists and is not a rampup results folder (no {MANIFEST}); not replacing it")
-    return target
-
-
-def write_folder(target: Path, files: dict[str, bytes]) -> Path:
-    """Writes ``files`` as the folder ``target``, atomically replacing an existing one."""
-    target = check_target(Path(target)).absolute()
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
-    try:
-        for name, data in files.items():
-            with open(tmp / name, "wb") as f:
-                f.write(data)
-                f.flush()
-                os.fsync(f.fileno())
-        os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes it private
-        _swap_in(tmp, target)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    _fsync_dir(target.parent)
-    return target
-
-
-def _swap_in(tmp: Path, target: Path) -> None:
-    """Renames the folder ``tmp`` to ``target``; an existing ``target`` is replaced."""
-    try:
-        os.rename(tmp, target)  # atomic; fails if target is a non-empty folder
-        return
-    except OSError as e:
-        if e.errno not in (errno.ENOTEMPTY, errno.EEXIST) or not target.is_dir():
-            raise
-    if _rename_exchange(tmp, target):
-        shutil.rmtree(tmp)  # now holds the old folder
-        return
-    # No atomic exchange: move the old folder aside first (a short window without one).
-    old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
-    os.rename(target, old / "x")
-    try:
-        os.rename(tmp, target)
-    except BaseException:
-        os.rename(old / "x", target)
-        raise
-    finally:
-        shutil.rmtree(old, ignore_errors=True)
-
-
-def _rename_exchange(a: Path, b: Path) -> bool:
-    """Atomically swaps two paths with Linux renameat2(RENAME_EXCHANGE); False if unavailable."""
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
-    except (OSError, AttributeError):
-        return False
-    at_fdcwd, rename_exchange = -100, 2
-    if renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
-        return True
-    err = ctypes.get_errno()
-    if err in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):  # old kernel or file system
-        return False
-    raise OSError(err, os.strerror(err), str(b))
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-def _fsync_dir(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)

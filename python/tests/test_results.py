@@ -10,7 +10,6 @@ import pandas as pd
 import pytest
 
 import rampup
-from rampup import results
 
 TABLE_FILES = ["flows.parquet", "timeseries.parquet", "queues.parquet", "links.parquet"]
 
@@ -77,47 +76,3 @@ def test_csv(demo_path: Path, tmp_path: Path) -> None:
     flows = pd.read_csv(tmp_path / "a" / "flows.csv")
     assert list(flows.columns) == list(a.flows.columns)
     assert len(flows) == len(a.flows)
-
-
-def test_replaces_an_earlier_results_folder(demo_path: Path, tmp_path: Path) -> None:
-    out = tmp_path / "res"
-    rampup.run(demo_path, out=out, fmt="csv")
-    (out / "stale.txt").write_text("from the first run")
-    rampup.run(demo_path, out=out)
-    names = {p.name for p in out.iterdir()}
-    assert "stale.txt" not in names and "flows.csv" not in names
-    assert "flows.parquet" in names
-    assert _leftovers(tmp_path) == []
-
-
-def test_replaces_without_rename_exchange(demo_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(results, "_rename_exchange", lambda a, b: False)
-    out = tmp_path / "res"
-    rampup.run(demo_path, out=out, fmt="csv")
-    rampup.run(demo_path, out=out)
-    assert (out / "flows.parquet").exists() and not (out / "flows.csv").exists()
-    assert _leftovers(tmp_path) == []
-
-
-def test_failed_write_leaves_the_old_folder(tmp_path: Path) -> None:
-    out = tmp_path / "res"
-    results.write_folder(out, {"manifest.json": b"{}", "a.txt": b"old"})
-    with pytest.raises(OSError):
-        results.write_folder(out, {"manifest.json": b"{}", "no/such/dir.txt": b"new"})
-    assert (out / "a.txt").read_bytes() == b"old"
-    assert _leftovers(tmp_path) == []
-
-
-def test_refuses_to_replace_other_folders_and_files(tmp_path: Path) -> None:
-    (tmp_path / "docs").mkdir()
-    (tmp_path / "docs" / "notes.md").write_text("keep me")
-    with pytest.raises(results.OutputError):
-        results.write_folder(tmp_path / "docs", {"manifest.json": b"{}"})
-    (tmp_path / "file").write_text("keep me too")
-    with pytest.raises(results.OutputError):
-        results.write_folder(tmp_path / "file", {"manifest.json": b"{}"})
-    assert (tmp_path / "docs" / "notes.md").read_text() == "keep me"
-    # An empty folder may be filled.
-    (tmp_path / "empty").mkdir()
-    results.write_folder(tmp_path / "empty", {"manifest.json": b"{}"})
-    assert (tmp_path / "empty" / "manifest.json").exists()

@@ -3,7 +3,8 @@
 Each paper is a module with ``reproduce(ctx: Context) -> (report.md, report.html)``. It
 builds its sweeps as `Job` lists, runs them through ``ctx.run`` (parallel, cached by
 scenario hash), and writes a `Report` with one figure per paper figure and a verdict per
-claim.
+claim into ``ctx.out``. `reproduce_into` gives it a staged folder that replaces the
+report folder only when everything is written (`rampup.folders`).
 """
 
 from __future__ import annotations
@@ -13,14 +14,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pandas as pd
 
+from .. import _engine
+from ..folders import check_target, staged_folder
 from .report import Claim, Report
 from .runner import Job, run_jobs
 from .stats import mean_ci90
 
-__all__ = ["PAPERS", "Claim", "Context", "Job", "Report", "load", "mean_ci90"]
+__all__ = ["PAPERS", "Claim", "Context", "Job", "Report", "load", "mean_ci90", "reproduce_into"]
 
 #: Paper name -> module in this package.
 PAPERS: dict[str, str] = {"rbp": "rbp", "ssthreshless": "ssthreshless"}
@@ -65,3 +69,20 @@ class Context:
 
     def report(self, title: str) -> Report:
         return Report(title=title, folder=self.out)
+
+
+def reproduce_into(paper: str, out: Path, overwrite: bool = False, **context: Any) -> tuple[Path, Path, Context]:
+    """Reproduces ``paper`` into the folder ``out``: (report.md, report.html, the context).
+
+    The report is built in a temporary sibling and renamed over ``out`` once complete;
+    an existing ``out`` is replaced only if it is an earlier rampup folder left as
+    rampup wrote it, or with ``overwrite`` (else `OutputError`, before any run).
+    """
+    module = load(paper)
+    target = check_target(out, overwrite)
+    manifest = {"kind": "reproduction", "paper": paper, "rampup_version": _engine.__version__}
+    with staged_folder(target, manifest, overwrite) as tmp:
+        ctx = Context(out=tmp, **context)
+        md, page = module.reproduce(ctx)
+    ctx.out = target
+    return target / md.name, target / page.name, ctx
