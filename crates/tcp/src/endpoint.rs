@@ -11,6 +11,7 @@
 //! every `now` must be at least the previous one. The endpoint never reads a clock.
 
 use crate::config::TcpConfig;
+use crate::cc::CongestionControl;
 use crate::measure::Measure;
 use crate::pacing::Pacer;
 use crate::preemptive::{Preemptive, PreemptiveStats, TimerCmd};
@@ -178,8 +179,8 @@ impl Endpoint {
             snd_nxt: self.sender.snd_nxt(),
             snd_una: self.sender.snd_una(),
             pacing: self.pacer.is_active(),
-            cc_mode: self.sender.cc().mode_name(&w),
-            congestive_events: self.sender.cc().congestive_events(),
+            cc_mode: self.sender.congestion().mode_name(),
+            congestive_events: self.sender.congestion().cc().congestive_events(),
         }
     }
 
@@ -329,7 +330,7 @@ impl Endpoint {
                     // (Karn's rule gave no sample to collapse it) does not count: RFC 5681
                     // §3.1 sets ssthresh when a segment first times out.
                     let repeated = self.measure.is_backed_off() && self.sender.stats().timeouts > 0;
-                    self.sender.on_rto(repeated, &mut self.measure);
+                    self.sender.on_rto(now, repeated, &mut self.measure);
                     // RFC 6298 §5.5-5.6: back off and restart the timer.
                     self.measure.back_off();
                     self.arm(Timer::Rto, now + self.measure.rto());
@@ -414,7 +415,7 @@ impl Endpoint {
             idle,
             measure: &self.measure,
         };
-        if let Some(plan) = self.sender.on_idle_end(self.cfg.restart, &ctx) {
+        if let Some(plan) = self.sender.on_idle_end(now, self.cfg.restart, &ctx) {
             self.pacer.start(now, plan.interval);
         }
     }

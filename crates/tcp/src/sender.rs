@@ -1,10 +1,12 @@
-//! The sending half: sequence variables (RFC 793 names), the congestion window, the record
-//! of sent segments and the loss-recovery machine. It decides *what* to send next; the
-//! endpoint decides *when* (timers, handshake) and builds the segment.
+//! The sending half: sequence variables (RFC 793 names) and the record of sent segments,
+//! with the congestion window (`cc::Congestion`) and the loss-recovery machine
+//! (`recovery::Recovery`) as parts. It reports ACKs and sends to the parts, applies their
+//! decisions, and decides *what* to send next; the endpoint decides *when* (timers,
+//! handshake) and builds the segment.
 
-use crate::cc::{AckCtx, Cc, Window};
+use crate::cc::{AckCtx, Cc, Congestion, CongestionEvent, CongestionKind, Window};
 use crate::measure::Measure;
-use crate::recovery::{Recovery, RecoveryKind, SackPipe};
+use crate::recovery::{DupAck, NewAck, NextSend, Recovery, RecoveryKind, SackPipe, SendCtx};
 use crate::restart::{Plan, Restart, RestartCtx};
 use crate::segment::SeqRange;
 use crate::send_queue::SendQueue;
@@ -107,19 +109,16 @@ pub struct Sender {
     app_end: u64,
     unlimited: bool,
     closing: bool,
-    w: Window,
-    cc: Cc,
+    congestion: Congestion,
     max_window: u64,
     peer_window: u64,
     queue: SendQueue,
     rec: Recovery,
+    /// Recovery decided that the first unacknowledged segment goes again now.
     retransmit_first_pending: bool,
     /// A mechanism outside recovery (Preemptive Retransmission) asked for the first
     /// unacknowledged segment to go again now.
     retransmit_first_requested: bool,
-    limited_transmit: bool,
-    /// New data sent beyond cwnd by limited transmit since the last new ACK (RFC 3042).
-    limited_transmit_bytes: u64,
     loss_window: LossWindow,
     rto_in_recovery: RtoInRecovery,
     last_send: Option<Time>,
@@ -138,19 +137,16 @@ impl Sender {
             app_end: first,
             unlimited: false,
             closing: false,
-            w: Window {
-                cwnd: cfg.initial_window_segments as u64 * cfg.mss_bytes,
-                ssthresh: cfg.initial_ssthresh_bytes,
-            },
-            cc,
+            congestion: Congestion::new(
+                cc,
+                Window { cwnd: cfg.initial_window_segments as u64 * cfg.mss_bytes, ssthresh: cfg.initial_ssthresh_bytes },
+            ),
             max_window: cfg.max_window_bytes,
             peer_window: u64::MAX,
             queue: SendQueue::default(),
-            rec: Recovery::new(cfg.recovery, cfg.dupthresh, cfg.sack_pipe),
+            rec: Recovery::new(cfg.recovery, cfg.dupthresh, cfg.sack_pipe, cfg.limited_transmit),
             retransmit_first_pending: false,
             retransmit_first_requested: false,
-            limited_transmit: cfg.limited_transmit,
-            limited_transmit_bytes: 0,
             loss_window: cfg.loss_window,
             rto_in_recovery: cfg.rto_in_recovery,
             last_send: None,
@@ -169,7 +165,7 @@ impl Sender {
         self.snd_max
     }
     pub fn window(&self) -> Window {
-        self.w
+        self.congestion.window()
     }
     pub fn mss(&self) -> u64 {
         self.mss
@@ -186,7 +182,7 @@ impl Sender {
         self.unlimited || self.snd_max < self.app_end
     }
     pub fn in_recovery(&self) -> bool {
-        self.rec.in_recovery
+        self.rec.in_recovery()
     }
     pub fn stats(&self) -> SenderStats {
         self.stats
@@ -194,8 +190,8 @@ impl Sender {
     pub fn last_send(&self) -> Option<Time> {
         self.last_send
     }
-    pub fn cc(&self) -> &Cc {
-        &self.cc
+    pub fn congestion(&self) -> &Congestion {
+        &self.congestion
     }
     /// End (sequence number after it) of the first unacknowledged segment, if any.
     pub fn first_unacked_end(&self) -> Option<u64> {
@@ -241,15 +237,14 @@ impl Sender {
             // Acknowledges data never sent: ignore it (RFC 793 §3.9, "SEG.ACK > SND.NXT").
             return AckResult::default();
         }
-        let sack_mode = self.rec.kind == RecoveryKind::Sack;
-        if sack_mode {
+        if self.rec.uses_sack() {
             self.queue.on_sack(sack);
         }
         if ack > self.snd_una {
             return self.on_new_ack(now, ack, measure);
         }
         if ack == self.snd_una && pure && self.outstanding() {
-            self.on_dupack();
+            self.on_dupack(now);
         }
         AckResult::default()
     }
@@ -264,57 +259,71 @@ impl Sender {
         self.snd_una = ack;
         self.snd_nxt = self.snd_nxt.max(ack);
         let rate_epoch = measure.on_ack(now, ack, acked_bytes, self.snd_nxt);
-        self.rec.dupacks = 0;
-        self.limited_transmit_bytes = 0;
-        if self.rec.in_recovery && self.rec.counts_pipe() {
-            self.rec.pipe_on_ack(ack < self.rec.recover, self.mss);
-        }
-        let restart_rto = if self.rec.in_recovery {
-            let d = self.rec.on_new_ack_in_recovery(&mut self.w, ack, acked_bytes, self.mss);
-            self.retransmit_first_pending |= d.retransmit_first;
-            d.restart_rto
-        } else {
-            let ctx = AckCtx { now, mss: self.mss, acked_bytes, measure, rate_epoch };
-            self.cc.on_ack(&mut self.w, &ctx);
-            true
+        let restart_rto = match self.rec.on_new_ack(ack, acked_bytes, self.mss) {
+            NewAck::Outside => {
+                let ctx = AckCtx { now, mss: self.mss, acked_bytes, measure, rate_epoch };
+                self.congestion.on_ack(&ctx);
+                true
+            }
+            NewAck::End => {
+                self.congestion.on_recovery_end(now);
+                true
+            }
+            NewAck::Partial(d) => {
+                if let Some(change) = d.window {
+                    self.congestion.on_recovery_ack(change, self.mss);
+                }
+                self.retransmit_first_pending |= d.retransmit_first;
+                d.restart_rto
+            }
         };
         AckResult { new_data: true, restart_rto }
     }
 
-    fn on_dupack(&mut self) {
-        self.rec.dupacks += 1;
-        if self.rec.in_recovery {
-            if self.rec.counts_pipe() {
-                self.rec.pipe_on_ack(false, self.mss);
+    fn on_dupack(&mut self, now: Time) {
+        match self.rec.on_dupack(&self.queue, self.snd_una, self.mss) {
+            DupAck::Nothing => {}
+            DupAck::Window(change) => self.congestion.on_recovery_ack(change, self.mss),
+            DupAck::LossDetected => {
+                // RFC 5681 §3.2 step 2: "When [RFC3042] is in use, additional data sent in
+                // limited transmit MUST NOT be included in this calculation" (cwnd never
+                // includes it).
+                let limited = if self.loss_window == LossWindow::FlightSize { self.rec.limited_transmit_bytes() } else { 0 };
+                let loss_window = self.loss_window().saturating_sub(limited);
+                let flight = self.flight();
+                let inflation_bytes = self.rec.enter(self.snd_max, flight, self.mss);
+                self.congestion_event(now, CongestionKind::FastRetransmit { inflation_bytes }, loss_window);
+                self.queue.start_recovery_episode();
+                // RFC 5681 §3.2 step 2 / RFC 6675 §5 step 4.3: the fast retransmit of the first
+                // unacknowledged segment goes out at once; for SACK it does not wait for pipe < cwnd.
+                self.retransmit_first_pending = true;
+                self.stats.fast_retransmits += 1;
             }
-            self.rec.on_dupack_in_recovery(&mut self.w, self.mss);
-            return;
         }
-        let sack_says_lost = self.rec.kind == RecoveryKind::Sack
-            && self.queue.scoreboard(self.rec.dupthresh, self.mss).first_lost == Some(self.snd_una);
-        if (self.rec.dupacks >= self.rec.dupthresh || sack_says_lost) && self.rec.may_enter(self.snd_una) {
-            // RFC 5681 §3.2 step 2: "When [RFC3042] is in use, additional data sent in limited
-            // transmit MUST NOT be included in this calculation" (cwnd never includes it).
-            let limited = if self.loss_window == LossWindow::FlightSize { self.limited_transmit_bytes } else { 0 };
-            let ssthresh = self.cc.ssthresh_after_loss(self.loss_window().saturating_sub(limited), self.mss);
-            self.queue.start_recovery_episode();
-            let flight = self.flight();
-            let d = self.rec.enter(&mut self.w, ssthresh, self.snd_max, flight, self.mss);
-            self.retransmit_first_pending |= d.retransmit_first;
-            self.stats.fast_retransmits += 1;
-        }
+    }
+
+    fn congestion_event(&mut self, now: Time, kind: CongestionKind, loss_window_bytes: u64) {
+        let ev = CongestionEvent {
+            now,
+            kind,
+            mss: self.mss,
+            loss_window_bytes,
+            flight_bytes: self.flight(),
+            lost_sent_at: self.queue.get(self.snd_una).map(|s| s.sent_at),
+        };
+        self.congestion.on_congestion_event(&ev);
     }
 
     /// The retransmission timer expired with data outstanding. `repeated` is true when the
     /// same data already timed out (the timer is backed off).
-    pub fn on_rto(&mut self, repeated: bool, measure: &mut Measure) {
+    pub fn on_rto(&mut self, now: Time, repeated: bool, measure: &mut Measure) {
         // RFC 5681 §3.1 eq. (4); on a repeated timeout ssthresh stays as it is.
-        let keep = self.rec.in_recovery && self.rto_in_recovery == RtoInRecovery::KeepSsthresh;
+        let keep = self.rec.in_recovery() && self.rto_in_recovery == RtoInRecovery::KeepSsthresh;
         if !repeated && !keep {
-            self.w.ssthresh = self.cc.ssthresh_after_loss(self.loss_window(), self.mss);
+            self.congestion_event(now, CongestionKind::Rto, self.loss_window());
         }
         // RFC 5681 §3.1: the loss window is one segment; go back N from snd_una.
-        self.w.cwnd = self.mss;
+        self.congestion.on_rto(now, self.mss);
         self.snd_nxt = self.snd_una;
         // The rate epoch in progress ends at a sequence number that go-back-N reaches only
         // after resending everything outstanding (see `Measure::on_timeout`).
@@ -323,7 +332,6 @@ impl Sender {
         // RFC 2018 §8: after a timeout the receiver may have reneged on its SACKs.
         self.queue.clear_sacks();
         self.retransmit_first_pending = false;
-        self.limited_transmit_bytes = 0;
         self.stats.timeouts += 1;
     }
 
@@ -334,16 +342,19 @@ impl Sender {
         match self.loss_window {
             LossWindow::FlightSize => self.flight(),
             LossWindow::Cwnd => {
-                let cwnd = if self.rec.in_recovery { self.w.ssthresh } else { self.w.cwnd };
+                let w = self.congestion.window();
+                let cwnd = if self.rec.in_recovery() { w.ssthresh } else { w.cwnd };
                 cwnd.min(self.max_window)
             }
         }
     }
 
     /// The application has data after an idle (see `Restart::on_idle_end`).
-    pub fn on_idle_end(&mut self, restart: Restart, ctx: &RestartCtx) -> Option<Plan> {
+    pub fn on_idle_end(&mut self, now: Time, restart: Restart, ctx: &RestartCtx) -> Option<Plan> {
         self.stats.idle_restarts += 1;
-        restart.on_idle_end(&mut self.w, ctx)
+        let d = restart.on_idle_end(self.congestion.window(), ctx);
+        self.congestion.on_idle_end(now, ctx.idle, d.window);
+        d.pace
     }
 
     /// Resend the first unacknowledged segment at the next `poll`, outside the window as a
@@ -355,8 +366,8 @@ impl Sender {
 
     /// The first ACK after a paced restart, before `on_ack` (see `Restart::on_first_ack`).
     pub fn on_first_ack_after_pacing(&mut self, restart: Restart) {
-        let flight = self.flight();
-        restart.on_first_ack(&mut self.w, flight, self.mss);
+        let w = restart.on_first_ack(self.congestion.window(), self.flight(), self.mss);
+        self.congestion.on_pacing_end(w);
     }
 
     // ---- output ----
@@ -384,8 +395,10 @@ impl Sender {
             }
         }
         // `in_recovery` first: nearly always false, it ends the test at once.
-        if self.rec.in_recovery && self.rec.kind == RecoveryKind::Sack {
-            return self.poll_sack_recovery(now);
+        if self.rec.in_recovery() {
+            if let Some(tx) = self.poll_recovery(now) {
+                return tx;
+            }
         }
         if self.snd_nxt < self.snd_max {
             // Go-back-N after a timeout: resend the old segments in order.
@@ -408,27 +421,18 @@ impl Sender {
         self.send_new(now, len, fin, self.usable_window())
     }
 
-    /// RFC 6675 §5 step (C): while pipe leaves room for a segment, send NextSeg(): first a
-    /// lost segment not yet retransmitted (rule 1), else new data (rule 2). Rules 3 and 4
-    /// (rescue retransmissions) are not implemented.
-    /// With `SackPipe::Sack1` the pipe is ns-2's counter, and a segment may go while
-    /// pipe < cwnd (`Sack1TcpAgent::send_much`).
-    fn poll_sack_recovery(&mut self, now: Time) -> Option<TxData> {
-        let sb = self.queue.scoreboard(self.rec.dupthresh, self.mss);
-        let cwnd = self.w.cwnd.min(self.max_window);
-        let room = if self.rec.counts_pipe() { self.rec.pipe < cwnd } else { sb.pipe + self.mss <= cwnd };
-        if !room {
-            return None;
-        }
-        let tx = match sb.first_lost {
-            Some(seq) => self.retransmit(seq, now),
-            None => {
-                let (len, fin) = self.next_new_segment()?;
-                self.send_new(now, len, fin, u64::MAX)
-            }
-        }?;
-        if self.rec.counts_pipe() {
-            self.rec.pipe += self.mss;
+    /// What the recovery part sends in recovery (SACK's NextSeg()); `None` when it leaves
+    /// the choice to the window, as Reno and NewReno do.
+    fn poll_recovery(&mut self, now: Time) -> Option<Option<TxData>> {
+        let ctx = SendCtx { queue: &self.queue, cwnd: self.congestion.cwnd().min(self.max_window), mss: self.mss };
+        let tx = match self.rec.next_send(&ctx) {
+            NextSend::Window => return None,
+            NextSend::Hold => None,
+            NextSend::Retransmit(seq) => self.retransmit(seq, now),
+            NextSend::NewData => self.next_new_segment().and_then(|(len, fin)| self.send_new(now, len, fin, u64::MAX)),
+        };
+        if tx.is_some() {
+            self.rec.on_sent_in_recovery(self.mss);
         }
         Some(tx)
     }
@@ -436,17 +440,14 @@ impl Sender {
     /// What the window allows in flight: cwnd plus limited transmit, capped by the window
     /// limit and the peer's window.
     pub fn usable_window(&self) -> u64 {
-        let lt = if self.limited_transmit && !self.rec.in_recovery && self.rec.dupacks < self.rec.dupthresh {
-            self.rec.dupacks as u64 * self.mss
-        } else {
-            0
-        };
-        (self.w.cwnd + lt).min(self.max_window).min(self.peer_window)
+        let lt = self.rec.limited_transmit_allowance(self.mss);
+        (self.congestion.cwnd() + lt).min(self.max_window).min(self.peer_window)
     }
 
     fn retransmit(&mut self, seq: u64, now: Time) -> Option<TxData> {
-        let in_rec = self.rec.in_recovery;
+        let in_rec = self.rec.in_recovery();
         let s = self.queue.mark_retransmitted(seq, now, in_rec)?;
+        self.congestion.on_sent(now, s.len as u64);
         self.stats.segments_sent += 1;
         self.stats.bytes_sent += s.len as u64;
         self.stats.retransmits += 1;
@@ -480,10 +481,11 @@ impl Sender {
         if in_flight + len > wnd.min(self.peer_window) && !(len == 0 && in_flight < wnd) {
             return None;
         }
-        if !self.rec.in_recovery && in_flight + len > self.w.cwnd {
+        if !self.rec.in_recovery() && in_flight + len > self.congestion.cwnd() {
             // Only the limited-transmit allowance of `usable_window` let it go.
-            self.limited_transmit_bytes += len;
+            self.rec.on_limited_transmit(len);
         }
+        self.congestion.on_sent(now, len);
         let seq = self.snd_nxt;
         self.queue.push_new(seq, len as u32, fin, now);
         self.snd_nxt += len + fin as u64;
@@ -571,7 +573,7 @@ mod tests {
         assert_eq!(s.window().ssthresh, 5 * MSS);
         assert_eq!(drain(&mut s).len(), 1 + 5, "the retransmission and five new segments");
         assert_eq!(s.flight(), 15 * MSS);
-        s.on_rto(false, &mut m);
+        s.on_rto(Time(0), false, &mut m);
         s.window()
     }
 
@@ -641,7 +643,7 @@ mod tests {
         // second is lost and everything after it waits at the receiver.
         s.on_ack(ms(100), 1 + MSS, [], true, &mut m);
         assert_eq!(drain(&mut s).len(), 1);
-        s.on_rto(false, &mut m);
+        s.on_rto(Time(0), false, &mut m);
         assert_eq!(s.window().cwnd, MSS);
         // Go-back-N: each round resends what the window allows; the receiver acknowledges each
         // segment as it fills the hole (retransmissions: no RTT sample, Karn's rule).

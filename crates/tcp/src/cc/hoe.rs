@@ -2,7 +2,7 @@
 //! for TCP", SIGCOMM 1996): NewReno whose initial ssthresh is the bandwidth-delay product
 //! estimated at the start, the bottleneck rate from a packet pair of ACKs times the RTT.
 
-use super::{AckCtx, NewReno, Window};
+use super::{AckCtx, CongestionControl, CongestionEvent, NewReno, Window};
 use crate::time::{Rate, Time};
 
 /// Packet-pair estimate of the bottleneck rate (Keshav 1991): segments sent back to back
@@ -41,10 +41,13 @@ impl Hoe {
         Self::default()
     }
 
+}
+
+impl CongestionControl for Hoe {
     /// New data was acknowledged outside loss recovery. At the second ACK of the first pair,
     /// ssthresh = rate × BaseRTT (at least 2 segments, the floor of RFC 5681 eq. (4));
     /// then NewReno grows the window.
-    pub fn on_ack(&mut self, w: &mut Window, ctx: &AckCtx) {
+    fn on_ack(&mut self, w: &mut Window, ctx: &AckCtx) {
         if !self.done {
             if let (Some(rate), Some(rtt)) = (self.pair.on_ack(ctx.now, ctx.acked_bytes), ctx.measure.min_rtt()) {
                 w.ssthresh = rate.bytes_in(rtt).max(2 * ctx.mss);
@@ -55,8 +58,9 @@ impl Hoe {
     }
 
     /// Loss was detected before the estimate: the loss response sets ssthresh instead.
-    pub fn on_loss(&mut self) {
+    fn on_congestion_event(&mut self, w: &Window, ev: &CongestionEvent) -> u64 {
         self.done = true;
+        self.newreno.on_congestion_event(w, ev)
     }
 }
 

@@ -2,7 +2,7 @@
 //! max_ssthresh/2 segments per RTT instead of doubling; below it, and in congestion
 //! avoidance, NewReno (RFC 5681).
 
-use super::{AckCtx, NewReno, Window};
+use super::{AckCtx, CongestionControl, NewReno, Window};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LimitedSlowStartConfig {
@@ -26,7 +26,10 @@ impl LimitedSlowStart {
         w.cwnd < w.ssthresh && w.cwnd > self.cfg.max_ssthresh_bytes
     }
 
-    pub fn on_ack(&mut self, w: &mut Window, ctx: &AckCtx) {
+}
+
+impl CongestionControl for LimitedSlowStart {
+    fn on_ack(&mut self, w: &mut Window, ctx: &AckCtx) {
         if !self.limits(w) {
             // RFC 3742 §2: "If (cwnd <= max_ssthresh) cwnd += MSS", else RFC 5681.
             self.newreno.on_ack(w, ctx);
@@ -38,6 +41,14 @@ impl LimitedSlowStart {
         // max_ssthresh/2 segments (give or take the one ACK that crosses a band).
         let k = w.cwnd / (self.cfg.max_ssthresh_bytes / 2).max(1);
         w.cwnd += ctx.mss / k.max(1);
+    }
+
+    fn mode_name(&self, w: &Window) -> &'static str {
+        if self.limits(w) {
+            "limited_slow_start"
+        } else {
+            NewReno::phase_name(w)
+        }
     }
 }
 

@@ -1,30 +1,32 @@
 //! Congestion control: how cwnd and ssthresh move on ACKs and on congestion signals.
 //!
-//! A controller never sees the endpoint: the endpoint passes the window and a read-only
-//! context, and the controller changes the window. Loss *recovery* (what to retransmit,
-//! fast-recovery inflation) belongs to `recovery`, not here.
+//! One trait, `CongestionControl`, with a hook per event; the algorithms built in are
+//! stored in the enum `Cc`, which dispatches each hook at one point (`dispatch!`), so the
+//! call stays static. The window itself is kept by `Congestion` (`window.rs`), the only
+//! place in the crate that writes cwnd and ssthresh: it applies the rules every algorithm
+//! shares (RFC 5681's loss window, fast-recovery inflation, the timeout's one segment) and
+//! hands the window to the algorithm's hooks for what is its own.
+//!
+//! A controller never sees the endpoint: it reads a context (`AckCtx`, `CongestionEvent`)
+//! and changes only the window it is handed. Loss *recovery* (what to retransmit) belongs
+//! to `recovery`, which tells `Congestion` what happened.
 
 mod hoe;
 mod limited_slow_start;
 mod newreno;
 mod ssthreshless;
 mod vegas;
+mod window;
 
 pub use hoe::{Hoe, PacketPair};
 pub use limited_slow_start::{LimitedSlowStart, LimitedSlowStartConfig};
 pub use newreno::NewReno;
 pub use ssthreshless::{AdjustiveSchedule, Ssthreshless, SsthreshlessConfig, SsthreshlessMode};
 pub use vegas::{Vegas, VegasConfig, VegasRtt, VegasSlowStartExit};
+pub use window::{Congestion, CongestionEvent, CongestionKind, RecoveryWindow, Window};
 
 use crate::measure::{Measure, RateEpoch};
-use crate::time::Time;
-
-/// The sender's window state in bytes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Window {
-    pub cwnd: u64,
-    pub ssthresh: u64,
-}
+use crate::time::{Duration, Rate, Time};
 
 /// What a controller may read when new data is acknowledged.
 pub struct AckCtx<'a> {
@@ -43,7 +45,54 @@ pub fn half_flight(flight_bytes: u64, mss: u64) -> u64 {
     (flight_bytes / 2).max(2 * mss)
 }
 
-/// The congestion controllers built in; chosen by name in a scenario.
+/// One congestion-control algorithm. `Congestion` calls the hooks; every hook but the
+/// queries has a default, so an algorithm writes only what differs from RFC 5681.
+pub trait CongestionControl {
+    /// New data was acknowledged outside loss recovery. Before: `w` is the window the ACK
+    /// found; after: the grown (or, for a delay-based controller, possibly shrunk) window.
+    fn on_ack(&mut self, w: &mut Window, ctx: &AckCtx);
+
+    /// A congestion event: a fast retransmit, or the first timeout of the data (a repeated
+    /// timeout is no new event). Returns the new ssthresh; `w` is the window at the event
+    /// and `Congestion` then sets cwnd as the event's rule says. Default: RFC 5681 eq. (4)
+    /// on the event's loss window. Startup parts that end at the first loss end here.
+    fn on_congestion_event(&mut self, _w: &Window, ev: &CongestionEvent) -> u64 {
+        half_flight(ev.loss_window_bytes, ev.mss)
+    }
+
+    /// Fast recovery ended (the cumulative ACK covered the recovery point); cwnd is back
+    /// at ssthresh.
+    fn on_recovery_end(&mut self, _now: Time) {}
+
+    /// The retransmission timer expired (also a repeated timeout); cwnd is one segment.
+    fn on_rto(&mut self, _now: Time) {}
+
+    /// The application has data after an idle of `idle`; the restart policy has set the
+    /// window to restart with.
+    fn on_idle_end(&mut self, _now: Time, _idle: Duration) {}
+
+    /// A data segment of `bytes` payload went out (a retransmission too).
+    fn on_sent(&mut self, _now: Time, _bytes: u64) {}
+
+    /// The rate at which the algorithm wants its data paced, if it paces.
+    fn pacing_rate(&self, _w: &Window) -> Option<Rate> {
+        None
+    }
+
+    /// The phase a trace shows: "slow_start" or "congestion_avoidance" (RFC 5681 §3.1), and
+    /// the startup modes of the controllers that have them.
+    fn mode_name(&self, w: &Window) -> &'static str {
+        NewReno::phase_name(w)
+    }
+
+    /// SSthreshless Start's congestive events so far (0 for the others).
+    fn congestive_events(&self) -> u32 {
+        0
+    }
+}
+
+/// The congestion controllers built in; chosen by name in a scenario. Adding one: its file,
+/// a variant here and in `dispatch!`, and its name in `config::CcKind`.
 ///
 /// A plain tag byte (`repr(u8)`), not a niche in a variant's field: the sender matches on
 /// the controller at every new ACK, and decoding the niche cost six instructions each time.
@@ -57,46 +106,47 @@ pub enum Cc {
     LimitedSlowStart(LimitedSlowStart),
 }
 
-impl Cc {
-    /// New data was acknowledged while not in loss recovery. Before: `w` is the window the
-    /// ACK found; after: the grown (or, for Vegas, possibly shrunk) window.
-    pub fn on_ack(&mut self, w: &mut Window, ctx: &AckCtx) {
-        match self {
-            Cc::NewReno(c) => c.on_ack(w, ctx),
-            Cc::Vegas(c) => c.on_ack(w, ctx),
-            Cc::Ssthreshless(c) => c.on_ack(w, ctx),
-            Cc::Hoe(c) => c.on_ack(w, ctx),
-            Cc::LimitedSlowStart(c) => c.on_ack(w, ctx),
+/// The one dispatch point: `$c` is the inner controller in every arm.
+macro_rules! dispatch {
+    ($cc:expr, $c:ident => $body:expr) => {
+        match $cc {
+            Cc::NewReno($c) => $body,
+            Cc::Vegas($c) => $body,
+            Cc::Ssthreshless($c) => $body,
+            Cc::Hoe($c) => $body,
+            Cc::LimitedSlowStart($c) => $body,
         }
-    }
+    };
+}
 
-    /// Loss was detected (duplicate ACKs, SACK or RTO): the new ssthresh. The caller sets
-    /// cwnd as the recovery or timeout rule says. Startup parts that end at the first loss
-    /// (SSthreshless Start, Hoe's estimate) end here.
-    pub fn ssthresh_after_loss(&mut self, flight_bytes: u64, mss: u64) -> u64 {
-        match self {
-            Cc::Ssthreshless(c) => c.on_loss(),
-            Cc::Hoe(c) => c.on_loss(),
-            Cc::NewReno(_) | Cc::Vegas(_) | Cc::LimitedSlowStart(_) => {}
-        }
-        half_flight(flight_bytes, mss)
+impl CongestionControl for Cc {
+    #[inline]
+    fn on_ack(&mut self, w: &mut Window, ctx: &AckCtx) {
+        dispatch!(self, c => c.on_ack(w, ctx))
     }
-
-    /// The phase a trace shows: "slow_start" or "congestion_avoidance" (RFC 5681 §3.1), and
-    /// the startup modes of the controllers that have them.
-    pub fn mode_name(&self, w: &Window) -> &'static str {
-        match self {
-            Cc::Ssthreshless(c) => c.mode_name(w),
-            Cc::LimitedSlowStart(c) if c.limits(w) => "limited_slow_start",
-            Cc::NewReno(_) | Cc::Vegas(_) | Cc::Hoe(_) | Cc::LimitedSlowStart(_) => NewReno::phase_name(w),
-        }
+    fn on_congestion_event(&mut self, w: &Window, ev: &CongestionEvent) -> u64 {
+        dispatch!(self, c => c.on_congestion_event(w, ev))
     }
-
-    /// SSthreshless Start's congestive events so far (0 for the others).
-    pub fn congestive_events(&self) -> u32 {
-        match self {
-            Cc::Ssthreshless(c) => c.congestive_events(),
-            _ => 0,
-        }
+    fn on_recovery_end(&mut self, now: Time) {
+        dispatch!(self, c => c.on_recovery_end(now))
+    }
+    fn on_rto(&mut self, now: Time) {
+        dispatch!(self, c => c.on_rto(now))
+    }
+    fn on_idle_end(&mut self, now: Time, idle: Duration) {
+        dispatch!(self, c => c.on_idle_end(now, idle))
+    }
+    #[inline]
+    fn on_sent(&mut self, now: Time, bytes: u64) {
+        dispatch!(self, c => c.on_sent(now, bytes))
+    }
+    fn pacing_rate(&self, w: &Window) -> Option<Rate> {
+        dispatch!(self, c => c.pacing_rate(w))
+    }
+    fn mode_name(&self, w: &Window) -> &'static str {
+        dispatch!(self, c => c.mode_name(w))
+    }
+    fn congestive_events(&self) -> u32 {
+        dispatch!(self, c => c.congestive_events())
     }
 }

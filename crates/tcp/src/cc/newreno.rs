@@ -1,7 +1,7 @@
 //! Slow start and congestion avoidance of RFC 5681 §3.1 (the window growth that Reno,
 //! NewReno and SACK senders share).
 
-use super::{AckCtx, Window};
+use super::{AckCtx, CongestionControl, Window};
 
 #[derive(Clone, Debug, Default)]
 pub struct NewReno {
@@ -27,7 +27,10 @@ impl NewReno {
         }
     }
 
-    pub fn on_ack(&mut self, w: &mut Window, ctx: &AckCtx) {
+}
+
+impl CongestionControl for NewReno {
+    fn on_ack(&mut self, w: &mut Window, ctx: &AckCtx) {
         let mss = ctx.mss;
         if w.cwnd < w.ssthresh {
             // RFC 5681 eq. (2): cwnd += min(N, SMSS); RFC 3465 allows up to L * SMSS.

@@ -5,7 +5,7 @@
 //! whose growth shrinks with every congestive event. The first loss ends it, and NewReno
 //! recovery and congestion avoidance take over.
 
-use super::{AckCtx, NewReno, Vegas, Window};
+use super::{AckCtx, CongestionControl, CongestionEvent, NewReno, Vegas, Window};
 use crate::time::Duration;
 
 /// How the Adjustive Increase Mode's per-ACK increment shrinks with the congestive-event
@@ -105,20 +105,6 @@ impl Ssthreshless {
         self.mode
     }
 
-    pub fn congestive_events(&self) -> u32 {
-        self.congestive_events
-    }
-
-    /// The name a trace shows: the mode, or NewReno's phase once it has taken over.
-    pub fn mode_name(&self, w: &Window) -> &'static str {
-        match self.mode {
-            SsthreshlessMode::SlowStart => "slow_start",
-            SsthreshlessMode::LinearIncrease => "linear_increase",
-            SsthreshlessMode::AdjustiveIncrease => "adjustive_increase",
-            SsthreshlessMode::NewReno => NewReno::phase_name(w),
-        }
-    }
-
     /// N of §IV-A, eq. (1): cwnd × (RTT − BaseRTT) / RTT in segments, with RTT the latest
     /// sample (the ACK's own when it gave one) and BaseRTT the smallest. No sample yet: 0.
     pub fn backlog_segments(&self, w: &Window, ctx: &AckCtx) -> f64 {
@@ -134,9 +120,12 @@ impl Ssthreshless {
         Vegas::backlog_segments(w.cwnd, ctx.mss, ticks(rtt), ticks(base))
     }
 
+}
+
+impl CongestionControl for Ssthreshless {
     /// New data was acknowledged outside loss recovery: first the mode follows N, then the
     /// window grows as the mode says.
-    pub fn on_ack(&mut self, w: &mut Window, ctx: &AckCtx) {
+    fn on_ack(&mut self, w: &mut Window, ctx: &AckCtx) {
         use SsthreshlessMode::*;
         if self.mode == NewReno {
             self.newreno.on_ack(w, ctx);
@@ -174,8 +163,23 @@ impl Ssthreshless {
 
     /// Loss was detected (three duplicate ACKs or RTO): SSthreshless Start ends for good
     /// (§IV-B, "SSthreshless Start exits when packet losses occur").
-    pub fn on_loss(&mut self) {
+    fn on_congestion_event(&mut self, w: &Window, ev: &CongestionEvent) -> u64 {
         self.mode = SsthreshlessMode::NewReno;
+        self.newreno.on_congestion_event(w, ev)
+    }
+
+    /// The name a trace shows: the mode, or NewReno's phase once it has taken over.
+    fn mode_name(&self, w: &Window) -> &'static str {
+        match self.mode {
+            SsthreshlessMode::SlowStart => "slow_start",
+            SsthreshlessMode::LinearIncrease => "linear_increase",
+            SsthreshlessMode::AdjustiveIncrease => "adjustive_increase",
+            SsthreshlessMode::NewReno => NewReno::phase_name(w),
+        }
+    }
+
+    fn congestive_events(&self) -> u32 {
+        self.congestive_events
     }
 }
 
@@ -337,7 +341,15 @@ mod tests {
         for n in [4.0, 0.0] {
             h.ack(n);
         }
-        h.cc.on_loss();
+        let ev = CongestionEvent {
+            now: Time(0),
+            kind: crate::cc::CongestionKind::Rto,
+            mss: MSS,
+            loss_window_bytes: h.w.cwnd,
+            flight_bytes: h.w.cwnd,
+            lost_sent_at: None,
+        };
+        assert_eq!(h.cc.on_congestion_event(&h.w, &ev), h.w.cwnd / 2, "RFC 5681 eq. (4)");
         assert_eq!(h.cc.mode(), SsthreshlessMode::NewReno);
         // Fast recovery leaves cwnd = ssthresh: congestion avoidance, whatever N says.
         h.w = Window { cwnd: 50 * MSS, ssthresh: 50 * MSS };

@@ -3,7 +3,7 @@
 //! in the network. Its slow start doubles the window only every other RTT and ends when
 //! the backlog exceeds γ.
 
-use super::{AckCtx, Window};
+use super::{AckCtx, CongestionControl, Window};
 use crate::measure::RateEpoch;
 
 /// Which RTT of the last round Vegas compares with BaseRTT. Brakmo & Peterson time one
@@ -89,7 +89,10 @@ impl Vegas {
         cwnd_segs * rtt_ns.saturating_sub(base_rtt_ns) as f64 / rtt_ns as f64
     }
 
-    pub fn on_ack(&mut self, w: &mut Window, ctx: &AckCtx) {
+}
+
+impl CongestionControl for Vegas {
+    fn on_ack(&mut self, w: &mut Window, ctx: &AckCtx) {
         let mss = ctx.mss;
         let in_slow_start = w.cwnd < w.ssthresh;
         if in_slow_start && self.grow_this_rtt {

@@ -47,6 +47,15 @@ pub enum Restart {
     RbpCwnd { fraction: f64 },
 }
 
+/// What a policy decides when the connection restarts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IdleDecision {
+    /// The window to restart with.
+    pub window: Window,
+    /// Pace the first segments, when the policy paces.
+    pub pace: Option<Plan>,
+}
+
 /// What a policy may read when the connection restarts.
 pub struct RestartCtx<'a> {
     pub mss: u64,
@@ -71,23 +80,22 @@ impl Restart {
     }
 
     /// The application has data after an idle longer than the threshold, and nothing is
-    /// outstanding. Before: `w` is the window the idle left; after: the window to restart
-    /// with. Returns the pacing plan when the restart is paced; pacing then lasts until the
-    /// first ACK, which calls `on_first_ack`.
-    pub fn on_idle_end(self, w: &mut Window, ctx: &RestartCtx) -> Option<Plan> {
+    /// outstanding; `w` is the window the idle left. Returns the window to restart with
+    /// (`cc::Congestion::on_idle_end` applies it) and the pacing plan when the restart is
+    /// paced; pacing then lasts until the first ACK, which calls `on_first_ack`.
+    pub fn on_idle_end(self, w: Window, ctx: &RestartCtx) -> IdleDecision {
         let window_segments = (ctx.usable_window_bytes / ctx.mss).max(1);
         let srtt = ctx.measure.srtt();
         let plan = match (self, srtt) {
-            (Restart::Nssr, _) => return None,
+            (Restart::Nssr, _) => return IdleDecision { window: w, pace: None },
             // No RTT estimate yet (every data segment was retransmitted): nothing to pace
             // over, so restart as RFC 5681 says.
             (Restart::Ssr, _) | (Restart::RbpRate { .. } | Restart::RbpCwnd { .. }, None) => {
-                ssr::rfc5681(w, ctx.initial_window_bytes);
-                return None;
+                return IdleDecision { window: ssr::rfc5681(w, ctx.initial_window_bytes), pace: None };
             }
             (Restart::SsrLinux, _) => {
-                ssr::rfc2861(w, ctx.initial_window_bytes, ctx.idle, ctx.measure.rto());
-                return None;
+                let window = ssr::rfc2861(w, ctx.initial_window_bytes, ctx.idle, ctx.measure.rto());
+                return IdleDecision { window, pace: None };
             }
             (Restart::RbpRate { scale }, Some(srtt)) => {
                 let rate = ctx.measure.last_rate().map(|s| s.actual_rate());
@@ -95,13 +103,12 @@ impl Restart {
             }
             (Restart::RbpCwnd { fraction }, Some(srtt)) => rbp::cwnd_plan(fraction, srtt, window_segments),
         };
-        rbp::apply(w, plan, ctx.mss);
-        Some(plan)
+        IdleDecision { window: rbp::apply(w, plan, ctx.mss), pace: Some(plan) }
     }
 
     /// The first ACK after a paced restart, before it is processed: pacing has ended and
-    /// ACK clocking takes over from the data outstanding.
-    pub fn on_first_ack(self, w: &mut Window, flight_bytes: u64, mss: u64) {
-        rbp::hand_back(w, flight_bytes, mss);
+    /// ACK clocking takes over from the data outstanding. Returns the window to go on with.
+    pub fn on_first_ack(self, w: Window, flight_bytes: u64, mss: u64) -> Window {
+        rbp::hand_back(w, flight_bytes, mss)
     }
 }

@@ -43,16 +43,16 @@ pub fn cwnd_plan(fraction: f64, srtt: Duration, window_segments: u64) -> Plan {
 
 /// The paced segments are the window until the first ACK (as ns-2's `tcp-rbp.cc`,
 /// cwnd = min(cwnd, paced)): the pacer need not count them.
-pub fn apply(w: &mut Window, plan: Plan, mss: u64) {
-    w.cwnd = w.cwnd.min(plan.segments * mss);
+pub fn apply(w: Window, plan: Plan, mss: u64) -> Window {
+    Window { cwnd: w.cwnd.min(plan.segments * mss), ..w }
 }
 
 /// §3: "Rate-based pacing ceases as soon as the first acknowledgement is received since the
 /// ACK-clock has then been reestablished." Before the ACK is processed, cwnd becomes the
 /// data outstanding (ns-2's Reno/RBP), so a first ACK that comes before all paced segments
 /// went out releases only what it acknowledges (and slow start's increase), not a burst.
-pub fn hand_back(w: &mut Window, flight_bytes: u64, mss: u64) {
-    w.cwnd = w.cwnd.min(flight_bytes).max(mss);
+pub fn hand_back(w: Window, flight_bytes: u64, mss: u64) -> Window {
+    Window { cwnd: w.cwnd.min(flight_bytes).max(mss), ..w }
 }
 
 #[cfg(test)]
@@ -104,10 +104,8 @@ mod tests {
 
     #[test]
     fn hand_back_early_ack_shrinks_cwnd_to_the_flight() {
-        let mut w = Window { cwnd: 8 * MSS, ssthresh: 32 * MSS };
-        hand_back(&mut w, 3 * MSS, MSS);
+        let w = hand_back(Window { cwnd: 8 * MSS, ssthresh: 32 * MSS }, 3 * MSS, MSS);
         assert_eq!(w.cwnd, 3 * MSS);
-        hand_back(&mut w, 5 * MSS, MSS);
-        assert_eq!(w.cwnd, 3 * MSS, "never grows the window");
+        assert_eq!(hand_back(w, 5 * MSS, MSS).cwnd, 3 * MSS, "never grows the window");
     }
 }

@@ -7,14 +7,14 @@ use crate::time::Duration;
 /// RFC 5681 §4.1: "a TCP SHOULD set cwnd to no more than RW before beginning transmission
 /// if the TCP has not sent data in an interval exceeding the retransmission timeout", with
 /// the restart window RW = min(IW, cwnd). ssthresh is kept.
-pub fn rfc5681(w: &mut Window, initial_window_bytes: u64) {
-    w.cwnd = w.cwnd.min(initial_window_bytes);
+pub fn rfc5681(w: Window, initial_window_bytes: u64) -> Window {
+    Window { cwnd: w.cwnd.min(initial_window_bytes), ..w }
 }
 
 /// RFC 2861 §3 as Linux does it (`tcp_cwnd_restart`): ssthresh = max(ssthresh, 3/4 cwnd)
 /// remembers the window, then cwnd halves once for every RTO of idle, never below RW.
-pub fn rfc2861(w: &mut Window, initial_window_bytes: u64, idle: Duration, rto: Duration) {
-    w.ssthresh = w.ssthresh.max(w.cwnd / 2 + w.cwnd / 4);
+pub fn rfc2861(w: Window, initial_window_bytes: u64, idle: Duration, rto: Duration) -> Window {
+    let ssthresh = w.ssthresh.max(w.cwnd / 2 + w.cwnd / 4);
     let restart_window = w.cwnd.min(initial_window_bytes);
     let mut cwnd = w.cwnd;
     let mut left = idle;
@@ -23,7 +23,7 @@ pub fn rfc2861(w: &mut Window, initial_window_bytes: u64, idle: Duration, rto: D
         left = left - rto;
         cwnd /= 2;
     }
-    w.cwnd = cwnd.max(restart_window);
+    Window { cwnd: cwnd.max(restart_window), ssthresh }
 }
 
 #[cfg(test)]
@@ -38,15 +38,13 @@ mod tests {
 
     #[test]
     fn rfc5681_large_cwnd_restarts_at_initial_window_and_keeps_ssthresh() {
-        let mut w = Window { cwnd: 20 * MSS, ssthresh: 8 * MSS };
-        rfc5681(&mut w, 2 * MSS);
+        let w = rfc5681(Window { cwnd: 20 * MSS, ssthresh: 8 * MSS }, 2 * MSS);
         assert_eq!(w, Window { cwnd: 2 * MSS, ssthresh: 8 * MSS });
     }
 
     #[test]
     fn rfc5681_cwnd_below_initial_window_is_kept() {
-        let mut w = Window { cwnd: MSS, ssthresh: 8 * MSS };
-        rfc5681(&mut w, 4 * MSS);
+        let w = rfc5681(Window { cwnd: MSS, ssthresh: 8 * MSS }, 4 * MSS);
         assert_eq!(w.cwnd, MSS, "RW = min(IW, cwnd)");
     }
 
@@ -54,9 +52,7 @@ mod tests {
     fn rfc2861_halves_once_per_elapsed_rto() {
         let rto = secs(1);
         let halved = |idle| {
-            let mut w = Window { cwnd: 32 * MSS, ssthresh: 10 * MSS };
-            rfc2861(&mut w, 2 * MSS, idle, rto);
-            w
+            rfc2861(Window { cwnd: 32 * MSS, ssthresh: 10 * MSS }, 2 * MSS, idle, rto)
         };
         assert_eq!(halved(Duration::from_millis(1500)).cwnd, 16 * MSS, "one RTO elapsed");
         assert_eq!(halved(secs(2)).cwnd, 16 * MSS, "Linux halves only while idle - k*RTO > 0");
@@ -67,8 +63,7 @@ mod tests {
 
     #[test]
     fn rfc2861_keeps_a_larger_ssthresh() {
-        let mut w = Window { cwnd: 8 * MSS, ssthresh: u64::MAX };
-        rfc2861(&mut w, 2 * MSS, secs(10), secs(1));
+        let w = rfc2861(Window { cwnd: 8 * MSS, ssthresh: u64::MAX }, 2 * MSS, secs(10), secs(1));
         assert_eq!(w, Window { cwnd: 2 * MSS, ssthresh: u64::MAX });
     }
 }

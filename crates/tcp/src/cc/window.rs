@@ -1,0 +1,187 @@
+//! The congestion window and the one place that writes it. `Congestion` keeps cwnd and
+//! ssthresh, applies the rules that every algorithm shares (RFC 5681 §3.1 and §3.2,
+//! RFC 6582, RFC 6675) as recovery and restart report events, and calls the algorithm's
+//! hooks (`CongestionControl`) for what is its own.
+
+use super::{AckCtx, Cc, CongestionControl};
+use crate::time::{Duration, Time};
+
+/// The sender's window state in bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Window {
+    pub cwnd: u64,
+    pub ssthresh: u64,
+}
+
+/// What kind of congestion signal a `CongestionEvent` is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CongestionKind {
+    /// Duplicate ACKs or the SACK scoreboard said a segment was lost (RFC 5681 §3.2,
+    /// RFC 6675 §5): fast retransmit and recovery begin, and cwnd becomes ssthresh plus
+    /// `inflation_bytes` (the segments that left the network: RFC 5681 step 4; zero for
+    /// SACK, RFC 6675 step 4.2, whose pipe does that accounting).
+    FastRetransmit { inflation_bytes: u64 },
+    /// The retransmission timer expired on data that had not timed out before (RFC 5681
+    /// §3.1); `Congestion::on_rto` then sets cwnd to one segment.
+    Rto,
+}
+
+/// What a controller may read at a congestion event.
+#[derive(Clone, Copy, Debug)]
+pub struct CongestionEvent {
+    pub now: Time,
+    pub kind: CongestionKind,
+    pub mss: u64,
+    /// The window a loss halves (the sender's `LossWindow` reading, less what limited
+    /// transmit sent): FlightSize, as RFC 5681 eq. (4) writes it, or the uninflated cwnd.
+    pub loss_window_bytes: u64,
+    /// RFC 5681 FlightSize at the event.
+    pub flight_bytes: u64,
+    /// When the first unacknowledged segment (the one deemed lost) was last sent.
+    pub lost_sent_at: Option<Time>,
+}
+
+/// How loss recovery changes the window while it runs (its decisions; `Congestion` applies them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecoveryWindow {
+    /// RFC 5681 §3.2 step 5: a further duplicate ACK means a segment left: cwnd += SMSS.
+    Inflate,
+    /// RFC 6582 §3.2 step 5: a partial ACK deflates the window by the bytes it acknowledged
+    /// and adds back one SMSS if it acknowledged at least one.
+    Deflate { acked_bytes: u64 },
+}
+
+/// The window and the algorithm that moves it.
+#[derive(Clone, Debug)]
+pub struct Congestion {
+    w: Window,
+    cc: Cc,
+}
+
+impl Congestion {
+    pub fn new(cc: Cc, initial: Window) -> Self {
+        Congestion { w: initial, cc }
+    }
+
+    pub fn window(&self) -> Window {
+        self.w
+    }
+    pub fn cwnd(&self) -> u64 {
+        self.w.cwnd
+    }
+    pub fn ssthresh(&self) -> u64 {
+        self.w.ssthresh
+    }
+    pub fn cc(&self) -> &Cc {
+        &self.cc
+    }
+    /// The phase or startup mode a trace shows (`CongestionControl::mode_name`).
+    pub fn mode_name(&self) -> &'static str {
+        self.cc.mode_name(&self.w)
+    }
+
+    /// New data was acknowledged outside loss recovery.
+    #[inline]
+    pub fn on_ack(&mut self, ctx: &AckCtx) {
+        self.cc.on_ack(&mut self.w, ctx);
+    }
+
+    /// A congestion event: the algorithm sets ssthresh; a fast retransmit also sets cwnd.
+    pub fn on_congestion_event(&mut self, ev: &CongestionEvent) {
+        self.w.ssthresh = self.cc.on_congestion_event(&self.w, ev);
+        if let CongestionKind::FastRetransmit { inflation_bytes } = ev.kind {
+            self.w.cwnd = self.w.ssthresh + inflation_bytes;
+        }
+    }
+
+    /// A window change that recovery decided on an ACK during recovery.
+    pub fn on_recovery_ack(&mut self, change: RecoveryWindow, mss: u64) {
+        self.w.cwnd = match change {
+            RecoveryWindow::Inflate => self.w.cwnd + mss,
+            RecoveryWindow::Deflate { acked_bytes } => {
+                let add_back = if acked_bytes >= mss { mss } else { 0 };
+                (self.w.cwnd.saturating_sub(acked_bytes) + add_back).max(mss)
+            }
+        };
+    }
+
+    /// RFC 5681 §3.2 step 6 / RFC 6582 §3.2 step 6 option 2 (as ns-2): recovery is over;
+    /// deflate the window to ssthresh.
+    pub fn on_recovery_end(&mut self, now: Time) {
+        self.w.cwnd = self.w.ssthresh;
+        self.cc.on_recovery_end(now);
+    }
+
+    /// RFC 5681 §3.1: after a timeout the loss window is one segment (ssthresh, if this
+    /// timeout is a congestion event, was set by `on_congestion_event` first).
+    pub fn on_rto(&mut self, now: Time, mss: u64) {
+        self.w.cwnd = mss;
+        self.cc.on_rto(now);
+    }
+
+    /// The application has data after an idle: the restart policy's window (its decision,
+    /// computed from `window()`) takes effect, then the algorithm hears of the idle.
+    pub fn on_idle_end(&mut self, now: Time, idle: Duration, restart: Window) {
+        self.w = restart;
+        self.cc.on_idle_end(now, idle);
+    }
+
+    /// A paced restart ended at its first ACK: the window the restart policy hands back.
+    pub fn on_pacing_end(&mut self, handed_back: Window) {
+        self.w = handed_back;
+    }
+
+    /// A data segment went out.
+    #[inline]
+    pub fn on_sent(&mut self, now: Time, bytes: u64) {
+        self.cc.on_sent(now, bytes);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::NewReno;
+
+    const MSS: u64 = 1000;
+
+    fn congestion() -> Congestion {
+        Congestion::new(Cc::NewReno(NewReno::new(false)), Window { cwnd: 20 * MSS, ssthresh: u64::MAX })
+    }
+
+    fn event(kind: CongestionKind, loss_window_bytes: u64) -> CongestionEvent {
+        CongestionEvent { now: Time::ZERO, kind, mss: MSS, loss_window_bytes, flight_bytes: loss_window_bytes, lost_sent_at: None }
+    }
+
+    #[test]
+    fn fast_retransmit_halves_the_loss_window_and_inflates_by_the_segments_that_left() {
+        // RFC 5681 eq. (4) and §3.2 step 4.
+        let mut c = congestion();
+        c.on_congestion_event(&event(CongestionKind::FastRetransmit { inflation_bytes: 3 * MSS }, 20 * MSS));
+        assert_eq!(c.window(), Window { cwnd: 13 * MSS, ssthresh: 10 * MSS });
+        c.on_recovery_ack(RecoveryWindow::Inflate, MSS);
+        assert_eq!(c.cwnd(), 14 * MSS);
+    }
+
+    #[test]
+    fn partial_ack_deflates_and_adds_back_one_segment_full_ack_deflates_to_ssthresh() {
+        // RFC 6582 §3.2 steps 5 and 6.
+        let mut c = congestion();
+        c.on_congestion_event(&event(CongestionKind::FastRetransmit { inflation_bytes: 3 * MSS }, 20 * MSS));
+        c.on_recovery_ack(RecoveryWindow::Deflate { acked_bytes: 5 * MSS }, MSS);
+        assert_eq!(c.cwnd(), 13 * MSS - 5 * MSS + MSS);
+        c.on_recovery_ack(RecoveryWindow::Deflate { acked_bytes: MSS / 2 }, MSS);
+        assert_eq!(c.cwnd(), 9 * MSS - MSS / 2, "less than one segment acknowledged: nothing added back");
+        c.on_recovery_end(Time::ZERO);
+        assert_eq!(c.cwnd(), 10 * MSS);
+    }
+
+    #[test]
+    fn ssthresh_floor_is_two_segments_and_a_timeout_leaves_one_segment() {
+        // RFC 5681 eq. (4) floor, §3.1 loss window.
+        let mut c = congestion();
+        c.on_congestion_event(&event(CongestionKind::Rto, 3 * MSS));
+        c.on_rto(Time::ZERO, MSS);
+        assert_eq!(c.window(), Window { cwnd: MSS, ssthresh: 2 * MSS });
+    }
+}

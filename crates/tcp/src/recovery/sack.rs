@@ -1,0 +1,82 @@
+//! SACK-based loss recovery (RFC 6675): the scoreboard says which segments are lost, and
+//! the pipe estimate, not an inflated window, decides when a segment may go.
+
+use super::{Episode, LossRecovery, NextSend, Partial, SackPipe, SendCtx};
+use crate::cc::RecoveryWindow;
+use crate::send_queue::SendQueue;
+
+#[derive(Clone, Debug)]
+pub struct Sack {
+    pipe_rule: SackPipe,
+    /// The `SackPipe::Sack1` counter, in bytes (unused otherwise).
+    pipe: u64,
+}
+
+impl Sack {
+    pub fn new(pipe_rule: SackPipe) -> Self {
+        Sack { pipe_rule, pipe: 0 }
+    }
+
+    fn counts_pipe(&self) -> bool {
+        self.pipe_rule == SackPipe::Sack1
+    }
+
+    /// Sack1 pipe: an ACK arrived during recovery; a partial ACK counts twice (ns-2
+    /// `Sack1TcpAgent::recv`, `partial_ack_` false).
+    fn pipe_on_ack(&mut self, partial: bool, mss: u64) {
+        if self.counts_pipe() {
+            let out = if partial { 2 * mss } else { mss };
+            self.pipe = self.pipe.saturating_sub(out);
+        }
+    }
+}
+
+impl LossRecovery for Sack {
+    fn uses_sack(&self) -> bool {
+        true
+    }
+
+    /// RFC 6675 §5: a segment is lost (IsLost()) once dupthresh segments above it are SACKed,
+    /// even before dupthresh duplicate ACKs arrived.
+    fn loss_detected_early(&self, ep: &Episode, queue: &SendQueue, snd_una: u64, mss: u64) -> bool {
+        queue.scoreboard(ep.dupthresh, mss).first_lost == Some(snd_una)
+    }
+
+    /// RFC 6675 §5 step 4.2: cwnd = ssthresh, no inflation. Sack1: the dupthresh duplicate
+    /// ACKs mean that many segments left the network.
+    fn on_enter(&mut self, ep: &Episode, flight_bytes: u64, mss: u64) -> u64 {
+        self.pipe = flight_bytes.saturating_sub(ep.dupthresh as u64 * mss);
+        0
+    }
+
+    fn on_dupack_in_recovery(&mut self, mss: u64) -> Option<RecoveryWindow> {
+        self.pipe_on_ack(false, mss);
+        None
+    }
+
+    /// RFC 6675 leaves the window alone at a partial ACK; the scoreboard finds the next hole.
+    fn on_partial_ack(&mut self, _acked_bytes: u64, mss: u64) -> Option<Partial> {
+        self.pipe_on_ack(true, mss);
+        Some(Partial { window: None, retransmit_first: false, restart_rto: true })
+    }
+
+    /// RFC 6675 §5 step (C): while pipe leaves room for a segment, send NextSeg(): first a
+    /// lost segment not yet retransmitted (rule 1), else new data (rule 2). Rules 3 and 4
+    /// (rescue retransmissions) are not implemented. With `SackPipe::Sack1` the pipe is
+    /// ns-2's counter, and a segment may go while pipe < cwnd (`Sack1TcpAgent::send_much`).
+    fn next_send(&mut self, ep: &Episode, ctx: &SendCtx) -> NextSend {
+        let sb = ctx.queue.scoreboard(ep.dupthresh, ctx.mss);
+        let room = if self.counts_pipe() { self.pipe < ctx.cwnd } else { sb.pipe + ctx.mss <= ctx.cwnd };
+        match (room, sb.first_lost) {
+            (false, _) => NextSend::Hold,
+            (true, Some(seq)) => NextSend::Retransmit(seq),
+            (true, None) => NextSend::NewData,
+        }
+    }
+
+    fn on_sent_in_recovery(&mut self, mss: u64) {
+        if self.counts_pipe() {
+            self.pipe += mss;
+        }
+    }
+}
