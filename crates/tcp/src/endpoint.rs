@@ -4,13 +4,16 @@
 //! - getters read state and never change it;
 //! - `handle_segment` and `handle_timeout` are the inputs from the network and the clock;
 //! - `write`, `write_unlimited` and `close` are the application's commands;
-//! - `poll_transmit` and `poll_timeout` are the outputs.
+//! - `poll_transmit` and `poll_timeout` are the outputs, and `poll_event` (once turned on
+//!   with `enable_events`) tells the application what happened.
 //!
 //! After any input or command, call `poll_transmit` until it returns `None`, then
 //! `poll_timeout` to learn when to call `handle_timeout` next. Time only moves forward:
 //! every `now` must be at least the previous one. The endpoint never reads a clock.
 
 use crate::config::TcpConfig;
+use std::collections::VecDeque;
+
 use crate::cc::CongestionControl;
 use crate::measure::Measure;
 use crate::pacing::Pacer;
@@ -59,6 +62,20 @@ const TIMER_COUNT: usize = 4;
 /// Timers due at the same instant fire in this order.
 const TIMERS: [Timer; TIMER_COUNT] = [Timer::Rto, Timer::DelayedAck, Timer::Pace, Timer::Preemptive];
 
+/// What an endpoint reports to its application besides segments (`Endpoint::poll_event`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// The handshake completed. `handshake_rtt`: SYN to SYN-ACK at the active end, SYN-ACK
+    /// to ACK at the passive end; `None` when a SYN or SYN-ACK was sent twice (Karn's rule).
+    Established { handshake_rtt: Option<Duration> },
+    /// The sender took an RTT sample (RFC 6298 §3), with the window after the ACK.
+    RttSample { rtt: Duration, cwnd: u64 },
+    /// Payload bytes released in order to the application.
+    Delivered { bytes: u64 },
+    /// The peer's FIN arrived in order: it will send nothing more.
+    PeerFinished,
+}
+
 /// The values a trace records on change.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Snapshot {
@@ -96,6 +113,10 @@ pub struct Endpoint {
     restarted_after: Option<Time>,
     /// Preemptive Retransmission, when configured.
     preemptive: Option<Preemptive>,
+    /// Events not yet polled; `None` until `enable_events`, so that a user that never polls
+    /// (the simulator's bulk flows) neither pays for them nor accumulates them.
+    events: Option<VecDeque<Event>>,
+    peer_finished: bool,
 }
 
 impl Endpoint {
@@ -123,6 +144,25 @@ impl Endpoint {
             pacer: Pacer::default(),
             restarted_after: None,
             preemptive,
+            events: None,
+            peer_finished: false,
+        }
+    }
+
+    /// Start recording events for `poll_event`; whoever turns them on must poll them.
+    pub fn enable_events(&mut self) {
+        self.events.get_or_insert_with(VecDeque::new);
+    }
+
+    /// The next event, oldest first.
+    #[must_use]
+    pub fn poll_event(&mut self) -> Option<Event> {
+        self.events.as_mut()?.pop_front()
+    }
+
+    fn emit(&mut self, event: Event) {
+        if let Some(q) = &mut self.events {
+            q.push_back(event);
         }
     }
 
@@ -215,6 +255,9 @@ impl Endpoint {
         }
         if seg.flags.ack {
             let r = self.sender.on_ack(now, seg.ack, seg.sack_blocks(), seg.is_pure_ack(), &mut self.measure);
+            if let (Some(rtt), Some(_)) = (r.rtt_sample, &self.events) {
+                self.emit(Event::RttSample { rtt, cwnd: self.sender.window().cwnd });
+            }
             if r.new_data {
                 if !self.sender.outstanding() {
                     // RFC 6298 §5.2: all data acknowledged, stop the timer.
@@ -246,7 +289,20 @@ impl Endpoint {
         if let Some(r) = delivered {
             self.bytes_received += r.len();
         }
+        if self.events.is_some() {
+            self.emit_delivery(delivered);
+        }
         delivered
+    }
+
+    fn emit_delivery(&mut self, delivered: Option<SeqRange>) {
+        if let Some(r) = delivered.filter(|r| r.len() > 0) {
+            self.emit(Event::Delivered { bytes: r.len() });
+        }
+        if !self.peer_finished && self.receiver.fin_received() {
+            self.peer_finished = true;
+            self.emit(Event::PeerFinished);
+        }
     }
 
     /// `handle_segment` before the connection is established. Returns true when the segment
@@ -266,12 +322,13 @@ impl Endpoint {
                     return false;
                 }
                 // Karn's rule holds for the SYN too: no sample from a retransmitted SYN.
-                if let (Some(t), false) = (self.syn_sent_at, self.syn_retransmitted) {
-                    self.measure.on_handshake_rtt(now.since(t));
+                let rtt = self.handshake_sample(now);
+                if let Some(rtt) = rtt {
+                    self.measure.on_handshake_rtt(rtt);
                 }
                 // The SYN-ACK carries the peer's window, which binds our first flight.
                 self.sender.set_peer_window(seg.window as u64);
-                self.established();
+                self.established(rtt);
                 self.ack_due = true;
                 false
             }
@@ -283,10 +340,11 @@ impl Endpoint {
                 if !(seg.flags.ack && seg.ack > ISS) {
                     return false;
                 }
-                if let (Some(t), false) = (self.syn_sent_at, self.syn_retransmitted) {
-                    self.measure.on_rtt_sample(now.since(t));
+                let rtt = self.handshake_sample(now);
+                if let Some(rtt) = rtt {
+                    self.measure.on_rtt_sample(rtt);
                 }
-                self.established();
+                self.established(rtt);
                 true
             }
             State::Established => true,
@@ -425,8 +483,17 @@ impl Endpoint {
         self.timers[Timer::Pace as usize] = None;
     }
 
-    fn established(&mut self) {
+    /// The handshake's RTT sample: from our SYN or SYN-ACK to its answer, if sent once.
+    fn handshake_sample(&self, now: Time) -> Option<Duration> {
+        self.syn_sent_at.filter(|_| !self.syn_retransmitted).map(|t| now.since(t))
+    }
+
+    fn established(&mut self, handshake_rtt: Option<Duration>) {
         self.state = State::Established;
+        self.emit(Event::Established { handshake_rtt });
+        if let Some(rtt) = handshake_rtt {
+            self.emit(Event::RttSample { rtt, cwnd: self.sender.window().cwnd });
+        }
         self.timers[Timer::Rto as usize] = None;
         if self.syn_retransmitted {
             self.measure.on_handshake_after_syn_timeout();

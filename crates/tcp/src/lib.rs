@@ -17,7 +17,7 @@ pub mod sender;
 pub mod time;
 
 pub use config::{CcKind, TcpConfig};
-pub use endpoint::{Endpoint, Role, Snapshot, State, Timer};
+pub use endpoint::{Endpoint, Event, Role, Snapshot, State, Timer};
 pub use preemptive::{PreemptiveConfig, PreemptiveStats};
 pub use recovery::{RecoveryKind, SackPipe};
 pub use restart::{IdleThreshold, Restart};

@@ -80,9 +80,16 @@ pub struct Measure {
     epoch_rtt_sum: u64,
     epoch_rtt_count: u64,
     last_rate: Option<RateSample>,
+    /// RTT samples taken so far.
+    rtt_samples: u64,
 }
 
 impl Measure {
+    /// How many RTT samples were taken.
+    pub fn rtt_samples(&self) -> u64 {
+        self.rtt_samples
+    }
+
     pub fn new(cfg: RtoConfig) -> Self {
         Measure {
             cfg,
@@ -98,6 +105,7 @@ impl Measure {
             epoch_acked: 0,
             epoch_min_rtt: None,
             epoch_rtt_sum: 0,
+            rtt_samples: 0,
             epoch_rtt_count: 0,
             last_rate: None,
         }
@@ -165,6 +173,7 @@ impl Measure {
     /// Inlined: the sender takes one on nearly every new ACK.
     #[inline]
     pub fn on_rtt_sample(&mut self, r: Duration) {
+        self.rtt_samples += 1;
         let g = self.cfg.granularity;
         match self.srtt {
             // RFC 6298 §2.2

@@ -10,7 +10,7 @@ use crate::recovery::{DupAck, NewAck, NextSend, Recovery, RecoveryKind, SackPipe
 use crate::restart::{Plan, Restart, RestartCtx};
 use crate::segment::SeqRange;
 use crate::send_queue::SendQueue;
-use crate::time::Time;
+use crate::time::{Duration, Time};
 
 /// The window that a loss halves to give the new ssthresh. RFC 5681 §3.1 says ssthresh
 /// "MUST be set to no more than" max(FlightSize / 2, 2 * SMSS) (eq. (4)); its note warns that
@@ -96,6 +96,8 @@ pub struct SenderStats {
 pub struct AckResult {
     pub new_data: bool,
     pub restart_rto: bool,
+    /// The RTT sample this ACK gave (Karn's rule: none from a retransmitted segment).
+    pub rtt_sample: Option<Duration>,
 }
 
 #[derive(Clone, Debug)]
@@ -277,7 +279,7 @@ impl Sender {
                 d.restart_rto
             }
         };
-        AckResult { new_data: true, restart_rto }
+        AckResult { new_data: true, restart_rto, rtt_sample: acked.rtt_sample }
     }
 
     fn on_dupack(&mut self, now: Time) {

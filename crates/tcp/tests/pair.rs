@@ -6,7 +6,7 @@ mod common;
 
 use common::{Fate, Pair};
 use proptest::prelude::*;
-use rampup_tcp::{PreemptiveConfig, RecoveryKind, Segment, SeqRange, TcpConfig, Time};
+use rampup_tcp::{Endpoint, Event, PreemptiveConfig, RecoveryKind, Segment, SeqRange, TcpConfig, Time};
 use rampup_tcp::time::Duration;
 
 /// A channel that delays each segment by a base delay plus random jitter (so segments can
@@ -94,12 +94,51 @@ fn clean_transfer_delivers_everything_without_retransmission() {
     assert_eq!(p.ends[0].measure().handshake_rtt(), Some(Duration::from_millis(20)));
 }
 
+fn events(end: &mut Endpoint) -> Vec<Event> {
+    std::iter::from_fn(|| end.poll_event()).collect()
+}
+
 fn recovery_kind() -> impl Strategy<Value = RecoveryKind> {
     prop_oneof![Just(RecoveryKind::Reno), Just(RecoveryKind::NewReno), Just(RecoveryKind::Sack)]
 }
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// Events: every RTT sample an end takes is reported once, `Delivered` adds up to the
+    /// bytes sent, and each end reports `Established` once, the receiver `PeerFinished` once.
+    #[test]
+    fn events_report_every_rtt_sample_once_and_every_delivered_byte(
+        seed in any::<u64>(),
+        bytes in 1u64..60_000,
+        loss in 0.0f64..0.2,
+        dup in 0.0f64..0.1,
+        jitter_ms in 0u64..30,
+        recovery in recovery_kind(),
+        delayed_ack in any::<bool>(),
+    ) {
+        let cfg = TcpConfig { recovery, delayed_ack, ..TcpConfig::default() };
+        let chan = Channel { delay: Duration::from_millis(5), jitter_ns: jitter_ms * 1_000_000, loss, dup };
+        let mut p = Pair::new(cfg, chan.network(seed));
+        for end in &mut p.ends {
+            end.enable_events();
+        }
+        p.ends[0].write(bytes);
+        p.ends[0].close();
+        p.run_until_acked(Time(Duration::from_secs(3600).0));
+        check_delivery(&p, bytes)?;
+        for i in 0..2 {
+            let evs = events(&mut p.ends[i]);
+            let samples = evs.iter().filter(|e| matches!(e, Event::RttSample { .. })).count() as u64;
+            prop_assert_eq!(samples, p.ends[i].measure().rtt_samples(), "end {}", i);
+            let established = evs.iter().filter(|e| matches!(e, Event::Established { .. })).count();
+            prop_assert_eq!(established, 1, "end {}", i);
+            let delivered: u64 = evs.iter().map(|e| if let Event::Delivered { bytes } = e { *bytes } else { 0 }).sum();
+            prop_assert_eq!(delivered, if i == 1 { bytes } else { 0 });
+            let finished = evs.iter().filter(|e| matches!(e, Event::PeerFinished)).count();
+            prop_assert_eq!(finished, i, "end {}", i);
+        }
+    }
 
     /// Every byte is delivered exactly once, in order, and only bytes that really arrived.
     #[test]
