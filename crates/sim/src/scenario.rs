@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, VecDeque};
 use rampup_tcp::cc::{AdjustiveSchedule, LimitedSlowStartConfig, SsthreshlessConfig, VegasConfig, VegasRtt, VegasSlowStartExit};
 use rampup_tcp::measure::RtoConfig;
 use rampup_tcp::restart::{IdleThreshold, Restart};
-use rampup_tcp::{CcKind, PreemptiveConfig, Duration, LossWindow, Rate, RecoveryKind, RtoInRecovery, SackPipe, TcpConfig};
+use rampup_tcp::{CcKind, PreemptiveConfig, Duration, LossWindow, Rate, RecoveryKind, RtoInRecovery, SackPermitted, SackPipe, TcpConfig};
 use rand::Rng;
 use serde::Deserialize;
 
@@ -148,6 +148,15 @@ enum RestartName {
     RbpCwnd,
 }
 
+/// Whether an end offers SACK in its handshake (`rampup_tcp::SackPermitted`).
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+enum SackPermittedName {
+    AsRecovery,
+    Always,
+    Never,
+}
+
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 enum SackPipeName {
@@ -180,6 +189,7 @@ struct TcpFile {
     limited_transmit: Option<bool>,
     rto_in_recovery: Option<RtoInRecoveryName>,
     sack_pipe: Option<SackPipeName>,
+    sack_permitted: Option<SackPermittedName>,
     loss_window: Option<LossWindowName>,
     dupthresh: Option<u32>,
     byte_counting: Option<bool>,
@@ -213,7 +223,7 @@ impl TcpFile {
         pick!(
             cc, recovery, mss, initial_window, initial_ssthresh, max_window, rcv_window, delayed_ack, ack_every,
             delack_timeout, min_rto, initial_rto, max_rto, clock_granularity, handshake, restart, rbp_scale, idle_threshold, limited_transmit,
-            rto_in_recovery, sack_pipe, loss_window, dupthresh, byte_counting, vegas_alpha, vegas_beta, vegas_gamma, vegas_rtt,
+            rto_in_recovery, sack_pipe, sack_permitted, loss_window, dupthresh, byte_counting, vegas_alpha, vegas_beta, vegas_gamma, vegas_rtt,
             vegas_slow_start_exit, ssthreshless_gamma, ssthreshless_schedule, ssthreshless_rtt_tick, max_ssthresh, preemptive
         )
     }
@@ -621,6 +631,12 @@ fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError> {
         recovery,
         dupthresh: at_least_one("dupthresh", t.dupthresh, d.dupthresh)?,
         limited_transmit: t.limited_transmit.unwrap_or(d.limited_transmit),
+        sack_permitted: match t.sack_permitted {
+            None => d.sack_permitted,
+            Some(SackPermittedName::AsRecovery) => SackPermitted::AsRecovery,
+            Some(SackPermittedName::Always) => SackPermitted::Always,
+            Some(SackPermittedName::Never) => SackPermitted::Never,
+        },
         sack_pipe: match t.sack_pipe {
             None => d.sack_pipe,
             Some(SackPipeName::Rfc6675) => SackPipe::Rfc6675,
@@ -641,6 +657,8 @@ fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError> {
         delack_timeout: t.delack_timeout.map_or(d.delack_timeout, |v| v.0),
         rto,
         handshake: t.handshake.unwrap_or(d.handshake),
+        // No end of a simulated flow closes second yet; the default serves until one does.
+        time_wait: d.time_wait,
         restart: restart(t.restart, t.rbp_scale, p)?,
         idle_threshold: match t.idle_threshold.as_deref() {
             None => d.idle_threshold,

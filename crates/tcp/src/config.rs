@@ -41,6 +41,29 @@ impl CcKind {
     }
 }
 
+/// Whether an endpoint offers SACK in its SYN or SYN-ACK (RFC 2018 §2). SACK is used on a
+/// connection only when both ends offer it: the receiver then sends SACK blocks, and a SACK
+/// sender uses them; a SACK sender whose peer did not offer it recovers as NewReno does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SackPermitted {
+    /// Offer it when our own loss recovery is SACK. ns-2 pairs agents this way (a Sack1
+    /// sender with a SACK sink, Reno with a plain one), and the cross-checks rely on it.
+    AsRecovery,
+    /// Offer it whatever our recovery is, as Linux does (`net.ipv4.tcp_sack = 1`).
+    Always,
+    Never,
+}
+
+impl SackPermitted {
+    pub fn name(self) -> &'static str {
+        match self {
+            SackPermitted::AsRecovery => "as-recovery",
+            SackPermitted::Always => "always",
+            SackPermitted::Never => "never",
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct TcpConfig {
     /// Payload bytes per segment.
@@ -55,6 +78,8 @@ pub struct TcpConfig {
     pub rcv_window_bytes: u32,
     pub cc: CcKind,
     pub recovery: RecoveryKind,
+    /// Whether we offer SACK in the handshake.
+    pub sack_permitted: SackPermitted,
     /// How SACK recovery counts the data in flight (only for `RecoveryKind::Sack`).
     pub sack_pipe: SackPipe,
     pub dupthresh: u32,
@@ -68,8 +93,12 @@ pub struct TcpConfig {
     pub ack_every: u32,
     pub delack_timeout: Duration,
     pub rto: RtoConfig,
-    /// Model the three-way handshake; without it both ends start established.
+    /// Model the three-way handshake; without it both ends start established, and SACK is
+    /// used when our own config offers it.
     pub handshake: bool,
+    /// How long TIME-WAIT lasts (RFC 9293 §3.4.2: 2 MSL) before the end that closed first
+    /// reaches Closed.
+    pub time_wait: Duration,
     /// What the sender does when the application has data after an idle.
     pub restart: Restart,
     /// How long without outstanding data and without sending counts as idle.
@@ -88,6 +117,7 @@ impl Default for TcpConfig {
             rcv_window_bytes: 1 << 30,
             cc: CcKind::NewReno { byte_counting: false },
             recovery: RecoveryKind::NewReno,
+            sack_permitted: SackPermitted::AsRecovery,
             sack_pipe: SackPipe::Rfc6675,
             dupthresh: 3,
             limited_transmit: true,
@@ -98,6 +128,8 @@ impl Default for TcpConfig {
             delack_timeout: Duration::from_millis(200),
             rto: RtoConfig::default(),
             handshake: true,
+            // Linux's TCP_TIMEWAIT_LEN; RFC 9293's MSL of two minutes would give four.
+            time_wait: Duration::from_secs(60),
             // RFC 5681 §4.1: slow-start restart SHOULD be used (ns-2's default too).
             restart: Restart::Ssr,
             idle_threshold: IdleThreshold::Rto,
@@ -107,6 +139,15 @@ impl Default for TcpConfig {
 }
 
 impl TcpConfig {
+    /// Whether we put the SACK-permitted option on our SYN or SYN-ACK.
+    pub fn offers_sack(&self) -> bool {
+        match self.sack_permitted {
+            SackPermitted::AsRecovery => self.recovery == RecoveryKind::Sack,
+            SackPermitted::Always => true,
+            SackPermitted::Never => false,
+        }
+    }
+
     pub fn sender_config(&self) -> SenderConfig {
         SenderConfig {
             mss_bytes: self.mss_bytes as u64,

@@ -16,7 +16,10 @@ pub mod send_queue;
 pub mod sender;
 pub mod time;
 
-pub use config::{CcKind, TcpConfig};
+#[cfg(test)]
+mod test_util;
+
+pub use config::{CcKind, SackPermitted, TcpConfig};
 pub use endpoint::{Endpoint, Event, Role, Snapshot, State, Timer};
 pub use preemptive::{PreemptiveConfig, PreemptiveStats};
 pub use recovery::{RecoveryKind, SackPipe};

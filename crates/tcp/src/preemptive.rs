@@ -270,64 +270,35 @@ mod endpoint_tests {
     use super::*;
     use crate::config::TcpConfig;
     use crate::endpoint::{Endpoint, Role, Timer};
-    use crate::segment::{Flags, Segment, RECV_TEMPL};
+    use crate::test_util::{self, *};
 
-    const MSS: u64 = 1000;
-
-    fn ms(v: u64) -> Time {
-        Time::ZERO + Duration::from_millis(v)
+    /// The data segments' sequence numbers sent at `now`.
+    #[track_caller]
+    fn send_seqs(ep: &mut Endpoint, now: Time) -> Vec<u64> {
+        send_data(ep, now).iter().map(|s| s.seq).collect()
     }
 
-    /// Start of data segment k (0-based).
-    fn seg(k: u64) -> u64 {
-        1 + k * MSS
+    /// Fire the timers due at `now`, then the data segments' sequence numbers sent.
+    #[track_caller]
+    fn timeout_seqs(ep: &mut Endpoint, now: Time) -> Vec<u64> {
+        timeout(ep, now).iter().filter(|s| s.len > 0).map(|s| s.seq).collect()
     }
-
-    const ACK: Segment = Segment { seq: 1, ..RECV_TEMPL };
-    const SYN_ACK: Segment = Segment { seq: 0, ack: 1, flags: Flags { syn: true, ack: true, fin: false }, ..ACK };
 
     fn config(preemptive: Option<PreemptiveConfig>) -> TcpConfig {
-        TcpConfig { mss_bytes: MSS as u32, initial_window_segments: 2, preemptive, ..TcpConfig::default() }
+        TcpConfig { initial_window_segments: 2, preemptive, ..test_util::config() }
     }
 
     fn on() -> Option<PreemptiveConfig> {
         Some(PreemptiveConfig::default())
     }
 
-    #[track_caller]
-    fn recv_ack(ep: &mut Endpoint, now: Time, ack: u64) {
-        ep.handle_segment(now, &Segment { ack, ..ACK });
-    }
-
-    /// The data segments the endpoint sends at `now` (pure ACKs left out).
-    #[track_caller]
-    fn send(ep: &mut Endpoint, now: Time) -> Vec<Segment> {
-        std::iter::from_fn(|| ep.poll_transmit(now)).filter(|s| s.len > 0 || s.flags.fin).collect()
-    }
-
-    #[track_caller]
-    fn send_seqs(ep: &mut Endpoint, now: Time) -> Vec<u64> {
-        send(ep, now).iter().map(|s| s.seq).collect()
-    }
-
-    /// Fire the timers due at `now` (which must be the next wakeup), then send.
-    #[track_caller]
-    fn timeout(ep: &mut Endpoint, now: Time) -> Vec<u64> {
-        assert_eq!(ep.poll_timeout(), Some(now), "next wakeup");
-        ep.handle_timeout(now);
-        send_seqs(ep, now)
-    }
-
-    /// SYN at 0 ms, SYN-ACK at 20 ms, `segments` written; returns the endpoint after the
-    /// initial window went out at 20 ms.
+    /// `test_util::established` (SYN-ACK at 20 ms) with `segments` written; the initial
+    /// window went out at 20 ms.
     fn established(cfg: TcpConfig, segments: u64) -> Endpoint {
-        let mut ep = Endpoint::new(cfg, Role::Active);
+        let mut ep = test_util::established(cfg);
+        assert_eq!(ep.measure().handshake_rtt(), Some(HANDSHAKE_RTT));
         ep.write(segments * MSS);
-        let syn = std::iter::from_fn(|| ep.poll_transmit(ms(0))).collect::<Vec<_>>();
-        assert!(syn.len() == 1 && syn[0].flags.syn);
-        ep.handle_segment(ms(20), &SYN_ACK);
-        assert_eq!(ep.measure().handshake_rtt(), Some(Duration::from_millis(20)));
-        assert_eq!(send_seqs(&mut ep, ms(20)), vec![seg(0), seg(1)]);
+        assert_eq!(send_seqs(&mut ep, at(20)), vec![seg_start(0), seg_start(1)]);
         ep
     }
 
@@ -337,33 +308,33 @@ mod endpoint_tests {
         let mut ep = established(config(None), 2);
         assert!(ep.preemptive().is_none());
         assert_eq!(ep.timer(Timer::Preemptive), None);
-        assert_eq!(timeout(&mut ep, ms(1020)), vec![seg(0)], "only the RTO, at 1 s");
+        assert_eq!(timeout_seqs(&mut ep, at(1020)), vec![seg_start(0)], "only the RTO, at 1 s");
     }
 
     #[test]
     fn test_established_send_arms_k_times_handshake_rtt() {
         let mut ep = established(config(on()), 10);
         assert_eq!(ep.preemptive().unwrap().timeout(), Some(Duration::from_millis(60)));
-        assert_eq!(ep.timer(Timer::Preemptive), Some(ms(80)));
+        assert_eq!(ep.timer(Timer::Preemptive), Some(at(80)));
         // Each send restarts it: the ACK at 45 ms releases two new segments.
-        recv_ack(&mut ep, ms(45), seg(1));
-        assert_eq!(send_seqs(&mut ep, ms(45)), vec![seg(2), seg(3)]);
-        assert_eq!(ep.timer(Timer::Preemptive), Some(ms(105)));
+        recv_ack(&mut ep, at(45), seg_start(1));
+        assert_eq!(send_seqs(&mut ep, at(45)), vec![seg_start(2), seg_start(3)]);
+        assert_eq!(ep.timer(Timer::Preemptive), Some(at(105)));
         // A factor of 2 gives 40 ms.
         let ep = established(config(Some(PreemptiveConfig { factor: 2.0, ..PreemptiveConfig::default() })), 10);
-        assert_eq!(ep.timer(Timer::Preemptive), Some(ms(60)));
+        assert_eq!(ep.timer(Timer::Preemptive), Some(at(60)));
     }
 
     #[test]
     fn test_established_new_ack_restarts_with_data_outstanding_and_cancels_without() {
         let mut ep = established(config(on()), 2);
-        recv_ack(&mut ep, ms(40), seg(1));
-        assert!(send_seqs(&mut ep, ms(40)).is_empty());
-        assert_eq!(ep.timer(Timer::Preemptive), Some(ms(100)), "restarted by the ACK");
+        recv_ack(&mut ep, at(40), seg_start(1));
+        assert!(send_seqs(&mut ep, at(40)).is_empty());
+        assert_eq!(ep.timer(Timer::Preemptive), Some(at(100)), "restarted by the ACK");
         // A duplicate ACK is not a new ACK: no change.
-        recv_ack(&mut ep, ms(50), seg(1));
-        assert_eq!(ep.timer(Timer::Preemptive), Some(ms(100)));
-        recv_ack(&mut ep, ms(55), seg(2));
+        recv_ack(&mut ep, at(50), seg_start(1));
+        assert_eq!(ep.timer(Timer::Preemptive), Some(at(100)));
+        recv_ack(&mut ep, at(55), seg_start(2));
         assert_eq!(ep.timer(Timer::Preemptive), None, "nothing outstanding");
     }
 
@@ -371,32 +342,32 @@ mod endpoint_tests {
     fn test_established_expiry_retransmits_the_first_unacked_and_holds() {
         let mut ep = established(config(on()), 4);
         let rto_at = ep.timer(Timer::Rto);
-        assert_eq!(rto_at, Some(ms(1020)));
+        assert_eq!(rto_at, Some(at(1020)));
         let cwnd = ep.snapshot().cwnd;
-        assert_eq!(timeout(&mut ep, ms(80)), vec![seg(0)], "exactly the first unacknowledged segment");
+        assert_eq!(timeout_seqs(&mut ep, at(80)), vec![seg_start(0)], "exactly the first unacknowledged segment");
         assert_eq!(ep.timer(Timer::Preemptive), None, "not restarted by the retransmission");
         assert_eq!(ep.timer(Timer::Rto), rto_at, "the RTO runs on");
         assert_eq!(ep.snapshot().cwnd, cwnd, "the window is untouched");
         assert_eq!((ep.stats().retransmits, ep.stats().timeouts, ep.preemptive_stats().retransmits), (1, 0, 1));
         // The original of segment 0 was lost; the retransmission is acknowledged one RTT
         // later. Data stays outstanding, but held, the timer is not restarted by the ACK...
-        recv_ack(&mut ep, ms(100), seg(1));
+        recv_ack(&mut ep, at(100), seg_start(1));
         assert_eq!(ep.timer(Timer::Preemptive), None);
         // ...only by the new segments that ACK releases.
-        assert_eq!(send_seqs(&mut ep, ms(100)), vec![seg(2), seg(3)]);
-        assert_eq!(ep.timer(Timer::Preemptive), Some(ms(160)));
+        assert_eq!(send_seqs(&mut ep, at(100)), vec![seg_start(2), seg_start(3)]);
+        assert_eq!(ep.timer(Timer::Preemptive), Some(at(160)));
         assert_eq!(ep.preemptive_stats().spurious, 0, "acknowledged one RTT after: not spurious");
     }
 
     #[test]
     fn test_established_held_ack_without_new_data_leaves_the_rest_to_the_rto() {
         let mut ep = established(config(on()), 2);
-        assert_eq!(timeout(&mut ep, ms(80)), vec![seg(0)]);
-        recv_ack(&mut ep, ms(100), seg(1));
-        assert!(send_seqs(&mut ep, ms(100)).is_empty());
+        assert_eq!(timeout_seqs(&mut ep, at(80)), vec![seg_start(0)]);
+        recv_ack(&mut ep, at(100), seg_start(1));
+        assert!(send_seqs(&mut ep, at(100)).is_empty());
         assert_eq!(ep.timer(Timer::Preemptive), None);
         // The RTO (restarted by the new ACK, RFC 6298 §5.3) resends segment 1.
-        assert_eq!(timeout(&mut ep, ms(1100)), vec![seg(1)]);
+        assert_eq!(timeout_seqs(&mut ep, at(1100)), vec![seg_start(1)]);
         assert_eq!(ep.stats().timeouts, 1);
         assert_eq!(ep.timer(Timer::Preemptive), None, "a retransmission does not end the hold");
     }
@@ -404,9 +375,9 @@ mod endpoint_tests {
     #[test]
     fn test_established_ack_sooner_than_an_rtt_after_the_retransmission_is_spurious() {
         let mut ep = established(config(on()), 2);
-        assert_eq!(timeout(&mut ep, ms(80)), vec![seg(0)]);
+        assert_eq!(timeout_seqs(&mut ep, at(80)), vec![seg_start(0)]);
         // The original was only late: its ACK comes 5 ms after the retransmission.
-        recv_ack(&mut ep, ms(85), seg(2));
+        recv_ack(&mut ep, at(85), seg_start(2));
         assert_eq!(ep.preemptive_stats(), PreemptiveStats { retransmits: 1, spurious: 1 });
     }
 
@@ -414,13 +385,13 @@ mod endpoint_tests {
     fn test_established_past_the_cut_out_nothing_happens() {
         let cfg = PreemptiveConfig { cutout_bytes: 2 * MSS, ..PreemptiveConfig::default() };
         let mut ep = established(config(Some(cfg)), 10);
-        recv_ack(&mut ep, ms(40), seg(1));
-        assert_eq!(ep.timer(Timer::Preemptive), Some(ms(100)), "1000 bytes acknowledged: still on");
-        send_seqs(&mut ep, ms(40));
-        recv_ack(&mut ep, ms(41), seg(2));
+        recv_ack(&mut ep, at(40), seg_start(1));
+        assert_eq!(ep.timer(Timer::Preemptive), Some(at(100)), "1000 bytes acknowledged: still on");
+        send_seqs(&mut ep, at(40));
+        recv_ack(&mut ep, at(41), seg_start(2));
         assert_eq!(ep.preemptive().unwrap().phase(), Phase::CutOut);
         assert_eq!(ep.timer(Timer::Preemptive), None);
-        assert!(!send_seqs(&mut ep, ms(41)).is_empty());
+        assert!(!send_seqs(&mut ep, at(41)).is_empty());
         assert_eq!(ep.timer(Timer::Preemptive), None, "sends no longer arm it");
         // Nothing acknowledged for a long time: only the RTO acts.
         assert_eq!(ep.poll_timeout(), ep.timer(Timer::Rto));
@@ -429,19 +400,17 @@ mod endpoint_tests {
     #[test]
     fn test_syn_sent_without_a_handshake_rtt_it_stays_off() {
         // A retransmitted SYN (Karn's rule: no handshake RTT).
-        let mut ep = Endpoint::new(config(on()), Role::Active);
+        let mut ep = syn_sent(config(on()));
         ep.write(4 * MSS);
-        assert_eq!(std::iter::from_fn(|| ep.poll_transmit(ms(0))).count(), 1);
-        ep.handle_timeout(ms(1000));
-        assert_eq!(std::iter::from_fn(|| ep.poll_transmit(ms(1000))).count(), 1);
-        ep.handle_segment(ms(1020), &SYN_ACK);
-        assert_eq!(send_seqs(&mut ep, ms(1020)).len(), 2);
+        assert_eq!(timeout(&mut ep, at(1000)).len(), 1, "the SYN again");
+        recv(&mut ep, at(1020), SYN_ACK);
+        assert_eq!(send_seqs(&mut ep, at(1020)).len(), 2);
         assert_eq!(ep.preemptive().unwrap().phase(), Phase::NoHandshakeRtt);
         assert_eq!(ep.timer(Timer::Preemptive), None);
         // No handshake at all.
         let mut ep = Endpoint::new(TcpConfig { handshake: false, ..config(on()) }, Role::Active);
         ep.write(4 * MSS);
-        assert_eq!(send_seqs(&mut ep, ms(0)).len(), 2);
+        assert_eq!(send_seqs(&mut ep, at(0)).len(), 2);
         assert_eq!(ep.preemptive().unwrap().phase(), Phase::Starting);
         assert_eq!(ep.timer(Timer::Preemptive), None);
     }
@@ -453,11 +422,11 @@ mod endpoint_tests {
         let cfg = PreemptiveConfig { factor: 50.0, ..PreemptiveConfig::default() };
         let mut ep = established(config(Some(cfg)), 4);
         assert_eq!(ep.timer(Timer::Preemptive), ep.timer(Timer::Rto));
-        assert_eq!(timeout(&mut ep, ms(1020)), vec![seg(0)]);
+        assert_eq!(timeout_seqs(&mut ep, at(1020)), vec![seg_start(0)]);
         assert_eq!((ep.stats().retransmits, ep.stats().timeouts, ep.preemptive_stats().retransmits), (1, 1, 1));
         // The go-back-N goes on from segment 1 (slow start: cwnd 2 after the ACK).
-        recv_ack(&mut ep, ms(1040), seg(1));
-        assert_eq!(send_seqs(&mut ep, ms(1040)), vec![seg(1), seg(2)]);
+        recv_ack(&mut ep, at(1040), seg_start(1));
+        assert_eq!(send_seqs(&mut ep, at(1040)), vec![seg_start(1), seg_start(2)]);
     }
 
     /// The same inputs to an endpoint with the part off and one with it on but a timeout too
@@ -470,28 +439,28 @@ mod endpoint_tests {
         let mut on = established(config(Some(slow)), 20);
         // (time in ms, cumulative ACK); None: fire the next timer instead.
         let script: &[(u64, Option<u64>)] = &[
-            (40, Some(seg(1))),
-            (41, Some(seg(2))),
+            (40, Some(seg_start(1))),
+            (41, Some(seg_start(2))),
             // segment 2 is lost; 3 and 4 arrive: duplicate ACKs, then fast retransmit
-            (60, Some(seg(2))),
-            (61, Some(seg(2))),
-            (62, Some(seg(2))),
-            (63, Some(seg(2))),
+            (60, Some(seg_start(2))),
+            (61, Some(seg_start(2))),
+            (62, Some(seg_start(2))),
+            (63, Some(seg_start(2))),
             // the fast retransmission is lost as well: the RTO repairs it
             (0, None),
-            (1300, Some(seg(6))),
+            (1300, Some(seg_start(6))),
         ];
         for &(t, ack) in script {
             let (a, b) = match ack {
                 Some(n) => {
-                    recv_ack(&mut off, ms(t), n);
-                    recv_ack(&mut on, ms(t), n);
-                    (send_seqs(&mut off, ms(t)), send_seqs(&mut on, ms(t)))
+                    recv_ack(&mut off, at(t), n);
+                    recv_ack(&mut on, at(t), n);
+                    (send_seqs(&mut off, at(t)), send_seqs(&mut on, at(t)))
                 }
                 None => {
                     let at = off.poll_timeout().unwrap();
                     assert_eq!(at, off.timer(Timer::Rto).unwrap());
-                    (timeout(&mut off, at), timeout(&mut on, at))
+                    (timeout_seqs(&mut off, at), timeout_seqs(&mut on, at))
                 }
             };
             assert_eq!(a, b, "at {t} ms");

@@ -29,6 +29,8 @@ pub struct Flags {
     pub syn: bool,
     pub ack: bool,
     pub fin: bool,
+    /// Reset: the sender has no such connection (RFC 9293 §3.5.2).
+    pub rst: bool,
 }
 
 /// The SACK blocks a segment carries (RFC 2018), most recent first. Each is kept as two 32-bit
@@ -36,11 +38,12 @@ pub struct Flags {
 /// a block reports data held above what the ACK covers and within the receive window, which
 /// fits in 32 bits (`Segment::window`). Half the size of two 64-bit numbers, they keep a
 /// segment at 56 bytes instead of 80: the simulator copies each segment several times on its
-/// way (into its packet store, across the two halves of a split run).
+/// way (into its packet store, across the two halves of a split run). A block always ends
+/// above the ACK, so an end offset of zero marks an unused entry and no count is stored:
+/// the 24 bytes leave room for the flags within the 56.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SackBlocks {
     offsets: [[u32; 2]; MAX_SACK_BLOCKS],
-    len: u8,
 }
 
 impl SackBlocks {
@@ -48,20 +51,19 @@ impl SackBlocks {
     /// than 2^32 beyond it.
     pub fn new(ack: u64, blocks: &[SeqRange]) -> SackBlocks {
         let mut sack = SackBlocks::default();
-        for b in blocks.iter().take(MAX_SACK_BLOCKS) {
+        for (entry, b) in sack.offsets.iter_mut().zip(blocks) {
             debug_assert!(b.start > ack && b.end - ack <= u32::MAX as u64, "SACK block {b:?} beyond the window above {ack}");
-            sack.offsets[sack.len as usize] = [(b.start - ack) as u32, (b.end - ack) as u32];
-            sack.len += 1;
+            *entry = [(b.start - ack) as u32, (b.end - ack) as u32];
         }
         sack
     }
 
     pub fn len(&self) -> usize {
-        self.len as usize
+        self.offsets.iter().take_while(|[_, end]| *end != 0).count()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.offsets[0][1] == 0
     }
 }
 
@@ -76,6 +78,9 @@ pub struct Segment {
     /// with window scaling, RFC 7323 §2.3).
     pub window: u32,
     pub flags: Flags,
+    /// The SACK-permitted option (RFC 2018 §2): on a SYN or SYN-ACK only, it says the sender
+    /// of the segment will send SACK blocks and can use them.
+    pub sack_permitted: bool,
     /// Relative to `ack`; read them with `sack_blocks`.
     pub sack: SackBlocks,
 }
@@ -106,9 +111,10 @@ pub(crate) const RECV_TEMPL: Segment = Segment {
     seq: 0,
     ack: 0,
     len: 0,
-    flags: Flags { syn: false, ack: true, fin: false },
+    flags: Flags { syn: false, ack: true, fin: false, rst: false },
     window: 1 << 30,
-    sack: SackBlocks { offsets: [[0; 2]; MAX_SACK_BLOCKS], len: 0 },
+    sack_permitted: false,
+    sack: SackBlocks { offsets: [[0; 2]; MAX_SACK_BLOCKS] },
 };
 
 #[cfg(test)]

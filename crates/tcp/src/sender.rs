@@ -203,6 +203,14 @@ impl Sender {
     pub fn all_acked(&self) -> bool {
         !self.unlimited && self.snd_una >= self.app_end + self.closing as u64
     }
+    /// The application closed: a FIN follows the last written byte.
+    pub fn is_closing(&self) -> bool {
+        self.closing
+    }
+    /// Our FIN is acknowledged.
+    pub fn fin_acked(&self) -> bool {
+        self.closing && !self.unlimited && self.snd_una > self.app_end
+    }
     /// Payload bytes acknowledged so far (without the FIN's sequence number).
     pub fn bytes_acked(&self, iss: u64) -> u64 {
         let acked = self.snd_una - iss - 1;
@@ -226,6 +234,10 @@ impl Sender {
     }
     pub fn set_peer_window(&mut self, bytes: u64) {
         self.peer_window = bytes;
+    }
+    /// The handshake found that the peer will send no SACK blocks.
+    pub fn on_peer_without_sack(&mut self) {
+        self.rec.without_sack();
     }
 
     // ---- input ----

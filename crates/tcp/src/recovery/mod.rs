@@ -204,6 +204,14 @@ impl Recovery {
         Recovery { ep, part }
     }
 
+    /// The peer did not offer SACK (RFC 2018 §2): no SACK block will come, so a SACK part
+    /// gives way to NewReno, as Linux recovers without SACK. Called before any data is sent.
+    pub fn without_sack(&mut self) {
+        if let Part::Sack(_) = self.part {
+            self.part = Part::Reno(Reno::new(true));
+        }
+    }
+
     #[inline]
     pub fn in_recovery(&self) -> bool {
         self.ep.in_recovery

@@ -10,39 +10,15 @@
 use super::{IdleThreshold, Restart};
 use crate::config::TcpConfig;
 use crate::endpoint::{Endpoint, Role};
-use crate::segment::Segment;
+use crate::test_util::{self, ms, recv_ack, send_data as send, send_nothing, MSS};
 use crate::time::{Duration, Rate, Time};
 
-const MSS: u64 = 1000;
 const RTT: Duration = Duration::from_millis(100);
 /// When the fixture sent its last data segment.
 const LAST_SEND: Time = Time(200_000_000);
 
-fn ms(v: u64) -> Duration {
-    Duration::from_millis(v)
-}
-
 fn config(restart: Restart) -> TcpConfig {
-    TcpConfig { handshake: false, mss_bytes: MSS as u32, initial_window_segments: 2, restart, ..TcpConfig::default() }
-}
-
-use crate::segment::RECV_TEMPL as ACK;
-
-#[track_caller]
-fn recv_ack(ep: &mut Endpoint, now: Time, ack: u64) {
-    ep.handle_segment(now, &Segment { ack, ..ACK });
-}
-
-/// Every data segment the endpoint sends at `now`.
-#[track_caller]
-fn send(ep: &mut Endpoint, now: Time) -> Vec<Segment> {
-    std::iter::from_fn(|| ep.poll_transmit(now)).filter(|s| s.len > 0).collect()
-}
-
-#[track_caller]
-fn send_nothing(ep: &mut Endpoint, now: Time) {
-    let sent = send(ep, now);
-    assert!(sent.is_empty(), "sent {} segments at {now}", sent.len());
+    TcpConfig { handshake: false, initial_window_segments: 2, restart, ..test_util::config() }
 }
 
 /// Run the endpoint's timers from `from` to `until` (no ACKs arrive): the departure time of

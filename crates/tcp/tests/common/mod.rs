@@ -8,8 +8,10 @@
 
 use std::collections::BTreeMap;
 
+use proptest::prelude::*;
+
 use rampup_tcp::time::Duration;
-use rampup_tcp::{Endpoint, Role, Segment, SeqRange, TcpConfig, Time};
+use rampup_tcp::{Endpoint, Role, Segment, SeqRange, State, TcpConfig, Time};
 
 /// What the network does with one segment.
 #[derive(Clone, Copy, Debug)]
@@ -38,23 +40,28 @@ pub struct Pair {
     pub departures: [Vec<(Time, Segment)>; 2],
     /// Every segment that reached each end, with its arrival time.
     pub arrivals: [Vec<(Time, Segment)>; 2],
-    /// Payload ranges of the segments that reached end 1, and the ranges it delivered.
-    pub arrived: Vec<SeqRange>,
-    pub delivered: Vec<SeqRange>,
+    /// Payload ranges of the segments that reached each end, and the ranges it delivered.
+    pub arrived: [Vec<SeqRange>; 2],
+    pub delivered: [Vec<SeqRange>; 2],
 }
 
 impl Pair {
     pub fn new(cfg: TcpConfig, network: impl FnMut(usize, &Segment) -> Fate + 'static) -> Self {
+        Pair::with_configs(cfg.clone(), cfg, network)
+    }
+
+    /// Each end with its own config: `active` for end 0, `passive` for end 1.
+    pub fn with_configs(active: TcpConfig, passive: TcpConfig, network: impl FnMut(usize, &Segment) -> Fate + 'static) -> Self {
         Pair {
-            ends: [Endpoint::new(cfg.clone(), Role::Active), Endpoint::new(cfg, Role::Passive)],
+            ends: [Endpoint::new(active, Role::Active), Endpoint::new(passive, Role::Passive)],
             now: Time::ZERO,
             network: Box::new(network),
             in_flight: BTreeMap::new(),
             inserted: 0,
             departures: [Vec::new(), Vec::new()],
             arrivals: [Vec::new(), Vec::new()],
-            arrived: Vec::new(),
-            delivered: Vec::new(),
+            arrived: [Vec::new(), Vec::new()],
+            delivered: [Vec::new(), Vec::new()],
         }
     }
 
@@ -94,13 +101,11 @@ impl Pair {
         if next_seg == Some(t) {
             let (_, (to, seg)) = self.in_flight.pop_first().unwrap();
             self.arrivals[to].push((t, seg));
-            if to == 1 && seg.len > 0 {
-                self.arrived.push(SeqRange { start: seg.seq, end: seg.seq + seg.len as u64 });
+            if seg.len > 0 {
+                self.arrived[to].push(SeqRange { start: seg.seq, end: seg.seq + seg.len as u64 });
             }
             if let Some(r) = self.ends[to].handle_segment(t, &seg) {
-                if to == 1 {
-                    self.delivered.push(r);
-                }
+                self.delivered[to].push(r);
             }
         } else {
             for e in &mut self.ends {
@@ -116,6 +121,16 @@ impl Pair {
         self.now = limit;
     }
 
+    /// Run until both ends are closed, or nothing is left to do before `limit`.
+    pub fn run_until_closed(&mut self, limit: Time) -> Time {
+        loop {
+            self.flush();
+            if self.ends.iter().all(|e| e.state() == State::Closed) || !self.step(limit) {
+                return self.now;
+            }
+        }
+    }
+
     /// Run until everything end 0 sent is acknowledged, or nothing is left to do before
     /// `limit`; returns the time then. Callers check `ends[0].all_acked()`.
     pub fn run_until_acked(&mut self, limit: Time) -> Time {
@@ -126,4 +141,71 @@ impl Pair {
             }
         }
     }
+}
+
+/// A channel that delays each segment by a base delay plus random jitter (so segments can
+/// overtake each other), and loses or duplicates them with given probabilities.
+pub struct Channel {
+    pub delay: Duration,
+    pub jitter_ns: u64,
+    pub loss: f64,
+    pub dup: f64,
+}
+
+impl Channel {
+    /// The network closure for `Pair`: draws the fate of each segment from a generator
+    /// seeded with `seed`.
+    pub fn network(self, seed: u64) -> impl FnMut(usize, &Segment) -> Fate {
+        let mut rng = seed | 1;
+        let mut uniform = move || {
+            // xorshift64*: a test needs no better generator.
+            rng ^= rng >> 12;
+            rng ^= rng << 25;
+            rng ^= rng >> 27;
+            (rng.wrapping_mul(0x2545F4914F6CDD1D) >> 11) as f64 / (1u64 << 53) as f64
+        };
+        move |_, _| {
+            if uniform() < self.loss {
+                return Fate::Lose;
+            }
+            let twice = uniform() < self.dup;
+            // Each copy gets its own jitter.
+            let mut delay = || self.delay + Duration((uniform() * self.jitter_ns as f64) as u64);
+            if twice {
+                let first = delay();
+                Fate::Twice(first, delay())
+            } else {
+                Fate::Deliver(delay())
+            }
+        }
+    }
+}
+
+fn covered(arrived: &[SeqRange], r: SeqRange) -> bool {
+    // Every byte of r was carried by some segment that reached the receiver.
+    let mut sorted: Vec<_> = arrived.iter().filter(|a| a.end > r.start && a.start < r.end).copied().collect();
+    sorted.sort_by_key(|a| a.start);
+    let mut at = r.start;
+    for a in sorted {
+        if a.start > at {
+            return false;
+        }
+        at = at.max(a.end);
+    }
+    at >= r.end
+}
+
+/// Every byte end `to` received was delivered exactly once: the delivered ranges run from
+/// the first data byte to `bytes`, contiguous, without overlap, made only of bytes that
+/// arrived.
+pub fn check_delivered(p: &Pair, to: usize, bytes: u64) -> Result<(), TestCaseError> {
+    prop_assert_eq!(p.ends[to].bytes_received(), bytes, "end {}", to);
+    let mut next = 1;
+    for r in &p.delivered[to] {
+        prop_assert_eq!(r.start, next, "end {}", to);
+        prop_assert!(covered(&p.arrived[to], *r), "end {} delivered bytes {:?} that never arrived", to, r);
+        next = r.end;
+    }
+    prop_assert_eq!(next, 1 + bytes, "end {}", to);
+    Ok(())
 }

@@ -3,7 +3,8 @@
 //! The contract (after quinn-proto's `Connection`):
 //! - getters read state and never change it;
 //! - `handle_segment` and `handle_timeout` are the inputs from the network and the clock;
-//! - `write`, `write_unlimited` and `close` are the application's commands;
+//! - `write`, `write_unlimited` and `close` are the application's commands; either end may
+//!   write, both at once, and either may close first (RFC 9293 §3.6);
 //! - `poll_transmit` and `poll_timeout` are the outputs, and `poll_event` (once turned on
 //!   with `enable_events`) tells the application what happened.
 //!
@@ -19,7 +20,6 @@ use crate::measure::Measure;
 use crate::pacing::Pacer;
 use crate::preemptive::{Preemptive, PreemptiveStats, TimerCmd};
 use crate::receiver::{AckUrgency, Receiver};
-use crate::recovery::RecoveryKind;
 use crate::restart::RestartCtx;
 use crate::segment::{Flags, SackBlocks, Segment, SeqRange};
 use crate::sender::{Sender, SenderStats};
@@ -36,12 +36,39 @@ pub enum Role {
     Passive,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// RFC 9293 §3.3.2's states. The order matters: from `Established` to `TimeWait` the
+/// connection is synchronized, and `Closed` comes last.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum State {
     Listen,
     SynSent,
     SynReceived,
     Established,
+    /// We closed; our FIN is not yet acknowledged.
+    FinWait1,
+    /// Our FIN is acknowledged; the peer may still send.
+    FinWait2,
+    /// The peer closed; we may still send.
+    CloseWait,
+    /// Both closed before either FIN was acknowledged (simultaneous close).
+    Closing,
+    /// The peer closed first, then we did; waiting for the ACK of our FIN.
+    LastAck,
+    /// We closed first and all is acknowledged; we stay to ACK a retransmitted FIN.
+    TimeWait,
+    Closed,
+}
+
+impl State {
+    /// The handshake is done and the connection not yet closed: segments carry data and ACKs.
+    pub fn is_synchronized(self) -> bool {
+        self >= State::Established && self != State::Closed
+    }
+
+    /// The peer's FIN arrived (in order).
+    fn peer_finished(self) -> bool {
+        matches!(self, State::CloseWait | State::Closing | State::LastAck | State::TimeWait | State::Closed)
+    }
 }
 
 /// The endpoint's timers: an enum and a fixed table (see `timers`).
@@ -56,11 +83,13 @@ pub enum Timer {
     /// Preemptive Retransmission (paper 002 §5): k × handshake RTT after the last send or new
     /// ACK, while the mechanism runs.
     Preemptive = 3,
+    /// TIME-WAIT's 2 MSL (RFC 9293 §3.4.2, `TcpConfig::time_wait`).
+    TimeWait = 4,
 }
 
-const TIMER_COUNT: usize = 4;
+const TIMER_COUNT: usize = 5;
 /// Timers due at the same instant fire in this order.
-const TIMERS: [Timer; TIMER_COUNT] = [Timer::Rto, Timer::DelayedAck, Timer::Pace, Timer::Preemptive];
+const TIMERS: [Timer; TIMER_COUNT] = [Timer::Rto, Timer::DelayedAck, Timer::Pace, Timer::Preemptive, Timer::TimeWait];
 
 /// What an endpoint reports to its application besides segments (`Endpoint::poll_event`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,6 +103,10 @@ pub enum Event {
     Delivered { bytes: u64 },
     /// The peer's FIN arrived in order: it will send nothing more.
     PeerFinished,
+    /// The connection reached `State::Closed`: both FINs are acknowledged (and, for the end
+    /// that closed first, TIME-WAIT is over), or, with `reset`, the peer answered with a
+    /// reset because it had closed already. Nothing more will happen.
+    Closed { reset: bool },
 }
 
 /// The values a trace records on change.
@@ -116,12 +149,20 @@ pub struct Endpoint {
     /// Events not yet polled; `None` until `enable_events`, so that a user that never polls
     /// (the simulator's bulk flows) neither pays for them nor accumulates them.
     events: Option<VecDeque<Event>>,
-    peer_finished: bool,
+    /// Both ends offered SACK (RFC 2018 §2): we send SACK blocks.
+    sack_ok: bool,
+    /// Closed, we answer a segment with a reset at this sequence number.
+    rst_due: Option<u64>,
 }
 
 impl Endpoint {
     pub fn new(cfg: TcpConfig, role: Role) -> Self {
-        let sender = Sender::new(&cfg.sender_config(), cfg.cc.build(), ISS);
+        let mut sender = Sender::new(&cfg.sender_config(), cfg.cc.build(), ISS);
+        // Without a handshake the peer is taken to be configured as we are.
+        let sack_ok = !cfg.handshake && cfg.offers_sack();
+        if !cfg.handshake && !sack_ok {
+            sender.on_peer_without_sack();
+        }
         let receiver = Receiver::new(ISS, cfg.delayed_ack, cfg.ack_every);
         let preemptive = cfg.preemptive.map(Preemptive::new);
         let state = match (cfg.handshake, role) {
@@ -145,7 +186,8 @@ impl Endpoint {
             restarted_after: None,
             preemptive,
             events: None,
-            peer_finished: false,
+            sack_ok,
+            rst_due: None,
         }
     }
 
@@ -207,7 +249,11 @@ impl Endpoint {
     }
     /// Everything written (and the FIN, if closed) is acknowledged.
     pub fn all_acked(&self) -> bool {
-        self.state == State::Established && self.sender.all_acked()
+        self.state >= State::Established && self.sender.all_acked()
+    }
+    /// SACK is in use on this connection: both ends offered it in the handshake.
+    pub fn sack_ok(&self) -> bool {
+        self.sack_ok
     }
     pub fn snapshot(&self) -> Snapshot {
         let w = self.sender.window();
@@ -231,18 +277,25 @@ impl Endpoint {
     pub fn write_unlimited(&mut self) {
         self.sender.write_unlimited();
     }
+    /// No more data from us: a FIN follows what was written (RFC 9293 §3.10.4, CLOSE). Before
+    /// the handshake completes the FIN waits for it, as the RFC has it for SYN-RECEIVED, so
+    /// that an application may open, write and close at once.
     pub fn close(&mut self) {
         self.sender.close();
+        self.state = match self.state {
+            State::Established => State::FinWait1,
+            State::CloseWait => State::LastAck,
+            s => s,
+        };
     }
 
     // ---- input ----
     /// A segment arrived. Returns the payload newly delivered in order, if any.
     pub fn handle_segment(&mut self, now: Time, seg: &Segment) -> Option<SeqRange> {
         // Tested first and alone: nearly every segment finds the connection established.
-        if self.state == State::Established {
-            if seg.flags.syn {
-                // A retransmitted SYN-ACK: our handshake ACK was lost.
-                self.ack_due = true;
+        if self.state.is_synchronized() {
+            if seg.flags.syn || seg.flags.rst {
+                self.handle_control_segment(seg);
                 return None;
             }
         } else if !self.handle_handshake_segment(now, seg) {
@@ -274,6 +327,9 @@ impl Endpoint {
             }
         }
         if seg.is_pure_ack() {
+            if self.state != State::Established {
+                self.update_close_state(now);
+            }
             return None;
         }
         let (delivered, urgency) = self.receiver.on_data(seg.seq, seg.len as u64, seg.flags.fin);
@@ -289,20 +345,67 @@ impl Endpoint {
         if let Some(r) = delivered {
             self.bytes_received += r.len();
         }
-        if self.events.is_some() {
-            self.emit_delivery(delivered);
+        if let (Some(r), Some(_)) = (delivered, &self.events) {
+            self.emit(Event::Delivered { bytes: r.len() });
+        }
+        if self.state != State::Established || self.receiver.fin_received() {
+            if seg.flags.fin && self.state == State::TimeWait {
+                // RFC 9293 §3.10.7.4: a retransmitted FIN in TIME-WAIT is acknowledged
+                // (the receiver asks for an ACK now) and restarts the 2 MSL timeout.
+                self.arm(Timer::TimeWait, now + self.cfg.time_wait);
+            }
+            self.update_close_state(now);
         }
         delivered
     }
 
-    fn emit_delivery(&mut self, delivered: Option<SeqRange>) {
-        if let Some(r) = delivered.filter(|r| r.len() > 0) {
-            self.emit(Event::Delivered { bytes: r.len() });
+    /// A SYN or a reset once synchronized.
+    fn handle_control_segment(&mut self, seg: &Segment) {
+        if !seg.flags.rst {
+            // A retransmitted SYN-ACK: our handshake ACK was lost.
+            self.ack_due = true;
+        } else if seg.seq == self.receiver.rcv_nxt() && self.state != State::TimeWait {
+            // RFC 9293 §3.10.7.4: a reset in the window closes the connection (we accept
+            // only the exact next sequence number, as RFC 5961 §3.2 recommends). In
+            // TIME-WAIT it is ignored (RFC 1337: the timer ends TIME-WAIT, not a reset).
+            self.closed(true);
         }
-        if !self.peer_finished && self.receiver.fin_received() {
-            self.peer_finished = true;
+    }
+
+    /// Move through the closing states (RFC 9293 §3.10.7.4, "eighth, check the FIN bit" and
+    /// the ACK processing of FIN-WAIT-1, CLOSING and LAST-ACK) after a segment.
+    fn update_close_state(&mut self, now: Time) {
+        let fin_acked = self.sender.fin_acked();
+        let peer_fin = self.receiver.fin_received();
+        let next = match self.state {
+            State::Established if peer_fin => State::CloseWait,
+            State::FinWait1 if peer_fin && fin_acked => State::TimeWait,
+            State::FinWait1 if peer_fin => State::Closing,
+            State::FinWait1 if fin_acked => State::FinWait2,
+            State::FinWait2 if peer_fin => State::TimeWait,
+            State::Closing if fin_acked => State::TimeWait,
+            State::LastAck if fin_acked => State::Closed,
+            _ => return,
+        };
+        if next.peer_finished() && !self.state.peer_finished() {
             self.emit(Event::PeerFinished);
         }
+        self.state = next;
+        match next {
+            State::TimeWait => {
+                self.timers = [None; TIMER_COUNT];
+                self.arm(Timer::TimeWait, now + self.cfg.time_wait);
+            }
+            State::Closed => self.closed(false),
+            _ => {}
+        }
+    }
+
+    fn closed(&mut self, reset: bool) {
+        self.state = State::Closed;
+        self.timers = [None; TIMER_COUNT];
+        self.pacer.stop();
+        self.emit(Event::Closed { reset });
     }
 
     /// `handle_segment` before the connection is established. Returns true when the segment
@@ -314,6 +417,8 @@ impl Endpoint {
                 if seg.flags.syn && !seg.flags.ack {
                     self.state = State::SynReceived;
                     self.syn_due = true;
+                    // RFC 2018 §2: SACK only if both SYNs carry SACK-permitted.
+                    self.sack_ok = seg.sack_permitted && self.cfg.offers_sack();
                 }
                 false
             }
@@ -321,6 +426,7 @@ impl Endpoint {
                 if !(seg.flags.syn && seg.flags.ack && seg.ack == ISS + 1) {
                     return false;
                 }
+                self.sack_ok = seg.sack_permitted && self.cfg.offers_sack();
                 // Karn's rule holds for the SYN too: no sample from a retransmitted SYN.
                 let rtt = self.handshake_sample(now);
                 if let Some(rtt) = rtt {
@@ -347,7 +453,16 @@ impl Endpoint {
                 self.established(rtt);
                 true
             }
-            State::Established => true,
+            State::Closed => {
+                // RFC 9293 §3.10.7.1: a segment for a closed connection is answered with a
+                // reset at the sequence number it acknowledges. The peer, in LAST-ACK or
+                // CLOSING, missed our final ACK: it has nothing left that we did not get.
+                if seg.flags.ack && !seg.flags.rst {
+                    self.rst_due = Some(seg.ack);
+                }
+                false
+            }
+            _ => unreachable!("synchronized states are handled by the caller"),
         }
     }
 
@@ -375,12 +490,13 @@ impl Endpoint {
                     }
                 }
             }
+            Timer::TimeWait => self.closed(false),
             Timer::Rto => match self.state {
                 State::SynSent | State::SynReceived => {
                     self.syn_due = true;
                     self.measure.back_off();
                 }
-                State::Established if self.sender.outstanding() => {
+                s if s.is_synchronized() && self.sender.outstanding() => {
                     // Retransmissions after a timeout are not the restart's to pace.
                     self.end_paced_restart();
                     // Backed off by an earlier data timeout means no valid RTT sample since
@@ -409,7 +525,7 @@ impl Endpoint {
     #[must_use]
     pub fn poll_transmit(&mut self, now: Time) -> Option<Segment> {
         // Tested first and alone: an established connection is asked after every packet.
-        if self.state != State::Established {
+        if self.state != State::Established && !self.state.is_synchronized() {
             return self.poll_handshake(now);
         }
         self.restart_after_idle(now);
@@ -427,7 +543,7 @@ impl Endpoint {
                 let cmd = p.on_send(now, !tx.retransmission);
                 self.apply_preemptive(cmd);
             }
-            return Some(self.segment(tx.seq, tx.len, Flags { syn: false, ack: true, fin: tx.fin }));
+            return Some(self.segment(tx.seq, tx.len, Flags { ack: true, fin: tx.fin, ..Flags::default() }));
         }
         if self.ack_due {
             return Some(self.segment(self.sender.snd_max(), 0, Flags { ack: true, ..Flags::default() }));
@@ -435,9 +551,12 @@ impl Endpoint {
         None
     }
 
-    /// `poll_transmit` before the connection is established: the SYN or SYN-ACK, when due.
+    /// `poll_transmit` when not synchronized: the SYN or SYN-ACK, when due, or a reset.
     fn poll_handshake(&mut self, now: Time) -> Option<Segment> {
-        if self.state == State::Listen || !self.syn_due {
+        if let Some(seq) = self.rst_due.take() {
+            return Some(self.segment(seq, 0, Flags { rst: true, ..Flags::default() }));
+        }
+        if !matches!(self.state, State::SynSent | State::SynReceived) || !self.syn_due {
             return None;
         }
         self.syn_due = false;
@@ -449,7 +568,10 @@ impl Endpoint {
             self.arm(Timer::Rto, now + self.measure.rto());
         }
         let passive = self.state == State::SynReceived;
-        Some(self.segment(ISS, 0, Flags { syn: true, ack: passive, fin: false }))
+        let mut syn = self.segment(ISS, 0, Flags { syn: true, ack: passive, ..Flags::default() });
+        // The passive end offers SACK only back to a peer that offered it (RFC 2018 §2).
+        syn.sack_permitted = if passive { self.sack_ok } else { self.cfg.offers_sack() };
+        Some(syn)
     }
 
     /// RFC 5681 §4.1, paper 000 §3.4 item 1: the connection was idle when nothing is
@@ -489,7 +611,11 @@ impl Endpoint {
     }
 
     fn established(&mut self, handshake_rtt: Option<Duration>) {
-        self.state = State::Established;
+        // A close before the handshake completed takes effect now (see `close`).
+        self.state = if self.sender.is_closing() { State::FinWait1 } else { State::Established };
+        if !self.sack_ok {
+            self.sender.on_peer_without_sack();
+        }
         self.emit(Event::Established { handshake_rtt });
         if let Some(rtt) = handshake_rtt {
             self.emit(Event::RttSample { rtt, cwnd: self.sender.window().cwnd });
@@ -523,7 +649,7 @@ impl Endpoint {
         let mut sack = SackBlocks::default();
         if flags.ack {
             ack = self.receiver.rcv_nxt();
-            if self.cfg.recovery == RecoveryKind::Sack {
+            if self.sack_ok {
                 sack = SackBlocks::new(ack, self.receiver.sack_blocks());
             }
             self.ack_due = false;
@@ -532,102 +658,9 @@ impl Endpoint {
         }
         // Built in one expression, not patched after `..Segment::default()`: the compiler
         // then writes it straight into the caller's `Option<Segment>`.
-        Segment { seq, ack, len, flags, window: self.cfg.rcv_window_bytes, sack }
+        Segment { seq, ack, len, flags, window: self.cfg.rcv_window_bytes, sack_permitted: false, sack }
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    const MSS: u64 = 1000;
-
-    fn ms(v: u64) -> Duration {
-        Duration::from_millis(v)
-    }
-
-    fn at(v: u64) -> Time {
-        Time::ZERO + ms(v)
-    }
-
-    use crate::segment::RECV_TEMPL as TEMPL;
-    const SYN: Segment = Segment { flags: Flags { syn: true, ack: false, fin: false }, ..TEMPL };
-    const SYN_ACK: Segment = Segment { ack: ISS + 1, flags: Flags { syn: true, ack: true, fin: false }, ..TEMPL };
-
-    fn config() -> TcpConfig {
-        TcpConfig { mss_bytes: MSS as u32, ..TcpConfig::default() }
-    }
-
-    #[track_caller]
-    fn recv(ep: &mut Endpoint, now: Time, seg: Segment) {
-        ep.handle_segment(now, &seg);
-    }
-
-    /// Everything the endpoint sends at `now`.
-    #[track_caller]
-    fn send(ep: &mut Endpoint, now: Time) -> Vec<Segment> {
-        std::iter::from_fn(|| ep.poll_transmit(now)).collect()
-    }
-
-    /// Fire the timers due at `now`, then send.
-    #[track_caller]
-    fn timeout(ep: &mut Endpoint, now: Time) -> Vec<Segment> {
-        assert_eq!(ep.poll_timeout(), Some(now));
-        ep.handle_timeout(now);
-        send(ep, now)
-    }
-
-    #[test]
-    fn test_syn_received_duplicate_syn_makes_the_handshake_rtt_ambiguous() {
-        let mut ep = Endpoint::new(config(), Role::Passive);
-        recv(&mut ep, at(0), SYN);
-        assert!(send(&mut ep, at(0))[0].flags.syn);
-        // The peer timed out and sent its SYN again; we answer with a second SYN-ACK.
-        recv(&mut ep, at(900), SYN);
-        assert!(send(&mut ep, at(900))[0].flags.syn);
-        // This ACK may answer either SYN-ACK (Karn's rule): no sample.
-        recv(&mut ep, at(910), Segment { ack: ISS + 1, ..TEMPL });
-        assert_eq!(ep.state(), State::Established);
-        assert_eq!(ep.measure().srtt(), None);
-    }
-
-    #[test]
-    fn test_syn_received_single_syn_ack_gives_an_rtt_sample() {
-        let mut ep = Endpoint::new(config(), Role::Passive);
-        recv(&mut ep, at(0), SYN);
-        assert_eq!(send(&mut ep, at(0)).len(), 1);
-        recv(&mut ep, at(10), Segment { ack: ISS + 1, ..TEMPL });
-        assert_eq!(ep.measure().srtt(), Some(ms(10)));
-    }
-
-    #[test]
-    fn test_syn_sent_syn_ack_window_limits_the_first_flight() {
-        let mut ep = Endpoint::new(config(), Role::Active);
-        ep.write(10 * MSS);
-        assert!(send(&mut ep, at(0))[0].flags.syn);
-        recv(&mut ep, at(10), Segment { window: MSS as u32, ..SYN_ACK });
-        let data: Vec<_> = send(&mut ep, at(10)).into_iter().filter(|s| s.len > 0).collect();
-        assert_eq!(data.len(), 1, "the peer's window holds one segment; the initial window two");
-    }
-
-    #[test]
-    fn test_established_first_data_timeout_after_a_syn_timeout_sets_ssthresh() {
-        let mut ep = Endpoint::new(config(), Role::Active);
-        ep.write(10 * MSS);
-        assert!(send(&mut ep, at(0))[0].flags.syn);
-        // The SYN is lost: the timer backs off; the SYN-ACK of the second SYN gives no
-        // sample (Karn's rule), and RFC 6298 §5.7 sets the RTO to 3 s for the data.
-        assert!(timeout(&mut ep, at(1000))[0].flags.syn);
-        recv(&mut ep, at(1010), SYN_ACK);
-        assert!(!ep.measure().is_backed_off());
-        assert_eq!(ep.measure().rto(), Duration::from_secs(3));
-        assert_eq!(send(&mut ep, at(1010)).iter().filter(|s| s.len > 0).count(), 2);
-        // The initial window is lost. Its first timeout is not a repeated one.
-        let rto = ep.measure().rto();
-        let rtx = timeout(&mut ep, at(1010) + rto);
-        assert_eq!(rtx.len(), 1);
-        assert_eq!(ep.stats().timeouts, 1);
-        assert_eq!(ep.snapshot().ssthresh, 2 * MSS, "RFC 5681 eq. (4): max(FlightSize / 2, 2 SMSS)");
-        assert_eq!(ep.snapshot().cwnd, MSS);
-    }
-}
+mod tests;
