@@ -7,7 +7,7 @@
 use crate::cc::{AckCtx, Cc, Congestion, CongestionEvent, CongestionKind, Window};
 use crate::measure::Measure;
 use crate::recovery::{DupAck, NewAck, NextSend, Recovery, RecoveryKind, SackPipe, SendCtx};
-use crate::restart::{Plan, Restart, RestartCtx};
+use crate::restart::{self, Plan, RestartCtx, RestartPolicy};
 use crate::segment::SeqRange;
 use crate::send_queue::SendQueue;
 use crate::time::{Duration, Time};
@@ -112,6 +112,8 @@ pub struct Sender {
     unlimited: bool,
     closing: bool,
     congestion: Congestion,
+    /// The restart-after-idle policy (`restart::RestartPolicy`).
+    restart: restart::Part,
     max_window: u64,
     peer_window: u64,
     queue: SendQueue,
@@ -124,12 +126,14 @@ pub struct Sender {
     loss_window: LossWindow,
     rto_in_recovery: RtoInRecovery,
     last_send: Option<Time>,
+    /// See `cc::AckCtx::app_limited`.
+    app_limited: bool,
     stats: SenderStats,
 }
 
 impl Sender {
     /// `iss` is our initial sequence number; data starts at `iss + 1`.
-    pub fn new(cfg: &SenderConfig, cc: Cc, iss: u64) -> Self {
+    pub fn new(cfg: &SenderConfig, cc: Cc, restart: restart::Part, iss: u64) -> Self {
         let first = iss + 1;
         Sender {
             mss: cfg.mss_bytes,
@@ -143,6 +147,7 @@ impl Sender {
                 cc,
                 Window { cwnd: cfg.initial_window_segments as u64 * cfg.mss_bytes, ssthresh: cfg.initial_ssthresh_bytes },
             ),
+            restart,
             max_window: cfg.max_window_bytes,
             peer_window: u64::MAX,
             queue: SendQueue::default(),
@@ -152,6 +157,7 @@ impl Sender {
             loss_window: cfg.loss_window,
             rto_in_recovery: cfg.rto_in_recovery,
             last_send: None,
+            app_limited: false,
             stats: SenderStats::default(),
         }
     }
@@ -191,6 +197,10 @@ impl Sender {
     }
     pub fn last_send(&self) -> Option<Time> {
         self.last_send
+    }
+    /// See `cc::AckCtx::app_limited`.
+    pub fn app_limited(&self) -> bool {
+        self.app_limited
     }
     pub fn congestion(&self) -> &Congestion {
         &self.congestion
@@ -273,14 +283,24 @@ impl Sender {
         self.snd_una = ack;
         self.snd_nxt = self.snd_nxt.max(ack);
         let rate_epoch = measure.on_ack(now, ack, acked_bytes, self.snd_nxt);
+        let ctx = AckCtx {
+            now,
+            mss: self.mss,
+            acked_bytes,
+            rtt_sample: acked.rtt_sample,
+            app_limited: self.app_limited,
+            measure,
+            rate_epoch,
+        };
+        self.restart.on_ack(&ctx);
         let restart_rto = match self.rec.on_new_ack(ack, acked_bytes, self.mss) {
             NewAck::Outside => {
-                let ctx = AckCtx { now, mss: self.mss, acked_bytes, measure, rate_epoch };
                 self.congestion.on_ack(&ctx);
                 true
             }
             NewAck::End => {
                 self.congestion.on_recovery_end(now);
+                self.restart.on_recovery_end();
                 true
             }
             NewAck::Partial(d) => {
@@ -338,6 +358,7 @@ impl Sender {
         }
         // RFC 5681 §3.1: the loss window is one segment; go back N from snd_una.
         self.congestion.on_rto(now, self.mss);
+        self.restart.on_rto();
         self.snd_nxt = self.snd_una;
         // The rate epoch in progress ends at a sequence number that go-back-N reaches only
         // after resending everything outstanding (see `Measure::on_timeout`).
@@ -363,10 +384,10 @@ impl Sender {
         }
     }
 
-    /// The application has data after an idle (see `Restart::on_idle_end`).
-    pub fn on_idle_end(&mut self, now: Time, restart: Restart, ctx: &RestartCtx) -> Option<Plan> {
+    /// The application has data after an idle (see `RestartPolicy::on_idle_end`).
+    pub fn on_idle_end(&mut self, now: Time, ctx: &RestartCtx) -> Option<Plan> {
         self.stats.idle_restarts += 1;
-        let d = restart.on_idle_end(self.congestion.window(), ctx);
+        let d = self.restart.on_idle_end(self.congestion.window(), ctx);
         self.congestion.on_idle_end(now, ctx.idle, d.window);
         d.pace
     }
@@ -378,9 +399,9 @@ impl Sender {
         self.retransmit_first_requested = true;
     }
 
-    /// The first ACK after a paced restart, before `on_ack` (see `Restart::on_first_ack`).
-    pub fn on_first_ack_after_pacing(&mut self, restart: Restart) {
-        let w = restart.on_first_ack(self.congestion.window(), self.flight(), self.mss);
+    /// The first ACK after a paced restart, before `on_ack` (see `RestartPolicy::on_pacing_end`).
+    pub fn on_first_ack_after_pacing(&mut self) {
+        let w = self.restart.on_pacing_end(self.congestion.window(), self.flight(), self.mss);
         self.congestion.on_pacing_end(w);
     }
 
@@ -431,7 +452,10 @@ impl Sender {
         }
         // The window is worked out only when there is new data for it: a receiver that
         // sends none asks here after every ACK it sends.
-        let (len, fin) = self.next_new_segment()?;
+        let Some((len, fin)) = self.next_new_segment() else {
+            self.app_limited = self.flight() < self.congestion.cwnd();
+            return None;
+        };
         self.send_new(now, len, fin, self.usable_window())
     }
 
@@ -461,12 +485,19 @@ impl Sender {
     fn retransmit(&mut self, seq: u64, now: Time) -> Option<TxData> {
         let in_rec = self.rec.in_recovery();
         let s = self.queue.mark_retransmitted(seq, now, in_rec)?;
-        self.congestion.on_sent(now, s.len as u64);
-        self.stats.segments_sent += 1;
-        self.stats.bytes_sent += s.len as u64;
+        self.on_sent(now, s.len as u64);
         self.stats.retransmits += 1;
-        self.last_send = Some(now);
         Some(TxData { seq: s.seq, len: s.len, fin: s.fin, retransmission: true })
+    }
+
+    /// A segment of `len` payload bytes goes out: the parts hear of it, the counters count it.
+    #[inline]
+    fn on_sent(&mut self, now: Time, len: u64) {
+        self.congestion.on_sent(now, len);
+        self.restart.on_sent(now, len);
+        self.stats.segments_sent += 1;
+        self.stats.bytes_sent += len;
+        self.last_send = Some(now);
     }
 
     /// The payload length of the next new segment and whether the FIN rides on it, if the
@@ -493,20 +524,18 @@ impl Sender {
     fn send_new(&mut self, now: Time, len: u64, fin: bool, wnd: u64) -> Option<TxData> {
         let in_flight = self.snd_nxt - self.snd_una;
         if in_flight + len > wnd.min(self.peer_window) && !(len == 0 && in_flight < wnd) {
+            self.app_limited = false;
             return None;
         }
         if !self.rec.in_recovery() && in_flight + len > self.congestion.cwnd() {
             // Only the limited-transmit allowance of `usable_window` let it go.
             self.rec.on_limited_transmit(len);
         }
-        self.congestion.on_sent(now, len);
+        self.on_sent(now, len);
         let seq = self.snd_nxt;
         self.queue.push_new(seq, len as u32, fin, now);
         self.snd_nxt += len + fin as u64;
         self.snd_max = self.snd_nxt;
-        self.stats.segments_sent += 1;
-        self.stats.bytes_sent += len;
-        self.last_send = Some(now);
         Some(TxData { seq, len: len as u32, fin, retransmission: false })
     }
 }
@@ -516,6 +545,7 @@ mod tests {
     use super::*;
     use crate::cc::NewReno;
     use crate::measure::RtoConfig;
+    use crate::restart::Restart;
 
     const MSS: u64 = 1000;
 
@@ -533,7 +563,7 @@ mod tests {
             rto_in_recovery: RtoInRecovery::KeepSsthresh,
         };
         f(&mut cfg);
-        let mut s = Sender::new(&cfg, Cc::NewReno(NewReno::new(false)), 0);
+        let mut s = Sender::new(&cfg, Cc::NewReno(NewReno::new(false)), Restart::Ssr.build(), 0);
         s.write_unlimited();
         (s, Measure::new(RtoConfig::default()))
     }
@@ -648,7 +678,7 @@ mod tests {
             loss_window: LossWindow::FlightSize,
             rto_in_recovery: RtoInRecovery::KeepSsthresh,
         };
-        let mut s = Sender::new(&cfg, Cc::Vegas(Vegas::new(VegasConfig::default())), 0);
+        let mut s = Sender::new(&cfg, Cc::Vegas(Vegas::new(VegasConfig::default())), Restart::Ssr.build(), 0);
         s.write_unlimited();
         let mut m = Measure::new(RtoConfig::default());
         let ms = |v: u64| Time(v * 1_000_000);

@@ -62,7 +62,7 @@ mod tests {
 
     fn lss(window: Window, acks: u64) -> Window {
         let m = Measure::new(RtoConfig::default());
-        let ctx = AckCtx { now: Time(0), mss: MSS, acked_bytes: MSS, measure: &m, rate_epoch: RateEpoch::Running };
+        let ctx = AckCtx { now: Time(0), mss: MSS, acked_bytes: MSS, rtt_sample: None, app_limited: false, measure: &m, rate_epoch: RateEpoch::Running };
         let mut lss = LimitedSlowStart::new(LimitedSlowStartConfig { max_ssthresh_bytes: 100 * MSS });
         let mut w = window;
         for _ in 0..acks {

@@ -34,6 +34,13 @@ pub struct AckCtx<'a> {
     pub mss: u64,
     /// Bytes newly acknowledged by this ACK.
     pub acked_bytes: u64,
+    /// The RTT sample this ACK gave, already in `measure` (none from a retransmitted
+    /// segment, Karn's rule).
+    pub rtt_sample: Option<Duration>,
+    /// The application limited the sender: when it last looked for data to send, it had
+    /// none while the window had room (Linux's `tcp_rate_check_app_limited` test). A window
+    /// that did not fill is no evidence that the path could carry it (RFC 7661 §3).
+    pub app_limited: bool,
     pub measure: &'a Measure,
     /// Whether this ACK completed a per-RTT rate epoch, and whether the epoch left a fresh
     /// sample in `measure.last_rate()`.

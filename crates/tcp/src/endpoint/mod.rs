@@ -157,7 +157,7 @@ pub struct Endpoint {
 
 impl Endpoint {
     pub fn new(cfg: TcpConfig, role: Role) -> Self {
-        let mut sender = Sender::new(&cfg.sender_config(), cfg.cc.build(), ISS);
+        let mut sender = Sender::new(&cfg.sender_config(), cfg.cc.build(), cfg.restart.build(), ISS);
         // Without a handshake the peer is taken to be configured as we are.
         let sack_ok = !cfg.handshake && cfg.offers_sack();
         if !cfg.handshake && !sack_ok {
@@ -304,7 +304,7 @@ impl Endpoint {
         self.sender.set_peer_window(seg.window as u64);
         if seg.flags.ack && self.pacer.is_active() {
             self.end_paced_restart();
-            self.sender.on_first_ack_after_pacing(self.cfg.restart);
+            self.sender.on_first_ack_after_pacing();
         }
         if seg.flags.ack {
             let r = self.sender.on_ack(now, seg.ack, seg.sack_blocks(), seg.is_pure_ack(), &mut self.measure);
@@ -448,7 +448,7 @@ impl Endpoint {
                 }
                 let rtt = self.handshake_sample(now);
                 if let Some(rtt) = rtt {
-                    self.measure.on_rtt_sample(rtt);
+                    self.measure.on_handshake_rtt(rtt);
                 }
                 self.established(rtt);
                 true
@@ -595,7 +595,7 @@ impl Endpoint {
             idle,
             measure: &self.measure,
         };
-        if let Some(plan) = self.sender.on_idle_end(now, self.cfg.restart, &ctx) {
+        if let Some(plan) = self.sender.on_idle_end(now, &ctx) {
             self.pacer.start(now, plan.interval);
         }
     }
@@ -625,7 +625,8 @@ impl Endpoint {
             self.measure.on_handshake_after_syn_timeout();
         }
         if let Some(p) = &mut self.preemptive {
-            // Only the active opener measures SYN to SYN-ACK (`Measure::handshake_rtt`).
+            // SYN to SYN-ACK at the active end, SYN-ACK to ACK at the passive end (a web
+            // server's), `Measure::handshake_rtt`.
             p.on_established(self.measure.handshake_rtt());
         }
     }

@@ -338,3 +338,44 @@ fn test_time_wait_reset_is_ignored_rfc1337() {
     recv(&mut ep, at(70), reset(2));
     assert_eq!(ep.state(), State::TimeWait);
 }
+
+// ---- what Measure and the ACK context report ----
+
+#[test]
+fn test_syn_received_ack_gives_the_passive_end_its_handshake_rtt() {
+    let ep = established_passive(config());
+    assert_eq!(ep.measure().handshake_rtt(), Some(HANDSHAKE_RTT), "SYN-ACK to ACK");
+    assert_eq!(established(config()).measure().handshake_rtt(), Some(HANDSHAKE_RTT), "SYN to SYN-ACK");
+}
+
+#[test]
+fn test_established_sender_is_app_limited_only_when_the_window_had_room() {
+    let mut ep = established(config());
+    ep.write(MSS);
+    assert_eq!(send_data(&mut ep, at(20)).len(), 1);
+    assert!(ep.sender().app_limited(), "one segment out of a window of two, nothing more written");
+    ep.write(10 * MSS);
+    assert_eq!(send_data(&mut ep, at(21)).len(), 1);
+    assert!(!ep.sender().app_limited(), "the window stopped the second");
+}
+
+#[test]
+fn test_established_measure_keeps_the_windowed_min_rtt_and_the_pipe_ack_sample() {
+    let mut ep = established(config());
+    ep.write(20 * MSS);
+    let mut now = 20;
+    // Three rounds of slow start, each segment acknowledged 30 ms after it left.
+    for _ in 0..3 {
+        let sent = send_data(&mut ep, at(now));
+        now += 30;
+        for s in sent {
+            recv_ack(&mut ep, at(now), s.seq_end());
+        }
+    }
+    let m = ep.measure();
+    assert_eq!(m.windowed_min_rtt(), Some(HANDSHAKE_RTT), "the handshake's 20 ms is still in the window");
+    assert_eq!(m.latest_rtt(), Some(ms(30)));
+    // The last complete epoch ran from the second round's first ACK to the ACK of the first
+    // segment sent after it began (the third round's first): four segments' worth.
+    assert_eq!(m.delivered_last_rtt(), Some(4 * MSS));
+}

@@ -1,18 +1,25 @@
-//! Restart after idle: what the sender does with its window when the application has data
-//! again after the connection was idle (RFC 5681 §4.1, RFC 2861, paper 000). The endpoint
-//! detects the idle (`IdleThreshold`); a `Restart` policy sets the window and may ask for
-//! pacing, which the endpoint's `Pacer` carries out.
+//! Restart after idle and window validation: what the sender does with its window when the
+//! application has data again after the connection was idle (RFC 5681 §4.1, RFC 2861, paper
+//! 000), and, for the validation parts to come (RFC 7661), while it sends less than the
+//! window allows.
+//!
+//! One trait, `RestartPolicy`, with a part per policy (`ssr.rs`: NSSR, SSR and Linux's RFC
+//! 2861 restart; `rbp.rs`: RBP/rate and RBP/cwnd), stored in `Part` and dispatched at one
+//! point. Each connection's sender owns its part. The endpoint detects the idle
+//! (`IdleThreshold`); the part answers with a decision: the window to restart with and,
+//! when it paces, a `Plan` that the endpoint's `Pacer` carries out.
 
 mod rbp;
 mod ssr;
 #[cfg(test)]
 mod tests;
 
-pub use rbp::{Plan, MIN_SEGMENTS};
+pub use rbp::{Plan, RbpCwnd, RbpRate, MIN_SEGMENTS};
+pub use ssr::{Nssr, Ssr, SsrLinux};
 
-use crate::cc::Window;
+use crate::cc::{AckCtx, Window};
 use crate::measure::Measure;
-use crate::time::Duration;
+use crate::time::{Duration, Time};
 
 /// When a connection counts as idle: nothing outstanding and no data sent for longer than
 /// this.
@@ -32,7 +39,8 @@ impl IdleThreshold {
     }
 }
 
-/// The restart policies built in; chosen by name in a scenario.
+/// The restart policy a connection is configured with; chosen by name in a scenario, and
+/// built into a fresh `Part` for each connection.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Restart {
     /// No slow-start restart: keep cwnd (paper §2, SunOS 4.1.3).
@@ -79,36 +87,89 @@ impl Restart {
         }
     }
 
+    pub fn build(self) -> Part {
+        match self {
+            Restart::Nssr => Part::Nssr(Nssr),
+            Restart::Ssr => Part::Ssr(Ssr),
+            Restart::SsrLinux => Part::SsrLinux(SsrLinux),
+            Restart::RbpRate { scale } => Part::RbpRate(RbpRate::new(scale)),
+            Restart::RbpCwnd { fraction } => Part::RbpCwnd(RbpCwnd::new(fraction)),
+        }
+    }
+}
+
+/// One restart-after-idle or window-validation policy of one connection. The sender calls
+/// each hook as the event happens; a part that needs no state leaves the defaults.
+pub trait RestartPolicy {
+    /// `bytes` of data (new or retransmitted) went out at `now`.
+    fn on_sent(&mut self, _now: Time, _bytes: u64) {}
+
+    /// A new ACK arrived, in or out of recovery; `ctx.measure` has taken its RTT sample.
+    fn on_ack(&mut self, _ctx: &AckCtx) {}
+
     /// The application has data after an idle longer than the threshold, and nothing is
     /// outstanding; `w` is the window the idle left. Returns the window to restart with
     /// (`cc::Congestion::on_idle_end` applies it) and the pacing plan when the restart is
-    /// paced; pacing then lasts until the first ACK, which calls `on_first_ack`.
-    pub fn on_idle_end(self, w: Window, ctx: &RestartCtx) -> IdleDecision {
-        let window_segments = (ctx.usable_window_bytes / ctx.mss).max(1);
-        let srtt = ctx.measure.srtt();
-        let plan = match (self, srtt) {
-            (Restart::Nssr, _) => return IdleDecision { window: w, pace: None },
-            // No RTT estimate yet (every data segment was retransmitted): nothing to pace
-            // over, so restart as RFC 5681 says.
-            (Restart::Ssr, _) | (Restart::RbpRate { .. } | Restart::RbpCwnd { .. }, None) => {
-                return IdleDecision { window: ssr::rfc5681(w, ctx.initial_window_bytes), pace: None };
-            }
-            (Restart::SsrLinux, _) => {
-                let window = ssr::rfc2861(w, ctx.initial_window_bytes, ctx.idle, ctx.measure.rto());
-                return IdleDecision { window, pace: None };
-            }
-            (Restart::RbpRate { scale }, Some(srtt)) => {
-                let rate = ctx.measure.last_rate().map(|s| s.actual_rate());
-                rbp::rate_plan(scale, rate, srtt, window_segments, ctx.mss)
-            }
-            (Restart::RbpCwnd { fraction }, Some(srtt)) => rbp::cwnd_plan(fraction, srtt, window_segments),
-        };
-        IdleDecision { window: rbp::apply(w, plan, ctx.mss), pace: Some(plan) }
-    }
+    /// paced; pacing then lasts until the first ACK, which calls `on_pacing_end`.
+    fn on_idle_end(&mut self, w: Window, ctx: &RestartCtx) -> IdleDecision;
 
     /// The first ACK after a paced restart, before it is processed: pacing has ended and
-    /// ACK clocking takes over from the data outstanding. Returns the window to go on with.
-    pub fn on_first_ack(self, w: Window, flight_bytes: u64, mss: u64) -> Window {
-        rbp::hand_back(w, flight_bytes, mss)
+    /// ACK clocking takes over from the `flight_bytes` outstanding. Returns the window to
+    /// go on with.
+    fn on_pacing_end(&mut self, w: Window, _flight_bytes: u64, _mss: u64) -> Window {
+        w
+    }
+
+    /// The retransmission timer expired.
+    fn on_rto(&mut self) {}
+
+    /// Fast recovery ended.
+    fn on_recovery_end(&mut self) {}
+}
+
+/// The policies built in. Adding one: its file, a variant here and in `dispatch!`, and its
+/// name in `Restart`.
+#[derive(Clone, Debug)]
+pub enum Part {
+    Nssr(Nssr),
+    Ssr(Ssr),
+    SsrLinux(SsrLinux),
+    RbpRate(RbpRate),
+    RbpCwnd(RbpCwnd),
+}
+
+/// The one dispatch point: `$p` is the inner part in every arm.
+macro_rules! dispatch {
+    ($part:expr, $p:ident => $body:expr) => {
+        match $part {
+            Part::Nssr($p) => $body,
+            Part::Ssr($p) => $body,
+            Part::SsrLinux($p) => $body,
+            Part::RbpRate($p) => $body,
+            Part::RbpCwnd($p) => $body,
+        }
+    };
+}
+
+impl RestartPolicy for Part {
+    #[inline]
+    fn on_sent(&mut self, now: Time, bytes: u64) {
+        dispatch!(self, p => p.on_sent(now, bytes))
+    }
+    #[inline]
+    fn on_ack(&mut self, ctx: &AckCtx) {
+        dispatch!(self, p => p.on_ack(ctx))
+    }
+    fn on_idle_end(&mut self, w: Window, ctx: &RestartCtx) -> IdleDecision {
+        dispatch!(self, p => p.on_idle_end(w, ctx))
+    }
+    fn on_pacing_end(&mut self, w: Window, flight_bytes: u64, mss: u64) -> Window {
+        dispatch!(self, p => p.on_pacing_end(w, flight_bytes, mss))
+    }
+    fn on_rto(&mut self) {
+        dispatch!(self, p => p.on_rto())
+    }
+    fn on_recovery_end(&mut self) {
+        dispatch!(self, p => p.on_recovery_end())
     }
 }

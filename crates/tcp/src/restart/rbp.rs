@@ -2,12 +2,71 @@
 //! reasonable number of segments, evenly spaced at a conservative rate, to restart the ACK
 //! clock; the first ACK ends the pacing.
 
+use super::{ssr, IdleDecision, RestartCtx, RestartPolicy};
 use crate::cc::Window;
 use crate::time::{Duration, Rate};
 
 /// §3.1: "A host-requirements-compliant receiver must send an acknowledgement after two
 /// packets, so a lower bound of two segments guarantees an immediate ACK."
 pub const MIN_SEGMENTS: u64 = 2;
+
+/// RBP/rate (§3.2): pace at `scale` × the Vegas rate measured before the idle.
+#[derive(Clone, Debug)]
+pub struct RbpRate {
+    scale: f64,
+}
+
+impl RbpRate {
+    pub fn new(scale: f64) -> Self {
+        RbpRate { scale }
+    }
+}
+
+impl RestartPolicy for RbpRate {
+    fn on_idle_end(&mut self, w: Window, ctx: &RestartCtx) -> IdleDecision {
+        paced(w, ctx, |srtt, window_segments| {
+            let rate = ctx.measure.last_rate().map(|s| s.actual_rate());
+            rate_plan(self.scale, rate, srtt, window_segments, ctx.mss)
+        })
+    }
+
+    fn on_pacing_end(&mut self, w: Window, flight_bytes: u64, mss: u64) -> Window {
+        hand_back(w, flight_bytes, mss)
+    }
+}
+
+/// RBP/cwnd (§3.3): pace `fraction` of NSSR's window over one smoothed RTT.
+#[derive(Clone, Debug)]
+pub struct RbpCwnd {
+    fraction: f64,
+}
+
+impl RbpCwnd {
+    pub fn new(fraction: f64) -> Self {
+        RbpCwnd { fraction }
+    }
+}
+
+impl RestartPolicy for RbpCwnd {
+    fn on_idle_end(&mut self, w: Window, ctx: &RestartCtx) -> IdleDecision {
+        paced(w, ctx, |srtt, window_segments| cwnd_plan(self.fraction, srtt, window_segments))
+    }
+
+    fn on_pacing_end(&mut self, w: Window, flight_bytes: u64, mss: u64) -> Window {
+        hand_back(w, flight_bytes, mss)
+    }
+}
+
+/// A paced restart with the plan `plan(srtt, window_segments)` makes; `window_segments` is
+/// what NSSR would send at once. With no RTT estimate yet (every data segment was
+/// retransmitted) there is nothing to pace over, so the restart is RFC 5681's.
+fn paced(w: Window, ctx: &RestartCtx, plan: impl FnOnce(Duration, u64) -> Plan) -> IdleDecision {
+    let Some(srtt) = ctx.measure.srtt() else {
+        return IdleDecision { window: ssr::rfc5681(w, ctx.initial_window_bytes), pace: None };
+    };
+    let plan = plan(srtt, (ctx.usable_window_bytes / ctx.mss).max(1));
+    IdleDecision { window: apply(w, plan, ctx.mss), pace: Some(plan) }
+}
 
 /// How many segments to pace after an idle, and how far apart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

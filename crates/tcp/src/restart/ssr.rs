@@ -1,8 +1,41 @@
 //! Slow-start restart (SSR): after an idle the ACK clock is gone, so start again from a
-//! small window (Jacobson & Karels; paper 000 §2).
+//! small window (Jacobson & Karels; paper 000 §2); and its baseline, no restart at all.
 
+use super::{IdleDecision, RestartCtx, RestartPolicy};
 use crate::cc::Window;
 use crate::time::Duration;
+
+/// No slow-start restart (paper 000 §2, SunOS 4.1.3): the window survives the idle and goes
+/// out at once.
+#[derive(Clone, Debug)]
+pub struct Nssr;
+
+impl RestartPolicy for Nssr {
+    fn on_idle_end(&mut self, w: Window, _ctx: &RestartCtx) -> IdleDecision {
+        IdleDecision { window: w, pace: None }
+    }
+}
+
+/// RFC 5681 §4.1's restart (`rfc5681`).
+#[derive(Clone, Debug)]
+pub struct Ssr;
+
+impl RestartPolicy for Ssr {
+    fn on_idle_end(&mut self, w: Window, ctx: &RestartCtx) -> IdleDecision {
+        IdleDecision { window: rfc5681(w, ctx.initial_window_bytes), pace: None }
+    }
+}
+
+/// RFC 2861's restart as Linux does it (`rfc2861`).
+#[derive(Clone, Debug)]
+pub struct SsrLinux;
+
+impl RestartPolicy for SsrLinux {
+    fn on_idle_end(&mut self, w: Window, ctx: &RestartCtx) -> IdleDecision {
+        let window = rfc2861(w, ctx.initial_window_bytes, ctx.idle, ctx.measure.rto());
+        IdleDecision { window, pace: None }
+    }
+}
 
 /// RFC 5681 §4.1: "a TCP SHOULD set cwnd to no more than RW before beginning transmission
 /// if the TCP has not sent data in an interval exceeding the retransmission timeout", with

@@ -1,9 +1,18 @@
 //! One place for what every part reads: the RTT estimator and retransmission timeout
-//! (RFC 6298), the minimum and handshake RTT, and the per-RTT rate sample that TCP Vegas
-//! computes (segments acknowledged per RTT). Congestion control, restart policies and
-//! later mechanisms read these numbers; only the endpoint writes them.
+//! (RFC 6298), the minimum RTT (of the connection and over a window), the handshake RTT,
+//! and the per-RTT sample of the bytes acknowledged, which is both TCP Vegas' rate and RFC
+//! 7661's pipeACK sample. Congestion control, restart policies and later mechanisms read
+//! these numbers; only the endpoint and its sender write them.
+
+mod windowed_min;
+
+pub use windowed_min::WindowedMin;
 
 use crate::time::{Duration, Rate, Time};
+
+/// The window of `Measure::windowed_min_rtt`: Linux's `net.ipv4.tcp_min_rtt_wlen` default,
+/// over which its RACK reads the minimum RTT (RFC 8985 §6.1 leaves the window open).
+pub const MIN_RTT_WINDOW: Duration = Duration::from_secs(300);
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RtoConfig {
@@ -72,6 +81,7 @@ pub struct Measure {
     backoff_shift: u32,
     latest_rtt: Option<Duration>,
     min_rtt: Option<Duration>,
+    windowed_min_rtt: WindowedMin,
     handshake_rtt: Option<Duration>,
     epoch_start: Option<Time>,
     epoch_end_seq: u64,
@@ -99,6 +109,7 @@ impl Measure {
             backoff_shift: 0,
             latest_rtt: None,
             min_rtt: None,
+            windowed_min_rtt: WindowedMin::new(MIN_RTT_WINDOW),
             handshake_rtt: None,
             epoch_start: None,
             epoch_end_seq: 0,
@@ -124,13 +135,28 @@ impl Measure {
     pub fn min_rtt(&self) -> Option<Duration> {
         self.min_rtt
     }
-    /// SYN to SYN-ACK, measured by the active opener.
+    /// The smallest RTT sample of the last `MIN_RTT_WINDOW` (approximately; see
+    /// `WindowedMin`). The filter takes each rate epoch's minimum as the epoch ends, once per
+    /// RTT instead of once per ACK; the epoch in progress is added here.
+    pub fn windowed_min_rtt(&self) -> Option<Duration> {
+        match (self.windowed_min_rtt.get(), self.epoch_min_rtt) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+    /// The handshake's RTT: SYN to SYN-ACK at the active end, SYN-ACK to ACK at the passive
+    /// end; `None` when the SYN or SYN-ACK was sent twice (Karn's rule).
     pub fn handshake_rtt(&self) -> Option<Duration> {
         self.handshake_rtt
     }
     /// The most recent completed per-RTT rate sample.
     pub fn last_rate(&self) -> Option<RateSample> {
         self.last_rate
+    }
+    /// The bytes acknowledged in the last complete RTT epoch: RFC 7661 §4.3's pipeACK
+    /// sample, the data the path delivered in one RTT.
+    pub fn delivered_last_rtt(&self) -> Option<u64> {
+        self.last_rate.map(|s| s.acked_bytes)
     }
 
     /// The current retransmission timeout, backoff included.
@@ -245,6 +271,10 @@ impl Measure {
     }
 
     fn begin_epoch(&mut self, now: Time, snd_nxt: u64) {
+        // The epoch that ends (or that a timeout cut short) hands its minimum to the filter.
+        if let Some(rtt) = self.epoch_min_rtt {
+            self.windowed_min_rtt.update(now, rtt);
+        }
         self.epoch_start = Some(now);
         self.epoch_end_seq = snd_nxt;
         self.epoch_acked = 0;
