@@ -101,6 +101,15 @@ fn impossible_values() {
 fn unknown_algorithm_lists_the_known_ones() {
     assert_error("cc = \"newreno\"", "cc = \"cubic\"", &["flow[0].tcp.cc", "cubic", "newreno", "vegas"]);
     assert_error("kind = \"dumbbell\"", "kind = \"ring\"", &["topology.kind", "dumbbell", "lan", "custom"]);
+    assert_error("mss = 1000", "mss = 1000\nsack_permitted = \"yes\"", &["flow[0].tcp.sack_permitted", "as-recovery", "always", "never"]);
+}
+
+#[test]
+fn sack_permitted_takes_its_three_values() {
+    for v in ["as-recovery", "always", "never"] {
+        let text = VALID.replacen("mss = 1000", &format!("mss = 1000\nsack_permitted = \"{v}\""), 1);
+        assert!(check_toml(&text).is_ok(), "{v}");
+    }
 }
 
 #[test]
