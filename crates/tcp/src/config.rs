@@ -54,16 +54,6 @@ pub enum SackPermitted {
     Never,
 }
 
-impl SackPermitted {
-    pub fn name(self) -> &'static str {
-        match self {
-            SackPermitted::AsRecovery => "as-recovery",
-            SackPermitted::Always => "always",
-            SackPermitted::Never => "never",
-        }
-    }
-}
-
 #[derive(Clone, Debug, PartialEq)]
 pub struct TcpConfig {
     /// Payload bytes per segment.

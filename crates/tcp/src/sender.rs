@@ -219,7 +219,7 @@ impl Sender {
     }
     /// Our FIN is acknowledged.
     pub fn fin_acked(&self) -> bool {
-        self.closing && !self.unlimited && self.snd_una > self.app_end
+        self.closing && self.all_acked()
     }
     /// Payload bytes acknowledged so far (without the FIN's sequence number).
     pub fn bytes_acked(&self, iss: u64) -> u64 {

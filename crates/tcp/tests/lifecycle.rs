@@ -3,24 +3,10 @@
 
 mod common;
 
-use common::{check_delivered, Channel, Pair};
+use common::{check_delivered, count, delivered_bytes, events, recovery_kind, Channel, Pair, HOUR};
 use proptest::prelude::*;
 use rampup_tcp::time::Duration;
-use rampup_tcp::{Endpoint, Event, RecoveryKind, SackPermitted, State, TcpConfig, Time};
-
-const HOUR: Time = Time(3_600_000_000_000);
-
-fn events(end: &mut Endpoint) -> Vec<Event> {
-    std::iter::from_fn(|| end.poll_event()).collect()
-}
-
-fn count(evs: &[Event], f: impl Fn(&Event) -> bool) -> usize {
-    evs.iter().filter(|e| f(e)).count()
-}
-
-fn recovery_kind() -> impl Strategy<Value = RecoveryKind> {
-    prop_oneof![Just(RecoveryKind::Reno), Just(RecoveryKind::NewReno), Just(RecoveryKind::Sack)]
-}
+use rampup_tcp::{Event, RecoveryKind, SackPermitted, State, TcpConfig, Time};
 
 fn sack_permitted() -> impl Strategy<Value = SackPermitted> {
     prop_oneof![Just(SackPermitted::AsRecovery), Just(SackPermitted::Always), Just(SackPermitted::Never)]
@@ -78,8 +64,7 @@ proptest! {
             prop_assert_eq!(count(&evs, |e| matches!(e, Event::Closed { .. })), 1, "end {}", to);
             prop_assert!(matches!(evs.last(), Some(Event::Closed { .. })), "end {}", to);
             prop_assert_eq!(count(&evs, |e| matches!(e, Event::PeerFinished)), 1, "end {}", to);
-            let delivered: u64 = evs.iter().map(|e| if let Event::Delivered { bytes } = e { *bytes } else { 0 }).sum();
-            prop_assert_eq!(delivered, bytes[from], "end {}", to);
+            prop_assert_eq!(delivered_bytes(&evs), bytes[from], "end {}", to);
             check_delivered(&p, to, bytes[from])?;
         }
     }

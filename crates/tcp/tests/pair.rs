@@ -4,22 +4,38 @@
 
 mod common;
 
-use common::{check_delivered, Channel, Pair};
+use common::{check_delivered, count, delivered_bytes, events, recovery_kind, Channel, Pair, HOUR};
 use proptest::prelude::*;
-use rampup_tcp::{Endpoint, Event, PreemptiveConfig, RecoveryKind, TcpConfig, Time};
 use rampup_tcp::time::Duration;
+use rampup_tcp::{Event, PreemptiveConfig, TcpConfig};
 
-/// The whole transfer of `bytes` from end 0 finished and was delivered once, in order.
-fn check_delivery(p: &Pair, bytes: u64) -> Result<(), TestCaseError> {
+/// The whole transfer of `bytes` from end 0 finished and was delivered once, in order; and
+/// the events said so: every RTT sample an end took is reported once, `Delivered` adds up
+/// to the bytes sent, each end reports `Established` once and the receiver `PeerFinished`
+/// once.
+fn check_delivery(p: &mut Pair, bytes: u64) -> Result<(), TestCaseError> {
     prop_assert!(p.ends[0].all_acked(), "transfer did not finish");
-    check_delivered(p, 1, bytes)
+    check_delivered(p, 1, bytes)?;
+    for i in 0..2 {
+        let evs = events(&mut p.ends[i]);
+        let samples = count(&evs, |e| matches!(e, Event::RttSample { .. })) as u64;
+        prop_assert_eq!(samples, p.ends[i].measure().rtt_samples(), "end {}", i);
+        prop_assert_eq!(count(&evs, |e| matches!(e, Event::Established { .. })), 1, "end {}", i);
+        prop_assert_eq!(delivered_bytes(&evs), if i == 1 { bytes } else { 0 }, "end {}", i);
+        prop_assert_eq!(count(&evs, |e| matches!(e, Event::PeerFinished)), i, "end {}", i);
+    }
+    Ok(())
 }
 
+/// End 0 writes `bytes` and closes; both ends record events.
 fn transfer(cfg: TcpConfig, chan: Channel, bytes: u64, seed: u64) -> Pair {
     let mut p = Pair::new(cfg, chan.network(seed));
+    for end in &mut p.ends {
+        end.enable_events();
+    }
     p.ends[0].write(bytes);
     p.ends[0].close();
-    p.run_until_acked(Time(Duration::from_secs(3600).0));
+    p.run_until_acked(HOUR);
     p
 }
 
@@ -33,53 +49,11 @@ fn clean_transfer_delivers_everything_without_retransmission() {
     assert_eq!(p.ends[0].measure().handshake_rtt(), Some(Duration::from_millis(20)));
 }
 
-fn events(end: &mut Endpoint) -> Vec<Event> {
-    std::iter::from_fn(|| end.poll_event()).collect()
-}
-
-fn recovery_kind() -> impl Strategy<Value = RecoveryKind> {
-    prop_oneof![Just(RecoveryKind::Reno), Just(RecoveryKind::NewReno), Just(RecoveryKind::Sack)]
-}
-
 proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
-    /// Events: every RTT sample an end takes is reported once, `Delivered` adds up to the
-    /// bytes sent, and each end reports `Established` once, the receiver `PeerFinished` once.
-    #[test]
-    fn events_report_every_rtt_sample_once_and_every_delivered_byte(
-        seed in any::<u64>(),
-        bytes in 1u64..60_000,
-        loss in 0.0f64..0.2,
-        dup in 0.0f64..0.1,
-        jitter_ms in 0u64..30,
-        recovery in recovery_kind(),
-        delayed_ack in any::<bool>(),
-    ) {
-        let cfg = TcpConfig { recovery, delayed_ack, ..TcpConfig::default() };
-        let chan = Channel { delay: Duration::from_millis(5), jitter_ns: jitter_ms * 1_000_000, loss, dup };
-        let mut p = Pair::new(cfg, chan.network(seed));
-        for end in &mut p.ends {
-            end.enable_events();
-        }
-        p.ends[0].write(bytes);
-        p.ends[0].close();
-        p.run_until_acked(Time(Duration::from_secs(3600).0));
-        check_delivery(&p, bytes)?;
-        for i in 0..2 {
-            let evs = events(&mut p.ends[i]);
-            let samples = evs.iter().filter(|e| matches!(e, Event::RttSample { .. })).count() as u64;
-            prop_assert_eq!(samples, p.ends[i].measure().rtt_samples(), "end {}", i);
-            let established = evs.iter().filter(|e| matches!(e, Event::Established { .. })).count();
-            prop_assert_eq!(established, 1, "end {}", i);
-            let delivered: u64 = evs.iter().map(|e| if let Event::Delivered { bytes } = e { *bytes } else { 0 }).sum();
-            prop_assert_eq!(delivered, if i == 1 { bytes } else { 0 });
-            let finished = evs.iter().filter(|e| matches!(e, Event::PeerFinished)).count();
-            prop_assert_eq!(finished, i, "end {}", i);
-        }
-    }
-
-    /// Every byte is delivered exactly once, in order, and only bytes that really arrived.
+    /// Every byte is delivered exactly once, in order, and only bytes that really arrived;
+    /// the events report it (`check_delivery`).
     #[test]
     fn every_byte_delivered_once_in_order(
         seed in any::<u64>(),
@@ -93,8 +67,8 @@ proptest! {
     ) {
         let cfg = TcpConfig { recovery, delayed_ack, mss_bytes: mss, ..TcpConfig::default() };
         let chan = Channel { delay: Duration::from_millis(5), jitter_ns: jitter_ms * 1_000_000, loss, dup };
-        let p = transfer(cfg, chan, bytes, seed);
-        check_delivery(&p, bytes)?;
+        let mut p = transfer(cfg, chan, bytes, seed);
+        check_delivery(&mut p, bytes)?;
     }
 
     /// The same with Preemptive Retransmission on (k = 1..4, cut-out 1..100 KB): the extra
@@ -113,8 +87,8 @@ proptest! {
         let preemptive = Some(PreemptiveConfig { factor, cutout_bytes });
         let cfg = TcpConfig { recovery, delayed_ack, preemptive, ..TcpConfig::default() };
         let chan = Channel { delay: Duration::from_millis(5), jitter_ns: jitter_ms * 1_000_000, loss, dup: 0.0 };
-        let p = transfer(cfg, chan, bytes, seed);
-        check_delivery(&p, bytes)?;
+        let mut p = transfer(cfg, chan, bytes, seed);
+        check_delivery(&mut p, bytes)?;
         let (st, pre) = (p.ends[0].stats(), p.ends[0].preemptive_stats());
         prop_assert!(pre.spurious <= pre.retransmits && pre.retransmits <= st.retransmits, "{:?} {:?}", pre, st);
     }

@@ -202,6 +202,8 @@ impl Endpoint {
         self.events.as_mut()?.pop_front()
     }
 
+    /// Inlined: called on every ACK and delivery, and nearly always with events off.
+    #[inline]
     fn emit(&mut self, event: Event) {
         if let Some(q) = &mut self.events {
             q.push_back(event);
@@ -308,7 +310,7 @@ impl Endpoint {
         }
         if seg.flags.ack {
             let r = self.sender.on_ack(now, seg.ack, seg.sack_blocks(), seg.is_pure_ack(), &mut self.measure);
-            if let (Some(rtt), Some(_)) = (r.rtt_sample, &self.events) {
+            if let Some(rtt) = r.rtt_sample {
                 self.emit(Event::RttSample { rtt, cwnd: self.sender.window().cwnd });
             }
             if r.new_data {
@@ -344,8 +346,6 @@ impl Endpoint {
         }
         if let Some(r) = delivered {
             self.bytes_received += r.len();
-        }
-        if let (Some(r), Some(_)) = (delivered, &self.events) {
             self.emit(Event::Delivered { bytes: r.len() });
         }
         if self.state != State::Established || self.receiver.fin_received() {

@@ -362,6 +362,33 @@ mod tests {
     }
 
     #[test]
+    fn windowed_min_rtt_forgets_a_minimum_older_than_the_window_min_rtt_keeps_it() {
+        let mut m = Measure::new(RtoConfig::default());
+        let at = |s: u64| Time(Duration::from_secs(s).0);
+        // An epoch with a 10 ms sample, then 50 ms samples, one ACK a second. An epoch spans two
+        // ACKs here, so the filter takes the 10 ms at the first epoch's end, at 2 s, and lets
+        // it go once it is older than the window: at the first epoch end after 302 s.
+        m.on_ack(at(0), 1001, 1000, 2001);
+        m.on_rtt_sample(ms(10));
+        assert_eq!(m.windowed_min_rtt(), Some(ms(10)), "the epoch in progress counts");
+        let mut seq = 2001;
+        let window_s = MIN_RTT_WINDOW.0 / 1_000_000_000;
+        for s in 1..=window_s + 2 {
+            m.on_ack(at(s), seq, 1000, seq + 1000);
+            m.on_rtt_sample(ms(50));
+            seq += 1000;
+        }
+        assert_eq!(m.windowed_min_rtt(), Some(ms(10)), "2 s + the window is not yet over");
+        for s in window_s + 3..=window_s + 4 {
+            m.on_ack(at(s), seq, 1000, seq + 1000);
+            m.on_rtt_sample(ms(50));
+            seq += 1000;
+        }
+        assert_eq!(m.min_rtt(), Some(ms(10)));
+        assert_eq!(m.windowed_min_rtt(), Some(ms(50)));
+    }
+
+    #[test]
     fn actual_rate_is_bytes_per_mean_rtt_not_per_interval() {
         let mut m = Measure::new(RtoConfig::default());
         m.on_ack(Time(0), 1001, 1000, 5001);

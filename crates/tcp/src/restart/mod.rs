@@ -115,9 +115,10 @@ pub trait RestartPolicy {
 
     /// The first ACK after a paced restart, before it is processed: pacing has ended and
     /// ACK clocking takes over from the `flight_bytes` outstanding. Returns the window to
-    /// go on with.
-    fn on_pacing_end(&mut self, w: Window, _flight_bytes: u64, _mss: u64) -> Window {
-        w
+    /// go on with; by default RBP's hand-back (paper 000 §3, `rbp::hand_back`), which every
+    /// paced restart shares.
+    fn on_pacing_end(&mut self, w: Window, flight_bytes: u64, mss: u64) -> Window {
+        rbp::hand_back(w, flight_bytes, mss)
     }
 
     /// The retransmission timer expired.

@@ -29,10 +29,6 @@ impl RestartPolicy for RbpRate {
             rate_plan(self.scale, rate, srtt, window_segments, ctx.mss)
         })
     }
-
-    fn on_pacing_end(&mut self, w: Window, flight_bytes: u64, mss: u64) -> Window {
-        hand_back(w, flight_bytes, mss)
-    }
 }
 
 /// RBP/cwnd (§3.3): pace `fraction` of NSSR's window over one smoothed RTT.
@@ -50,10 +46,6 @@ impl RbpCwnd {
 impl RestartPolicy for RbpCwnd {
     fn on_idle_end(&mut self, w: Window, ctx: &RestartCtx) -> IdleDecision {
         paced(w, ctx, |srtt, window_segments| cwnd_plan(self.fraction, srtt, window_segments))
-    }
-
-    fn on_pacing_end(&mut self, w: Window, flight_bytes: u64, mss: u64) -> Window {
-        hand_back(w, flight_bytes, mss)
     }
 }
 

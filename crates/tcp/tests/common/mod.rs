@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use proptest::prelude::*;
 
 use rampup_tcp::time::Duration;
-use rampup_tcp::{Endpoint, Role, Segment, SeqRange, State, TcpConfig, Time};
+use rampup_tcp::{Endpoint, Event, RecoveryKind, Role, Segment, SeqRange, State, TcpConfig, Time};
 
 /// What the network does with one segment.
 #[derive(Clone, Copy, Debug)]
@@ -208,4 +208,25 @@ pub fn check_delivered(p: &Pair, to: usize, bytes: u64) -> Result<(), TestCaseEr
     }
     prop_assert_eq!(next, 1 + bytes, "end {}", to);
     Ok(())
+}
+
+/// A limit no test run reaches: a transfer still going then is stuck.
+pub const HOUR: Time = Time(3_600_000_000_000);
+
+pub fn recovery_kind() -> impl Strategy<Value = RecoveryKind> {
+    prop_oneof![Just(RecoveryKind::Reno), Just(RecoveryKind::NewReno), Just(RecoveryKind::Sack)]
+}
+
+/// Every event `end` has not yet reported, oldest first.
+pub fn events(end: &mut Endpoint) -> Vec<Event> {
+    std::iter::from_fn(|| end.poll_event()).collect()
+}
+
+pub fn count(evs: &[Event], f: impl Fn(&Event) -> bool) -> usize {
+    evs.iter().filter(|e| f(e)).count()
+}
+
+/// The bytes the `Delivered` events add up to.
+pub fn delivered_bytes(evs: &[Event]) -> u64 {
+    evs.iter().map(|e| if let Event::Delivered { bytes } = e { *bytes } else { 0 }).sum()
 }
