@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
-__all__ = ["MANIFEST", "MARKER", "OutputError", "check_target", "manifest_files", "staged_folder", "write_folder"]
+__all__ = ["MANIFEST", "MARKER", "OutputError", "check_target", "staged_folder", "write_folder"]
 
 MANIFEST = "manifest.json"
 #: The key and value in a manifest that say rampup wrote the folder.
@@ -109,13 +109,15 @@ def _sha256_file(f: BinaryIO) -> str:
     return h.hexdigest()
 
 
-def manifest_files(folder: Path) -> dict[str, str]:
-    """The ``files`` entry of a manifest: the SHA-256 of every file under ``folder``."""
+def _hash_and_sync(folder: Path) -> dict[str, str]:
+    """The ``files`` entry of a manifest: the SHA-256 of every file under ``folder``, each
+    also flushed to disk while it is open for hashing."""
     files = {}
     for path in sorted(folder.rglob("*")):
-        if path.is_file() and path.name != MANIFEST:
+        if path.is_file():
             with open(path, "rb") as f:
                 files[path.relative_to(folder).as_posix()] = _sha256_file(f)
+                os.fsync(f.fileno())
     return files
 
 
@@ -130,11 +132,8 @@ def staged_folder(target: Path, manifest: dict[str, Any], overwrite: bool = Fals
     try:
         yield tmp
         key, value = MARKER
-        body = {key: value} | manifest | {"files": manifest_files(tmp)}
-        _write_file(tmp / MANIFEST, (json.dumps(body, indent=2) + "\n").encode())
-        for path in tmp.rglob("*"):
-            if path.is_file():
-                _fsync_file(path)
+        body = {key: value} | manifest | {"files": _hash_and_sync(tmp)}
+        _write_file(tmp / MANIFEST, (json.dumps(body, indent=2) + "\n").encode(), sync=True)
         os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes it private
         # Checked again: the folder may have changed while the run went on.
         check_target(target, overwrite)
@@ -159,14 +158,12 @@ def _resolved(target: Path) -> Path:
     return (target.resolve() if target.is_symlink() else target).absolute()
 
 
-def _write_file(path: Path, data: bytes) -> None:
+def _write_file(path: Path, data: bytes, sync: bool = False) -> None:
     with open(path, "wb") as f:
         f.write(data)
-
-
-def _fsync_file(path: Path) -> None:
-    with open(path, "rb") as f:
-        os.fsync(f.fileno())
+        if sync:
+            f.flush()
+            os.fsync(f.fileno())
 
 
 def _swap_in(tmp: Path, target: Path) -> None:
