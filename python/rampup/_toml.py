@@ -88,6 +88,8 @@ def _value(value: Any, path: tuple[str, ...]) -> str:
     if isinstance(value, int):
         return str(int(value))
     if isinstance(value, float):
+        # float(): numpy's float64 is a float whose repr is "np.float64(0.5)" (numpy 2).
+        value = float(value)
         if math.isnan(value):
             return "nan"
         if math.isinf(value):

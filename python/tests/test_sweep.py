@@ -47,6 +47,16 @@ def test_a_repeated_sweep_runs_nothing_new(tmp_path: Path) -> None:
     assert first.equals(again)
 
 
+def test_numpy_values_in_a_grid_run_as_plain_numbers(tmp_path: Path) -> None:
+    # numpy 2 prints np.float64(0.01) as "np.float64(0.01)": it must reach the scenario as 0.01.
+    np = pytest.importorskip("numpy")
+    plain = rampup.sweep(SCENARIO, {"topology.loss": [0.01, 0.02], "topology.bottleneck_queue.packets": [5]}, cache=tmp_path)
+    grid = {"topology.loss": np.array([0.01, 0.02]), "topology.bottleneck_queue.packets": np.array([5])}
+    df = rampup.sweep(SCENARIO, grid, cache=tmp_path)
+    assert list(df.bytes_received) == list(plain.bytes_received)
+    assert df["topology.loss"].tolist() == [0.01, 0.02]
+
+
 def test_bad_keys_and_values_fail_before_running(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match=r"no flow\[3\]"):
         rampup.sweep(SCENARIO, {"flow[3].tcp.cc": ["vegas"]}, cache=tmp_path)

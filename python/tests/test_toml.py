@@ -50,6 +50,13 @@ def test_round_trip(doc: dict) -> None:
     assert tomllib.loads(dumps(doc)) == doc
 
 
+def test_numpy_scalars_are_written_as_plain_numbers() -> None:
+    np = pytest.importorskip("numpy")
+    doc = {"f": np.float64(0.5), "g": np.float32(0.25), "i": np.int64(-3), "u": np.uint16(7), "b": np.bool_(True),
+           "a": [np.float64(1.5), np.int32(2)]}
+    assert tomllib.loads(dumps(doc)) == {"f": 0.5, "g": 0.25, "i": -3, "u": 7, "b": True, "a": [1.5, 2]}
+
+
 def test_special_floats() -> None:
     out = tomllib.loads(dumps({"a": math.inf, "b": -math.inf, "c": 1e-300, "d": 2.0}))
     assert out["a"] == math.inf and out["b"] == -math.inf and out["c"] == 1e-300 and out["d"] == 2.0
