@@ -21,6 +21,29 @@ fn err<T>(path: impl AsRef<str>, msg: impl AsRef<str>) -> Result<T, ScenarioErro
     Err(ScenarioError(format!("{}: {}", path.as_ref(), msg.as_ref())))
 }
 
+/// The largest byte or packet count a scenario may give: 2^53, the largest integer a
+/// float64 column (pandas, once a column has a missing value) holds exactly.
+pub const MAX_COUNT: u64 = 1 << 53;
+
+/// The largest packet on the wire: an IPv4 datagram's total length is 16 bits (RFC 791).
+pub const MAX_WIRE_BYTES: u32 = 65_535;
+
+/// `v` if it lies in `range`, else the one-line error naming the key and the bound it broke.
+fn within(path: impl AsRef<str>, v: u64, range: std::ops::RangeInclusive<u64>, unit: &str) -> Result<u64, ScenarioError> {
+    if v < *range.start() {
+        err(path, format!("must be at least {} {unit} (got {v})", range.start()))
+    } else if v > *range.end() {
+        err(path, format!("must be at most {} {unit} (got {v})", range.end()))
+    } else {
+        Ok(v)
+    }
+}
+
+/// A size that must fit one packet on the wire.
+fn wire_size(path: &str, v: u64, min: u32) -> Result<u32, ScenarioError> {
+    within(path, v, min as u64..=MAX_WIRE_BYTES as u64, "bytes").map(|v| v as u32)
+}
+
 // ---------------------------------------------------------------- the file's shape
 
 #[derive(Deserialize, Debug)]
@@ -296,7 +319,7 @@ pub struct Udp {
     pub from: usize,
     pub to: usize,
     pub rate: Rate,
-    pub packet_bytes: u64,
+    pub packet_bytes: u32,
     pub start: Duration,
     pub stop: Duration,
 }
@@ -322,8 +345,8 @@ pub struct Scenario {
     pub name: String,
     pub duration: Duration,
     pub seed: u64,
-    pub header_bytes: u64,
-    pub ack_bytes: u64,
+    pub header_bytes: u32,
+    pub ack_bytes: u32,
     pub net: NetSpec,
     pub flows: Vec<Flow>,
     pub udp: Vec<Udp>,
@@ -395,10 +418,7 @@ fn check(f: File) -> Result<Scenario, ScenarioError> {
         if u.rate.0 .0 == 0 {
             return err(format!("{p}.rate"), "must be greater than 0bps");
         }
-        let packet_bytes = u.packet_bytes.map_or(1000, |s| s.0);
-        if packet_bytes == 0 {
-            return err(format!("{p}.packet_bytes"), "must be at least 1");
-        }
+        let packet_bytes = wire_size(&format!("{p}.packet_bytes"), u.packet_bytes.map_or(1000, |s| s.0), 1)?;
         let start = u.start.map_or(Duration::ZERO, |t| t.0);
         let stop = u.stop.map_or(f.duration.0, |t| t.0);
         if stop < start {
@@ -425,11 +445,8 @@ fn check(f: File) -> Result<Scenario, ScenarioError> {
     if net.links.len() * 2 > max || flows.len() * 2 > max || flows.len() + udp.len() > max || changes.len() > max {
         return err("scenario", format!("too large: at most {} links, {} flows (with udp sources) and {max} changes", max / 2, max / 2));
     }
-    let header_bytes = f.header_bytes.map_or(40, |s| s.0);
-    let ack_bytes = f.ack_bytes.map_or(40, |s| s.0);
-    if ack_bytes == 0 {
-        return err("ack_bytes", "must be at least 1");
-    }
+    let header_bytes = wire_size("header_bytes", f.header_bytes.map_or(40, |s| s.0), 0)?;
+    let ack_bytes = wire_size("ack_bytes", f.ack_bytes.map_or(40, |s| s.0), 1)?;
     Ok(Scenario {
         name: f.name.unwrap_or_else(|| "scenario".into()),
         duration: f.duration.0,
@@ -497,10 +514,11 @@ fn app(a: AppFile, p: &str) -> Result<App, ScenarioError> {
             if a.schedule.is_some() {
                 return err(format!("{p}.schedule"), "only for kind = \"requests\"");
             }
-            if a.bytes.is_some_and(|b| b.0 == 0) {
-                return err(format!("{p}.bytes"), "must be at least 1 (leave it out for unlimited data)");
-            }
-            Ok(App::Bulk { bytes: a.bytes.map(|b| b.0) })
+            let bytes = match a.bytes {
+                None => None, // unlimited data
+                Some(b) => Some(within(format!("{p}.bytes"), b.0, 1..=MAX_COUNT, "bytes (leave it out for unlimited data)")?),
+            };
+            Ok(App::Bulk { bytes })
         }
         AppKind::Requests => {
             if a.bytes.is_some() {
@@ -511,9 +529,7 @@ fn app(a: AppFile, p: &str) -> Result<App, ScenarioError> {
             };
             let mut schedule = Vec::new();
             for (i, r) in s.into_iter().enumerate() {
-                if r.bytes.0 == 0 {
-                    return err(format!("{p}.schedule[{i}].bytes"), "must be at least 1");
-                }
+                within(format!("{p}.schedule[{i}].bytes"), r.bytes.0, 1..=MAX_COUNT, "bytes")?;
                 if schedule.last().is_some_and(|&(at, _)| r.at.0 < at) {
                     return err(format!("{p}.schedule[{i}].at"), "must not be before the previous entry");
                 }
@@ -534,12 +550,9 @@ fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError> {
     if !(1..=10).contains(&iw) {
         return err(format!("{p}.initial_window"), format!("must be 1..=10 segments (got {iw})"));
     }
-    let segments = |key: &str, v: Option<u64>| -> Result<u64, ScenarioError> {
-        match v {
-            None => Ok(u64::MAX),
-            Some(0) => err(format!("{p}.{key}"), "must be at least 1 segment"),
-            Some(n) => Ok(n.saturating_mul(mss)),
-        }
+    // Windows in segments: u32 of them times an mss (at most 2^16) cannot overflow.
+    let segments = |key: &str, v: Option<u64>, min: u64| -> Result<Option<u64>, ScenarioError> {
+        v.map(|n| within(format!("{p}.{key}"), n, min..=u32::MAX as u64, "segments").map(|n| n * mss)).transpose()
     };
     let at_least_one = |key: &str, v: Option<u32>, default: u32| -> Result<u32, ScenarioError> {
         match v.unwrap_or(default) {
@@ -592,10 +605,7 @@ fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError> {
         return err(format!("{p}.ssthreshless_gamma"), "must be a number of segments >= 0");
     }
     // RFC 3742 §2 suggests max_ssthresh = 100 MSS.
-    let max_ssthresh_bytes = match t.max_ssthresh.unwrap_or(100) {
-        0 | 1 => return err(format!("{p}.max_ssthresh"), "must be at least 2 segments"),
-        n => n.saturating_mul(mss),
-    };
+    let max_ssthresh_bytes = segments("max_ssthresh", Some(t.max_ssthresh.unwrap_or(100)), 2)?.unwrap_or_default();
     let cc = match t.cc.unwrap_or(CcName::Newreno) {
         CcName::Newreno => CcKind::NewReno { byte_counting: t.byte_counting.unwrap_or(false) },
         CcName::Vegas => CcKind::Vegas(vegas),
@@ -624,8 +634,8 @@ fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError> {
     Ok(TcpConfig {
         mss_bytes: mss as u32,
         initial_window_segments: iw,
-        initial_ssthresh_bytes: segments("initial_ssthresh", t.initial_ssthresh)?,
-        max_window_bytes: segments("max_window", t.max_window)?,
+        initial_ssthresh_bytes: segments("initial_ssthresh", t.initial_ssthresh, 1)?.unwrap_or(u64::MAX),
+        max_window_bytes: segments("max_window", t.max_window, 1)?.unwrap_or(u64::MAX),
         rcv_window_bytes: rcv_window,
         cc,
         recovery,
@@ -678,10 +688,7 @@ fn preemptive(f: &PreemptiveFile, p: &str) -> Result<PreemptiveConfig, ScenarioE
     if !(factor.is_finite() && factor > 0.0) {
         return err(format!("{p}.preemptive.factor"), format!("must be a number greater than 0 (got {factor})"));
     }
-    let cutout_bytes = f.cutout.map_or(d.cutout_bytes, |s| s.0);
-    if cutout_bytes == 0 {
-        return err(format!("{p}.preemptive.cutout"), "must be at least 1 byte, like \"80KiB\"");
-    }
+    let cutout_bytes = within(format!("{p}.preemptive.cutout"), f.cutout.map_or(d.cutout_bytes, |s| s.0), 1..=MAX_COUNT, "bytes, like \"80KiB\"")?;
     Ok(PreemptiveConfig { factor, cutout_bytes })
 }
 
@@ -713,10 +720,8 @@ pub struct QueueFile {
 impl QueueFile {
     pub fn limit(&self, path: &str) -> Result<QueueLimit, ScenarioError> {
         match (self.packets, self.bytes) {
-            (Some(0), None) => err(format!("{path}.packets"), "must be at least 1"),
-            (Some(n), None) => Ok(QueueLimit::Packets(n)),
-            (None, Some(b)) if b.0 == 0 => err(format!("{path}.bytes"), "must be at least 1"),
-            (None, Some(b)) => Ok(QueueLimit::Bytes(b.0)),
+            (Some(n), None) => Ok(QueueLimit::Packets(within(format!("{path}.packets"), n, 1..=MAX_COUNT, "packets")?)),
+            (None, Some(b)) => Ok(QueueLimit::Bytes(within(format!("{path}.bytes"), b.0, 1..=MAX_COUNT, "bytes")?)),
             _ => err(path, "give exactly one of packets = N or bytes = N"),
         }
     }

@@ -628,13 +628,13 @@ impl<'s> World<'s> {
 
     fn udp_send(&mut self, u: u32) {
         let spec = &self.sc.udp[u as usize];
-        let pkt = Packet { dst: spec.to as u32, wire_bytes: spec.packet_bytes as u32, body: Body::Udp { source: u } };
+        let pkt = Packet { dst: spec.to as u32, wire_bytes: spec.packet_bytes, body: Body::Udp { source: u } };
         self.udp[u as usize].sent += 1;
         self.packets.created += 1;
         let port = self.net.route(spec.from as u32, pkt.dst);
         let id = self.packets_in_flight.insert(pkt);
         self.enqueue(port, id, self.now, None);
-        let next = self.now + spec.rate.tx_time(spec.packet_bytes);
+        let next = self.now + spec.rate.tx_time(spec.packet_bytes as u64);
         if next < Time::ZERO + spec.stop {
             self.events.push_timer(next, self.udp_order(u), Event::UdpSend(u));
         }
@@ -651,8 +651,9 @@ impl<'s> World<'s> {
         loop {
             let c = &mut self.conns[ep as usize];
             let Some(seg) = c.ep.poll_transmit(now) else { break };
-            let wire = if seg.len > 0 { seg.len as u64 + header_bytes } else { ack_bytes };
-            let pkt = Packet { dst: c.peer_node, wire_bytes: wire as u32, body: Body::Tcp { ep: ep ^ 1, seg } };
+            // Both at most 2^16 (`scenario::MAX_WIRE_BYTES`, mss), so the sum fits.
+            let wire = if seg.len > 0 { seg.len + header_bytes } else { ack_bytes };
+            let pkt = Packet { dst: c.peer_node, wire_bytes: wire, body: Body::Tcp { ep: ep ^ 1, seg } };
             let port = self.net.route(c.node, c.peer_node);
             self.packets.created += 1;
             let id = self.packets_in_flight.insert(pkt);
