@@ -90,3 +90,43 @@ def test_concurrent_runs_agree(demo_text: str) -> None:
         assert table.keys() == b["tables"][name].keys()
         for column, values in table.items():
             np.testing.assert_array_equal(values, b["tables"][name][column], err_msg=f"{name}.{column}")
+
+
+# The demo for a simulated day without traces: minutes of work in little memory.
+_LONG_RUN = """
+import sys, tomllib, rampup
+doc = tomllib.load(open(sys.argv[1], "rb"))
+doc["duration"] = "86400s"
+doc["trace"] = {"timeseries": False, "queues": False}
+print("running", flush=True)
+try:
+    rampup.run(doc)
+    print("finished", flush=True)
+except KeyboardInterrupt:
+    print("KeyboardInterrupt", flush=True)
+"""
+
+
+@pytest.mark.parametrize("threads", ["1", "2"])
+def test_ctrl_c_stops_a_run_with_keyboard_interrupt(demo_path, threads: str) -> None:
+    # Python runs signal handlers on its main thread; the engine looks for them as it runs
+    # (on one thread or split over two) and returns KeyboardInterrupt, not a panic.
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    env = dict(os.environ, RAMPUP_THREADS=threads)
+    child = subprocess.Popen([sys.executable, "-c", _LONG_RUN, str(demo_path)], env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout is not None
+        assert child.stdout.readline().strip() == "running"
+        time.sleep(1.0)  # well into the run
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=120)
+    finally:
+        child.kill()
+    assert out.strip() == "KeyboardInterrupt", err
+    assert child.returncode == 0

@@ -4,9 +4,11 @@
 //! engine's tables out, and nothing else. Result folders, DataFrames, the CLI and
 //! plots live in the Python package (python/rampup).
 
+use std::ops::ControlFlow;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use numpy::IntoPyArray;
 use pyo3::create_exception;
@@ -107,13 +109,20 @@ fn output_to_py<'py>(py: Python<'py>, out: RunOutput) -> PyResult<Bound<'py, PyD
     Ok(result)
 }
 
+/// How often a run looks for a signal (Ctrl-C) in wall time: often enough that
+/// `KeyboardInterrupt` comes within a fraction of a second, rarely enough that taking the
+/// GIL costs nothing measurable.
+const SIGNAL_CHECK_EVERY: Duration = Duration::from_millis(50);
+
 /// run(scenario_toml, seed=None, progress=None) -> dict
 ///
 /// Simulates the scenario (TOML text) and returns a dict with keys `tables`
 /// (name -> {column -> numpy array, or list of str}), `pcaps` (link -> bytes),
 /// `events`, `seed` (the seed used) and `sim_end_ns`. `seed` overrides the
 /// scenario's own seed. The GIL is released while simulating; pass a `Progress`
-/// to follow the run from another thread.
+/// to follow the run from another thread. Run on Python's main thread, the run looks for
+/// signals every 50 ms and raises what their handlers raise (Ctrl-C: `KeyboardInterrupt`),
+/// returning nothing.
 ///
 /// Raises ScenarioError if the scenario is invalid.
 #[pyfunction]
@@ -126,15 +135,37 @@ fn run<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let text = scenario_toml.to_owned();
     let cell = progress.map(|p| Arc::clone(&p.get().fraction_bits));
-    let out = detached(py, move || {
+    // Load numpy's C API now: loading runs Python code, which would raise a signal that
+    // comes in meanwhile inside the numpy crate (a panic, not KeyboardInterrupt).
+    Vec::<u64>::new().into_pyarray(py);
+    let mut signal: Option<PyErr> = None;
+    let out = detached(py, || {
+        let mut last_check = Instant::now();
         let mut report = |fraction: f64| {
             if let Some(cell) = &cell {
                 cell.store(fraction.to_bits(), Ordering::Relaxed);
             }
+            if last_check.elapsed() >= SIGNAL_CHECK_EVERY {
+                last_check = Instant::now();
+                // Python runs signal handlers on its main thread only; elsewhere this is Ok.
+                if let Err(e) = Python::attach(|py| py.check_signals()) {
+                    signal = Some(e);
+                    return ControlFlow::Break(());
+                }
+            }
+            ControlFlow::Continue(())
         };
         rampup_sim::run_toml_with_progress(&text, seed, &mut report)
     })?
     .map_err(scenario_error)?;
+    if let Some(e) = signal {
+        return Err(e);
+    }
+    let Some(out) = out else {
+        return Err(PyRuntimeError::new_err("engine bug: a run stopped without a signal"));
+    };
+    // A signal during the run's last events or while it made its tables counts too.
+    py.check_signals()?;
     output_to_py(py, out)
 }
 

@@ -13,10 +13,20 @@ pub mod topology;
 pub mod units;
 pub mod world;
 
+use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 pub use output::{Column, RunOutput, Table};
 pub use scenario::{Scenario, ScenarioError};
+
+/// A run's observer: called now and then with the fraction of simulated time done (every
+/// 2^16 events, a few milliseconds of wall time); `Break` stops the run (Ctrl-C).
+pub type Progress<'a> = &'a mut dyn FnMut(f64) -> ControlFlow<()>;
+
+/// An observer that lets the run go to its end.
+pub fn to_the_end(_: f64) -> ControlFlow<()> {
+    ControlFlow::Continue(())
+}
 
 /// Parse and check a scenario without running it.
 pub fn check_toml(scenario_toml: &str) -> Result<(), ScenarioError> {
@@ -25,15 +35,12 @@ pub fn check_toml(scenario_toml: &str) -> Result<(), ScenarioError> {
 
 /// Run a scenario given as TOML text; `seed` overrides the scenario's own.
 pub fn run_toml(scenario_toml: &str, seed: Option<u64>) -> Result<RunOutput, ScenarioError> {
-    run_toml_with_progress(scenario_toml, seed, &mut |_| {})
+    let sc = scenario::parse(scenario_toml)?;
+    Ok(run(&sc, seed.unwrap_or(sc.seed), &mut to_the_end).expect("a run that is never stopped ends"))
 }
 
-/// As `run_toml`, calling `progress` with the fraction of simulated time done.
-pub fn run_toml_with_progress(
-    scenario_toml: &str,
-    seed: Option<u64>,
-    progress: &mut dyn FnMut(f64),
-) -> Result<RunOutput, ScenarioError> {
+/// As `run_toml`, with `progress` following the run; `Ok(None)`: `progress` stopped it.
+pub fn run_toml_with_progress(scenario_toml: &str, seed: Option<u64>, progress: Progress) -> Result<Option<RunOutput>, ScenarioError> {
     let sc = scenario::parse(scenario_toml)?;
     Ok(run(&sc, seed.unwrap_or(sc.seed), progress))
 }
@@ -52,8 +59,9 @@ impl Drop for Running {
 /// Run a checked scenario with `seed`: on two threads when the network splits in two
 /// (`partition::plan`) and the process may use two CPUs, else on one. The tables are the
 /// same either way. A run that starts while another is in progress in this process (a
-/// sweep's) keeps to one thread, as does every run with `RAMPUP_THREADS=1`.
-pub fn run(sc: &Scenario, seed: u64, progress: &mut dyn FnMut(f64)) -> RunOutput {
+/// sweep's) keeps to one thread, as does every run with `RAMPUP_THREADS=1`. None: `progress`
+/// stopped the run.
+pub fn run(sc: &Scenario, seed: u64, progress: Progress) -> Option<RunOutput> {
     let alone = RUNNING.fetch_add(1, Ordering::Relaxed) == 0;
     let _running = Running;
     let split = if alone && threads() > 1 && cores() > 1 { partition::plan(sc) } else { None };
@@ -64,7 +72,7 @@ pub fn run(sc: &Scenario, seed: u64, progress: &mut dyn FnMut(f64)) -> RunOutput
 }
 
 /// As `run`, on the calling thread only.
-pub fn run_on_one_thread(sc: &Scenario, seed: u64, progress: &mut dyn FnMut(f64)) -> RunOutput {
+pub fn run_on_one_thread(sc: &Scenario, seed: u64, progress: Progress) -> Option<RunOutput> {
     world::World::new(sc, seed).run(progress)
 }
 
@@ -82,5 +90,5 @@ fn threads() -> usize {
 /// As `run`, with one event per packet and hop: no admission is computed ahead
 /// (`net::Net::plan_cut_through`). Slower; the tests check that it gives the same tables.
 pub fn run_hop_by_hop(sc: &Scenario, seed: u64) -> RunOutput {
-    world::World::new(sc, seed).hop_by_hop().run(&mut |_| {})
+    world::World::new(sc, seed).hop_by_hop().run(&mut to_the_end).expect("a run that is never stopped ends")
 }

@@ -2,7 +2,8 @@
 //! event queue. Endpoints are sans-IO: the world hands them segments and timer expiries and
 //! polls them for what to send.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use rampup_tcp::{Duration, Endpoint, Role, Snapshot, Time};
@@ -14,6 +15,7 @@ use crate::output::{table, Column, RunOutput, Table};
 use crate::partition::Split;
 use crate::pcap::Pcap;
 use crate::scenario::{App, Scenario};
+use crate::Progress;
 
 #[derive(Clone, Copy)]
 enum Event {
@@ -189,6 +191,8 @@ struct HalfLink {
     clock: AtomicU64,
     mail: AtomicU64,
     inbox: Mutex<Vec<Crossing>>,
+    /// Set when this half's observer stopped the run: the other half stops too.
+    stopped: AtomicBool,
 }
 
 /// Publishes the end of time if its half panics: the other half then runs to its end
@@ -215,20 +219,23 @@ fn arrival_order(port: u32, head: OnWire) -> Order {
 const PUBLISH_EVERY: u64 = 64;
 
 /// Run `sc` split at `split` (`crate::partition`), half 1 on a second thread; `progress`
-/// follows half 0.
-pub fn run_split(sc: &Scenario, seed: u64, split: &Split, progress: &mut dyn FnMut(f64)) -> RunOutput {
+/// follows half 0. None: `progress` stopped the run.
+pub fn run_split(sc: &Scenario, seed: u64, split: &Split, progress: Progress) -> Option<RunOutput> {
     let halves: [HalfLink; 2] = Default::default();
     let [a, b] = [0, 1].map(|h| World::new_half(sc, seed, Some((split, h))));
     let cpus = affinity::split_cpus();
     let (mut a, mut b) = std::thread::scope(|s| {
         let other = s.spawn(|| {
             let _pinned = cpus.as_ref().and_then(|c| affinity::pin(&c[1]));
-            b.run_half(1, &halves, split.lookahead, &mut |_| {})
+            b.run_half(1, &halves, split.lookahead, &mut |_| ControlFlow::Continue(()))
         });
         let _pinned = cpus.as_ref().and_then(|c| affinity::pin(&c[0]));
         let a = a.run_half(0, &halves, split.lookahead, progress);
         (a, other.join().expect("the second half's thread does not panic"))
     });
+    if halves.iter().any(|h| h.stopped.load(Ordering::Relaxed)) {
+        return None;
+    }
     // What reached the cut link by the end and was not taken yet is offered to its port now
     // (its arrival is after the end: a half stops only when the other's clock plus the
     // lookahead reaches the end).
@@ -237,7 +244,7 @@ pub fn run_split(sc: &Scenario, seed: u64, split: &Split, progress: &mut dyn FnM
         w.take_crossings(&mut left, me, &halves);
     }
     a.absorb(b);
-    a.finish()
+    Some(a.finish())
 }
 
 impl<'s> World<'s> {
@@ -366,13 +373,14 @@ impl<'s> World<'s> {
         }
     }
 
-    /// Run to the scenario's end. `progress` is called now and then with the fraction done.
-    pub fn run(mut self, progress: &mut dyn FnMut(f64)) -> RunOutput {
+    /// Run to the scenario's end. `progress` is called now and then with the fraction done;
+    /// None: it stopped the run.
+    pub fn run(mut self, progress: Progress) -> Option<RunOutput> {
         let end = Time::ZERO + self.sc.duration;
-        self.handle_until(end, u64::MAX, &mut 0, progress);
+        self.handle_until(end, u64::MAX, &mut 0, progress).continue_value()?;
         self.now = end;
-        progress(1.0);
-        self.finish()
+        _ = progress(1.0);
+        Some(self.finish())
     }
 
     /// The fraction of the run done at `t`, for `progress`.
@@ -381,8 +389,9 @@ impl<'s> World<'s> {
     }
 
     /// Handle the events due by `until`, at most `max` of them, calling `progress` every
-    /// 2^16 events (the next at `next_report`); the time of the last one handled.
-    fn handle_until(&mut self, until: Time, max: u64, next_report: &mut u64, progress: &mut dyn FnMut(f64)) -> Option<Time> {
+    /// 2^16 events (the next at `next_report`); the time of the last one handled, or Break
+    /// if `progress` stopped the run.
+    fn handle_until(&mut self, until: Time, max: u64, next_report: &mut u64, progress: Progress) -> ControlFlow<(), Option<Time>> {
         let mut last = None;
         for _ in 0..max {
             let Some((t, &ev)) = self.events.first_until(until) else { break };
@@ -401,13 +410,13 @@ impl<'s> World<'s> {
                 self.events.pop_first();
                 self.dispatch(ev);
             }
+            last = Some(t);
             if self.events.processed() >= *next_report {
                 *next_report += 1 << 16;
-                progress(self.done_at(t));
+                progress(self.done_at(t))?;
             }
-            last = Some(t);
         }
-        last
+        ControlFlow::Continue(last)
     }
 
     /// Run half of a split run to the scenario's end, on the current thread: `me` is this
@@ -419,24 +428,30 @@ impl<'s> World<'s> {
     /// delay `lookahead` after being serialised, so it arrives after `c + lookahead`: this
     /// half may go up to that time. When it has nothing left before it, it publishes its
     /// own next event time (capped at that bound, plus one) so the other half moves on.
-    fn run_half(mut self, me: usize, halves: &[HalfLink; 2], lookahead: Duration, progress: &mut dyn FnMut(f64)) -> Self {
+    fn run_half(mut self, me: usize, halves: &[HalfLink; 2], lookahead: Duration, progress: Progress) -> Self {
         let _release = ReleaseOnPanic(&halves[me]);
         let end = Time::ZERO + self.sc.duration;
         let other = &halves[1 - me];
         // Progress by the published clock, at each 1% of the run, and not by events handled
         // (`by_events` is never reached): a half whose work comes across the cut, taken
-        // outside events, may handle too few events to report by their count.
+        // outside events, may handle too few events to report by their count. Also every
+        // 1,024 rounds, so that an observer that may stop the run (Ctrl-C) hears from it
+        // every few milliseconds of wall time however long 1% takes.
         let (mut next_mark, step) = (Time::ZERO, Duration(self.sc.duration.as_nanos() / 100));
         let mut by_events = u64::MAX;
         let mut taken = Vec::new();
+        let mut rounds = 0u32;
         loop {
+            if other.stopped.load(Ordering::Acquire) {
+                return self;
+            }
             let clock = other.clock.load(Ordering::Acquire);
             let mail = halves[me].mail.load(Ordering::Acquire);
             // Buffers are swapped, never freed: they go round between the halves.
             std::mem::swap(&mut taken, &mut *halves[me].inbox.lock().expect("no thread panicked"));
             self.take_crossings(&mut taken, me, halves);
             let until = (Time(clock) + lookahead).min(end);
-            while let Some(t) = self.handle_until(until, PUBLISH_EVERY, &mut by_events, &mut |_| {}) {
+            while let ControlFlow::Continue(Some(t)) = self.handle_until(until, PUBLISH_EVERY, &mut by_events, &mut |_| ControlFlow::Continue(())) {
                 self.publish(me, halves, t);
             }
             if until >= end {
@@ -446,9 +461,16 @@ impl<'s> World<'s> {
             let next = self.events.next_time().unwrap_or(Time::MAX);
             let done = next.min(until + Duration(1));
             self.publish(me, halves, done);
-            if done >= next_mark {
+            let mark = done >= next_mark;
+            if mark {
                 next_mark = done + step;
-                progress(self.done_at(done));
+            }
+            rounds = rounds.wrapping_add(1);
+            if (mark || rounds % 1024 == 0) && progress(self.done_at(done)).is_break() {
+                // Release the other half, which may be waiting for this one's clock.
+                halves[me].stopped.store(true, Ordering::Release);
+                self.publish(me, halves, Time::MAX);
+                return self;
             }
             let mut spins = 0u32;
             while other.clock.load(Ordering::Acquire) == clock && halves[me].mail.load(Ordering::Acquire) == mail {
@@ -463,7 +485,7 @@ impl<'s> World<'s> {
             }
         }
         self.now = end;
-        progress(1.0);
+        _ = progress(1.0);
         self
     }
 

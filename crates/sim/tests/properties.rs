@@ -186,7 +186,7 @@ proptest! {
     ) {
         let flows: Vec<Flow> = flows.into_iter().zip(unlimited).map(|(f, u)| Flow { bytes: f.bytes.filter(|_| !u), ..f }).collect();
         let (sc, text) = traced_scenario(n, &links, &flows, udp, change);
-        let fast = rampup_sim::run(&sc, seed, &mut |_| {});
+        let fast = rampup_sim::run(&sc, seed, &mut rampup_sim::to_the_end).unwrap();
         let reference = rampup_sim::run_hop_by_hop(&sc, seed);
         prop_assert!(fast.events <= reference.events);
         for (name, table) in &reference.tables {
@@ -200,8 +200,8 @@ proptest! {
 /// of the two runs (tables and packet captures). (Called directly, not through
 /// `rampup_sim::run`, which keeps to one thread while other tests run.)
 fn split_and_whole(sc: &rampup_sim::Scenario, seed: u64, cut: &Split) -> Vec<(String, String, String)> {
-    let split = rampup_sim::world::run_split(sc, seed, cut, &mut |_| {});
-    let whole = rampup_sim::run_on_one_thread(sc, seed, &mut |_| {});
+    let split = rampup_sim::world::run_split(sc, seed, cut, &mut rampup_sim::to_the_end).unwrap();
+    let whole = rampup_sim::run_on_one_thread(sc, seed, &mut rampup_sim::to_the_end).unwrap();
     // Compared as text: NaN (a flow that did not finish) is not equal to itself.
     let tables = whole.tables.iter().map(|(name, t)| (name.clone(), format!("{:?}", split.table(name)), format!("{t:?}")));
     tables.chain([("digest".to_string(), split.digest(), whole.digest())]).collect()
@@ -252,6 +252,29 @@ fn a_split_dumbbell_gives_the_same_tables() {
     }
 }
 
+/// An observer that says stop ends the run at its next report, on one thread and split
+/// over two (where the other half must not wait for the stopped one), with no result.
+#[test]
+fn a_stopped_run_ends_early_without_a_result() {
+    let text = LOSSY.replace(", bytes = 2000000", "").replace("duration = \"20s\"", "duration = \"1000s\"");
+    assert_ne!(text, LOSSY.replace(", bytes = 2000000", ""), "the duration was replaced");
+    let sc = rampup_sim::scenario::parse(&text).unwrap();
+    let split = plan(&sc).expect("the dumbbell is split");
+    fn stop_at_five_percent(reports: &mut Vec<f64>) -> impl FnMut(f64) -> std::ops::ControlFlow<()> + '_ {
+        move |f| {
+            reports.push(f);
+            if f >= 0.05 { std::ops::ControlFlow::Break(()) } else { std::ops::ControlFlow::Continue(()) }
+        }
+    }
+    let (mut one, mut two) = (Vec::new(), Vec::new());
+    assert!(rampup_sim::run_on_one_thread(&sc, 1, &mut stop_at_five_percent(&mut one)).is_none());
+    assert!(rampup_sim::world::run_split(&sc, 1, &split, &mut stop_at_five_percent(&mut two)).is_none());
+    for reports in [one, two] {
+        let last = *reports.last().unwrap();
+        assert!((0.05..0.2).contains(&last), "stopped soon after 5%, not at {last}");
+    }
+}
+
 /// A segment taken ahead comes after the wakeups its end has due before it, and before
 /// one due at its arrival (`receive_ahead`): behind a 1 Mb/s bottleneck the receiver's
 /// segments come 8.32 ms apart, and its delayed-ACK timer runs out 5 ms after one of them,
@@ -269,7 +292,7 @@ fn a_segment_taken_ahead_comes_after_the_wakeups_due_before_it() {
             .replace("delayed_ack = true", &format!("delayed_ack = true, delack_timeout = \"{delack}\""))
             + "[trace]\nqueues = true\ntimeseries = true\n";
         let sc = rampup_sim::scenario::parse(&two_flows).unwrap();
-        let (fast, reference) = (rampup_sim::run_on_one_thread(&sc, 1, &mut |_| {}), rampup_sim::run_hop_by_hop(&sc, 1));
+        let (fast, reference) = (rampup_sim::run_on_one_thread(&sc, 1, &mut rampup_sim::to_the_end).unwrap(), rampup_sim::run_hop_by_hop(&sc, 1));
         assert!(fast.events * 2 < reference.events, "segments are taken ahead: {} events of {}", fast.events, reference.events);
         for (name, table) in &reference.tables {
             assert_eq!(format!("{:?}", fast.table(name)), format!("{table:?}"), "table {name}, delayed ACK after {delack}");
