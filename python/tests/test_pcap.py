@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 import struct
 import subprocess
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -80,3 +81,31 @@ def test_tshark_reads_every_packet_as_tcp(demo_out: tuple[rampup.Result, Path]) 
         assert all(proto == "6" for proto, _ in rows), link  # every packet is TCP
         payload_bytes += sum(int(length) for _, length in rows if length)
     assert payload_bytes > 0  # the data direction was captured (the other carries ACKs)
+
+
+@pytest.mark.parametrize(("header_bytes", "ack_bytes"), [(40, 40), (66, 40), (66, 66)])
+def test_frames_are_the_wire_sizes_of_the_links_table(demo_path: Path, tmp_path: Path, header_bytes: int, ack_bytes: int) -> None:
+    # Raw IPv4 with 40 bytes of headers; 66 = Ethernet 14 + IPv4 20 + TCP 20 + timestamps 12
+    # (Ethernet framing only when every packet has room for it, i.e. ack_bytes too).
+    doc = tomllib.loads(demo_path.read_text())
+    doc.update(duration="3s", header_bytes=header_bytes, ack_bytes=ack_bytes)
+    out = tmp_path / "run"
+    result = rampup.run(doc, out=out)
+    links = result.links.set_index("link")
+    ethernet = min(header_bytes, ack_bytes) >= 54
+    for name, data in result.pcaps.items():
+        records = _records(data)
+        assert struct.unpack_from("<I", data, 20)[0] == (1 if ethernet else 101), "link type"
+        row = links.loc[name.replace("_to_", "->")]
+        assert len(records) == row.tx_packets, name
+        assert sum(orig for _, orig, _ in records) == row.tx_bytes, name
+    data_frames = [orig for _, orig, _ in _records(result.pcaps["left_to_right"])]
+    assert max(data_frames) == 1000 + header_bytes
+    if shutil.which("tshark"):
+        proc = subprocess.run(["tshark", "-n", "-r", str(out / "left_to_right.pcap"), "-T", "fields", "-e", "tcp.len",
+                               "-e", "tcp.options.timestamp.tsval", "-e", "_ws.expert"],
+                              capture_output=True, text=True, check=True, timeout=120)
+        rows = [line.split("\t") for line in proc.stdout.splitlines()]
+        assert max(int(r[0]) for r in rows) == 1000, "tshark sees the true segment length"
+        assert all(bool(r[1]) == (header_bytes - 40 - (14 if ethernet else 0) >= 12) for r in rows if int(r[0]) > 0)
+        assert not any("alformed" in r[2] for r in rows)

@@ -1,15 +1,32 @@
-//! A pcap writer (nanosecond timestamps, raw IPv4) so that Wireshark and tshark can read
-//! what crossed a link. Only headers are captured; the original length is the wire size.
+//! A pcap writer (nanosecond timestamps) so that Wireshark and tshark can read what crossed
+//! a link. Only headers are captured.
+//!
+//! Each record's original length is the packet's wire size in the simulator, so Wireshark's
+//! I/O graphs agree with the `links` table. The headers say how that size is made up: with
+//! at least 54 bytes of header on every packet (`header_bytes` and `ack_bytes`) the file is
+//! Ethernet (14 bytes, then IPv4 and TCP), else raw IPv4. A TCP header carries its SACK
+//! blocks and, where the size leaves 12 bytes for it, the timestamps option (NOP, NOP,
+//! TSopt: Linux's 66-byte data header is Ethernet 14 + IPv4 20 + TCP 20 + 12). What is left
+//! is link-layer trailer after the IP datagram. The IP total length is always the IP and
+//! TCP headers plus the segment's payload, so tshark's segment lengths are true.
 
 use rampup_tcp::Time;
 
 use crate::net::{Body, Packet};
 
 const MAGIC_NANOS: u32 = 0xa1b2_3c4d;
+const LINKTYPE_ETHERNET: u32 = 1;
 const LINKTYPE_RAW: u32 = 101;
+const ETHERNET_BYTES: usize = 14;
+/// Ethernet, IPv4 and TCP headers without options.
+pub const ETHERNET_FRAMING_FROM: u32 = 54;
+/// NOP, NOP, kind 8, length 10, TSval, TSecr (RFC 7323 §3, Appendix A's layout).
+const TIMESTAMPS_OPTION_BYTES: usize = 12;
 
 pub struct Pcap {
     pub buf: Vec<u8>,
+    /// Frames start with an Ethernet header (see the module's comment).
+    ethernet: bool,
 }
 
 /// Node n has the address 10.0.0.0 + n + 1.
@@ -39,8 +56,10 @@ fn ipv4_checksum(h: &[u8]) -> u16 {
     !(sum as u16)
 }
 
-impl Default for Pcap {
-    fn default() -> Self {
+impl Pcap {
+    /// A capture of packets whose wire sizes include at least `min_header_bytes` of headers.
+    pub fn new(min_header_bytes: u32) -> Self {
+        let ethernet = min_header_bytes >= ETHERNET_FRAMING_FROM;
         let mut buf = Vec::new();
         buf.extend_from_slice(&MAGIC_NANOS.to_le_bytes());
         buf.extend_from_slice(&2u16.to_le_bytes()); // version 2.4
@@ -48,21 +67,23 @@ impl Default for Pcap {
         buf.extend_from_slice(&0i32.to_le_bytes()); // thiszone
         buf.extend_from_slice(&0u32.to_le_bytes()); // sigfigs
         buf.extend_from_slice(&65_535u32.to_le_bytes()); // snaplen
-        buf.extend_from_slice(&LINKTYPE_RAW.to_le_bytes());
-        Pcap { buf }
+        buf.extend_from_slice(&(if ethernet { LINKTYPE_ETHERNET } else { LINKTYPE_RAW }).to_le_bytes());
+        Pcap { buf, ethernet }
     }
-}
 
-impl Pcap {
     /// Record packet `p`, sent by node `src`, leaving at `now`.
     pub fn record(&mut self, now: Time, src: u32, p: &Packet) {
+        let link = if self.ethernet { ETHERNET_BYTES } else { 0 };
         let mut l4 = Vec::with_capacity(60);
         let proto = match &p.body {
             Body::Tcp { ep, seg } => {
                 let (sport, dport) = ports(*ep);
                 let blocks = seg.sack.len();
-                let opt_len = if blocks == 0 { 0 } else { 2 + 2 + 8 * blocks };
-                let hdr_len = 20 + opt_len;
+                let sack_len = if blocks == 0 { 0 } else { 2 + 2 + 8 * blocks };
+                // Header bytes the wire size leaves beyond the headers without options.
+                let spare = (p.wire_bytes as usize).saturating_sub(seg.len as usize + link + 40 + sack_len);
+                let timestamps = spare >= TIMESTAMPS_OPTION_BYTES && sack_len + TIMESTAMPS_OPTION_BYTES <= 40;
+                let hdr_len = 20 + sack_len + if timestamps { TIMESTAMPS_OPTION_BYTES } else { 0 };
                 l4.extend_from_slice(&sport.to_be_bytes());
                 l4.extend_from_slice(&dport.to_be_bytes());
                 // 32-bit sequence space on the wire; the engine's 64-bit numbers wrap here.
@@ -80,24 +101,28 @@ impl Pcap {
                         l4.extend_from_slice(&(b.end as u32).to_be_bytes());
                     }
                 }
+                if timestamps {
+                    // TSval in milliseconds of simulated time; TSecr is not tracked (0).
+                    l4.extend_from_slice(&[1, 1, 8, 10]);
+                    l4.extend_from_slice(&((now.as_nanos() / 1_000_000) as u32).to_be_bytes());
+                    l4.extend_from_slice(&[0, 0, 0, 0]);
+                }
                 6u8
             }
             Body::Udp { source } => {
                 let port = (30_000 + source % 10_000) as u16;
                 l4.extend_from_slice(&port.to_be_bytes());
                 l4.extend_from_slice(&port.to_be_bytes());
-                let udp_len = (p.wire_bytes.saturating_sub(20)).clamp(8, 65_535) as u16;
+                let udp_len = (p.wire_bytes as usize).saturating_sub(link + 20).clamp(8, 65_535) as u16;
                 l4.extend_from_slice(&udp_len.to_be_bytes());
                 l4.extend_from_slice(&[0, 0]);
                 17u8
             }
         };
-        // The IP total length says what the wire carried: header plus payload. For TCP that
-        // is the captured headers plus the segment's payload, so tshark sees the true
-        // segment length even though the payload is not captured.
+        // The IP datagram: its headers plus the payload, which is not captured.
         let total = match &p.body {
             Body::Tcp { seg, .. } => 20 + l4.len() + seg.len as usize,
-            Body::Udp { .. } => (p.wire_bytes as usize).max(28),
+            Body::Udp { .. } => (p.wire_bytes as usize).saturating_sub(link).max(28),
         };
         let mut ip = [0u8; 20];
         ip[0] = 0x45;
@@ -109,11 +134,22 @@ impl Pcap {
         let c = ipv4_checksum(&ip);
         ip[10..12].copy_from_slice(&c.to_be_bytes());
 
-        let caplen = (20 + l4.len()) as u32;
+        let caplen = link + 20 + l4.len();
+        // The wire size, unless the simulator's size leaves no room for the SACK blocks an
+        // ACK carries (it does not count them): then the headers as captured.
+        let frame = (p.wire_bytes as usize).max(caplen).max(link + total);
         let secs = (now.as_nanos() / 1_000_000_000) as u32;
         let nanos = (now.as_nanos() % 1_000_000_000) as u32;
-        for v in [secs, nanos, caplen, total as u32] {
+        for v in [secs, nanos, caplen as u32, frame as u32] {
             self.buf.extend_from_slice(&v.to_le_bytes());
+        }
+        if self.ethernet {
+            // Locally administered MAC addresses that carry the node numbers; type IPv4.
+            for node in [p.dst, src] {
+                self.buf.extend_from_slice(&[0x02, 0]);
+                self.buf.extend_from_slice(&(node + 1).to_be_bytes());
+            }
+            self.buf.extend_from_slice(&[0x08, 0x00]);
         }
         self.buf.extend_from_slice(&ip);
         self.buf.extend_from_slice(&l4);

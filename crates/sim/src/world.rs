@@ -259,7 +259,7 @@ impl<'s> World<'s> {
         for &l in &sc.trace.pcap {
             for (i, p) in net.ports.iter().enumerate() {
                 if p.link == l {
-                    pcaps[i] = Some(Pcap::default());
+                    pcaps[i] = Some(Pcap::new(sc.header_bytes.min(sc.ack_bytes)));
                 }
             }
         }
@@ -747,7 +747,9 @@ impl<'s> World<'s> {
             let pcap = &mut self.pcaps[port as usize];
             let (conns, udp) = (&self.conns, &self.sc.udp);
             let offer = p.offer(at, id, pkt, |start| {
-                if let Some(pc) = pcap {
+                // A transmission that would start after the run's end is not one (as in
+                // `Port::settle`, which the links table counts by).
+                if let Some(pc) = pcap.as_mut().filter(|_| start < end) {
                     // A packet does not carry its source (it is needed only here): it is
                     // the host of the connection end that sent it, or the UDP source's.
                     let src = match pkt.body {
