@@ -59,6 +59,21 @@ def _set(doc: dict[str, Any], path: str, value: Any) -> None:
             node = items[int(index)]
 
 
+def _shadowed_by(doc: Mapping[str, Any], path: str) -> str | None:
+    """The more specific key in `doc` that overrides `path` where it applies, if any: a
+    flow's own ``[flow.tcp]`` key overrides the ``[tcp]`` defaults, and the dumbbell's
+    ``left_``/``right_access_*`` override ``access_*``."""
+    if m := re.fullmatch(r"tcp\.([A-Za-z0-9_-]+)", path):
+        for i, flow in enumerate(doc.get("flow", [])):
+            if m.group(1) in (flow.get("tcp") or {}):
+                return f"flow[{i}].tcp.{m.group(1)}"
+    if m := re.fullmatch(r"topology\.access_(rate|delay)", path):
+        for side in ("left", "right"):
+            if f"{side}_access_{m.group(1)}" in doc.get("topology", {}):
+                return f"topology.{side}_access_{m.group(1)}"
+    return None
+
+
 def sweep(
     scenario: Scenario,
     grid: Mapping[str, Sequence[Any]],
@@ -74,7 +89,9 @@ def sweep(
 
     Returns `table` ("flows", "transfers", "links", "udp" ...) of every run, one block per
     run, with a column per grid key and a ``seed`` column. Raises `ScenarioError` at the
-    first invalid combination, before anything runs.
+    first invalid combination, and ValueError for a grid key that a more specific key of
+    the scenario overrides (so that sweeping it would change nothing there), before
+    anything runs.
     """
     base = tomllib.loads(scenario_text(scenario))
     keys = list(grid)
@@ -84,6 +101,10 @@ def sweep(
         doc = copy.deepcopy(base)
         for k, v in zip(keys, values):
             _set(doc, k, v)
+        for k in keys:
+            if (by := _shadowed_by(doc, k)) is not None:
+                raise ValueError(f"sweep key {k!r}: the scenario's {by} overrides it, so the sweep would not change "
+                                 f"it there; sweep {by!r} instead, or remove {by} from the scenario")
         text = _toml.dumps(doc)
         _engine.check(text)
         point = dict(zip(keys, values))

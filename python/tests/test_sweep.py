@@ -64,6 +64,18 @@ def test_bad_keys_and_values_fail_before_running(tmp_path: Path) -> None:
         rampup.sweep(SCENARIO, {"flow[0].tcp.cc": ["cubic"]}, cache=tmp_path)
 
 
+def test_a_key_the_scenario_overrides_is_refused(tmp_path: Path) -> None:
+    # The flow sets its own recovery: sweeping the [tcp] default would change nothing.
+    with pytest.raises(ValueError, match=r"sweep key 'tcp.recovery': the scenario's flow\[0\].tcp.recovery overrides it"):
+        rampup.sweep(SCENARIO, {"tcp.recovery": ["newreno", "sack"]}, cache=tmp_path)
+    left = SCENARIO.replace('access_delay = "1ms"', 'access_delay = "1ms"\nleft_access_delay = "5ms"')
+    with pytest.raises(ValueError, match=r"topology.left_access_delay overrides it"):
+        rampup.sweep(left, {"topology.access_delay": ["1ms", "2ms"]}, cache=tmp_path)
+    # A default no flow overrides is swept as asked.
+    df = rampup.sweep(SCENARIO, {"tcp.mss": [500, 1000]}, cache=tmp_path)
+    assert df.groupby("tcp.mss").segments_sent.mean()[500] > df.groupby("tcp.mss").segments_sent.mean()[1000]
+
+
 def test_the_dask_backend_gives_the_same_frame(tmp_path: Path) -> None:
     pytest.importorskip("dask.distributed")
     grid = {"topology.bottleneck_queue.packets": [5, 50]}
