@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Union
 
 from . import _engine, _toml
-from .folders import check_target
-from .results import Result, build
+from .folders import _resolved, staged_folder
+from .results import FORMATS, Result, TraceWriter, build
 
-__all__ = ["Scenario", "check", "run", "scenario_text"]
+__all__ = ["Scenario", "check", "run", "run_to_folder", "scenario_text"]
 
 #: A scenario: a path to a TOML file (str or os.PathLike), TOML text, or a dict.
 Scenario = Union[str, "os.PathLike[str]", Mapping[str, Any]]
@@ -60,12 +60,42 @@ def run(
     released while the engine runs.
     """
     text = scenario_text(scenario)
-    if out is not None:
-        check_target(Path(out), overwrite)  # fail before a long run, not after
-    start = time.perf_counter()
-    raw = _engine.run(text, seed)
-    wall_time_s = time.perf_counter() - start
-    result = build(raw, text, wall_time_s, fmt=fmt)
-    if out is not None:
-        result.write(out, pcap=pcap, overwrite=overwrite)
+    if out is None:
+        start = time.perf_counter()
+        raw = _engine.run(text, seed)
+        return build(raw, text, time.perf_counter() - start, fmt=fmt)
+    return run_to_folder(text, Path(out), seed=seed, fmt=fmt, pcap=pcap, overwrite=overwrite)
+
+
+def run_to_folder(
+    text: str,
+    out: Path,
+    *,
+    seed: int | None = None,
+    fmt: str = "parquet",
+    pcap: bool = True,
+    overwrite: bool = False,
+    progress: _engine.Progress | None = None,
+    extra_files: Callable[[Result], Mapping[str, bytes]] | None = None,
+) -> Result:
+    """Runs the scenario ``text`` into the results folder ``out``: its traces and captures
+    are written there as the run ends, a chunk at a time, so a long run's memory does not
+    grow with them; the result reads them back from the folder when asked. ``extra_files``
+    (e.g. plots) are made from the result before the folder moves into place."""
+    if fmt not in FORMATS:
+        raise ValueError(f"fmt: {fmt!r} is not a format (allowed: {', '.join(FORMATS)})")
+    manifest: dict[str, Any] = {}
+    with staged_folder(out, manifest, overwrite) as tmp:
+        writer = TraceWriter(tmp, fmt, pcap)
+        start = time.perf_counter()
+        try:
+            raw = _engine.run(text, seed, progress, writer)
+        finally:
+            writer.close()
+        result = build(raw, text, time.perf_counter() - start, fmt=fmt, written=writer)
+        for name, data in (extra_files(result) if extra_files else {}).items():
+            (tmp / name).write_bytes(data)
+        manifest.update(result.manifest)
+    result.manifest = manifest
+    result.out = _resolved(out)
     return result

@@ -38,7 +38,8 @@ from rich.text import Text
 
 from . import __version__, _engine
 from .folders import OutputError, check_target
-from .results import Result, build, safe_name
+from .api import run_to_folder
+from .results import Result, safe_name
 
 T = TypeVar("T")
 
@@ -250,17 +251,15 @@ def run(file: Path, seed: int | None, out: Path | None, overwrite: bool, csv_: b
     except OutputError as e:
         raise CliError(f"--out {e}") from None
 
-    def work() -> Result:
-        start = time.perf_counter()
-        raw = _engine.run(text, seed, progress)
-        result = build(raw, text, time.perf_counter() - start, fmt="csv" if csv_ else "parquet")
-        extra = {}
-        if plot:
-            from .plots import render_plots  # matplotlib is slow to import; only when asked
+    def plots(result: Result) -> dict[str, bytes]:
+        from .plots import render_plots  # matplotlib is slow to import; only when asked
 
-            extra = render_plots(result.timeseries, name)
-        result.write(out, extra_files=extra, overwrite=overwrite)
-        return result
+        return render_plots(result.timeseries, name)
+
+    def work() -> Result:
+        fmt = "csv" if csv_ else "parquet"
+        return run_to_folder(text, out, seed=seed, fmt=fmt, overwrite=overwrite, progress=progress,
+                             extra_files=plots if plot else None)
 
     progress = _engine.Progress()
     err = Console(stderr=True)

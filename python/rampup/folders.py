@@ -124,15 +124,17 @@ def _hash_and_sync(folder: Path) -> dict[str, str]:
 @contextlib.contextmanager
 def staged_folder(target: Path, manifest: dict[str, Any], overwrite: bool = False) -> Iterator[Path]:
     """Yields an empty temporary folder beside ``target`` to fill; on a clean exit writes
-    its manifest (``manifest`` with the marker and every file's hash) and renames it over
-    ``target``. On an exception nothing is replaced and the temporary folder is removed."""
+    its manifest (``manifest`` with the marker and every file's hash, which are also set in
+    ``manifest["files"]``; the dict may be filled in while the folder is) and renames it
+    over ``target``. On an exception nothing is replaced and the temporary folder is removed."""
     target = check_target(target, overwrite)
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
     try:
         yield tmp
         key, value = MARKER
-        body = {key: value} | manifest | {"files": _hash_and_sync(tmp)}
+        manifest["files"] = _hash_and_sync(tmp)  # the caller's manifest says what was written
+        body = {key: value} | manifest
         _write_file(tmp / MANIFEST, (json.dumps(body, indent=2) + "\n").encode(), sync=True)
         os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes it private
         # Checked again: the folder may have changed while the run went on.

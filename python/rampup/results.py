@@ -31,10 +31,10 @@ import hashlib
 import os
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import pandas as pd
 import pyarrow as pa
@@ -44,11 +44,40 @@ import pyarrow.parquet as pq
 from . import _engine
 from .folders import MARKER, write_folder
 
-__all__ = ["FORMATS", "TABLES", "Result", "build", "safe_name"]
+__all__ = ["FORMATS", "TABLES", "Result", "TraceWriter", "build", "safe_name"]
 
 #: The tables every run has, first in the content hash's order (other tables follow).
 TABLES = ("flows", "timeseries", "queues", "links")
 FORMATS = ("parquet", "csv")
+#: Rows per Parquet row group: the engine hands traces over in chunks of this many rows,
+#: and tables held in memory are written in row groups of the same size, so that a
+#: table's file is the same bytes however it was written.
+ROW_GROUP = _engine.TRACE_CHUNK_ROWS
+
+V = TypeVar("V")
+
+
+class _Lazy(Mapping[str, V], Generic[V]):
+    """Values held in memory, or read from a file of the results folder when first asked
+    for (a long run's traces are written there as the run ends, not held in memory)."""
+
+    def __init__(self, order: list[str], loaded: dict[str, V], files: dict[str, str],
+                 folder: Callable[[], Path | None], read: Callable[[Path], V]) -> None:
+        self._order, self._loaded, self._files, self._folder, self._read = order, loaded, files, folder, read
+
+    def __getitem__(self, name: str) -> V:
+        if name not in self._loaded:
+            folder = self._folder()
+            if name not in self._files or folder is None:
+                raise KeyError(name)
+            self._loaded[name] = self._read(folder / self._files[name])
+        return self._loaded[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._order)
+
+    def __len__(self) -> int:
+        return len(self._order)
 
 
 @dataclass
@@ -56,20 +85,35 @@ class Result:
     """The outcome of one run: its tables as DataFrames, the pcaps and the manifest.
 
     ``flows``, ``timeseries``, ``queues`` and ``links`` are always there; ``tables``
-    has every table the engine returned (also reachable as attributes, e.g.
-    ``result.transfers``). ``manifest`` is the content of ``manifest.json`` (filled
-    in even when no folder is written); ``out`` is the results folder once written.
+    maps every table the engine returned to its DataFrame (also reachable as
+    attributes, e.g. ``result.transfers``), and ``pcaps`` each captured direction to
+    its bytes. A run written to a folder as it ended (``rampup.run(..., out=...)``)
+    reads its traces and captures from that folder when first asked for.
+    ``manifest`` is the content of ``manifest.json`` (filled in even when no folder is
+    written); ``out`` is the results folder once written.
     """
 
-    flows: pd.DataFrame
-    timeseries: pd.DataFrame
-    queues: pd.DataFrame
-    links: pd.DataFrame
     manifest: dict[str, Any]
-    pcaps: dict[str, bytes] = field(default_factory=dict)
+    tables: Mapping[str, pd.DataFrame] = field(repr=False)
+    pcaps: Mapping[str, bytes] = field(default_factory=dict)
     out: Path | None = None
-    tables: dict[str, pd.DataFrame] = field(default_factory=dict, repr=False)
-    _files: dict[str, bytes] = field(default_factory=dict, repr=False)  # serialized tables
+    _files: dict[str, bytes] = field(default_factory=dict, repr=False)  # serialized tables held in memory
+
+    @property
+    def flows(self) -> pd.DataFrame:
+        return self.tables["flows"]
+
+    @property
+    def timeseries(self) -> pd.DataFrame:
+        return self.tables["timeseries"]
+
+    @property
+    def queues(self) -> pd.DataFrame:
+        return self.tables["queues"]
+
+    @property
+    def links(self) -> pd.DataFrame:
+        return self.tables["links"]
 
     def __getattr__(self, name: str) -> pd.DataFrame:
         tables = self.__dict__.get("tables") or {}
@@ -96,6 +140,8 @@ class Result:
         """Writes the results folder ``out`` atomically; ``extra_files`` (name -> bytes,
         e.g. plots) go in with the rest. An existing folder is replaced only if it is
         an earlier results folder left as rampup wrote it, or with ``overwrite``."""
+        if self.out is not None:
+            raise ValueError(f"this result was written as it ran, to {self.out}; copy that folder instead")
         files = dict(self._files)
         if pcap:
             files |= {f"{safe_name(link)}.pcap": data for link, data in self.pcaps.items()}
@@ -105,22 +151,83 @@ class Result:
         return self.out
 
     def __repr__(self) -> str:
-        shapes = ", ".join(f"{name}={len(df)}" for name, df in self.tables.items())
         return (
-            f"<rampup.Result {self.manifest.get('name')!r} seed={self.seed} rows: {shapes};"
+            f"<rampup.Result {self.manifest.get('name')!r} seed={self.seed} tables: {', '.join(self.tables)};"
             f" pcaps={sorted(self.pcaps)} out={str(self.out) if self.out else None}>"
         )
 
 
-def build(raw: dict[str, Any], scenario_text: str, wall_time_s: float, *, fmt: str = "parquet") -> Result:
+class TraceWriter:
+    """The engine's trace sink (`_engine.run(..., sink=)`): writes each traced table to
+    ``folder/<table>.<fmt>`` a chunk (one Parquet row group) at a time, and each capture
+    to ``folder/<link>.pcap`` (or drops captures with ``pcap=False``)."""
+
+    def __init__(self, folder: Path, fmt: str, pcap: bool = True) -> None:
+        self.folder, self.fmt, self.keep_pcaps = folder, fmt, pcap
+        self.tables: dict[str, str] = {}  # table -> file name
+        self.pcaps: dict[str, str] = {}  # link -> file name
+        self._writers: dict[str, Any] = {}
+        self._pcap_files: dict[str, Any] = {}
+
+    def rows(self, table: str, columns: dict[str, Any]) -> None:
+        chunk = _arrow_table(columns)
+        writer = self._writers.get(table)
+        if writer is None:
+            name = f"{safe_name(table)}.{self.fmt}"
+            self.tables[table] = name
+            path = self.folder / name
+            if self.fmt == "parquet":
+                writer = pq.ParquetWriter(path, chunk.schema, compression="zstd")
+            else:
+                writer = pacsv.CSVWriter(path, chunk.schema)
+            self._writers[table] = writer
+        if chunk.num_rows or self.fmt == "csv":
+            writer.write_table(chunk)
+
+    def pcap(self, link: str, data: bytes) -> None:
+        if not self.keep_pcaps:
+            return
+        f = self._pcap_files.get(link)
+        if f is None:
+            name = f"{safe_name(link)}.pcap"
+            self.pcaps[link] = name
+            f = self._pcap_files[link] = open(self.folder / name, "wb")  # noqa: SIM115 -- closed in close()
+        f.write(data)
+
+    def close(self) -> None:
+        for w in self._writers.values():
+            w.close()
+        for f in self._pcap_files.values():
+            f.close()
+
+
+def build(
+    raw: dict[str, Any],
+    scenario_text: str,
+    wall_time_s: float,
+    *,
+    fmt: str = "parquet",
+    written: TraceWriter | None = None,
+) -> Result:
     """Turns the engine's output (`_engine.run`'s dict) into a `Result` whose tables
-    are serialized as ``fmt`` ("parquet" or "csv") for the content hash and `Result.write`."""
+    are serialized as ``fmt`` ("parquet" or "csv") for the content hash and `Result.write`.
+    With ``written``, the traces the engine handed to that `TraceWriter` are files of its
+    folder (which becomes the result's ``out``), and the other tables are written there too."""
     if fmt not in FORMATS:
         raise ValueError(f"fmt: {fmt!r} is not a format (allowed: {', '.join(FORMATS)})")
-    names = list(TABLES) + [name for name in raw["tables"] if name not in TABLES]
-    tables = {name: _arrow_table(raw["tables"].get(name, {})) for name in names}
+    on_disk = written.tables if written is not None else {}
+    names = list(TABLES) + [name for name in [*raw["tables"], *on_disk] if name not in TABLES]
+    tables = {name: _arrow_table(raw["tables"].get(name, {})) for name in names if name not in on_disk}
     files = {f"{safe_name(name)}.{fmt}": _serialize(table, fmt) for name, table in tables.items()}
-    pcaps = dict(raw["pcaps"])
+    table_files = [f"{safe_name(name)}.{fmt}" for name in names]
+    h = hashlib.sha256()
+    for name in table_files:
+        if name in files:
+            h.update(files[name])
+        else:
+            with open(written.folder / name, "rb") as f:  # type: ignore[union-attr]
+                for block in iter(lambda: f.read(1 << 20), b""):
+                    h.update(block)
     manifest = {
         MARKER[0]: MARKER[1],
         "kind": "run",
@@ -130,8 +237,8 @@ def build(raw: dict[str, Any], scenario_text: str, wall_time_s: float, *, fmt: s
         "scenario_sha256": hashlib.sha256(scenario_text.encode()).hexdigest(),
         "seed": raw["seed"],
         "format": fmt,
-        "content_hash": hashlib.sha256(b"".join(files.values())).hexdigest(),
-        "content_hash_covers": list(files),
+        "content_hash": h.hexdigest(),
+        "content_hash_covers": table_files,
         "files": {},  # filled in by Result.write: sha256 of each file written
         "events": raw["events"],
         "sim_end_ns": raw["sim_end_ns"],
@@ -140,13 +247,22 @@ def build(raw: dict[str, Any], scenario_text: str, wall_time_s: float, *, fmt: s
         "pyarrow_version": pa.__version__,
     }
     frames = {name: table.to_pandas() for name, table in tables.items()}
-    return Result(
-        **{name: frames[name] for name in TABLES},
-        manifest=manifest,
-        pcaps=pcaps,
-        tables=frames,
-        _files=files,
-    )
+    if written is None:
+        return Result(manifest=manifest, tables=_Lazy(names, frames, {}, lambda: None, _read_table),
+                      pcaps=dict(raw["pcaps"]), _files=files)
+    for name, data in files.items():
+        (written.folder / name).write_bytes(data)
+    result = Result(manifest=manifest, tables={}, out=written.folder)
+    folder = lambda: result.out  # noqa: E731 -- the folder moves into place after the run
+    result.tables = _Lazy(names, frames, on_disk, folder, _read_table)
+    result.pcaps = _Lazy(list(written.pcaps), {}, written.pcaps, folder, Path.read_bytes)
+    return result
+
+
+def _read_table(path: Path) -> pd.DataFrame:
+    if path.suffix == ".csv":
+        return pacsv.read_csv(path).to_pandas()
+    return pq.read_table(path).to_pandas()
 
 
 def _arrow_table(columns: dict[str, Any]) -> pa.Table:
@@ -165,7 +281,7 @@ def _serialize(table: pa.Table, fmt: str) -> bytes:
         # Deterministic: pyarrow stores only the Arrow schema and its own version in
         # the footer. The tables are built from the engine's columns (not from pandas)
         # so no pandas metadata is stored either.
-        pq.write_table(table, buf, compression="zstd")
+        pq.write_table(table, buf, compression="zstd", row_group_size=ROW_GROUP)
     else:
         pacsv.write_csv(table, buf)
     return buf.getvalue().to_pybytes()

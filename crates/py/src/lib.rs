@@ -15,7 +15,7 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
-use rampup_sim::{Column, RunOutput, Table};
+use rampup_sim::{Collect, Column, RunOutput, Table, TraceSink};
 
 create_exception!(
     rampup._engine,
@@ -109,29 +109,60 @@ fn output_to_py<'py>(py: Python<'py>, out: RunOutput) -> PyResult<Bound<'py, PyD
     Ok(result)
 }
 
+/// Hands the traces to a Python object's `rows(table, columns)` and `pcap(link, data)`.
+/// The first error it raises stops the handing over and is raised by `run`.
+struct PySink<'a> {
+    target: &'a Py<PyAny>,
+    error: Option<PyErr>,
+}
+
+impl PySink<'_> {
+    fn call(&mut self, f: impl FnOnce(Python<'_>) -> PyResult<()>) {
+        if self.error.is_none() {
+            self.error = Python::attach(f).err();
+        }
+    }
+}
+
+impl TraceSink for PySink<'_> {
+    fn rows(&mut self, table: &str, chunk: Table) {
+        let target = self.target;
+        self.call(|py| target.call_method1(py, "rows", (table, table_to_py(py, chunk)?)).map(drop));
+    }
+    fn pcap(&mut self, link: &str, bytes: &[u8]) {
+        let target = self.target;
+        self.call(|py| target.call_method1(py, "pcap", (link, PyBytes::new(py, bytes))).map(drop));
+    }
+}
+
 /// How often a run looks for a signal (Ctrl-C) in wall time: often enough that
 /// `KeyboardInterrupt` comes within a fraction of a second, rarely enough that taking the
 /// GIL costs nothing measurable.
 const SIGNAL_CHECK_EVERY: Duration = Duration::from_millis(50);
 
-/// run(scenario_toml, seed=None, progress=None) -> dict
+/// run(scenario_toml, seed=None, progress=None, sink=None) -> dict
 ///
 /// Simulates the scenario (TOML text) and returns a dict with keys `tables`
 /// (name -> {column -> numpy array, or list of str}), `pcaps` (link -> bytes),
 /// `events`, `seed` (the seed used) and `sim_end_ns`. `seed` overrides the
 /// scenario's own seed. The GIL is released while simulating; pass a `Progress`
-/// to follow the run from another thread. Run on Python's main thread, the run looks for
+/// to follow the run from another thread. With `sink`, the traced tables (timeseries,
+/// queues) and the captures are not in the dict: they go to `sink.rows(table, columns)`
+/// in chunks, in order, and `sink.pcap(link, data)` in pieces, as the run ends, so that
+/// a long run's traces can be written to disk without being held in memory. Run on
+/// Python's main thread, the run looks for
 /// signals every 50 ms and raises what their handlers raise (Ctrl-C: `KeyboardInterrupt`),
 /// returning nothing.
 ///
 /// Raises ScenarioError if the scenario is invalid.
 #[pyfunction]
-#[pyo3(signature = (scenario_toml, seed=None, progress=None))]
+#[pyo3(signature = (scenario_toml, seed=None, progress=None, sink=None))]
 fn run<'py>(
     py: Python<'py>,
     scenario_toml: &str,
     seed: Option<u64>,
     progress: Option<&Bound<'py, Progress>>,
+    sink: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let text = scenario_toml.to_owned();
     let cell = progress.map(|p| Arc::clone(&p.get().fraction_bits));
@@ -139,6 +170,7 @@ fn run<'py>(
     // comes in meanwhile inside the numpy crate (a panic, not KeyboardInterrupt).
     Vec::<u64>::new().into_pyarray(py);
     let mut signal: Option<PyErr> = None;
+    let mut sink_error: Option<PyErr> = None;
     let out = detached(py, || {
         let mut last_check = Instant::now();
         let mut report = |fraction: f64| {
@@ -155,10 +187,22 @@ fn run<'py>(
             }
             ControlFlow::Continue(())
         };
-        rampup_sim::run_toml_with_progress(&text, seed, &mut report)
+        match &sink {
+            None => {
+                let mut traces = Collect::default();
+                let out = rampup_sim::run_toml_streaming(&text, seed, &mut report, &mut traces);
+                out.map(|out| out.map(|out| traces.into_output(out)))
+            }
+            Some(target) => {
+                let mut to_python = PySink { target, error: None };
+                let out = rampup_sim::run_toml_streaming(&text, seed, &mut report, &mut to_python);
+                sink_error = to_python.error;
+                out
+            }
+        }
     })?
     .map_err(scenario_error)?;
-    if let Some(e) = signal {
+    if let Some(e) = signal.or(sink_error) {
         return Err(e);
     }
     let Some(out) = out else {
@@ -202,6 +246,7 @@ mod _engine {
 
     #[pymodule_init]
     fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {
-        m.add("__version__", env!("CARGO_PKG_VERSION"))
+        m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+        m.add("TRACE_CHUNK_ROWS", rampup_sim::trace::CHUNK_ROWS)
     }
 }

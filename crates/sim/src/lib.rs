@@ -9,7 +9,9 @@ pub mod partition;
 pub mod pcap;
 pub mod rng;
 pub mod scenario;
+pub mod spill;
 pub mod topology;
+pub mod trace;
 pub mod units;
 pub mod world;
 
@@ -18,6 +20,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 pub use output::{Column, RunOutput, Table};
 pub use scenario::{Scenario, ScenarioError};
+pub use trace::{Collect, TraceSink};
 
 /// A run's observer: called now and then with the fraction of simulated time done (every
 /// 2^16 events, a few milliseconds of wall time); `Break` stops the run (Ctrl-C).
@@ -39,10 +42,11 @@ pub fn run_toml(scenario_toml: &str, seed: Option<u64>) -> Result<RunOutput, Sce
     Ok(run(&sc, seed.unwrap_or(sc.seed), &mut to_the_end).expect("a run that is never stopped ends"))
 }
 
-/// As `run_toml`, with `progress` following the run; `Ok(None)`: `progress` stopped it.
-pub fn run_toml_with_progress(scenario_toml: &str, seed: Option<u64>, progress: Progress) -> Result<Option<RunOutput>, ScenarioError> {
+/// As `run_toml`, with `progress` following the run (`Ok(None)`: it stopped the run) and
+/// the traces (`trace::TRACED_TABLES` and the captures) going to `sink`, not into the output.
+pub fn run_toml_streaming(scenario_toml: &str, seed: Option<u64>, progress: Progress, sink: &mut dyn TraceSink) -> Result<Option<RunOutput>, ScenarioError> {
     let sc = scenario::parse(scenario_toml)?;
-    Ok(run(&sc, seed.unwrap_or(sc.seed), progress))
+    Ok(run_streaming(&sc, seed.unwrap_or(sc.seed), progress, sink))
 }
 
 /// Runs now in progress in this process.
@@ -62,18 +66,25 @@ impl Drop for Running {
 /// sweep's) keeps to one thread, as does every run with `RAMPUP_THREADS=1`. None: `progress`
 /// stopped the run.
 pub fn run(sc: &Scenario, seed: u64, progress: Progress) -> Option<RunOutput> {
+    let mut traces = Collect::default();
+    run_streaming(sc, seed, progress, &mut traces).map(|out| traces.into_output(out))
+}
+
+/// As `run`, with the traces going to `sink`.
+pub fn run_streaming(sc: &Scenario, seed: u64, progress: Progress, sink: &mut dyn TraceSink) -> Option<RunOutput> {
     let alone = RUNNING.fetch_add(1, Ordering::Relaxed) == 0;
     let _running = Running;
     let split = if alone && threads() > 1 && cores() > 1 { partition::plan(sc) } else { None };
     match split {
-        Some(split) => world::run_split(sc, seed, &split, progress),
-        None => run_on_one_thread(sc, seed, progress),
+        Some(split) => world::run_split(sc, seed, &split, progress, sink),
+        None => world::World::new(sc, seed).run(progress, sink),
     }
 }
 
 /// As `run`, on the calling thread only.
 pub fn run_on_one_thread(sc: &Scenario, seed: u64, progress: Progress) -> Option<RunOutput> {
-    world::World::new(sc, seed).run(progress)
+    let mut traces = Collect::default();
+    world::World::new(sc, seed).run(progress, &mut traces).map(|out| traces.into_output(out))
 }
 
 /// CPUs this process may use (its affinity mask and CPU quota): on one, the halves of a
@@ -90,5 +101,7 @@ fn threads() -> usize {
 /// As `run`, with one event per packet and hop: no admission is computed ahead
 /// (`net::Net::plan_cut_through`). Slower; the tests check that it gives the same tables.
 pub fn run_hop_by_hop(sc: &Scenario, seed: u64) -> RunOutput {
-    world::World::new(sc, seed).hop_by_hop().run(&mut to_the_end).expect("a run that is never stopped ends")
+    let mut traces = Collect::default();
+    let out = world::World::new(sc, seed).hop_by_hop().run(&mut to_the_end, &mut traces).expect("a run that is never stopped ends");
+    traces.into_output(out)
 }

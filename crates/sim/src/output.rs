@@ -48,6 +48,28 @@ impl Table {
     }
 }
 
+impl Column {
+    /// Append `other`'s values (a column of the same name and kind).
+    fn extend(&mut self, other: Column) {
+        match (self, other) {
+            (Column::U64(a), Column::U64(b)) => a.extend(b),
+            (Column::I64(a), Column::I64(b)) => a.extend(b),
+            (Column::F64(a), Column::F64(b)) => a.extend(b),
+            (Column::Str(a), Column::Str(b)) => a.extend(b),
+            _ => unreachable!("chunks of one table have the same columns"),
+        }
+    }
+}
+
+impl Table {
+    /// Append the rows of `more`, a chunk of the same table.
+    pub fn extend(&mut self, more: Table) {
+        for ((_, mine), (_, theirs)) in self.columns.iter_mut().zip(more.columns) {
+            mine.extend(theirs);
+        }
+    }
+}
+
 /// Build a table from named columns.
 pub fn table(columns: Vec<(&str, Column)>) -> Table {
     debug_assert!(columns.windows(2).all(|w| w[0].1.len() == w[1].1.len()));

@@ -13,6 +13,7 @@
 use rampup_tcp::Time;
 
 use crate::net::{Body, Packet};
+use crate::trace::Spooled;
 
 const MAGIC_NANOS: u32 = 0xa1b2_3c4d;
 const LINKTYPE_ETHERNET: u32 = 1;
@@ -24,7 +25,8 @@ pub const ETHERNET_FRAMING_FROM: u32 = 54;
 const TIMESTAMPS_OPTION_BYTES: usize = 12;
 
 pub struct Pcap {
-    pub buf: Vec<u8>,
+    /// The file's bytes so far.
+    pub out: Spooled,
     /// Frames start with an Ethernet header (see the module's comment).
     ethernet: bool,
 }
@@ -68,7 +70,9 @@ impl Pcap {
         buf.extend_from_slice(&0u32.to_le_bytes()); // sigfigs
         buf.extend_from_slice(&65_535u32.to_le_bytes()); // snaplen
         buf.extend_from_slice(&(if ethernet { LINKTYPE_ETHERNET } else { LINKTYPE_RAW }).to_le_bytes());
-        Pcap { buf, ethernet }
+        let mut out = Spooled::default();
+        out.memory = buf;
+        Pcap { out, ethernet }
     }
 
     /// Record packet `p`, sent by node `src`, leaving at `now`.
@@ -141,17 +145,18 @@ impl Pcap {
         let secs = (now.as_nanos() / 1_000_000_000) as u32;
         let nanos = (now.as_nanos() % 1_000_000_000) as u32;
         for v in [secs, nanos, caplen as u32, frame as u32] {
-            self.buf.extend_from_slice(&v.to_le_bytes());
+            self.out.memory.extend_from_slice(&v.to_le_bytes());
         }
         if self.ethernet {
             // Locally administered MAC addresses that carry the node numbers; type IPv4.
             for node in [p.dst, src] {
-                self.buf.extend_from_slice(&[0x02, 0]);
-                self.buf.extend_from_slice(&(node + 1).to_be_bytes());
+                self.out.memory.extend_from_slice(&[0x02, 0]);
+                self.out.memory.extend_from_slice(&(node + 1).to_be_bytes());
             }
-            self.buf.extend_from_slice(&[0x08, 0x00]);
+            self.out.memory.extend_from_slice(&[0x08, 0x00]);
         }
-        self.buf.extend_from_slice(&ip);
-        self.buf.extend_from_slice(&l4);
+        self.out.memory.extend_from_slice(&ip);
+        self.out.memory.extend_from_slice(&l4);
+        self.out.spill_if_full();
     }
 }

@@ -15,6 +15,7 @@ use crate::output::{table, Column, RunOutput, Table};
 use crate::partition::Split;
 use crate::pcap::Pcap;
 use crate::scenario::{App, Scenario};
+use crate::trace::{Series, StateRow, TraceSink};
 use crate::Progress;
 
 #[derive(Clone, Copy)]
@@ -91,52 +92,6 @@ struct UdpState {
     received: u64,
     received_bytes: u64,
     dropped: u64,
-}
-
-/// A sender's state when it changed (the timeseries table).
-struct StateRow {
-    t: Time,
-    flow: u32,
-    s: Snapshot,
-}
-
-/// A port's queue after an admission or a departure (the queues table). The port is kept
-/// by index and named once, in `finish`, so that a row (one per packet and hop) allocates
-/// nothing.
-struct QueueRow {
-    t: Time,
-    port: u32,
-    packets: u64,
-    bytes: u64,
-    drops: u64,
-}
-
-#[derive(Default)]
-struct Series {
-    states: Vec<StateRow>,
-    queues: Vec<QueueRow>,
-}
-
-impl Series {
-    /// Order the rows by time, then by flow or port. Ends that take segments ahead of time
-    /// (`World::receive_ahead`) record their state at the segment's arrival, and ports whose
-    /// admissions are computed ahead (`Net::plan_cut_through`) record their queue when next
-    /// used, so rows of different flows or ports interleave out of order; each one's own
-    /// rows are in order, and a stable sort keeps them so.
-    fn sort_rows(&mut self) {
-        self.states.sort_by_key(|r| (r.t, r.flow));
-        self.queues.sort_by_key(|r| (r.t, r.port));
-    }
-
-    /// Add `other`'s rows (of the other half of a split run), leaving it empty.
-    fn append(&mut self, other: &mut Series) {
-        self.states.append(&mut other.states);
-        self.queues.append(&mut other.queues);
-    }
-
-    fn record_queue(&mut self, t: Time, port: u32, p: &Port) {
-        self.queues.push(QueueRow { t, port, packets: p.queued_packets() as u64, bytes: p.queued_bytes(), drops: p.stats.drops });
-    }
 }
 
 /// A packet sent across the cut of a split run (`crate::partition`): it reaches the cut
@@ -220,7 +175,7 @@ const PUBLISH_EVERY: u64 = 64;
 
 /// Run `sc` split at `split` (`crate::partition`), half 1 on a second thread; `progress`
 /// follows half 0. None: `progress` stopped the run.
-pub fn run_split(sc: &Scenario, seed: u64, split: &Split, progress: Progress) -> Option<RunOutput> {
+pub fn run_split(sc: &Scenario, seed: u64, split: &Split, progress: Progress, sink: &mut dyn TraceSink) -> Option<RunOutput> {
     let halves: [HalfLink; 2] = Default::default();
     let [a, b] = [0, 1].map(|h| World::new_half(sc, seed, Some((split, h))));
     let cpus = affinity::split_cpus();
@@ -244,7 +199,7 @@ pub fn run_split(sc: &Scenario, seed: u64, split: &Split, progress: Progress) ->
         w.take_crossings(&mut left, me, &halves);
     }
     a.absorb(b);
-    Some(a.finish())
+    Some(a.finish(sink))
 }
 
 impl<'s> World<'s> {
@@ -330,6 +285,16 @@ impl<'s> World<'s> {
         w
     }
 
+    /// Keep traces in memory only up to `rows` rows and captures up to `pcap_bytes`, to
+    /// test that going to disk changes no result.
+    pub fn spill_after(mut self, rows: usize, pcap_bytes: usize) -> Self {
+        self.series = Series::new(rows);
+        for p in self.pcaps.iter_mut().flatten() {
+            p.out.set_limit(pcap_bytes);
+        }
+        self
+    }
+
     /// Take every packet hop by hop and every segment at its arrival (see
     /// `crate::run_hop_by_hop`).
     pub fn hop_by_hop(mut self) -> Self {
@@ -375,12 +340,12 @@ impl<'s> World<'s> {
 
     /// Run to the scenario's end. `progress` is called now and then with the fraction done;
     /// None: it stopped the run.
-    pub fn run(mut self, progress: Progress) -> Option<RunOutput> {
+    pub fn run(mut self, progress: Progress, sink: &mut dyn TraceSink) -> Option<RunOutput> {
         let end = Time::ZERO + self.sc.duration;
         self.handle_until(end, u64::MAX, &mut 0, progress).continue_value()?;
         self.now = end;
         _ = progress(1.0);
-        Some(self.finish())
+        Some(self.finish(sink))
     }
 
     /// The fraction of the run done at `t`, for `progress`.
@@ -564,7 +529,7 @@ impl<'s> World<'s> {
         p.delivered += o.delivered;
         p.dropped += o.dropped;
         p.lost += o.lost;
-        self.series.append(&mut other.series);
+        self.series.append(std::mem::take(&mut other.series));
         self.other_events = other.events.processed();
         self.other_in_flight = other.late_in_flight();
     }
@@ -705,7 +670,7 @@ impl<'s> World<'s> {
             let s = c.ep.snapshot();
             if c.last != Some(s) {
                 c.last = Some(s);
-                self.series.states.push(StateRow { t: now, flow: flow as u32, s });
+                self.series.record_state(StateRow { t: now, flow: flow as u32, s });
             }
         }
         let acked = self.conns[ep as usize].ep.bytes_acked();
@@ -927,7 +892,9 @@ impl<'s> World<'s> {
         self.events.pending().filter(|e| matches!(e, Event::ArriveLate(..) | Event::Discard { .. })).count() as u64
     }
 
-    fn finish(mut self) -> RunOutput {
+    /// The run's tables; the traced ones (`trace::TRACED_TABLES`) and the captures go to
+    /// `sink`, not into the output.
+    fn finish(mut self, sink: &mut dyn TraceSink) -> RunOutput {
         let end = self.now;
         let trace = self.sc.trace.queues;
         for (i, p) in self.net.ports.iter_mut().enumerate() {
@@ -936,7 +903,6 @@ impl<'s> World<'s> {
             p.expire(end, trace.then_some(&mut record));
             p.settle(end);
         }
-        self.series.sort_rows();
         let late = self.late_in_flight() + self.other_in_flight;
         let sc = self.sc;
         let names = |i: usize| sc.net.nodes[i].name.clone();
@@ -985,27 +951,6 @@ impl<'s> World<'s> {
             ("drops", Column::U64(tr.iter().map(|t| t.drops).collect())),
         ]);
 
-        let (st, q) = (&self.series.states, &self.series.queues);
-        let timeseries = table(vec![
-            ("t_ns", Column::U64(st.iter().map(|r| r.t.as_nanos()).collect())),
-            ("flow", Column::U64(st.iter().map(|r| r.flow as u64).collect())),
-            ("cwnd_bytes", Column::U64(st.iter().map(|r| r.s.cwnd).collect())),
-            ("ssthresh_bytes", Column::F64(st.iter().map(|r| if r.s.ssthresh == u64::MAX { f64::NAN } else { r.s.ssthresh as f64 }).collect())),
-            ("srtt_ns", Column::F64(st.iter().map(|r| r.s.srtt.map_or(f64::NAN, |d| d.as_nanos() as f64)).collect())),
-            ("flight_bytes", Column::U64(st.iter().map(|r| r.s.flight).collect())),
-            ("snd_nxt", Column::U64(st.iter().map(|r| r.s.snd_nxt).collect())),
-            ("snd_una", Column::U64(st.iter().map(|r| r.s.snd_una).collect())),
-            ("cc_mode", Column::Str(st.iter().map(|r| r.s.cc_mode.to_string()).collect())),
-            ("congestive_events", Column::U64(st.iter().map(|r| r.s.congestive_events as u64).collect())),
-            ("pacing", Column::U64(st.iter().map(|r| r.s.pacing as u64).collect())),
-        ]);
-        let queues = table(vec![
-            ("t_ns", Column::U64(q.iter().map(|r| r.t.as_nanos()).collect())),
-            ("queue", Column::Str(q.iter().map(|r| self.net.ports[r.port as usize].name.clone()).collect())),
-            ("packets", Column::U64(q.iter().map(|r| r.packets).collect())),
-            ("bytes", Column::U64(q.iter().map(|r| r.bytes).collect())),
-            ("drops", Column::U64(q.iter().map(|r| r.drops).collect())),
-        ]);
         let ports = &self.net.ports;
         let elapsed = end.as_nanos().max(1) as f64;
         let links = table(vec![
@@ -1036,23 +981,22 @@ impl<'s> World<'s> {
             ("lost", Column::U64(vec![pk.lost])),
             ("in_flight", Column::U64(vec![on_wire + late])),
         ]);
-        let pcaps = self
-            .pcaps
-            .into_iter()
-            .enumerate()
-            .filter_map(|(i, p)| p.map(|p| (ports[i].name.replace("->", "_to_"), p.buf)))
-            .collect();
+        self.series.drain(sink, |port| ports[port as usize].name.clone());
+        for (i, p) in self.pcaps.into_iter().enumerate() {
+            if let Some(p) = p {
+                let link = ports[i].name.replace("->", "_to_");
+                p.out.drain(|bytes| sink.pcap(&link, bytes));
+            }
+        }
         RunOutput {
             tables: vec![
                 ("flows".into(), flows.into_table()),
                 ("transfers".into(), transfers),
-                ("timeseries".into(), timeseries),
-                ("queues".into(), queues),
                 ("links".into(), links),
                 ("udp".into(), udp),
                 ("packets".into(), packets),
             ],
-            pcaps,
+            pcaps: Vec::new(),
             events: self.events.processed() + self.other_events,
             seed: self.seed,
             sim_end_ns: end.as_nanos(),

@@ -189,6 +189,7 @@ proptest! {
         let fast = rampup_sim::run(&sc, seed, &mut rampup_sim::to_the_end).unwrap();
         let reference = rampup_sim::run_hop_by_hop(&sc, seed);
         prop_assert!(fast.events <= reference.events);
+        prop_assert_eq!(spilled(&sc, seed).digest(), fast.digest(), "traces through temporary files in\n{}", text);
         for (name, table) in &reference.tables {
             // Compared as text: NaN (a flow that did not finish) is not equal to itself.
             prop_assert_eq!(format!("{:?}", fast.table(name)), format!("{:?}", table), "table {} in\n{}", name, text);
@@ -196,11 +197,21 @@ proptest! {
     }
 }
 
+/// `sc` run on one thread with its traces going to temporary files every few rows or bytes
+/// (`spill`), as a long run's do.
+fn spilled(sc: &rampup_sim::Scenario, seed: u64) -> rampup_sim::RunOutput {
+    let mut traces = rampup_sim::Collect::default();
+    let world = rampup_sim::world::World::new(sc, seed).spill_after(37, 1000);
+    let out = world.run(&mut rampup_sim::to_the_end, &mut traces).unwrap();
+    traces.into_output(out)
+}
+
 /// The tables of `sc` run split over two threads at `cut` and run on one, then the digests
 /// of the two runs (tables and packet captures). (Called directly, not through
 /// `rampup_sim::run`, which keeps to one thread while other tests run.)
 fn split_and_whole(sc: &rampup_sim::Scenario, seed: u64, cut: &Split) -> Vec<(String, String, String)> {
-    let split = rampup_sim::world::run_split(sc, seed, cut, &mut rampup_sim::to_the_end).unwrap();
+    let mut traces = rampup_sim::Collect::default();
+    let split = rampup_sim::world::run_split(sc, seed, cut, &mut rampup_sim::to_the_end, &mut traces).map(|o| traces.into_output(o)).unwrap();
     let whole = rampup_sim::run_on_one_thread(sc, seed, &mut rampup_sim::to_the_end).unwrap();
     // Compared as text: NaN (a flow that did not finish) is not equal to itself.
     let tables = whole.tables.iter().map(|(name, t)| (name.clone(), format!("{:?}", split.table(name)), format!("{t:?}")));
@@ -249,6 +260,8 @@ fn a_split_dumbbell_gives_the_same_tables() {
         for (name, split, whole) in split_and_whole(&sc, 3, &split) {
             assert_eq!(split, whole, "table {name} in\n{text}");
         }
+        let whole = rampup_sim::run_on_one_thread(&sc, 3, &mut rampup_sim::to_the_end).unwrap();
+        assert_eq!(spilled(&sc, 3).digest(), whole.digest(), "traces and captures through temporary files");
     }
 }
 
@@ -268,7 +281,7 @@ fn a_stopped_run_ends_early_without_a_result() {
     }
     let (mut one, mut two) = (Vec::new(), Vec::new());
     assert!(rampup_sim::run_on_one_thread(&sc, 1, &mut stop_at_five_percent(&mut one)).is_none());
-    assert!(rampup_sim::world::run_split(&sc, 1, &split, &mut stop_at_five_percent(&mut two)).is_none());
+    assert!(rampup_sim::world::run_split(&sc, 1, &split, &mut stop_at_five_percent(&mut two), &mut rampup_sim::Collect::default()).is_none());
     for reports in [one, two] {
         let last = *reports.last().unwrap();
         assert!((0.05..0.2).contains(&last), "stopped soon after 5%, not at {last}");
