@@ -15,7 +15,7 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
-use rampup_sim::{Collect, Column, RunOutput, Table, TraceSink};
+use rampup_sim::{Collect, Column, RunError, RunOutput, Table, TraceSink};
 
 create_exception!(
     rampup._engine,
@@ -191,7 +191,7 @@ fn run<'py>(
             None => {
                 let mut traces = Collect::default();
                 let out = rampup_sim::run_toml_streaming(&text, seed, &mut report, &mut traces);
-                out.map(|out| out.map(|out| traces.into_output(out)))
+                out.map(|out| traces.into_output(out))
             }
             Some(target) => {
                 let mut to_python = PySink { target, error: None };
@@ -200,13 +200,14 @@ fn run<'py>(
                 out
             }
         }
-    })?
-    .map_err(scenario_error)?;
+    })?;
     if let Some(e) = signal.or(sink_error) {
         return Err(e);
     }
-    let Some(out) = out else {
-        return Err(PyRuntimeError::new_err("engine bug: a run stopped without a signal"));
+    let out = match out {
+        Ok(out) => out,
+        Err(RunError::Scenario(e)) => return Err(scenario_error(e)),
+        Err(RunError::Stopped) => return Err(PyRuntimeError::new_err("engine bug: a run stopped without a signal")),
     };
     // A signal during the run's last events or while it made its tables counts too.
     py.check_signals()?;

@@ -26,6 +26,22 @@ pub use trace::{Collect, TraceSink};
 /// 2^16 events, a few milliseconds of wall time); `Break` stops the run (Ctrl-C).
 pub type Progress<'a> = &'a mut dyn FnMut(f64) -> ControlFlow<()>;
 
+/// Why a run gave no output.
+#[derive(Debug)]
+pub enum RunError {
+    /// The scenario is invalid, or a trace passed its budget (`[trace] max_rows`): one line
+    /// that names the key.
+    Scenario(ScenarioError),
+    /// The observer (`Progress`) stopped the run.
+    Stopped,
+}
+
+impl From<ScenarioError> for RunError {
+    fn from(e: ScenarioError) -> Self {
+        RunError::Scenario(e)
+    }
+}
+
 /// An observer that lets the run go to its end.
 pub fn to_the_end(_: f64) -> ControlFlow<()> {
     ControlFlow::Continue(())
@@ -39,14 +55,18 @@ pub fn check_toml(scenario_toml: &str) -> Result<(), ScenarioError> {
 /// Run a scenario given as TOML text; `seed` overrides the scenario's own.
 pub fn run_toml(scenario_toml: &str, seed: Option<u64>) -> Result<RunOutput, ScenarioError> {
     let sc = scenario::parse(scenario_toml)?;
-    Ok(run(&sc, seed.unwrap_or(sc.seed), &mut to_the_end).expect("a run that is never stopped ends"))
+    match run(&sc, seed.unwrap_or(sc.seed), &mut to_the_end) {
+        Ok(out) => Ok(out),
+        Err(RunError::Scenario(e)) => Err(e),
+        Err(RunError::Stopped) => unreachable!("to_the_end stops no run"),
+    }
 }
 
-/// As `run_toml`, with `progress` following the run (`Ok(None)`: it stopped the run) and
-/// the traces (`trace::TRACED_TABLES` and the captures) going to `sink`, not into the output.
-pub fn run_toml_streaming(scenario_toml: &str, seed: Option<u64>, progress: Progress, sink: &mut dyn TraceSink) -> Result<Option<RunOutput>, ScenarioError> {
+/// As `run_toml`, with `progress` following the run (and maybe stopping it) and the traces
+/// (`trace::TRACED_TABLES` and the captures) going to `sink`, not into the output.
+pub fn run_toml_streaming(scenario_toml: &str, seed: Option<u64>, progress: Progress, sink: &mut dyn TraceSink) -> Result<RunOutput, RunError> {
     let sc = scenario::parse(scenario_toml)?;
-    Ok(run_streaming(&sc, seed.unwrap_or(sc.seed), progress, sink))
+    run_streaming(&sc, seed.unwrap_or(sc.seed), progress, sink)
 }
 
 /// Runs now in progress in this process.
@@ -63,15 +83,14 @@ impl Drop for Running {
 /// Run a checked scenario with `seed`: on two threads when the network splits in two
 /// (`partition::plan`) and the process may use two CPUs, else on one. The tables are the
 /// same either way. A run that starts while another is in progress in this process (a
-/// sweep's) keeps to one thread, as does every run with `RAMPUP_THREADS=1`. None: `progress`
-/// stopped the run.
-pub fn run(sc: &Scenario, seed: u64, progress: Progress) -> Option<RunOutput> {
+/// sweep's) keeps to one thread, as does every run with `RAMPUP_THREADS=1`.
+pub fn run(sc: &Scenario, seed: u64, progress: Progress) -> Result<RunOutput, RunError> {
     let mut traces = Collect::default();
     run_streaming(sc, seed, progress, &mut traces).map(|out| traces.into_output(out))
 }
 
 /// As `run`, with the traces going to `sink`.
-pub fn run_streaming(sc: &Scenario, seed: u64, progress: Progress, sink: &mut dyn TraceSink) -> Option<RunOutput> {
+pub fn run_streaming(sc: &Scenario, seed: u64, progress: Progress, sink: &mut dyn TraceSink) -> Result<RunOutput, RunError> {
     let alone = RUNNING.fetch_add(1, Ordering::Relaxed) == 0;
     let _running = Running;
     let split = if alone && threads() > 1 && cores() > 1 { partition::plan(sc) } else { None };
@@ -82,7 +101,7 @@ pub fn run_streaming(sc: &Scenario, seed: u64, progress: Progress, sink: &mut dy
 }
 
 /// As `run`, on the calling thread only.
-pub fn run_on_one_thread(sc: &Scenario, seed: u64, progress: Progress) -> Option<RunOutput> {
+pub fn run_on_one_thread(sc: &Scenario, seed: u64, progress: Progress) -> Result<RunOutput, RunError> {
     let mut traces = Collect::default();
     world::World::new(sc, seed).run(progress, &mut traces).map(|out| traces.into_output(out))
 }
@@ -102,6 +121,6 @@ fn threads() -> usize {
 /// (`net::Net::plan_cut_through`). Slower; the tests check that it gives the same tables.
 pub fn run_hop_by_hop(sc: &Scenario, seed: u64) -> RunOutput {
     let mut traces = Collect::default();
-    let out = world::World::new(sc, seed).hop_by_hop().run(&mut to_the_end, &mut traces).expect("a run that is never stopped ends");
+    let out = world::World::new(sc, seed).hop_by_hop().run(&mut to_the_end, &mut traces).expect("a test run without a trace budget ends");
     traces.into_output(out)
 }

@@ -278,6 +278,7 @@ struct TraceFile {
     queues: Option<bool>,
     #[serde(default)]
     pcap: Vec<String>,
+    max_rows: Option<u64>,
 }
 
 // ---------------------------------------------------------------- the checked model
@@ -338,6 +339,9 @@ pub struct Trace {
     pub queues: bool,
     /// Indices into `NetSpec::links`.
     pub pcap: Vec<usize>,
+    /// A run stops with an error when a traced table passes this many rows (in each half
+    /// of a split run).
+    pub max_rows: Option<u64>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -439,7 +443,8 @@ fn check(f: File) -> Result<Scenario, ScenarioError> {
     for (i, name) in tf.pcap.iter().enumerate() {
         pcap.push(link_by_name(&net, name, &format!("trace.pcap[{i}]"))?);
     }
-    let trace = Trace { timeseries: tf.timeseries.unwrap_or(true), queues: tf.queues.unwrap_or(true), pcap };
+    let max_rows = tf.max_rows.map(|n| within("trace.max_rows", n, 1..=MAX_COUNT, "rows")).transpose()?;
+    let trace = Trace { timeseries: tf.timeseries.unwrap_or(true), queues: tf.queues.unwrap_or(true), pcap, max_rows };
     // Events rank ports, connection ends, flows with sources, and changes by index (`Order`).
     let max = crate::engine::MAX_INDEX as usize;
     if net.links.len() * 2 > max || flows.len() * 2 > max || flows.len() + udp.len() > max || changes.len() > max {

@@ -38,6 +38,8 @@ enum Run<R: Row> {
 pub struct Rows<R: Row> {
     /// Not yet sorted, in the order recorded (after every run's rows).
     memory: Vec<R>,
+    /// Rows recorded, in memory and in runs.
+    len: u64,
     runs: Vec<Run<R>>,
     limit: usize,
     ctx: R::Ctx,
@@ -46,10 +48,15 @@ pub struct Rows<R: Row> {
 impl<R: Row> Rows<R> {
     /// Rows of which at most `limit` are kept in memory.
     pub fn new(limit: usize) -> Self {
-        Rows { memory: Vec::new(), runs: Vec::new(), limit: limit.max(1), ctx: R::Ctx::default() }
+        Rows { memory: Vec::new(), len: 0, runs: Vec::new(), limit: limit.max(1), ctx: R::Ctx::default() }
+    }
+
+    pub fn len(&self) -> u64 {
+        self.len
     }
 
     pub fn push(&mut self, row: R) {
+        self.len += 1;
         self.memory.push(row);
         if self.memory.len() >= self.limit {
             self.spill();
@@ -104,6 +111,7 @@ impl<R: Row> Rows<R> {
         }
         self.runs.append(&mut other.runs);
         self.memory = other.memory;
+        self.len += other.len;
         if self.memory.len() >= self.limit {
             self.spill();
         }

@@ -179,6 +179,11 @@ impl Series {
         self.queues.push(QueueRow { t, port, packets: p.queued_packets() as u64, bytes: p.queued_bytes(), drops: p.stats.drops });
     }
 
+    /// The first table with more than `max` rows, if any.
+    pub fn over(&self, max: u64) -> Option<&'static str> {
+        [self.states.len(), self.queues.len()].into_iter().zip(TRACED_TABLES).find(|&(n, _)| n > max).map(|(_, t)| t)
+    }
+
     /// Add `other`'s rows (of the other half of a split run, recorded after these).
     pub fn append(&mut self, other: Series) {
         self.states.append(other.states);

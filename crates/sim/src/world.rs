@@ -16,6 +16,7 @@ use crate::partition::Split;
 use crate::pcap::Pcap;
 use crate::scenario::{App, Scenario};
 use crate::trace::{Series, StateRow, TraceSink};
+use crate::{to_the_end, RunError, ScenarioError};
 use crate::Progress;
 
 #[derive(Clone, Copy)]
@@ -136,6 +137,8 @@ pub struct World<'s> {
     /// its packets in flight outside the ports' wires.
     other_events: u64,
     other_in_flight: u64,
+    /// Why this half of a split run stopped early, if it did.
+    stop: Option<RunError>,
 }
 
 /// What the two halves of a split run share: each one's published clock (nanoseconds)
@@ -174,22 +177,22 @@ fn arrival_order(port: u32, head: OnWire) -> Order {
 const PUBLISH_EVERY: u64 = 64;
 
 /// Run `sc` split at `split` (`crate::partition`), half 1 on a second thread; `progress`
-/// follows half 0. None: `progress` stopped the run.
-pub fn run_split(sc: &Scenario, seed: u64, split: &Split, progress: Progress, sink: &mut dyn TraceSink) -> Option<RunOutput> {
+/// follows half 0.
+pub fn run_split(sc: &Scenario, seed: u64, split: &Split, progress: Progress, sink: &mut dyn TraceSink) -> Result<RunOutput, RunError> {
     let halves: [HalfLink; 2] = Default::default();
     let [a, b] = [0, 1].map(|h| World::new_half(sc, seed, Some((split, h))));
     let cpus = affinity::split_cpus();
     let (mut a, mut b) = std::thread::scope(|s| {
         let other = s.spawn(|| {
             let _pinned = cpus.as_ref().and_then(|c| affinity::pin(&c[1]));
-            b.run_half(1, &halves, split.lookahead, &mut |_| ControlFlow::Continue(()))
+            b.run_half(1, &halves, split.lookahead, &mut to_the_end)
         });
         let _pinned = cpus.as_ref().and_then(|c| affinity::pin(&c[0]));
         let a = a.run_half(0, &halves, split.lookahead, progress);
         (a, other.join().expect("the second half's thread does not panic"))
     });
-    if halves.iter().any(|h| h.stopped.load(Ordering::Relaxed)) {
-        return None;
+    if let Some(stop) = a.stop.take().or_else(|| b.stop.take()) {
+        return Err(stop);
     }
     // What reached the cut link by the end and was not taken yet is offered to its port now
     // (its arrival is after the end: a half stops only when the other's clock plus the
@@ -199,7 +202,7 @@ pub fn run_split(sc: &Scenario, seed: u64, split: &Split, progress: Progress, si
         w.take_crossings(&mut left, me, &halves);
     }
     a.absorb(b);
-    Some(a.finish(sink))
+    a.finish(sink)
 }
 
 impl<'s> World<'s> {
@@ -237,6 +240,7 @@ impl<'s> World<'s> {
             cut_port: u32::MAX,
             other_events: 0,
             other_in_flight: 0,
+            stop: None,
         };
         let owns: Vec<bool> = match split {
             Some((split, h)) => split.half.iter().map(|&x| x == h).collect(),
@@ -338,14 +342,36 @@ impl<'s> World<'s> {
         }
     }
 
-    /// Run to the scenario's end. `progress` is called now and then with the fraction done;
-    /// None: it stopped the run.
-    pub fn run(mut self, progress: Progress, sink: &mut dyn TraceSink) -> Option<RunOutput> {
+    /// Run to the scenario's end. `progress` is called now and then with the fraction done.
+    pub fn run(mut self, progress: Progress, sink: &mut dyn TraceSink) -> Result<RunOutput, RunError> {
         let end = Time::ZERO + self.sc.duration;
-        self.handle_until(end, u64::MAX, &mut 0, progress).continue_value()?;
+        if let ControlFlow::Break(stop) = self.handle_until(end, u64::MAX, &mut 0, progress) {
+            return Err(stop);
+        }
         self.now = end;
         _ = progress(1.0);
-        Some(self.finish(sink))
+        self.finish(sink)
+    }
+
+    /// The error when a trace has passed `[trace] max_rows` by `t`.
+    fn over_budget(&self, t: Time) -> Option<RunError> {
+        let max = self.sc.trace.max_rows?;
+        let table = self.series.over(max)?;
+        let at = t.as_nanos() as f64 / 1e9;
+        let msg = format!("trace.max_rows: the {table} trace passed {max} rows by {at:.3}s of simulated time; raise trace.max_rows or set trace.{table} = false");
+        Some(RunError::Scenario(ScenarioError(msg)))
+    }
+
+    /// Tell `progress` how far the run is at `t`, unless a trace has passed its budget
+    /// (`[trace] max_rows`): either stops the run.
+    fn report(&self, t: Time, progress: Progress) -> ControlFlow<RunError> {
+        if let Some(e) = self.over_budget(t) {
+            return ControlFlow::Break(e);
+        }
+        match progress(self.done_at(t)) {
+            ControlFlow::Break(()) => ControlFlow::Break(RunError::Stopped),
+            ControlFlow::Continue(()) => ControlFlow::Continue(()),
+        }
     }
 
     /// The fraction of the run done at `t`, for `progress`.
@@ -355,8 +381,8 @@ impl<'s> World<'s> {
 
     /// Handle the events due by `until`, at most `max` of them, calling `progress` every
     /// 2^16 events (the next at `next_report`); the time of the last one handled, or Break
-    /// if `progress` stopped the run.
-    fn handle_until(&mut self, until: Time, max: u64, next_report: &mut u64, progress: Progress) -> ControlFlow<(), Option<Time>> {
+    /// if the run stops (`report`).
+    fn handle_until(&mut self, until: Time, max: u64, next_report: &mut u64, progress: Progress) -> ControlFlow<RunError, Option<Time>> {
         let mut last = None;
         for _ in 0..max {
             let Some((t, &ev)) = self.events.first_until(until) else { break };
@@ -378,7 +404,7 @@ impl<'s> World<'s> {
             last = Some(t);
             if self.events.processed() >= *next_report {
                 *next_report += 1 << 16;
-                progress(self.done_at(t))?;
+                self.report(t, progress)?;
             }
         }
         ControlFlow::Continue(last)
@@ -416,7 +442,7 @@ impl<'s> World<'s> {
             std::mem::swap(&mut taken, &mut *halves[me].inbox.lock().expect("no thread panicked"));
             self.take_crossings(&mut taken, me, halves);
             let until = (Time(clock) + lookahead).min(end);
-            while let ControlFlow::Continue(Some(t)) = self.handle_until(until, PUBLISH_EVERY, &mut by_events, &mut |_| ControlFlow::Continue(())) {
+            while let ControlFlow::Continue(Some(t)) = self.handle_until(until, PUBLISH_EVERY, &mut by_events, &mut to_the_end) {
                 self.publish(me, halves, t);
             }
             if until >= end {
@@ -431,11 +457,14 @@ impl<'s> World<'s> {
                 next_mark = done + step;
             }
             rounds = rounds.wrapping_add(1);
-            if (mark || rounds % 1024 == 0) && progress(self.done_at(done)).is_break() {
-                // Release the other half, which may be waiting for this one's clock.
-                halves[me].stopped.store(true, Ordering::Release);
-                self.publish(me, halves, Time::MAX);
-                return self;
+            if mark || rounds % 1024 == 0 {
+                if let ControlFlow::Break(stop) = self.report(done, progress) {
+                    self.stop = Some(stop);
+                    // Release the other half, which may be waiting for this one's clock.
+                    halves[me].stopped.store(true, Ordering::Release);
+                    self.publish(me, halves, Time::MAX);
+                    return self;
+                }
             }
             let mut spins = 0u32;
             while other.clock.load(Ordering::Acquire) == clock && halves[me].mail.load(Ordering::Acquire) == mail {
@@ -893,8 +922,8 @@ impl<'s> World<'s> {
     }
 
     /// The run's tables; the traced ones (`trace::TRACED_TABLES`) and the captures go to
-    /// `sink`, not into the output.
-    fn finish(mut self, sink: &mut dyn TraceSink) -> RunOutput {
+    /// `sink`, not into the output. An error if a trace has passed its budget by the end.
+    fn finish(mut self, sink: &mut dyn TraceSink) -> Result<RunOutput, RunError> {
         let end = self.now;
         let trace = self.sc.trace.queues;
         for (i, p) in self.net.ports.iter_mut().enumerate() {
@@ -902,6 +931,9 @@ impl<'s> World<'s> {
             let mut record = |p: &Port, t| series.record_queue(t, i as u32, p);
             p.expire(end, trace.then_some(&mut record));
             p.settle(end);
+        }
+        if let Some(e) = self.over_budget(end) {
+            return Err(e);
         }
         let late = self.late_in_flight() + self.other_in_flight;
         let sc = self.sc;
@@ -988,7 +1020,7 @@ impl<'s> World<'s> {
                 p.out.drain(|bytes| sink.pcap(&link, bytes));
             }
         }
-        RunOutput {
+        Ok(RunOutput {
             tables: vec![
                 ("flows".into(), flows.into_table()),
                 ("transfers".into(), transfers),
@@ -1000,7 +1032,7 @@ impl<'s> World<'s> {
             events: self.events.processed() + self.other_events,
             seed: self.seed,
             sim_end_ns: end.as_nanos(),
-        }
+        })
     }
 }
 

@@ -280,11 +280,27 @@ fn a_stopped_run_ends_early_without_a_result() {
         }
     }
     let (mut one, mut two) = (Vec::new(), Vec::new());
-    assert!(rampup_sim::run_on_one_thread(&sc, 1, &mut stop_at_five_percent(&mut one)).is_none());
-    assert!(rampup_sim::world::run_split(&sc, 1, &split, &mut stop_at_five_percent(&mut two), &mut rampup_sim::Collect::default()).is_none());
+    assert!(matches!(rampup_sim::run_on_one_thread(&sc, 1, &mut stop_at_five_percent(&mut one)), Err(rampup_sim::RunError::Stopped)));
+    let mut traces = rampup_sim::Collect::default();
+    assert!(matches!(rampup_sim::world::run_split(&sc, 1, &split, &mut stop_at_five_percent(&mut two), &mut traces), Err(rampup_sim::RunError::Stopped)));
     for reports in [one, two] {
         let last = *reports.last().unwrap();
         assert!((0.05..0.2).contains(&last), "stopped soon after 5%, not at {last}");
+    }
+}
+
+/// A trace over its budget (`[trace] max_rows`) stops a run split over two threads as it
+/// stops one on one thread.
+#[test]
+fn a_trace_over_its_budget_stops_a_split_run() {
+    let text = LOSSY.replace(", bytes = 2000000", "") + "[trace]\nqueues = true\nmax_rows = 5000\n";
+    let sc = rampup_sim::scenario::parse(&text).unwrap();
+    let split = plan(&sc).expect("the dumbbell is split");
+    let mut traces = rampup_sim::Collect::default();
+    match rampup_sim::world::run_split(&sc, 1, &split, &mut rampup_sim::to_the_end, &mut traces) {
+        Err(rampup_sim::RunError::Scenario(e)) => assert!(e.to_string().starts_with("trace.max_rows: the queues trace passed 5000 rows by "), "{e}"),
+        Err(rampup_sim::RunError::Stopped) => panic!("stopped"),
+        Ok(_) => panic!("ran to the end"),
     }
 }
 

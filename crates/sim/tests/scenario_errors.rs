@@ -203,3 +203,17 @@ fn preemptive_values() {
     assert_error("initial_window = 2", "initial_window = 2\npreemptive = { k = 3 }", &["flow[0].tcp.preemptive", "k", "factor", "cutout"]);
     assert_error("initial_window = 2", "initial_window = 2\npreemptive = true", &["flow[0].tcp.preemptive"]);
 }
+
+/// `[trace] max_rows` stops a run whose trace passes it, with one line naming the trace (a
+/// split run: `properties.rs`); a budget the run stays within changes nothing.
+#[test]
+fn a_trace_over_its_budget_stops_the_run() {
+    let with = |max: u64| VALID.replacen("[trace]\n", &format!("[trace]\nmax_rows = {max}\n"), 1);
+    let Err(e) = run_toml(&with(1000), None) else { panic!("ran to the end") };
+    let msg = e.to_string();
+    assert!(msg.starts_with("trace.max_rows: the queues trace passed 1000 rows by "), "{msg}");
+    assert!(!msg.contains('\n'));
+    let unlimited = run_toml(VALID, None).unwrap();
+    assert_eq!(run_toml(&with(1 << 40), None).unwrap().digest(), unlimited.digest());
+    assert_error("[trace]\n", "[trace]\nmax_rows = 0\n", &["trace.max_rows", "at least 1"]);
+}

@@ -56,9 +56,26 @@ def engine_build() -> str:
     return hashlib.sha256(data).hexdigest()[:16]
 
 
+class _Keep:
+    """A trace sink (`_engine.run(..., sink=)`) that keeps the chunks of the traced tables a
+    job keeps and drops the rest, so that a sweep of long runs holds only what it stores."""
+
+    def __init__(self, keep: Sequence[str]) -> None:
+        self.chunks: dict[str, list[pd.DataFrame]] = {name: [] for name in keep}
+
+    def rows(self, table: str, columns: dict[str, Any]) -> None:
+        if table in self.chunks:
+            self.chunks[table].append(pd.DataFrame(columns))
+
+    def pcap(self, link: str, data: bytes) -> None:
+        pass
+
+
 def _run(job: Job) -> dict[str, pd.DataFrame]:
-    raw = _engine.run(job.scenario, job.seed)
-    return {name: pd.DataFrame(raw["tables"][name]) for name in job.keep}
+    traces = _Keep(job.keep)
+    raw = _engine.run(job.scenario, job.seed, None, traces)
+    return {name: pd.DataFrame(raw["tables"][name]) if name in raw["tables"] else pd.concat(traces.chunks[name], ignore_index=True)
+            for name in job.keep}
 
 
 def _run_and_store(job: Job, cache: Path) -> dict[str, pd.DataFrame]:
