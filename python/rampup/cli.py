@@ -196,10 +196,14 @@ def _cell(value: object, column: str) -> Text:
 
 
 def _headline(result: Result) -> Text:
+    # Only numbers of the result (the same on every machine) and the wall time, named as
+    # such; the engine's event count depends on how the run was split over threads.
     m = result.manifest
+    delivered = int(result.tables["packets"]["delivered"].iloc[0]) if "packets" in result.tables else None
+    packets = f", {delivered:,} packets delivered" if delivered is not None else ""
     return Text(
-        f"{m['name'] or 'scenario'}: seed {m['seed']}, {m['events']:,} events, "
-        f"{m['sim_end_s']:g} s simulated in {m['wall_time_s']:.2f} s"
+        f"{m['name'] or 'scenario'}: seed {m['seed']}, {m['sim_end_s']:g} s simulated{packets} "
+        f"(wall time {m['wall_time_s']:.2f} s)"
     )
 
 
