@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -12,10 +13,32 @@ from . import _engine, _toml
 from .folders import _resolved, staged_folder
 from .results import FORMATS, Result, TraceWriter, build
 
-__all__ = ["Scenario", "check", "run", "run_to_folder", "scenario_text"]
+__all__ = ["Scenario", "check", "read_scenario_file", "run", "run_to_folder", "scenario_text"]
 
 #: A scenario: a path to a TOML file (str or os.PathLike), TOML text, or a dict.
 Scenario = Union[str, "os.PathLike[str]", Mapping[str, Any]]
+
+
+#: The largest scenario file read: real ones are a few kilobytes, generated ones (many flows)
+#: a few megabytes; a bigger file is a mistake, like /dev/zero, not read to its end.
+MAX_SCENARIO_BYTES = 64 << 20
+
+
+def read_scenario_file(path: Path) -> str:
+    """The text of the scenario file ``path``; ValueError (one line) if it is not a regular
+    file of at most `MAX_SCENARIO_BYTES` bytes of UTF-8 text, OSError if it cannot be read."""
+    info = path.stat()  # follows links; a loop or a missing file is an OSError
+    if not stat.S_ISREG(info.st_mode):
+        kind = "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file (a device, pipe or socket)"
+        raise ValueError(f"{path}: {kind}; a scenario is a TOML file")
+    with open(path, "rb") as f:
+        data = f.read(MAX_SCENARIO_BYTES + 1)
+    if len(data) > MAX_SCENARIO_BYTES:
+        raise ValueError(f"{path}: larger than {MAX_SCENARIO_BYTES >> 20} MiB; not a scenario file")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{path}: not UTF-8 text (byte {e.start})") from None
 
 
 def scenario_text(scenario: Scenario) -> str:
@@ -27,10 +50,10 @@ def scenario_text(scenario: Scenario) -> str:
     if isinstance(scenario, Mapping):
         return _toml.dumps(scenario)
     if isinstance(scenario, os.PathLike):
-        return Path(scenario).read_text(encoding="utf-8")
+        return read_scenario_file(Path(scenario))
     if isinstance(scenario, str):
         if "\n" not in scenario and "=" not in scenario:
-            return Path(scenario).read_text(encoding="utf-8")
+            return read_scenario_file(Path(scenario))
         return scenario
     raise TypeError(f"a scenario is a path, TOML text or a dict, not {type(scenario).__name__}")
 

@@ -3,9 +3,16 @@
     rampup run FILE [--seed N] [--out DIR] [--csv] [--plot/--no-plot]
     rampup check FILE
 
-Errors in the input (an invalid scenario, a missing or unreadable file, a bad
-``--out``) print one line, ``rampup: error: <message>``, to stderr and exit with
-status 2; other failures (e.g. the disk is full) print one line and exit with 1.
+Exit codes, the same for every subcommand:
+
+    0    done
+    2    bad input: an invalid scenario, a missing, unreadable or oversized scenario
+         file, a bad ``--out`` or option (usage errors included); one line on stderr,
+         ``rampup: error: <message>``
+    130  interrupted (Ctrl-C)
+    1    a failure that is not the input's: the disk is full, or an internal fault
+         (one line asking for a report; ``RAMPUP_DEBUG=1`` shows the traceback)
+
 A subcommand is a function decorated with ``@main.command()``.
 """
 
@@ -38,13 +45,14 @@ from rich.text import Text
 
 from . import __version__, _engine
 from .folders import OutputError, check_target
-from .api import run_to_folder
+from .api import read_scenario_file, run_to_folder
 from .results import Result, safe_name
 
 T = TypeVar("T")
 
 EXIT_FAILURE = 1
 EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130
 #: Runs shorter than this show no progress indicator.
 PROGRESS_AFTER_S = 1.0
 #: Flows listed in the summary before it says "... and N more".
@@ -68,14 +76,42 @@ def _fail(message: object, code: int) -> NoReturn:
     sys.exit(code)
 
 
+#: Where to report an internal fault.
+REPORT = "this is a bug in rampup: please report it with the command you ran and this line"
+
+
 class _Group(click.Group):
-    """Turns `CliError` from any subcommand into one line on stderr and an exit status."""
+    """Holds every subcommand to the exit codes: 0 ok, 2 bad input (a `CliError`, or a
+    usage error, as one line), 130 interrupted, 1 an internal fault (one line asking for
+    a report; the traceback with RAMPUP_DEBUG=1)."""
 
     def invoke(self, ctx: click.Context):  # type: ignore[no-untyped-def]
         try:
             return super().invoke(ctx)
         except CliError as e:
             _fail(e, e.code)
+
+    def main(self, *args, **kwargs):  # type: ignore[no-untyped-def,override]
+        try:
+            code = super().main(*args, standalone_mode=False, **kwargs)
+        except click.exceptions.NoArgsIsHelpError as e:
+            click.echo(e.format_message())  # `rampup` alone: the help, as a usage error
+            sys.exit(EXIT_BAD_INPUT)
+        except click.UsageError as e:
+            names, c = [], e.ctx
+            while c is not None and c.parent is not None:  # the subcommands, not the program's name
+                names.append(c.info_name or "")
+                c = c.parent
+            _fail(f"{e.format_message()} (see '{' '.join(['rampup', *reversed(names)])} --help')", EXIT_BAD_INPUT)
+        except click.ClickException as e:
+            _fail(e.format_message(), EXIT_BAD_INPUT)
+        except (click.Abort, KeyboardInterrupt):
+            _fail("interrupted", EXIT_INTERRUPTED)
+        except Exception as e:  # noqa: BLE001 -- anything else is a bug of rampup's
+            if os.environ.get("RAMPUP_DEBUG"):
+                raise
+            _fail(f"internal fault ({type(e).__name__}: {e}); {REPORT}", EXIT_FAILURE)
+        sys.exit(code if isinstance(code, int) else 0)
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -93,17 +129,13 @@ def main() -> None:
 
 def _read_scenario(path: Path) -> str:
     try:
-        return path.read_text(encoding="utf-8")
+        return read_scenario_file(path)
     except FileNotFoundError:
         raise CliError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise CliError(f"{path}: is a folder, not a scenario file") from None
     except PermissionError:
         raise CliError(f"{path}: permission denied") from None
-    except UnicodeDecodeError as e:
-        raise CliError(f"{path}: not UTF-8 text (byte {e.start})") from None
-    except OSError as e:
-        raise CliError(f"{path}: {e.strerror or e}") from None
+    except (OSError, ValueError) as e:
+        raise CliError(e if isinstance(e, ValueError) else f"{path}: {e.strerror or e}") from None
 
 
 def _check_scenario(path: Path, text: str) -> None:

@@ -157,7 +157,11 @@ def write_folder(target: Path, files: dict[str, bytes], manifest: dict[str, Any]
 def _resolved(target: Path) -> Path:
     """``target`` as an absolute path; a symlink to a folder stands for that folder."""
     target = Path(target)
-    return (target.resolve() if target.is_symlink() else target).absolute()
+    try:
+        return (target.resolve(strict=True) if target.is_symlink() else target).absolute()
+    except (OSError, RuntimeError) as e:  # a loop, or a link to nothing
+        reason = e.strerror if isinstance(e, OSError) and e.strerror else "a symbolic link loop or a broken link"
+        raise OutputError(f"{target}: {reason}; not writing there") from None
 
 
 def _write_file(path: Path, data: bytes, sync: bool = False) -> None:

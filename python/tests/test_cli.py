@@ -132,3 +132,47 @@ def test_a_bad_thread_count_is_refused_in_one_line(run_cli) -> None:  # type: ig
         assert proc.stderr.strip().splitlines() == [f"rampup: error: RAMPUP_THREADS: {value!r} is not allowed; give a whole number of threads, 1 or more"]
     ok = run_cli("bench", "--flows", "1", "--duration", "0.1", "--repeat", "1", "--no-ns2", env={"RAMPUP_THREADS": "1"})
     assert ok.returncode == 0, ok.stderr
+
+
+def test_exit_codes_of_every_kind_of_error(run_cli, demo_path: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # Usage errors: one line naming the help to read, exit 2 (click prints three lines).
+    _assert_one_line_error(run_cli("run", "--bogus", "x"), "No such option '--bogus'", "rampup run --help")
+    _assert_one_line_error(run_cli("frobnicate"), "No such command 'frobnicate'")
+    _assert_one_line_error(run_cli("run"), "Missing argument 'FILE'")
+    _assert_one_line_error(run_cli("run", str(demo_path), "--seed", "-1"), "--seed")
+    # A symlink loop as the scenario and as --out.
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    _assert_one_line_error(run_cli("check", str(tmp_path / "a")), "symbolic links")
+    _assert_one_line_error(run_cli("run", str(demo_path), "--out", str(tmp_path / "a")), "--out", "loop")
+    # Not a regular file: refused before reading (/dev/zero would never end).
+    _assert_one_line_error(run_cli("run", "/dev/zero"), "/dev/zero: not a regular file")
+    _assert_one_line_error(run_cli("check", str(tmp_path)), "a folder")
+    # Help and version are not errors.
+    assert run_cli("--help").returncode == 0
+    assert run_cli("run", "--help").returncode == 0
+
+
+def test_an_internal_fault_is_one_line_asking_for_a_report(monkeypatch: pytest.MonkeyPatch, demo_path: Path) -> None:
+    from click.testing import CliRunner
+
+    def broken(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise AttributeError("'NoneType' object has no attribute 'x'")
+
+    monkeypatch.setattr(cli, "read_scenario_file", broken)
+    monkeypatch.delenv("RAMPUP_DEBUG", raising=False)
+    result = CliRunner().invoke(cli.main, ["check", str(demo_path)])
+    assert result.exit_code == 1
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("rampup: error: internal fault (AttributeError"), result.output
+    assert "this is a bug in rampup: please report it" in lines[0]
+
+
+def test_an_oversized_scenario_file_is_refused_unread(tmp_path: Path) -> None:
+    from rampup import api
+
+    big = tmp_path / "big.toml"
+    with open(big, "wb") as f:
+        f.truncate(api.MAX_SCENARIO_BYTES + 1)  # sparse: costs no disk
+    with pytest.raises(ValueError, match="larger than 64 MiB"):
+        api.read_scenario_file(big)
