@@ -82,3 +82,23 @@ def test_the_dask_backend_gives_the_same_frame(tmp_path: Path) -> None:
     local = rampup.sweep(SCENARIO, grid, seeds=[1, 2], cache=tmp_path / "threads")
     dask = rampup.sweep(SCENARIO, grid, seeds=[1, 2], cache=tmp_path / "dask", backend="dask")
     assert local.equals(dask)
+
+
+def test_a_corrupt_cache_entry_is_run_again_and_replaced(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from rampup.experiments import runner
+
+    runs: list[int] = []
+    real = runner._run
+    monkeypatch.setattr(runner, "_run", lambda job: runs.append(job.seed) or real(job))
+    grid = {"topology.bottleneck_queue.packets": [5, 50]}
+    first = rampup.sweep(SCENARIO, grid, seeds=[1], cache=tmp_path)
+    assert len(runs) == 2
+    # Truncate one entry's table, as an interrupted copy or a full disk would.
+    victim = sorted(tmp_path.glob("*/flows.parquet"))[0]
+    victim.write_bytes(victim.read_bytes()[:100])
+    again = rampup.sweep(SCENARIO, grid, seeds=[1], cache=tmp_path)
+    assert len(runs) == 3, "only the corrupt entry ran again"
+    assert again.equals(first)
+    rampup.sweep(SCENARIO, grid, seeds=[1], cache=tmp_path)
+    assert len(runs) == 3, "and it was replaced: nothing runs now"
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")], "no temporary folders left"

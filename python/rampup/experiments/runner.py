@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import os
 import shutil
 import tempfile
@@ -85,25 +86,59 @@ def _run_and_store(job: Job, cache: Path) -> dict[str, pd.DataFrame]:
     return tables
 
 
+#: In each cache entry: the size and SHA-256 of each table file, written last.
+ENTRY = "entry.json"
+
+
+def _digest(path: Path) -> dict[str, Any]:
+    data = path.read_bytes()
+    return {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+
+
 def _load(folder: Path, keep: Sequence[str]) -> dict[str, pd.DataFrame] | None:
+    """The entry's tables, or None if it is missing or not as it was stored (a file
+    truncated or changed, or no `ENTRY`): then the job runs again and replaces it."""
     try:
+        entry = json.loads((folder / ENTRY).read_text())
+        for name in keep:
+            if _digest(folder / f"{name}.parquet") != entry[name]:
+                return None
         return {name: pq.read_table(folder / f"{name}.parquet").to_pandas() for name in keep}
-    except (OSError, pa.ArrowInvalid):
+    except (OSError, ValueError, KeyError, TypeError, pa.ArrowInvalid):
         return None
 
 
 def _store(folder: Path, tables: dict[str, pd.DataFrame]) -> None:
-    """Write atomically: a finished run is either wholly in the cache or not at all."""
+    """Write atomically: a finished run is either wholly in the cache or not at all. An
+    entry already there (one `_load` refused) is replaced."""
     folder.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
     try:
+        entry = {}
         for name, df in tables.items():
             pq.write_table(pa.Table.from_pandas(df, preserve_index=False), tmp / f"{name}.parquet")
-        os.replace(tmp, folder)
+            entry[name] = _digest(tmp / f"{name}.parquet")
+        (tmp / ENTRY).write_text(json.dumps(entry))
+        _replace(tmp, folder)
     except OSError:
         shutil.rmtree(tmp, ignore_errors=True)
         if not folder.exists():
             raise
+
+
+def _replace(new: Path, folder: Path) -> None:
+    """Rename ``new`` to ``folder``; an old entry there is first renamed aside, then removed
+    (it is a cache entry: the cache names its folders by the hash of what went in)."""
+    try:
+        os.replace(new, folder)
+        return
+    except OSError:
+        if not folder.is_dir():
+            raise
+    old = Path(tempfile.mkdtemp(prefix=f".{folder.name}.old-", dir=folder.parent))
+    os.replace(folder, old / folder.name)
+    os.replace(new, folder)
+    shutil.rmtree(old, ignore_errors=True)
 
 
 def run_jobs(
