@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, VecDeque};
 
 use rampup_tcp::cc::{AdjustiveSchedule, LimitedSlowStartConfig, SsthreshlessConfig, VegasConfig, VegasRtt, VegasSlowStartExit};
-use rampup_tcp::measure::RtoConfig;
+use rampup_tcp::measure::{RtoConfig, RtoRule};
 use rampup_tcp::restart::{IdleThreshold, Restart};
 use rampup_tcp::{CcKind, PreemptiveConfig, Duration, LossWindow, Rate, RecoveryKind, RtoInRecovery, SackPermitted, SackPipe, TcpConfig};
 use rand::Rng;
@@ -180,6 +180,14 @@ enum SackPermittedName {
     Never,
 }
 
+/// How the RTO follows the RTT (`rampup_tcp::measure::RtoRule`).
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+enum RtoRuleName {
+    Rfc6298,
+    Linux,
+}
+
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 enum SackPipeName {
@@ -203,6 +211,7 @@ struct TcpFile {
     min_rto: Option<TimeValue>,
     initial_rto: Option<TimeValue>,
     max_rto: Option<TimeValue>,
+    rto_rule: Option<RtoRuleName>,
     clock_granularity: Option<TimeValue>,
     handshake: Option<bool>,
     restart: Option<RestartName>,
@@ -245,7 +254,7 @@ impl TcpFile {
         }
         pick!(
             cc, recovery, mss, initial_window, initial_ssthresh, max_window, rcv_window, delayed_ack, ack_every,
-            delack_timeout, min_rto, initial_rto, max_rto, clock_granularity, handshake, restart, rbp_scale, idle_threshold, limited_transmit,
+            delack_timeout, min_rto, initial_rto, max_rto, rto_rule, clock_granularity, handshake, restart, rbp_scale, idle_threshold, limited_transmit,
             rto_in_recovery, sack_pipe, sack_permitted, loss_window, dupthresh, byte_counting, vegas_alpha, vegas_beta, vegas_gamma, vegas_rtt,
             vegas_slow_start_exit, ssthreshless_gamma, ssthreshless_schedule, ssthreshless_rtt_tick, max_ssthresh, preemptive
         )
@@ -570,6 +579,11 @@ fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError> {
         min: t.min_rto.map_or(d.rto.min, |v| v.0),
         max: t.max_rto.map_or(d.rto.max, |v| v.0),
         granularity: t.clock_granularity.map_or(d.rto.granularity, |v| v.0),
+        rule: match t.rto_rule {
+            None => d.rto.rule,
+            Some(RtoRuleName::Rfc6298) => RtoRule::Rfc6298,
+            Some(RtoRuleName::Linux) => RtoRule::Linux,
+        },
     };
     if rto.initial == Duration::ZERO {
         return err(format!("{p}.initial_rto"), "must be greater than 0s");

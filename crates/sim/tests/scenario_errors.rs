@@ -114,6 +114,15 @@ fn sack_permitted_takes_its_three_values() {
 }
 
 #[test]
+fn rto_rule_takes_rfc6298_and_linux() {
+    for v in ["rfc6298", "linux"] {
+        let text = VALID.replacen("mss = 1000", &format!("mss = 1000\nrto_rule = \"{v}\""), 1);
+        assert!(check_toml(&text).is_ok(), "{v}");
+    }
+    assert_error("mss = 1000", "mss = 1000\nrto_rule = \"bsd\"", &["flow[0].tcp.rto_rule", "rfc6298", "linux"]);
+}
+
+#[test]
 fn unknown_or_unconnected_nodes() {
     assert_error("to = \"r0\"\nstart", "to = \"r9\"\nstart", &["flow[0].to", "r9"]);
     let island = r#"

@@ -25,6 +25,50 @@ pub struct RtoConfig {
     /// Clock granularity G of RFC 6298 §2.2; with a non-zero G the RTO is also rounded up to
     /// whole ticks, as a BSD kernel with 500 ms ticks does.
     pub granularity: Duration,
+    /// How the RTO follows the RTT samples.
+    pub rule: RtoRule,
+}
+
+/// How the RTO is computed from the RTT samples.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RtoRule {
+    /// RFC 6298 §2: RTO = max(min, SRTT + max(G, 4·RTTVAR)).
+    #[default]
+    Rfc6298,
+    /// Linux (`tcp_rtt_estimator` in net/ipv4/tcp_input.c, `__tcp_set_rto` in
+    /// include/net/tcp.h): RTO = SRTT + rttvar, where rttvar is the largest mean deviation
+    /// (×4, as RFC 6298's 4·RTTVAR) seen in the last RTT but never below `min`, and falls by
+    /// a quarter of its excess at most once per RTT. So the RTO stays at least SRTT + min,
+    /// where RFC 6298's comes down to `min` once the deviation has decayed: on a path whose
+    /// RTT is near `min` that is a spurious timeout. Not modelled: Linux's jiffies (the
+    /// granularity G stands for them) and its 120 s TCP_RTO_MAX (`max` is the bound here).
+    Linux,
+}
+
+impl RtoRule {
+    /// The name used in scenarios.
+    pub fn name(self) -> &'static str {
+        match self {
+            RtoRule::Rfc6298 => "rfc6298",
+            RtoRule::Linux => "linux",
+        }
+    }
+}
+
+/// Linux's deviation state (`RtoRule::Linux`), each ×4 as Linux keeps them.
+#[derive(Clone, Copy, Debug, Default)]
+struct LinuxDeviation {
+    /// `mdev_us`: the smoothed mean deviation.
+    mdev: u64,
+    /// `mdev_max_us`: the largest `mdev` in the current RTT, from `min` up.
+    mdev_max: u64,
+    /// `rttvar_us`: what the RTO adds to SRTT.
+    rttvar: u64,
+    /// `rtt_seq`: the RTT ends when this is acknowledged (None: the ACK that carried the
+    /// first sample sets it).
+    rtt_seq: Option<u64>,
+    /// A sample came since the last ACK: the once-per-RTT step looks at that ACK.
+    sampled: bool,
 }
 
 impl Default for RtoConfig {
@@ -34,6 +78,7 @@ impl Default for RtoConfig {
             min: Duration::from_secs(1),
             max: Duration::from_secs(60),
             granularity: Duration::ZERO,
+            rule: RtoRule::Rfc6298,
         }
     }
 }
@@ -77,6 +122,7 @@ pub struct Measure {
     cfg: RtoConfig,
     srtt: Option<Duration>,
     rttvar: Duration,
+    linux: LinuxDeviation,
     rto: Duration,
     backoff_shift: u32,
     latest_rtt: Option<Duration>,
@@ -105,6 +151,7 @@ impl Measure {
             cfg,
             srtt: None,
             rttvar: Duration::ZERO,
+            linux: LinuxDeviation::default(),
             rto: cfg.initial,
             backoff_shift: 0,
             latest_rtt: None,
@@ -201,7 +248,8 @@ impl Measure {
     pub fn on_rtt_sample(&mut self, r: Duration) {
         self.rtt_samples += 1;
         let g = self.cfg.granularity;
-        match self.srtt {
+        let previous = self.srtt;
+        match previous {
             // RFC 6298 §2.2
             None => {
                 self.srtt = Some(r);
@@ -215,8 +263,13 @@ impl Measure {
             }
         }
         let srtt = self.srtt.unwrap_or(r);
-        let rto = srtt + g.max(Duration(4 * self.rttvar.0));
-        self.rto = rto.round_up_to(g).max(self.cfg.min).min(self.cfg.max);
+        self.rto = match self.cfg.rule {
+            RtoRule::Rfc6298 => (srtt + g.max(Duration(4 * self.rttvar.0))).round_up_to(g).max(self.cfg.min).min(self.cfg.max),
+            RtoRule::Linux => {
+                self.linux_sample(previous, r);
+                (srtt + Duration(self.linux.rttvar)).round_up_to(g).min(self.cfg.max)
+            }
+        };
         // RFC 6298 §5.7: a new sample after backoff collapses the backed-off RTO.
         self.backoff_shift = 0;
         self.latest_rtt = Some(r);
@@ -226,9 +279,63 @@ impl Measure {
         self.epoch_rtt_count += 1;
     }
 
+    /// `tcp_rtt_estimator`'s deviation update for sample `r` (`previous`: SRTT before it).
+    fn linux_sample(&mut self, previous: Option<Duration>, r: Duration) {
+        let min = self.cfg.min.0;
+        let l = &mut self.linux;
+        l.sampled = true;
+        let Some(srtt) = previous else {
+            // The first sample: mdev = 2·r (so that RTO = 3·r), rttvar at least `min`.
+            l.mdev = 2 * r.0;
+            l.rttvar = l.mdev.max(min);
+            l.mdev_max = l.rttvar;
+            l.rtt_seq = None;
+            return;
+        };
+        let err = r.0.abs_diff(srtt.0);
+        let step = err as i64 - (l.mdev / 4) as i64;
+        // An RTT that fell raises mdev with an eighth of the gain (Linux's comment: as Eifel,
+        // it keeps the RTO from growing when the RTT drops).
+        let step = if r.0 < srtt.0 && step > 0 { step / 8 } else { step };
+        l.mdev = l.mdev.saturating_add_signed(step);
+        if l.mdev > l.mdev_max {
+            l.mdev_max = l.mdev;
+            l.rttvar = l.rttvar.max(l.mdev_max);
+        }
+    }
+
+    /// Linux's once-per-RTT step, when `ack` (which carried a sample) passes `rtt_seq`:
+    /// rttvar falls a quarter of the way to the RTT's largest deviation, and the next RTT's
+    /// largest starts again from `min`.
+    fn linux_rtt_end(&mut self, ack: u64, snd_nxt: u64) {
+        let min = self.cfg.min.0;
+        let l = &mut self.linux;
+        if !std::mem::take(&mut l.sampled) {
+            return;
+        }
+        let Some(rtt_seq) = l.rtt_seq else {
+            l.rtt_seq = Some(snd_nxt);
+            return;
+        };
+        if ack <= rtt_seq {
+            return;
+        }
+        if l.mdev_max < l.rttvar {
+            l.rttvar -= (l.rttvar - l.mdev_max) / 4;
+        }
+        l.rtt_seq = Some(snd_nxt);
+        l.mdev_max = min;
+        if let Some(srtt) = self.srtt {
+            self.rto = (srtt + Duration(l.rttvar)).round_up_to(self.cfg.granularity).min(self.cfg.max);
+        }
+    }
+
     /// Account `acked_bytes` newly acknowledged by `ack`; `snd_nxt` is the next byte the
     /// sender would send. Says whether this ACK completed a per-RTT rate epoch.
     pub fn on_ack(&mut self, now: Time, ack: u64, acked_bytes: u64, snd_nxt: u64) -> RateEpoch {
+        if self.cfg.rule == RtoRule::Linux {
+            self.linux_rtt_end(ack, snd_nxt);
+        }
         let Some(start) = self.epoch_start else {
             self.begin_epoch(now, snd_nxt);
             return RateEpoch::Running;
@@ -299,6 +406,63 @@ mod tests {
         assert_eq!(m.srtt(), Some(ms(100)));
         assert_eq!(m.rttvar(), ms(50));
         assert_eq!(m.rto(), ms(300));
+    }
+
+    /// A constant RTT of 200 ms with min 200 ms, one sample per ACK and one RTT per ten
+    /// ACKs of 1,000 bytes; the RTO after each of `rtts` RTTs.
+    fn constant_rtt(rule: RtoRule, rtts: u64) -> Vec<Duration> {
+        let mut m = Measure::new(RtoConfig { min: ms(200), rule, ..Default::default() });
+        let mut out = Vec::new();
+        for i in 0..rtts * 10 {
+            m.on_rtt_sample(ms(200));
+            m.on_ack(Time::ZERO + ms(20 * i), 1000 * (i + 1), 1000, 1000 * (i + 11));
+            if i % 10 == 9 {
+                out.push(m.rto());
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn rfc6298_rto_comes_down_to_min_on_a_steady_path() {
+        // RFC 6298 §2.3: RTTVAR decays by 3/4 per sample, so SRTT + 4·RTTVAR -> 200 ms.
+        let rto = constant_rtt(RtoRule::Rfc6298, 10);
+        assert!(rto[9] < ms(201), "{:?}", rto[9]);
+    }
+
+    #[test]
+    fn linux_rto_stays_at_least_srtt_plus_min() {
+        // tcp_rtt_estimator: rttvar_us never falls below tcp_rto_min (mdev_max_us restarts
+        // from it each RTT), and __tcp_set_rto adds it to SRTT: 200 + 200 ms.
+        // rttvar falls from 2·RTT a quarter of its excess per RTT: 400, 350, 312, ... -> 200.
+        let rto = constant_rtt(RtoRule::Linux, 30);
+        assert_eq!(rto[0], ms(600), "the first sample: rttvar = mdev = 2·RTT, RTO = 3·RTT; its RTT ends with the 11th ACK");
+        assert!(rto.windows(2).all(|w| w[1] <= w[0]), "it only falls: {rto:?}");
+        assert!(rto[9] > ms(410), "one quarter per RTT, not per sample: {:?}", rto[9]);
+        assert!(rto[29] >= ms(400) && rto[29] < ms(401), "{:?}", rto[29]);
+    }
+
+    #[test]
+    fn linux_rttvar_rises_at_once_and_falls_at_most_once_per_rtt() {
+        let mut m = Measure::new(RtoConfig { min: ms(200), rule: RtoRule::Linux, ..Default::default() });
+        let mut ack = 0;
+        let mut step = |m: &mut Measure, rtt: u64| {
+            ack += 1000;
+            m.on_rtt_sample(ms(rtt));
+            m.on_ack(Time::ZERO, ack, 1000, ack + 10_000)
+        };
+        for _ in 0..300 {
+            step(&mut m, 200);
+        }
+        let settled = m.rto();
+        step(&mut m, 600); // a spike: |err| = 400 ms raises mdev and so rttvar at once
+        let spiked = m.rto();
+        assert!(spiked >= settled + ms(240), "{settled:?} -> {spiked:?}");
+        // Within the same RTT (the next nine ACKs, below rtt_seq) rttvar does not fall.
+        for _ in 0..5 {
+            step(&mut m, 200);
+        }
+        assert!(m.rto() >= spiked - ms(60), "only SRTT moved: {spiked:?} -> {:?}", m.rto());
     }
 
     #[test]
