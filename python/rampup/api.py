@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Union
 
 from . import _engine, _toml
-from .folders import _resolved, staged_folder
+from .folders import resolved, staged_folder
 from .results import FORMATS, Result, TraceWriter, build
 
 __all__ = ["Scenario", "check", "read_scenario_file", "run", "run_to_folder", "scenario_text"]
@@ -120,5 +120,5 @@ def run_to_folder(
             (tmp / name).write_bytes(data)
         manifest.update(result.manifest)
     result.manifest = manifest
-    result.out = _resolved(out)
+    result.out = resolved(out)
     return result

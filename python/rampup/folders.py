@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
-__all__ = ["MANIFEST", "MARKER", "OutputError", "check_target", "staged_folder", "write_folder"]
+__all__ = ["MANIFEST", "MARKER", "OutputError", "check_target", "resolved", "staged_folder", "write_folder"]
 
 MANIFEST = "manifest.json"
 #: The key and value in a manifest that say rampup wrote the folder.
@@ -41,7 +41,7 @@ class OutputError(ValueError):
 
 def check_target(target: Path, overwrite: bool = False) -> Path:
     """The folder to write, after checking that replacing it loses nothing of the user's."""
-    target = _resolved(target)
+    target = resolved(target)
     if not target.exists():
         return target
     if not target.is_dir():
@@ -151,10 +151,10 @@ def write_folder(target: Path, files: dict[str, bytes], manifest: dict[str, Any]
     with staged_folder(target, manifest, overwrite) as tmp:
         for name, data in files.items():
             _write_file(tmp / name, data)
-    return _resolved(target)
+    return resolved(target)
 
 
-def _resolved(target: Path) -> Path:
+def resolved(target: Path) -> Path:
     """``target`` as an absolute path; a symlink to a folder stands for that folder."""
     target = Path(target)
     try:
