@@ -1,12 +1,20 @@
 """Claim verdicts from explicit checks: each claim of a paper becomes a list of `Check`s,
-one per sub-statement and x value; the verdict counts how many pass."""
+one per sub-statement and x value; the verdict counts how many pass.
+
+A check says what it compares: the quantity, the paper's value or the bound its words give,
+ours, and the tolerance, two-sided where the paper's words are ("about as fast", "≈"),
+one-sided where they are ("faster", "few").
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["Check", "by_part", "verdict"]
+__all__ = ["PARTLY", "Check", "by_part", "count", "rule_table", "verdict"]
+
+#: The share of checks that must pass for "partly" (below it: does not hold).
+PARTLY = 0.75
 
 
 @dataclass
@@ -14,16 +22,26 @@ class Check:
     part: str  # which sub-statement of the claim
     x: float  # the point of the sweep it was checked at
     ok: bool
+    quantity: str = ""  # what is compared, e.g. "RBP/NSSR mean elapsed"
+    paper: str = ""  # the paper's value, or the bound its words give, e.g. "≈ 1"
+    ours: float = float("nan")  # our value of the quantity at x
+    tolerance: str = ""  # e.g. "0.85-1.15 (two-sided)"
 
 
 def verdict(checks: Sequence[Check]) -> str:
-    """All checks pass: holds; at least half: partly; fewer (or none to check): does not hold."""
+    """Every check passes: holds; at least `PARTLY` of them: partly; fewer (or none to
+    check): does not hold."""
     if not checks:
         return "does not hold"
     passed = sum(c.ok for c in checks)
     if passed == len(checks):
         return "holds"
-    return "partly" if passed >= len(checks) / 2 else "does not hold"
+    return "partly" if passed >= PARTLY * len(checks) else "does not hold"
+
+
+def count(checks: Sequence[Check]) -> str:
+    """``passed/total``, to show beside a verdict."""
+    return f"{sum(c.ok for c in checks)}/{len(checks)}"
 
 
 def by_part(checks: Sequence[Check], unit: str = "") -> str:
@@ -39,3 +57,18 @@ def by_part(checks: Sequence[Check], unit: str = "") -> str:
         tail = f" (fails at {where})" if fails and len(cs) > 1 else ""
         out.append(f"{part}: {ok}/{len(cs)}{tail}")
     return "; ".join(out)
+
+
+def rule_table(checks: Sequence[Check]) -> list[dict[str, str]]:
+    """One row per sub-statement: its quantity, the paper's value, the tolerance, ours (the
+    range over the points checked) and how many points pass."""
+    parts: dict[str, list[Check]] = {}
+    for c in checks:
+        parts.setdefault(c.part, []).append(c)
+    rows = []
+    for part, cs in parts.items():
+        values = [c.ours for c in cs if c.ours == c.ours]  # not NaN
+        ours = "" if not values else f"{min(values):.3g}" if min(values) == max(values) else f"{min(values):.3g} to {max(values):.3g}"
+        rows.append({"check": part, "quantity": cs[0].quantity, "paper": cs[0].paper, "tolerance": cs[0].tolerance,
+                     "ours": ours, "passed": count(cs)})
+    return rows

@@ -27,6 +27,7 @@ class Claim:
     ours: str
     verdict: str
     reason: str
+    checks: str = ""  # "passed/total", shown beside the verdict
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
@@ -70,8 +71,8 @@ class Report:
 
     def _claims_frame(self) -> pd.DataFrame:
         return pd.DataFrame(
-            [(c.id, c.text, c.paper, c.ours, c.verdict, c.reason) for c in self.claims],
-            columns=["claim", "statement", "paper", "rampup", "verdict", "why"],
+            [(c.id, c.text, c.paper, c.ours, c.verdict, c.checks, c.reason) for c in self.claims],
+            columns=["claim", "statement", "paper", "rampup", "verdict", "checks passed", "why"],
         )
 
     def _markdown(self) -> str:
