@@ -127,18 +127,19 @@ def main() -> int:
             # Paired by seed (same start times): is the drop difference more than noise?
             paired = [summary(ours[i])["drops"] - summary(ns2[i])["drops"] for i in idx]
             dm, dci = mean_ci90(paired)
-            flag = []
+            over = []
             if abs(de) > TOLERANCE:
-                flag.append("elapsed")
+                over.append("elapsed")
             if abs(dd) > TOLERANCE:
-                flag.append("drops" + (" (CI includes 0)" if abs(dm) <= dci else ""))
+                over.append("drops" + (" (CI includes 0)" if abs(dm) <= dci else ""))
+            flagged += bool(over)
+            flag = [f"> {TOLERANCE:.0%}: " + ", ".join(over)] if over else []
             if n["incomplete"] or o["incomplete"]:
                 flag.append(f"incomplete {n['incomplete']}/{o['incomplete']}")
-            flagged += bool(flag)
             print(f"| {b} KB | {scheme} | {agents[scheme]} | {n['elapsed']:.3f} | {o['elapsed']:.3f} | {de:+.1%} "
                   f"| {n['drops']:.2f} | {o['drops']:.2f} | {dd:+.0%} | {dm:+.2f} ± {dci:.2f} "
                   f"| {n['retx']:.2f} | {o['retx']:.2f} "
-                  f"| {'> 15%: ' + ', '.join(flag) if flag else ''} |")
+                  f"| {'; '.join(flag)} |")
     print(f"\n{flagged} rows differ by more than {TOLERANCE:.0%} in elapsed time or drops (see docs/validation.md).")
 
     print("\nRound 1 (startup: no restart policy acts yet), per transfer.\n")

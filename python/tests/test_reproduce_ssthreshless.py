@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from rampup.experiments import PAPERS, Context, load, ssthreshless
+from rampup.experiments.checks import Check, verdict
 from rampup.experiments.report import VERDICTS
 
 FIGURES = ["fig2", "fig3", "fig4", "fig5", "fig6", "fig7", "fig8", "fig9", "fig10"]
@@ -81,14 +82,36 @@ def test_set_up_numbers() -> None:
 def test_jain_and_verdict() -> None:
     assert ssthreshless.jain([1, 1, 1, 1, 1]) == pytest.approx(1.0)
     assert ssthreshless.jain([1, 0, 0, 0, 0]) == pytest.approx(0.2)
-    c = ssthreshless.Check
-    assert ssthreshless.verdict([c("p", 1, True), c("p", 2, True)]) == "holds"
-    assert ssthreshless.verdict([c("p", x, x != 3) for x in range(4)]) == "partly", "three quarters"
-    assert ssthreshless.verdict([c("p", 1, True), c("p", 2, False)]) == "does not hold", "half is not enough"
-    assert ssthreshless.verdict([c("p", 1, False), c("p", 2, False), c("p", 3, True)]) == "does not hold"
+    assert verdict([Check("p", 1, True), Check("p", 2, True)]) == "holds"
+    assert verdict([Check("p", x, x != 3) for x in range(4)]) == "partly", "three quarters"
+    assert verdict([Check("p", 1, True), Check("p", 2, False)]) == "does not hold", "half is not enough"
+    assert verdict([Check("p", 1, False), Check("p", 2, False), Check("p", 3, True)]) == "does not hold"
 
 
 def test_acked_at_holds_the_last_value() -> None:
     ts = pd.DataFrame({"t_ns": [1_000_000_000, 2_000_000_000], "snd_una": [10, 30]})
     assert list(ssthreshless.acked_at(ts, [0.5, 1.0, 1.5, 3.0])) == [10, 10, 10, 30]
+
+
+def test_the_papers_own_tables_pass_the_rules_at_their_points() -> None:
+    # A rule that the paper's own numbers fail would read its words wrongly. Tables I-VI as points
+    # (utilization only, at each table's x) must pass every check of the claims they support.
+    from rampup.experiments.ssthreshless import claims, paper
+
+    at = {"I": ("I", 250.0), "II": ("II", None), "III": ("III", 200.0),
+          **{table: (exp, x) for exp, table, x in claims.SWEEP_CLAIMS.values()}}
+    rows = []
+    for table, (exp, x) in at.items():
+        if table == "II":
+            rows += [{"exp": exp, "reading": "main", "scheme": "SLS", "x": float(g),
+                      "util_pct": paper.paper("II", str(g), 0)} for g in paper.TABLE2_GAMMAS]
+            continue
+        for scheme in paper.PAPER_LABEL:
+            util = paper.paper(table, scheme, 0)
+            if util is not None:
+                rows.append({"exp": exp, "reading": "main", "scheme": scheme, "x": x, "util_pct": util})
+    points = pd.DataFrame(rows)
+    for claim in "abcdgh":
+        checks = claims.checks_of(points, claim, "main", "SLS")
+        assert checks and all(c.ok for c in checks), (claim, [c for c in checks if not c.ok])
 

@@ -11,10 +11,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["PARTLY", "Check", "by_part", "count", "rule_table", "verdict"]
+__all__ = ["MEANING", "PARTLY", "Check", "by_part", "count", "rule_table", "verdict"]
 
-#: The share of checks that must pass for "partly" (below it: does not hold).
+#: The share of checks that must pass for "partly" (below it: does not hold). Three quarters,
+#: not half: "partly" should mean most of the claim came out, with the count beside it saying
+#: how much.
 PARTLY = 0.75
+#: What the verdicts mean, as each report's verdict rules say it.
+MEANING = (f"Verdicts: holds = every check passes; partly = at least {PARTLY:.0%} of the checks pass, not all; "
+           f"does not hold = fewer than {PARTLY:.0%} pass.")
 
 
 @dataclass
@@ -68,7 +73,8 @@ def rule_table(checks: Sequence[Check]) -> list[dict[str, str]]:
     rows = []
     for part, cs in parts.items():
         values = [c.ours for c in cs if c.ours == c.ours]  # not NaN
-        ours = "" if not values else f"{min(values):.3g}" if min(values) == max(values) else f"{min(values):.3g} to {max(values):.3g}"
+        lo, hi = (min(values), max(values)) if values else (None, None)
+        ours = "" if lo is None else f"{lo:.3g}" if lo == hi else f"{lo:.3g} to {hi:.3g}"
         rows.append({"check": part, "quantity": cs[0].quantity, "paper": cs[0].paper, "tolerance": cs[0].tolerance,
                      "ours": ours, "passed": count(cs)})
     return rows

@@ -1,0 +1,242 @@
+"""What runs: the schemes, the readings of the TCP around them, the dumbbell, one run's
+scenario, and every run of every experiment (`specs`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ... import _toml
+from .. import Context, Job
+
+MSS = 1000  # payload bytes per segment
+ACCESS_DELAY_MS = 1.0
+JITTER = "10ms"
+
+# ----------------------------------------------------------------------- schemes
+
+SLS, SLS_TICK, HC, LSS, SS_S, SS_A, SS_L, VEGAS = (
+    "SLS", "SLS (10 ms tick)", "HC", "LSS", "SS (S)", "SS (A)", "SS (L)", "Vegas")
+VEGAS_RFC = "Vegas (rampup default)"
+
+NS2_VEGAS = {"cc": "vegas", "vegas_rtt": "mean", "vegas_slow_start_exit": "eighth"}
+
+#: Scheme -> rampup [flow.tcp] keys. "BDP" is replaced by the set-up's BDP in packets.
+SCHEMES: dict[str, dict[str, Any]] = {
+    SLS: {"cc": "ssthreshless"},
+    SLS_TICK: {"cc": "ssthreshless", "ssthreshless_rtt_tick": "10ms"},
+    HC: {"cc": "hoe"},
+    LSS: {"cc": "limited-slow-start", "max_ssthresh": 100},
+    SS_S: {"cc": "newreno", "initial_ssthresh": 32},
+    SS_A: {"cc": "newreno", "initial_ssthresh": "BDP"},
+    SS_L: {"cc": "newreno", "initial_ssthresh": 5000},
+    VEGAS: dict(NS2_VEGAS),
+    VEGAS_RFC: {"cc": "vegas"},
+}
+#: The schemes of the throughput sweeps (Fig. 6-8, Tables IV-VI) and of Table VII.
+SWEEP_SCHEMES = [SLS, SLS_TICK, HC, LSS, SS_S, SS_A, SS_L, VEGAS]
+#: Slow-start schemes whose window ns-2 caps at the ssthresh in reading "ns2".
+CAPPED = {SS_S, SS_A, SS_L}
+
+
+@dataclass(frozen=True)
+class Reading:
+    """How the TCP around every scheme is configured."""
+
+    name: str
+    delayed_ack: bool
+    cap: bool  # window cap = initial ssthresh for SS (S/A/L)
+    loss: str  # "rfc" (rampup default) | "ns2"
+    label: str
+
+
+READINGS: dict[str, Reading] = {
+    "main": Reading("main", False, False, "rfc", "ACK every segment, no cap, RFC loss response (primary)"),
+    "cap": Reading("cap", False, True, "rfc", "ACK every segment, window cap = ssthresh"),
+    "delack": Reading("delack", True, False, "rfc", "delayed ACK, no cap"),
+    "delack+cap": Reading("delack+cap", True, True, "rfc", "delayed ACK, window cap = ssthresh"),
+    "ns2": Reading("ns2", True, True, "ns2", "delayed ACK, window cap = ssthresh, ns-2 loss response"),
+}
+MAIN, NS2 = "main", "ns2"
+
+
+@dataclass(frozen=True)
+class Net:
+    """The dumbbell of one run."""
+
+    rate_mbps: float = 40.0
+    delay_ms: float = 48.0  # bottleneck one-way
+    buffer: int | None = None  # packets; None: BDP/2
+    duration_s: float = 10.0
+    udp: bool = False  # 10 Mb/s CBR from 1 s to 5 s on a second pair
+
+    @property
+    def base_rtt_s(self) -> float:
+        return 2 * (self.delay_ms + 2 * ACCESS_DELAY_MS) / 1e3
+
+    @property
+    def bdp(self) -> int:
+        """Packets of MSS payload in one base RTT at the bottleneck rate (500 for the default)."""
+        return round(self.rate_mbps * 1e6 * self.base_rtt_s / 8 / MSS)
+
+    @property
+    def queue(self) -> int:
+        return self.buffer if self.buffer is not None else self.bdp // 2
+
+    @property
+    def capacity_bytes(self) -> float:
+        return self.rate_mbps * 1e6 / 8 * self.duration_s
+
+
+def tcp_for(scheme: str, net: Net, reading: Reading, gamma: float | None = None) -> dict[str, Any]:
+    """The [flow.tcp] table of `scheme` on `net` under `reading`."""
+    if scheme not in SCHEMES:
+        raise ValueError(f"scheme: {scheme!r} is not one of {', '.join(SCHEMES)}")
+    tcp: dict[str, Any] = {"mss": MSS, "initial_window": 2, "handshake": False, "min_rto": "1s"}
+    for k, v in SCHEMES[scheme].items():
+        tcp[k] = net.bdp if v == "BDP" else v
+    if reading.delayed_ack:
+        tcp.update({"delayed_ack": True, "ack_every": 2, "delack_timeout": "100ms"})
+    if reading.cap and scheme in CAPPED:
+        tcp["max_window"] = tcp["initial_ssthresh"]
+    if reading.loss == "ns2":
+        tcp.update({"loss_window": "cwnd", "rto_in_recovery": "halve"})
+    if gamma is not None:
+        tcp["ssthreshless_gamma"] = float(gamma)
+    return tcp
+
+
+def _ms(x: float) -> str:
+    return f"{round(x * 1000)}us"
+
+
+def scenario(flows: Sequence[tuple[dict[str, Any], float]], net: Net, seed: int, trace: str = "") -> dict[str, Any]:
+    """Scenario dict: `flows` = (tcp table, start s) per flow, flow i from s_i to r_i.
+
+    ``trace``: "" (flows table only), "ts" (+ time series), "tsq" (+ queues)."""
+    pairs = len(flows) + (1 if net.udp else 0)
+    doc: dict[str, Any] = {
+        "name": f"ssthreshless {net.rate_mbps:g}Mbps {net.delay_ms:g}ms B={net.queue}",
+        "duration": _ms(net.duration_s * 1000),
+        "seed": seed,
+        "header_bytes": 40,
+        "ack_bytes": 40,
+        "topology": {
+            "kind": "dumbbell", "pairs": pairs, "access_rate": "1Gbps", "access_delay": _ms(ACCESS_DELAY_MS),
+            "access_queue": {"packets": 10000},
+            "bottleneck_rate": f"{round(net.rate_mbps * 1e6)}bps", "bottleneck_delay": _ms(net.delay_ms),
+            "bottleneck_queue": {"packets": net.queue},
+        },
+        "flow": [{"from": f"s{i}", "to": f"r{i}", "start": _ms(start * 1000), "start_jitter": JITTER,
+                  "app": {"kind": "bulk"}, "tcp": tcp} for i, (tcp, start) in enumerate(flows)],
+        "trace": {"timeseries": "ts" in trace, "queues": "q" in trace},
+    }
+    if net.udp:
+        doc["udp"] = [{"from": f"s{len(flows)}", "to": f"r{len(flows)}", "rate": "10Mbps", "packet_bytes": 1000,
+                       "start": "1s", "stop": "5s"}]
+    return doc
+
+
+def _keep(trace: str) -> tuple[str, ...]:
+    return ("flows",) + (("timeseries",) if "ts" in trace else ()) + (("queues",) if "q" in trace else ())
+
+
+# ----------------------------------------------------------------------- the runs of each experiment
+
+BUFFERS = [50, 100, 150, 200, 250, 300, 350, 400, 450, 500]
+DELAYS = [10, 20, 30, 40, 48, 60, 70, 80, 90, 100]
+RATES = [10, 20, 40, 60, 80, 100, 120, 150]
+GAMMAS = [1, 2, 3, 5, 10, 20, 30]
+QUICK_BUFFERS, QUICK_DELAYS, QUICK_RATES, QUICK_GAMMAS = [50, 250, 500], [10, 48, 100], [10, 40, 150], [1, 3, 10]
+FAIR_DURATION, FAIR_LATE = 60.0, 20.0
+QUICK_FAIR_DURATION, QUICK_FAIR_LATE = 30.0, 10.0
+
+
+@dataclass(frozen=True)
+class Sweep:
+    name: str  # "buffer" | "delay" | "rate"
+    xs: tuple[float, ...]
+    make: Callable[[float], Net]
+    xlabel: str
+    table: str  # the paper's table of this sweep
+    table_x: float  # its x
+
+
+def sweeps(quick: bool) -> list[Sweep]:
+    return [
+        Sweep("buffer", tuple(QUICK_BUFFERS if quick else BUFFERS), lambda x: Net(buffer=int(x)),
+              "bottleneck buffer (packets; BDP = 500)", "IV", 50),
+        Sweep("delay", tuple(QUICK_DELAYS if quick else DELAYS), lambda x: Net(delay_ms=float(x)),
+              "bottleneck one-way delay (ms); buffer BDP/2", "V", 100),
+        Sweep("rate", tuple(QUICK_RATES if quick else RATES), lambda x: Net(rate_mbps=float(x)),
+              "bottleneck bandwidth (Mb/s); buffer BDP/2", "VI", 150),
+    ]
+
+
+@dataclass
+class Spec:
+    tags: dict[str, Any]
+    job: Job
+    net: Net
+
+
+def _single(exp: str, scheme: str, net: Net, reading: str, seed: int, x: float, trace: str = "",
+            gamma: float | None = None) -> Spec:
+    tcp = tcp_for(scheme, net, READINGS[reading], gamma)
+    doc = scenario([(tcp, 0.0)], net, seed, trace)
+    tags = {"exp": exp, "reading": reading, "scheme": scheme, "x": float(x), "seed": seed}
+    return Spec(tags, Job(_toml.dumps(doc), seed, tags=tags, keep=_keep(trace)), net)
+
+
+def fairness_flows(sls: str, late_s: float) -> list[tuple[str, float]]:
+    """Fig. 10: flows 1-2 slow start (ssthresh 32), 3-5 SSthreshless; flow 5 starts late."""
+    return [(SS_S, 0.0), (SS_S, 0.0), (sls, 0.0), (sls, 0.0), (sls, late_s)]
+
+
+def specs(ctx: Context) -> list[Spec]:
+    seeds = range(1, ctx.seeds_or(5) + 1)
+    q = ctx.quick
+    out: list[Spec] = []
+    for seed in seeds:
+        ts = "ts"
+        tsq = "tsq" if seed == 1 else "ts"  # queues for Fig. 3 and 5's example runs only
+        # Table I / Fig. 2: every reading.
+        for r in READINGS:
+            for s in (SS_L, SS_A, SS_S):
+                out.append(_single("I", s, Net(), r, seed, 250, ts))
+        # Fig. 3: ssthresh = BDP, buffer 0.2 BDP.
+        for r in (MAIN, NS2):
+            out.append(_single("fig3", SS_A, Net(buffer=100), r, seed, 100, tsq))
+        # Table II / Fig. 4: gamma.
+        for r in (MAIN, NS2):
+            for s in (SLS, SLS_TICK):
+                for g in (QUICK_GAMMAS if q else GAMMAS):
+                    out.append(_single("II", s, Net(), r, seed, g, ts, gamma=g))
+        # Table III / Fig. 5: buffer 200.
+        for r in (MAIN, NS2):
+            for s in (SLS, SLS_TICK, SS_A, VEGAS, VEGAS_RFC):
+                out.append(_single("III", s, Net(buffer=200), r, seed, 200, tsq))
+        # Fig. 6-8 / Tables IV-VI.
+        for sw in sweeps(q):
+            for r in (MAIN, NS2):
+                for x in sw.xs:
+                    for s in SWEEP_SCHEMES:
+                        out.append(_single(sw.name, s, sw.make(x), r, seed, x))
+        # Table VII / Fig. 9: UDP burst.
+        for r in (MAIN, NS2):
+            for s in SWEEP_SCHEMES:
+                out.append(_single("VII", s, Net(udp=True), r, seed, 10, ts))
+        # Fig. 10: five flows.
+        dur, late = (QUICK_FAIR_DURATION, QUICK_FAIR_LATE) if q else (FAIR_DURATION, FAIR_LATE)
+        net = Net(duration_s=dur)
+        for r in (MAIN, NS2):
+            # No window cap here: capped at 32, the slow-start flows could never reach BDP/5 = 100
+            # segments, where the paper's Fig. 10 shows every flow converging.
+            uncapped = replace(READINGS[r], cap=False)
+            for sls in (SLS, SLS_TICK):
+                flows = [(tcp_for(s, net, uncapped), start) for s, start in fairness_flows(sls, late)]
+                doc = scenario(flows, net, seed, "ts")
+                tags = {"exp": "fig10", "reading": r, "scheme": sls, "x": late, "seed": seed}
+                out.append(Spec(tags, Job(_toml.dumps(doc), seed, tags=tags, keep=("flows", "timeseries")), net))
+    return out
