@@ -120,6 +120,7 @@ fn rto_rule_takes_rfc6298_and_linux() {
         assert!(check_toml(&text).is_ok(), "{v}");
     }
     assert_error("mss = 1000", "mss = 1000\nrto_rule = \"bsd\"", &["flow[0].tcp.rto_rule", "rfc6298", "linux"]);
+    assert_error("[[flow]]", "[tcp]\nrto_rule = \"bsd\"\n[[flow]]", &["tcp.rto_rule", "rfc6298", "linux"]);
 }
 
 #[test]

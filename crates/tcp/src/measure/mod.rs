@@ -35,24 +35,19 @@ pub enum RtoRule {
     /// RFC 6298 §2: RTO = max(min, SRTT + max(G, 4·RTTVAR)).
     #[default]
     Rfc6298,
-    /// Linux (`tcp_rtt_estimator` in net/ipv4/tcp_input.c, `__tcp_set_rto` in
-    /// include/net/tcp.h): RTO = SRTT + rttvar, where rttvar is the largest mean deviation
-    /// (×4, as RFC 6298's 4·RTTVAR) seen in the last RTT but never below `min`, and falls by
-    /// a quarter of its excess at most once per RTT. So the RTO stays at least SRTT + min,
-    /// where RFC 6298's comes down to `min` once the deviation has decayed: on a path whose
-    /// RTT is near `min` that is a spurious timeout. Not modelled: Linux's jiffies (the
-    /// granularity G stands for them) and its 120 s TCP_RTO_MAX (`max` is the bound here).
+    /// Linux (`tcp_rtt_estimator` in net/ipv4/tcp_input.c; `tcp_set_rto` there, which calls
+    /// `__tcp_set_rto` in include/net/tcp.h): RTO = SRTT + rttvar. Linux's mdev is the mean
+    /// deviation ×4 (RFC 6298's 4·RTTVAR, with an eighth of the gain when the RTT falls);
+    /// rttvar rises at once to the largest mdev of the current RTT (mdev_max), and once per
+    /// RTT, when an ACK that carries a sample passes rtt_seq (snd_nxt at the RTT's start),
+    /// falls a quarter of the way down to it. mdev_max restarts each RTT from `min`
+    /// (`tcp_rto_min`), so rttvar never falls below `min` and the RTO stays at least
+    /// SRTT + min, enough for an ACK held by a delayed-ACK timer of up to `min`. RFC 6298's
+    /// comes down to `min` once RTTVAR has decayed: on a path whose RTT is near `min`, such an
+    /// ACK comes after a spurious timeout. Left out: jiffies (the granularity G rounds the RTO
+    /// up instead, with no max(G, ·) term), TCP_RTO_MAX's 120 s (`max` bounds the RTO here)
+    /// and a per-route rto_min (RTAX_RTO_MIN).
     Linux,
-}
-
-impl RtoRule {
-    /// The name used in scenarios.
-    pub fn name(self) -> &'static str {
-        match self {
-            RtoRule::Rfc6298 => "rfc6298",
-            RtoRule::Linux => "linux",
-        }
-    }
 }
 
 /// Linux's deviation state (`RtoRule::Linux`), each ×4 as Linux keeps them.
@@ -64,8 +59,8 @@ struct LinuxDeviation {
     mdev_max: u64,
     /// `rttvar_us`: what the RTO adds to SRTT.
     rttvar: u64,
-    /// `rtt_seq`: the RTT ends when this is acknowledged (None: the ACK that carried the
-    /// first sample sets it).
+    /// `rtt_seq`: the RTT ends at an ACK beyond it (None: the ACK that carries the first
+    /// sample sets it).
     rtt_seq: Option<u64>,
     /// A sample came since the last ACK: the once-per-RTT step looks at that ACK.
     sampled: bool,
@@ -172,6 +167,7 @@ impl Measure {
     pub fn srtt(&self) -> Option<Duration> {
         self.srtt
     }
+    /// RFC 6298's RTTVAR, kept under either rule.
     pub fn rttvar(&self) -> Duration {
         self.rttvar
     }
@@ -240,6 +236,10 @@ impl Measure {
     pub fn on_handshake_rtt(&mut self, sample: Duration) {
         self.handshake_rtt = Some(sample);
         self.on_rtt_sample(sample);
+        // RtoRule::Linux: tcp_rtt_estimator sets rtt_seq = snd_nxt at the first sample, here
+        // the SYN's end, which the first ACK of data passes (the SYN's ACK is no `on_ack`).
+        self.linux.rtt_seq = Some(0);
+        self.linux.sampled = false;
     }
 
     /// A valid RTT sample (Karn's rule is the caller's: never from a retransmitted segment).
@@ -444,25 +444,58 @@ mod tests {
 
     #[test]
     fn linux_rttvar_rises_at_once_and_falls_at_most_once_per_rtt() {
+        // tcp_rtt_estimator: a sample raises mdev, and rttvar with it, at once; rttvar falls
+        // only when an ACK passes rtt_seq, a quarter of its excess over the RTT's mdev_max.
         let mut m = Measure::new(RtoConfig { min: ms(200), rule: RtoRule::Linux, ..Default::default() });
         let mut ack = 0;
+        // One sample per ACK of 1,000 bytes with 10,000 bytes beyond it in flight: an RTT
+        // ends eleven ACKs on, at the first ACK beyond rtt_seq.
         let mut step = |m: &mut Measure, rtt: u64| {
             ack += 1000;
             m.on_rtt_sample(ms(rtt));
-            m.on_ack(Time::ZERO, ack, 1000, ack + 10_000)
+            m.on_ack(Time::ZERO, ack, 1000, ack + 10_000);
+            m.rto() - m.srtt().unwrap()
         };
         for _ in 0..300 {
             step(&mut m, 200);
         }
-        let settled = m.rto();
-        step(&mut m, 600); // a spike: |err| = 400 ms raises mdev and so rttvar at once
-        let spiked = m.rto();
-        assert!(spiked >= settled + ms(240), "{settled:?} -> {spiked:?}");
-        // Within the same RTT (the next nine ACKs, below rtt_seq) rttvar does not fall.
-        for _ in 0..5 {
-            step(&mut m, 200);
+        let settled = step(&mut m, 200);
+        assert!(settled >= ms(200) && settled < ms(201), "down to min: {settled:?}");
+        let spiked = step(&mut m, 600);
+        assert!(spiked >= ms(400), "|err| = 400 ms, mdev = 3/4 mdev + |err|: {spiked:?}");
+        let mut rttvar = vec![spiked];
+        for _ in 0..40 {
+            rttvar.push(step(&mut m, 200));
         }
-        assert!(m.rto() >= spiked - ms(60), "only SRTT moved: {spiked:?} -> {:?}", m.rto());
+        let falls: Vec<usize> = (1..rttvar.len()).filter(|&i| rttvar[i] < rttvar[i - 1]).collect();
+        assert!(rttvar.windows(2).all(|w| w[1] <= w[0]), "{rttvar:?}");
+        assert!(falls.windows(2).all(|w| w[1] - w[0] >= 11), "once per RTT at most: {falls:?}");
+        assert!(!falls.is_empty() && rttvar[40] > ms(250), "falls, a quarter per RTT: {rttvar:?}");
+    }
+
+    #[test]
+    fn linux_rtt_after_the_handshake_ends_at_the_first_ack_of_data() {
+        // tcp_rtt_estimator sets rtt_seq = snd_nxt at the first sample: after the handshake
+        // the SYN's end, so the first RTT of data already lets rttvar fall.
+        let cfg = RtoConfig { min: ms(200), rule: RtoRule::Linux, ..Default::default() };
+        let (mut syn, mut data) = (Measure::new(cfg), Measure::new(cfg));
+        syn.on_handshake_rtt(ms(200));
+        let mut falls_at = [None, None];
+        for (k, m) in [&mut syn, &mut data].into_iter().enumerate() {
+            for i in 1..=40u64 {
+                let before = m.srtt().map(|srtt| m.rto() - srtt);
+                m.on_rtt_sample(ms(200));
+                m.on_ack(Time::ZERO, 1 + 1000 * i, 1000, 1 + 1000 * (i + 10));
+                let rttvar = m.rto() - m.srtt().unwrap();
+                if before.is_some_and(|b| rttvar < b) && falls_at[k].is_none() {
+                    falls_at[k] = Some(i);
+                }
+            }
+        }
+        // An RTT ends at the first ACK beyond rtt_seq, eleven ACKs on. Without the handshake's
+        // sample the first RTT of data only starts the count: mdev_max is still the first
+        // sample's, and rttvar first falls an RTT later.
+        assert_eq!(falls_at, [Some(12), Some(23)]);
     }
 
     #[test]
