@@ -90,6 +90,8 @@ class _Group(click.Group):
             return super().invoke(ctx)
         except CliError as e:
             _fail(e, e.code)
+        except KeyboardInterrupt:  # here, before click turns it into a blank line and Abort
+            _fail("interrupted", EXIT_INTERRUPTED)
 
     def main(self, *args, **kwargs):  # type: ignore[no-untyped-def,override]
         try:
@@ -105,7 +107,7 @@ class _Group(click.Group):
             _fail(f"{e.format_message()} (see '{' '.join(['rampup', *reversed(names)])} --help')", EXIT_BAD_INPUT)
         except click.ClickException as e:
             _fail(e.format_message(), EXIT_BAD_INPUT)
-        except (click.Abort, KeyboardInterrupt):
+        except click.Abort:  # Ctrl-C while click read the arguments
             _fail("interrupted", EXIT_INTERRUPTED)
         except Exception as e:  # noqa: BLE001 -- anything else is a bug of rampup's
             if os.environ.get("RAMPUP_DEBUG"):
@@ -153,48 +155,42 @@ def _scenario_name(path: Path, text: str) -> str:
     return name if isinstance(name, str) and name.strip() else path.stem
 
 
-def _in_thread_with_progress(
+def _with_progress(
     work: Callable[[], T],
     console: Console,
     label: str,
     fraction: Callable[[], float] | None = None,
 ) -> T:
-    """Runs ``work`` in a thread (the engine releases the GIL) while this thread shows
-    progress -- a bar if ``fraction`` reports the fraction done, else a spinner --
-    with the elapsed time, once the work has taken longer than `PROGRESS_AFTER_S`."""
-    box: dict[str, object] = {}
+    """Runs ``work`` on this thread while another shows progress -- a bar if ``fraction``
+    reports the fraction done, else a spinner -- with the elapsed time, once the work has
+    taken longer than `PROGRESS_AFTER_S`. The work stays on this thread because the engine
+    hears Ctrl-C only there: it stops, the results folder being written is removed, and
+    `KeyboardInterrupt` reaches `main`."""
+    if not console.is_terminal:  # a pipe or a log: nothing to redraw, and no blank lines in it
+        return work()
+    done = threading.Event()
 
-    def target() -> None:
-        try:
-            box["value"] = work()
-        except BaseException as e:  # noqa: BLE001 -- re-raised in the calling thread
-            box["error"] = e
+    def show() -> None:
+        if done.wait(PROGRESS_AFTER_S):
+            return
+        columns: list[ProgressColumn] = [SpinnerColumn(), TextColumn("{task.description}", markup=False)]
+        if fraction is not None:
+            columns += [BarColumn(), TaskProgressColumn(), TimeRemainingColumn()]
+        columns.append(TimeElapsedColumn())
+        with Progress(*columns, console=console, transient=True) as bar:
+            task = bar.add_task(label, total=1.0 if fraction is not None else None)
+            while not done.wait(0.1):
+                if fraction is not None:
+                    share = fraction()
+                    bar.update(task, completed=share, description=label if share < 1.0 else "writing results")
 
-    thread = threading.Thread(target=target, name="rampup-run", daemon=True)
-    thread.start()
+    shower = threading.Thread(target=show, name="rampup-progress", daemon=True)
+    shower.start()
     try:
-        thread.join(PROGRESS_AFTER_S)
-        if thread.is_alive():
-            columns: list[ProgressColumn] = [SpinnerColumn(), TextColumn("{task.description}", markup=False)]
-            if fraction is not None:
-                columns += [BarColumn(), TaskProgressColumn(), TimeRemainingColumn()]
-            columns.append(TimeElapsedColumn())
-            with Progress(*columns, console=console, transient=True) as bar:
-                task = bar.add_task(label, total=1.0 if fraction is not None else None)
-                while thread.is_alive():
-                    if fraction is not None:
-                        done = fraction()
-                        bar.update(task, completed=done, description=label if done < 1.0 else "writing results")
-                    thread.join(0.1)
-    except KeyboardInterrupt:
-        # The engine cannot be interrupted mid-run; leave without waiting for it.
-        click.echo("rampup: interrupted", err=True)
-        sys.stderr.flush()
-        sys.stdout.flush()
-        os._exit(130)
-    if "error" in box:
-        raise box["error"]  # type: ignore[misc]
-    return box["value"]  # type: ignore[return-value]
+        return work()
+    finally:
+        done.set()
+        shower.join()
 
 
 #: Flow columns in the summary, with their headings, when the engine has them;
@@ -300,15 +296,14 @@ def run(file: Path, seed: int | None, out: Path | None, overwrite: bool, csv_: b
     progress = _engine.Progress()
     err = Console(stderr=True)
     try:
-        result = _in_thread_with_progress(work, err, f"running {name}", lambda: progress.fraction)
+        result = _with_progress(work, err, f"running {name}", lambda: progress.fraction)
     except _engine.ScenarioError as e:
         raise CliError(f"{file}: {e}") from None
     except OutputError as e:
         raise CliError(f"--out {e}") from None
     except OSError as e:
         raise CliError(f"writing {out}: {e.strerror or e}", EXIT_FAILURE) from None
-    except RuntimeError as e:  # an engine panic, reported by the extension
-        raise CliError(str(e), EXIT_FAILURE) from None
+    # An engine panic (RuntimeError) goes on to `main`: an internal fault, to be reported.
 
     console = Console()
     console.print(_headline(result))
@@ -405,10 +400,20 @@ def reproduce(paper: str, out: Path | None, overwrite: bool, cache: Path, seeds:
         check_target(out, overwrite)  # before any run, not after
     except OutputError as e:
         raise CliError(f"--out {e}") from None
+    try:
+        cache.mkdir(parents=True, exist_ok=True)  # before any run, as --out is checked
+    except OSError as e:
+        raise CliError(f"--cache {cache}: {e.strerror or e}; give a folder rampup may write in") from None
+    if backend == "dask":
+        try:
+            import dask.distributed  # noqa: F401 -- only to see that the extra is installed
+        except ImportError:
+            raise CliError("--backend dask: needs the dask extra (pip install 'rampup[dask]')") from None
     console = Console(stderr=True)
     start = time.perf_counter()
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(),
-                  TimeElapsedColumn(), TimeRemainingColumn(), console=console, transient=True) as bar:
+                  TimeElapsedColumn(), TimeRemainingColumn(), console=console, transient=True,
+                  disable=not console.is_terminal) as bar:  # no blank lines in a log
         task = bar.add_task(f"reproducing {paper}", total=None)
 
         def progress(done: int, total: int) -> None:
@@ -419,8 +424,6 @@ def reproduce(paper: str, out: Path | None, overwrite: bool, cache: Path, seeds:
                                            backend=backend, quick=quick, progress=progress)
         except OutputError as e:
             raise CliError(f"--out {e}") from None
-        except _engine.ScenarioError as e:
-            raise CliError(f"internal scenario error: {e}", EXIT_FAILURE) from None
         except OSError as e:
             raise CliError(f"writing {out}: {e.strerror or e}", EXIT_FAILURE) from None
     click.echo(f"report: {page} ({md.name}); {ctx.runs} runs ({ctx.cached} cached) in {time.perf_counter() - start:.1f} s")

@@ -128,8 +128,11 @@ def staged_folder(target: Path, manifest: dict[str, Any], overwrite: bool = Fals
     ``manifest["files"]``; the dict may be filled in while the folder is) and renames it
     over ``target``. On an exception nothing is replaced and the temporary folder is removed."""
     target = check_target(target, overwrite)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
+    except OSError as e:  # where to write is the caller's choice, unlike a disk that fills later
+        raise OutputError(f"{target}: {e.strerror or e}; give a folder rampup may write in") from None
     try:
         yield tmp
         key, value = MARKER

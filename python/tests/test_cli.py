@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import io
 import json
+import re
+import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -97,21 +101,21 @@ def test_progress_indicator_for_slow_work(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setattr(cli, "PROGRESS_AFTER_S", 0.05)
     buf = io.StringIO()
     console = Console(file=buf, force_terminal=True, width=80)
-    assert cli._in_thread_with_progress(lambda: time.sleep(0.4) or 42, console, "running demo") == 42
+    assert cli._with_progress(lambda: time.sleep(0.4) or 42, console, "running demo") == 42
     assert "running demo" in buf.getvalue()
     # With a fraction to report: a bar.
     fraction = iter([0.0, 0.5, 1.0] + [1.0] * 100)
     buf3 = io.StringIO()
     console3 = Console(file=buf3, force_terminal=True, width=100)
     assert (
-        cli._in_thread_with_progress(lambda: time.sleep(0.4) or 1, console3, "running demo", lambda: next(fraction))
+        cli._with_progress(lambda: time.sleep(0.4) or 1, console3, "running demo", lambda: next(fraction))
         == 1
     )
     assert "%" in buf3.getvalue()
     buf2 = io.StringIO()
     quiet = Console(file=buf2, force_terminal=True, width=80)
     monkeypatch.setattr(cli, "PROGRESS_AFTER_S", 5.0)
-    assert cli._in_thread_with_progress(lambda: 7, quiet, "running demo") == 7
+    assert cli._with_progress(lambda: 7, quiet, "running demo") == 7
     assert buf2.getvalue() == ""  # fast work: no spinner
 
 
@@ -122,7 +126,7 @@ def test_errors_in_the_worker_reach_the_caller() -> None:
         raise KeyError("x")
 
     with pytest.raises(KeyError):
-        cli._in_thread_with_progress(boom, console, "x")
+        cli._with_progress(boom, console, "x")
 
 
 def test_a_bad_thread_count_is_refused_in_one_line(run_cli) -> None:  # type: ignore[no-untyped-def]
@@ -176,3 +180,49 @@ def test_an_oversized_scenario_file_is_refused_unread(tmp_path: Path) -> None:
         f.truncate(api.MAX_SCENARIO_BYTES + 1)  # sparse: costs no disk
     with pytest.raises(ValueError, match="larger than 64 MiB"):
         api.read_scenario_file(big)
+
+
+def _interrupt(args: list[str], after_s: float) -> subprocess.CompletedProcess[str]:
+    """Starts the real command line, sends SIGINT (Ctrl-C) ``after_s`` later, and waits."""
+    child = subprocess.Popen([sys.executable, "-m", "rampup.cli", *args],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(after_s)
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=60)
+    finally:
+        child.kill()
+    return subprocess.CompletedProcess(child.args, child.returncode, out, err)
+
+
+def test_ctrl_c_stops_a_run_and_leaves_no_folder(demo_text: str, tmp_path: Path) -> None:
+    # The engine runs on the main thread, where Python hears SIGINT: it stops mid-run, the
+    # folder being written is removed and the exit code is 130 (128 + SIGINT).
+    long = tmp_path / "long.toml"
+    long.write_text(re.sub(r'(?m)^duration = .*$', 'duration = "100000s"', demo_text))
+    proc = _interrupt(["run", str(long), "--out", str(tmp_path / "out")], after_s=3.0)
+    assert (proc.returncode, proc.stderr) == (130, "rampup: error: interrupted\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["long.toml"]
+
+
+def test_ctrl_c_stops_a_reproduction_and_keeps_finished_runs(tmp_path: Path) -> None:
+    # The runs not started are dropped; each finished run is a whole cache entry, so the
+    # next `reproduce` does not redo it (the cache tests check an entry is reused).
+    cache = tmp_path / "cache"
+    proc = _interrupt(["reproduce", "rbp", "--out", str(tmp_path / "report"), "--cache", str(cache)], after_s=6.0)
+    assert (proc.returncode, proc.stderr) == (130, "rampup: error: interrupted\n")
+    assert not (tmp_path / "report").exists()
+    entries = [p for p in cache.rglob("entry.json")]
+    assert entries, "some runs finished in 6 s"
+    assert not [p for p in cache.rglob("*") if p.name.startswith(".")], "no half-written entry is left"
+
+
+def test_an_unwritable_cache_or_out_is_one_line_before_any_run(run_cli, demo_path: Path, tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("mine")
+    proc = run_cli("reproduce", "rbp", "--quick", "--cache", blocker / "c", "--out", tmp_path / "r")
+    assert proc.returncode == 2 and proc.stderr.startswith(f"rampup: error: --cache {blocker / 'c'}: "), proc.stderr
+    proc = run_cli("run", demo_path, "--out", blocker / "x")
+    assert proc.returncode == 2 and proc.stderr.startswith(f"rampup: error: --out {blocker / 'x'}: "), proc.stderr
+    assert proc.stderr.count("\n") == 1 and blocker.read_text() == "mine"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]

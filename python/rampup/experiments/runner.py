@@ -120,9 +120,11 @@ def _store(folder: Path, tables: dict[str, pd.DataFrame]) -> None:
             entry[name] = _digest(tmp / f"{name}.parquet")
         (tmp / ENTRY).write_text(json.dumps(entry))
         _replace(tmp, folder)
-    except OSError:
+    except BaseException as e:
         shutil.rmtree(tmp, ignore_errors=True)
-        if not folder.exists():
+        # A write that failed while an entry is there (the same job's, stored by a twin of
+        # this job meanwhile) loses nothing: `_load` checks that entry the next time.
+        if not (isinstance(e, OSError) and folder.exists()):
             raise
 
 
@@ -136,9 +138,11 @@ def _replace(new: Path, folder: Path) -> None:
         if not folder.is_dir():
             raise
     old = Path(tempfile.mkdtemp(prefix=f".{folder.name}.old-", dir=folder.parent))
-    os.replace(folder, old / folder.name)
-    os.replace(new, folder)
-    shutil.rmtree(old, ignore_errors=True)
+    try:
+        os.replace(folder, old / folder.name)
+        os.replace(new, folder)
+    finally:
+        shutil.rmtree(old, ignore_errors=True)
 
 
 def run_jobs(
@@ -184,10 +188,16 @@ def run_jobs(
 def _run_threads(jobs: Sequence[Job], todo: Iterable[int], workers: int, cache: Path, finished: Callable) -> None:
     with ThreadPoolExecutor(max_workers=workers) as pool:
         pending: dict[Future, int] = {pool.submit(_run_and_store, jobs[i], cache): i for i in todo}
-        while pending:
-            ready, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for f in ready:
-                finished(pending.pop(f), f.result())
+        try:
+            while pending:
+                ready, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for f in ready:
+                    finished(pending.pop(f), f.result())
+        except BaseException:
+            # Ctrl-C or a failed run: the runs not started are dropped (else the pool would
+            # run them all before the error is raised); those running end first.
+            pool.shutdown(cancel_futures=True)
+            raise
 
 
 def _run_dask(jobs: Sequence[Job], todo: Sequence[int], cache: Path, finished: Callable) -> None:
