@@ -952,7 +952,7 @@ impl<'s> World<'s> {
             flows.flow.push(i as u64);
             flows.from.push(names(f.from));
             flows.to.push(names(f.to));
-            flows.cc.push(f.tcp.cc.name().to_string());
+            flows.cc.push(f.tcp.cc_name());
             flows.recovery.push(f.tcp.recovery.name().to_string());
             flows.restart.push(f.tcp.restart.name().to_string());
             flows.idle_restarts.push(st.idle_restarts);

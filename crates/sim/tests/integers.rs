@@ -5,7 +5,7 @@ use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
 use rampup_sim::scenario::{parse, App, Scenario};
 use rampup_sim::topology::QueueLimit;
-use rampup_tcp::CcKind;
+use rampup_tcp::StartupKind;
 
 const BASE: &str = r#"
 duration = "1s"
@@ -96,8 +96,8 @@ const KEYS: &[Key] = &[
     Key {
         path: "flow[0].tcp.max_ssthresh",
         write: |v| in_table("[flow.tcp]", "max_ssthresh", v),
-        read: |s| match &tcp(s).cc {
-            CcKind::LimitedSlowStart(c) => c.max_ssthresh_bytes / 1000,
+        read: |s| match &tcp(s).startup {
+            StartupKind::LimitedSlowStart(c) => c.max_ssthresh_bytes / 1000,
             other => panic!("{other:?}"),
         },
     },

@@ -157,6 +157,40 @@ fn startup_keys_name_their_path_and_allowed_values() {
 }
 
 #[test]
+fn a_startup_composes_with_newreno_and_its_shorthand_is_the_same_run() {
+    // `cc = "hoe"` is NewReno with Hoe's startup: the same tables, the same name in results.
+    for startup in ["hoe", "limited-slow-start", "ssthreshless"] {
+        let shorthand = run(&format!(r#"cc = "{startup}""#));
+        let composed = run(&format!(r#"cc = "newreno", startup = "{startup}""#));
+        for table in ["flows", "timeseries"] {
+            // Compared as text: a column of NaN (no end time) is never == itself.
+            let text = |o: &RunOutput| format!("{:?}", o.table(table));
+            assert!(text(&shorthand) == text(&composed), "{startup}: {table}");
+        }
+        match composed.table("flows").column("cc") {
+            Some(Column::Str(v)) => assert_eq!(v[0], startup),
+            other => panic!("cc column: {other:?}"),
+        }
+    }
+    // The startup leaves the controller's own rule to it: with RFC 3465 byte counting under
+    // Hoe, delayed ACKs of two segments grow slow start by two segments, not one.
+    let ack2 = "delayed_ack = true, startup = \"hoe\"";
+    let plain = run(ack2);
+    let abc = run(&format!("{ack2}, byte_counting = true"));
+    assert!(flow_u64(&abc, "bytes_received") > flow_u64(&plain, "bytes_received"));
+    let e = |tcp: &str| check_toml(&paper_dumbbell(tcp, "")).unwrap_err().to_string();
+    let msg = e(r#"cc = "vegas", startup = "hoe""#);
+    assert!(msg.starts_with("flow[0].tcp.startup: ") && msg.contains("own slow start"), "{msg}");
+    let msg = e(r#"cc = "hoe", startup = "ssthreshless""#);
+    assert!(msg.starts_with("flow[0].tcp.startup: ") && msg.contains("cc = \"newreno\""), "{msg}");
+    let msg = e(r#"startup = "hystart""#);
+    assert!(msg.contains("flow[0].tcp.startup") && msg.contains("slow-start") && msg.contains("limited-slow-start"), "{msg}");
+    let msg = e(r#"cc = "vegas", byte_counting = true"#);
+    assert!(msg.starts_with("flow[0].tcp.byte_counting: "), "{msg}");
+    assert!(check_toml(&paper_dumbbell(r#"cc = "vegas", startup = "slow-start""#, "")).is_ok());
+}
+
+#[test]
 fn vegas_recovers_from_a_timeout_with_thousands_of_segments_outstanding() {
     // Table VI's dumbbell: 150 Mb/s, buffer 937 (BDP/2). Default Vegas overshoots in slow start
     // (87 drops); NewReno repairs one hole per RTT until the timeout at 3.41 s, when 12,386

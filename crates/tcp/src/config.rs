@@ -1,7 +1,10 @@
 //! Per-connection configuration. A config is the factory of a connection's parts: each
 //! endpoint built from it gets fresh controllers.
 
-use crate::cc::{Cc, Hoe, LimitedSlowStart, LimitedSlowStartConfig, NewReno, Ssthreshless, SsthreshlessConfig, Vegas, VegasConfig};
+use crate::cc::{
+    Avoidance, Cc, Hoe, LimitedSlowStart, LimitedSlowStartConfig, NewReno, SlowStart, Ssthreshless, SsthreshlessConfig, StartupPart, Vegas,
+    VegasConfig,
+};
 use crate::measure::RtoConfig;
 use crate::preemptive::PreemptiveConfig;
 use crate::recovery::{RecoveryKind, SackPipe};
@@ -9,13 +12,11 @@ use crate::restart::{IdleThreshold, Restart};
 use crate::sender::{LossWindow, RtoInRecovery, SenderConfig};
 use crate::time::Duration;
 
+/// The avoidance controller (`cc` in a scenario).
 #[derive(Clone, Debug, PartialEq)]
 pub enum CcKind {
     NewReno { byte_counting: bool },
     Vegas(VegasConfig),
-    Ssthreshless(SsthreshlessConfig),
-    Hoe,
-    LimitedSlowStart(LimitedSlowStartConfig),
 }
 
 impl CcKind {
@@ -24,19 +25,44 @@ impl CcKind {
         match self {
             CcKind::NewReno { .. } => "newreno",
             CcKind::Vegas(_) => "vegas",
-            CcKind::Ssthreshless(_) => "ssthreshless",
-            CcKind::Hoe => "hoe",
-            CcKind::LimitedSlowStart(_) => "limited-slow-start",
         }
     }
 
-    pub fn build(&self) -> Cc {
+    fn build(&self) -> Avoidance {
         match self {
-            CcKind::NewReno { byte_counting } => Cc::NewReno(NewReno::new(*byte_counting)),
-            CcKind::Vegas(cfg) => Cc::Vegas(Vegas::new(*cfg)),
-            CcKind::Ssthreshless(cfg) => Cc::Ssthreshless(Ssthreshless::new(*cfg)),
-            CcKind::Hoe => Cc::Hoe(Hoe::new()),
-            CcKind::LimitedSlowStart(cfg) => Cc::LimitedSlowStart(LimitedSlowStart::new(*cfg)),
+            CcKind::NewReno { byte_counting } => Avoidance::NewReno(NewReno::new(*byte_counting)),
+            CcKind::Vegas(cfg) => Avoidance::Vegas(Vegas::new(*cfg)),
+        }
+    }
+}
+
+/// The startup composed with the controller (`startup` in a scenario).
+#[derive(Clone, Debug, PartialEq)]
+pub enum StartupKind {
+    /// RFC 5681 slow start, the controller's own.
+    SlowStart,
+    Hoe,
+    LimitedSlowStart(LimitedSlowStartConfig),
+    Ssthreshless(SsthreshlessConfig),
+}
+
+impl StartupKind {
+    /// The name used in scenarios and results.
+    pub fn name(&self) -> &'static str {
+        match self {
+            StartupKind::SlowStart => "slow-start",
+            StartupKind::Hoe => "hoe",
+            StartupKind::LimitedSlowStart(_) => "limited-slow-start",
+            StartupKind::Ssthreshless(_) => "ssthreshless",
+        }
+    }
+
+    fn build(&self) -> StartupPart {
+        match self {
+            StartupKind::SlowStart => StartupPart::SlowStart(SlowStart),
+            StartupKind::Hoe => StartupPart::Hoe(Hoe::new()),
+            StartupKind::LimitedSlowStart(cfg) => StartupPart::LimitedSlowStart(LimitedSlowStart::new(*cfg)),
+            StartupKind::Ssthreshless(cfg) => StartupPart::Ssthreshless(Ssthreshless::new(*cfg)),
         }
     }
 }
@@ -67,6 +93,7 @@ pub struct TcpConfig {
     /// The receive window we advertise.
     pub rcv_window_bytes: u32,
     pub cc: CcKind,
+    pub startup: StartupKind,
     pub recovery: RecoveryKind,
     /// Whether we offer SACK in the handshake.
     pub sack_permitted: SackPermitted,
@@ -106,6 +133,7 @@ impl Default for TcpConfig {
             max_window_bytes: u64::MAX,
             rcv_window_bytes: 1 << 30,
             cc: CcKind::NewReno { byte_counting: false },
+            startup: StartupKind::SlowStart,
             recovery: RecoveryKind::NewReno,
             sack_permitted: SackPermitted::AsRecovery,
             sack_pipe: SackPipe::Rfc6675,
@@ -129,6 +157,22 @@ impl Default for TcpConfig {
 }
 
 impl TcpConfig {
+    /// A fresh congestion control for one endpoint: the startup composed with the controller.
+    pub fn build_cc(&self) -> Cc {
+        Cc::new(self.startup.build(), self.cc.build())
+    }
+
+    /// The name results show: the controller's, or with a startup other than slow start the
+    /// startup's (the scenario's shorthand `cc = "hoe"` and the like), as `newreno+hoe` when
+    /// the controller is not NewReno.
+    pub fn cc_name(&self) -> String {
+        match (&self.startup, &self.cc) {
+            (StartupKind::SlowStart, cc) => cc.name().to_string(),
+            (startup, CcKind::NewReno { .. }) => startup.name().to_string(),
+            (startup, cc) => format!("{}+{}", cc.name(), startup.name()),
+        }
+    }
+
     /// Whether we put the SACK-permitted option on our SYN or SYN-ACK.
     pub fn offers_sack(&self) -> bool {
         match self.sack_permitted {

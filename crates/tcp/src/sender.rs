@@ -543,7 +543,7 @@ impl Sender {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::NewReno;
+    use crate::cc::{Avoidance, NewReno};
     use crate::measure::RtoConfig;
     use crate::restart::Restart;
 
@@ -563,7 +563,7 @@ mod tests {
             rto_in_recovery: RtoInRecovery::KeepSsthresh,
         };
         f(&mut cfg);
-        let mut s = Sender::new(&cfg, Cc::NewReno(NewReno::new(false)), Restart::Ssr.build(), 0);
+        let mut s = Sender::new(&cfg, Cc::plain(Avoidance::NewReno(NewReno::new(false))), Restart::Ssr.build(), 0);
         s.write_unlimited();
         (s, Measure::new(RtoConfig::default()))
     }
@@ -678,7 +678,7 @@ mod tests {
             loss_window: LossWindow::FlightSize,
             rto_in_recovery: RtoInRecovery::KeepSsthresh,
         };
-        let mut s = Sender::new(&cfg, Cc::Vegas(Vegas::new(VegasConfig::default())), Restart::Ssr.build(), 0);
+        let mut s = Sender::new(&cfg, Cc::plain(Avoidance::Vegas(Vegas::new(VegasConfig::default()))), Restart::Ssr.build(), 0);
         s.write_unlimited();
         let mut m = Measure::new(RtoConfig::default());
         let ms = |v: u64| Time(v * 1_000_000);

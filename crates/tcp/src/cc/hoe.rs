@@ -1,8 +1,9 @@
 //! Hoe's change (J. C. Hoe, "Improving the Startup Behavior of a Congestion Control Scheme
-//! for TCP", SIGCOMM 1996): NewReno whose initial ssthresh is the bandwidth-delay product
-//! estimated at the start, the bottleneck rate from a packet pair of ACKs times the RTT.
+//! for TCP", SIGCOMM 1996): a startup that sets the initial ssthresh to the bandwidth-delay
+//! product estimated at the start, the bottleneck rate from a packet pair of ACKs times the
+//! RTT; the controller's slow start then grows the window up to it.
 
-use super::{AckCtx, CongestionControl, CongestionEvent, NewReno, Window};
+use super::{AckCtx, CongestionEvent, Startup, Window};
 use crate::time::{Rate, Time};
 
 /// Packet-pair estimate of the bottleneck rate (Keshav 1991): segments sent back to back
@@ -33,40 +34,38 @@ pub struct Hoe {
     pair: PacketPair,
     /// The estimate was taken (or a loss came first and set ssthresh itself).
     done: bool,
-    newreno: NewReno,
 }
 
 impl Hoe {
     pub fn new() -> Self {
         Self::default()
     }
-
 }
 
-impl CongestionControl for Hoe {
+impl Startup for Hoe {
     /// New data was acknowledged outside loss recovery. At the second ACK of the first pair,
     /// ssthresh = rate × BaseRTT (at least 2 segments, the floor of RFC 5681 eq. (4));
-    /// then NewReno grows the window.
-    fn on_ack(&mut self, w: &mut Window, ctx: &AckCtx) {
+    /// the controller grows the window on every ACK.
+    fn on_ack(&mut self, w: &mut Window, ctx: &AckCtx) -> bool {
         if !self.done {
             if let (Some(rate), Some(rtt)) = (self.pair.on_ack(ctx.now, ctx.acked_bytes), ctx.measure.min_rtt()) {
                 w.ssthresh = rate.bytes_in(rtt).max(2 * ctx.mss);
                 self.done = true;
             }
         }
-        self.newreno.on_ack(w, ctx);
+        false
     }
 
     /// Loss was detected before the estimate: the loss response sets ssthresh instead.
-    fn on_congestion_event(&mut self, w: &Window, ev: &CongestionEvent) -> u64 {
+    fn on_congestion_event(&mut self, _w: &Window, _ev: &CongestionEvent) {
         self.done = true;
-        self.newreno.on_congestion_event(w, ev)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cc::{Avoidance, Cc, CongestionControl, NewReno, StartupPart};
     use crate::measure::{Measure, RateEpoch, RtoConfig};
     use crate::time::Duration;
 
@@ -87,7 +86,7 @@ mod tests {
     fn test_hoe_sets_ssthresh_to_rate_times_base_rtt_then_slow_starts() {
         let mut m = Measure::new(RtoConfig::default());
         m.on_rtt_sample(Duration::from_millis(100));
-        let mut hoe = Hoe::new();
+        let mut hoe = Cc::new(StartupPart::Hoe(Hoe::new()), Avoidance::NewReno(NewReno::new(false)));
         let mut w = Window { cwnd: 2000, ssthresh: u64::MAX };
         let t0 = Time(Duration::from_millis(100).0);
         for t in [t0, t0 + Duration::from_micros(200)] {

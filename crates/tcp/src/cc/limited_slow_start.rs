@@ -1,8 +1,8 @@
 //! Limited Slow-Start (RFC 3742): above max_ssthresh, slow start adds about
 //! max_ssthresh/2 segments per RTT instead of doubling; below it, and in congestion
-//! avoidance, NewReno (RFC 5681).
+//! avoidance, the controller's own rule (RFC 5681).
 
-use super::{AckCtx, CongestionControl, NewReno, Window};
+use super::{AckCtx, Startup, Window};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LimitedSlowStartConfig {
@@ -13,12 +13,11 @@ pub struct LimitedSlowStartConfig {
 #[derive(Clone, Debug)]
 pub struct LimitedSlowStart {
     cfg: LimitedSlowStartConfig,
-    newreno: NewReno,
 }
 
 impl LimitedSlowStart {
     pub fn new(cfg: LimitedSlowStartConfig) -> Self {
-        LimitedSlowStart { cfg, newreno: NewReno::new(false) }
+        LimitedSlowStart { cfg }
     }
 
     /// In slow start above max_ssthresh: the limited phase of RFC 3742.
@@ -28,12 +27,11 @@ impl LimitedSlowStart {
 
 }
 
-impl CongestionControl for LimitedSlowStart {
-    fn on_ack(&mut self, w: &mut Window, ctx: &AckCtx) {
+impl Startup for LimitedSlowStart {
+    fn on_ack(&mut self, w: &mut Window, ctx: &AckCtx) -> bool {
         if !self.limits(w) {
             // RFC 3742 §2: "If (cwnd <= max_ssthresh) cwnd += MSS", else RFC 5681.
-            self.newreno.on_ack(w, ctx);
-            return;
+            return false;
         }
         // RFC 3742 §2: K = int(cwnd/(0.5 max_ssthresh)); cwnd += int(MSS/K). K moves up as
         // cwnd crosses each multiple of max_ssthresh/2, and crossing the band that starts at
@@ -41,20 +39,18 @@ impl CongestionControl for LimitedSlowStart {
         // max_ssthresh/2 segments (give or take the one ACK that crosses a band).
         let k = w.cwnd / (self.cfg.max_ssthresh_bytes / 2).max(1);
         w.cwnd += ctx.mss / k.max(1);
+        true
     }
 
-    fn mode_name(&self, w: &Window) -> &'static str {
-        if self.limits(w) {
-            "limited_slow_start"
-        } else {
-            NewReno::phase_name(w)
-        }
+    fn mode_name(&self, w: &Window) -> Option<&'static str> {
+        self.limits(w).then_some("limited_slow_start")
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cc::{Avoidance, Cc, CongestionControl, NewReno, StartupPart};
     use crate::measure::{Measure, RateEpoch, RtoConfig};
     use crate::time::Time;
 
@@ -63,7 +59,9 @@ mod tests {
     fn lss(window: Window, acks: u64) -> Window {
         let m = Measure::new(RtoConfig::default());
         let ctx = AckCtx { now: Time(0), mss: MSS, acked_bytes: MSS, rtt_sample: None, app_limited: false, measure: &m, rate_epoch: RateEpoch::Running };
-        let mut lss = LimitedSlowStart::new(LimitedSlowStartConfig { max_ssthresh_bytes: 100 * MSS });
+        let lss = LimitedSlowStart::new(LimitedSlowStartConfig { max_ssthresh_bytes: 100 * MSS });
+        // RFC 3742 with RFC 5681 below max_ssthresh and in congestion avoidance.
+        let mut lss = Cc::new(StartupPart::LimitedSlowStart(lss), Avoidance::NewReno(NewReno::new(false)));
         let mut w = window;
         for _ in 0..acks {
             lss.on_ack(&mut w, &ctx);

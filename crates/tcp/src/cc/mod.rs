@@ -1,8 +1,10 @@
 //! Congestion control: how cwnd and ssthresh move on ACKs and on congestion signals.
 //!
-//! One trait, `CongestionControl`, with a hook per event; the algorithms built in are
-//! stored in the enum `Cc`, which dispatches each hook at one point (`dispatch!`), so the
-//! call stays static. The window itself is kept by `Congestion` (`window.rs`), the only
+//! Two families, each a trait with its built-in parts in one enum that dispatches each hook
+//! at one point (`dispatch!`), so the call stays static: the avoidance controllers
+//! (`CongestionControl`, stored in `Avoidance`: NewReno, Vegas) and the startups that
+//! replace or bound slow start (`Startup`, stored in `StartupPart`: Hoe, Limited Slow
+//! Start, SSthreshless Start). `Cc` composes one of each. The window itself is kept by `Congestion` (`window.rs`), the only
 //! place in the crate that writes cwnd and ssthresh: it applies the rules every algorithm
 //! shares (RFC 5681's loss window, fast-recovery inflation, the timeout's one segment) and
 //! hands the window to the algorithm's hooks for what is its own.
@@ -15,6 +17,7 @@ mod hoe;
 mod limited_slow_start;
 mod newreno;
 mod ssthreshless;
+mod startup;
 mod vegas;
 mod window;
 
@@ -22,6 +25,7 @@ pub use hoe::{Hoe, PacketPair};
 pub use limited_slow_start::{LimitedSlowStart, LimitedSlowStartConfig};
 pub use newreno::NewReno;
 pub use ssthreshless::{AdjustiveSchedule, Ssthreshless, SsthreshlessConfig, SsthreshlessMode};
+pub use startup::{SlowStart, Startup, StartupPart};
 pub use vegas::{Vegas, VegasConfig, VegasRtt, VegasSlowStartExit};
 pub use window::{Congestion, CongestionEvent, CongestionKind, RecoveryWindow, Window};
 
@@ -62,7 +66,7 @@ pub trait CongestionControl {
     /// A congestion event: a fast retransmit, or the first timeout of the data (a repeated
     /// timeout is no new event). Returns the new ssthresh; `w` is the window at the event
     /// and `Congestion` then sets cwnd as the event's rule says. Default: RFC 5681 eq. (4)
-    /// on the event's loss window. Startup parts that end at the first loss end here.
+    /// on the event's loss window.
     fn on_congestion_event(&mut self, _w: &Window, ev: &CongestionEvent) -> u64 {
         half_flight(ev.loss_window_bytes, ev.mss)
     }
@@ -86,47 +90,36 @@ pub trait CongestionControl {
         None
     }
 
-    /// The phase a trace shows: "slow_start" or "congestion_avoidance" (RFC 5681 §3.1), and
-    /// the startup modes of the controllers that have them.
+    /// The phase a trace shows: "slow_start" or "congestion_avoidance" (RFC 5681 §3.1), or
+    /// a startup's mode while it sets the growth.
     fn mode_name(&self, w: &Window) -> &'static str {
         NewReno::phase_name(w)
     }
-
-    /// SSthreshless Start's congestive events so far (0 for the others).
-    fn congestive_events(&self) -> u32 {
-        0
-    }
 }
 
-/// The congestion controllers built in; chosen by name in a scenario. Adding one: its file,
+/// The avoidance controllers built in; chosen by `cc` in a scenario. Adding one: its file,
 /// a variant here and in `dispatch!`, and its name in `config::CcKind`.
 ///
 /// A plain tag byte (`repr(u8)`), not a niche in a variant's field: the sender matches on
 /// the controller at every new ACK, and decoding the niche cost six instructions each time.
 #[derive(Clone, Debug)]
 #[repr(u8)]
-pub enum Cc {
+pub enum Avoidance {
     NewReno(NewReno),
     Vegas(Vegas),
-    Ssthreshless(Ssthreshless),
-    Hoe(Hoe),
-    LimitedSlowStart(LimitedSlowStart),
 }
 
 /// The one dispatch point: `$c` is the inner controller in every arm.
 macro_rules! dispatch {
-    ($cc:expr, $c:ident => $body:expr) => {
-        match $cc {
-            Cc::NewReno($c) => $body,
-            Cc::Vegas($c) => $body,
-            Cc::Ssthreshless($c) => $body,
-            Cc::Hoe($c) => $body,
-            Cc::LimitedSlowStart($c) => $body,
+    ($avoidance:expr, $c:ident => $body:expr) => {
+        match $avoidance {
+            Avoidance::NewReno($c) => $body,
+            Avoidance::Vegas($c) => $body,
         }
     };
 }
 
-impl CongestionControl for Cc {
+impl CongestionControl for Avoidance {
     #[inline]
     fn on_ack(&mut self, w: &mut Window, ctx: &AckCtx) {
         dispatch!(self, c => c.on_ack(w, ctx))
@@ -153,7 +146,65 @@ impl CongestionControl for Cc {
     fn mode_name(&self, w: &Window) -> &'static str {
         dispatch!(self, c => c.mode_name(w))
     }
-    fn congestive_events(&self) -> u32 {
-        dispatch!(self, c => c.congestive_events())
+}
+
+/// A connection's congestion control: a startup composed with an avoidance controller. The
+/// startup looks at each ACK first and either grows the window itself or leaves it to the
+/// controller; every other event is the controller's, after the startup has heard of a loss.
+#[derive(Clone, Debug)]
+pub struct Cc {
+    startup: StartupPart,
+    avoidance: Avoidance,
+}
+
+impl Cc {
+    pub fn new(startup: StartupPart, avoidance: Avoidance) -> Self {
+        Cc { startup, avoidance }
+    }
+
+    /// The avoidance controller with RFC 5681 slow start.
+    pub fn plain(avoidance: Avoidance) -> Self {
+        Cc::new(StartupPart::SlowStart(SlowStart), avoidance)
+    }
+
+    pub fn startup(&self) -> &StartupPart {
+        &self.startup
+    }
+
+    /// SSthreshless Start's congestive events so far (0 for the other startups).
+    pub fn congestive_events(&self) -> u32 {
+        self.startup.congestive_events()
+    }
+}
+
+impl CongestionControl for Cc {
+    #[inline]
+    fn on_ack(&mut self, w: &mut Window, ctx: &AckCtx) {
+        if !self.startup.on_ack(w, ctx) {
+            self.avoidance.on_ack(w, ctx);
+        }
+    }
+    fn on_congestion_event(&mut self, w: &Window, ev: &CongestionEvent) -> u64 {
+        self.startup.on_congestion_event(w, ev);
+        self.avoidance.on_congestion_event(w, ev)
+    }
+    fn on_recovery_end(&mut self, now: Time) {
+        self.avoidance.on_recovery_end(now)
+    }
+    fn on_rto(&mut self, now: Time) {
+        self.avoidance.on_rto(now)
+    }
+    fn on_idle_end(&mut self, now: Time, idle: Duration) {
+        self.avoidance.on_idle_end(now, idle)
+    }
+    #[inline]
+    fn on_sent(&mut self, now: Time, bytes: u64) {
+        self.avoidance.on_sent(now, bytes)
+    }
+    fn pacing_rate(&self, w: &Window) -> Option<Rate> {
+        self.avoidance.pacing_rate(w)
+    }
+    fn mode_name(&self, w: &Window) -> &'static str {
+        self.startup.mode_name(w).unwrap_or_else(|| self.avoidance.mode_name(w))
     }
 }

@@ -2,10 +2,10 @@
 //! Intelligence for Long Fat Network", §IV): a startup without ssthresh. Slow start watches
 //! the Vegas backlog estimate N on every ACK; once N first exceeds γ, the window alternates
 //! between a Linear Increase Mode (while N > γ) and an Adjustive Increase Mode (while N ≤ γ)
-//! whose growth shrinks with every congestive event. The first loss ends it, and NewReno
-//! recovery and congestion avoidance take over.
+//! whose growth shrinks with every congestive event. The first loss ends it, and the
+//! controller's (NewReno's in the paper) recovery and congestion avoidance take over.
 
-use super::{AckCtx, CongestionControl, CongestionEvent, NewReno, Vegas, Window};
+use super::{AckCtx, CongestionEvent, Startup, Vegas, Window};
 use crate::time::Duration;
 
 /// How the Adjustive Increase Mode's per-ACK increment shrinks with the congestive-event
@@ -76,8 +76,8 @@ pub enum SsthreshlessMode {
     LinearIncrease,
     /// N ≤ γ after at least one congestive event: growth set by the schedule (§IV-B).
     AdjustiveIncrease,
-    /// After the first loss: NewReno slow start and congestion avoidance.
-    NewReno,
+    /// After the first loss: the controller's slow start and congestion avoidance.
+    Ended,
 }
 
 #[derive(Clone, Debug)]
@@ -87,7 +87,6 @@ pub struct Ssthreshless {
     /// Congestive_Event_No of §IV-B: how often N fell back to γ or below from above.
     congestive_events: u32,
     one_per_rtt: OnePerRtt,
-    newreno: NewReno,
 }
 
 impl Ssthreshless {
@@ -97,7 +96,6 @@ impl Ssthreshless {
             mode: SsthreshlessMode::SlowStart,
             congestive_events: 0,
             one_per_rtt: OnePerRtt::default(),
-            newreno: NewReno::new(false),
         }
     }
 
@@ -122,14 +120,13 @@ impl Ssthreshless {
 
 }
 
-impl CongestionControl for Ssthreshless {
+impl Startup for Ssthreshless {
     /// New data was acknowledged outside loss recovery: first the mode follows N, then the
     /// window grows as the mode says.
-    fn on_ack(&mut self, w: &mut Window, ctx: &AckCtx) {
+    fn on_ack(&mut self, w: &mut Window, ctx: &AckCtx) -> bool {
         use SsthreshlessMode::*;
-        if self.mode == NewReno {
-            self.newreno.on_ack(w, ctx);
-            return;
+        if self.mode == Ended {
+            return false;
         }
         let queue_building = self.backlog_segments(w, ctx) > self.cfg.gamma_segments;
         self.mode = match (self.mode, queue_building) {
@@ -157,24 +154,24 @@ impl CongestionControl for Ssthreshless {
                     self.one_per_rtt.increment_bytes(w.cwnd, mss)
                 }
             }
-            NewReno => unreachable!("handled above"),
+            Ended => unreachable!("handled above"),
         };
+        true
     }
 
     /// Loss was detected (three duplicate ACKs or RTO): SSthreshless Start ends for good
     /// (§IV-B, "SSthreshless Start exits when packet losses occur").
-    fn on_congestion_event(&mut self, w: &Window, ev: &CongestionEvent) -> u64 {
-        self.mode = SsthreshlessMode::NewReno;
-        self.newreno.on_congestion_event(w, ev)
+    fn on_congestion_event(&mut self, _w: &Window, _ev: &CongestionEvent) {
+        self.mode = SsthreshlessMode::Ended;
     }
 
-    /// The name a trace shows: the mode, or NewReno's phase once it has taken over.
-    fn mode_name(&self, w: &Window) -> &'static str {
+    /// The name a trace shows: the mode, or None (the controller's phase) once it ended.
+    fn mode_name(&self, _w: &Window) -> Option<&'static str> {
         match self.mode {
-            SsthreshlessMode::SlowStart => "slow_start",
-            SsthreshlessMode::LinearIncrease => "linear_increase",
-            SsthreshlessMode::AdjustiveIncrease => "adjustive_increase",
-            SsthreshlessMode::NewReno => NewReno::phase_name(w),
+            SsthreshlessMode::SlowStart => Some("slow_start"),
+            SsthreshlessMode::LinearIncrease => Some("linear_increase"),
+            SsthreshlessMode::AdjustiveIncrease => Some("adjustive_increase"),
+            SsthreshlessMode::Ended => None,
         }
     }
 
@@ -186,15 +183,17 @@ impl CongestionControl for Ssthreshless {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cc::{Avoidance, Cc, CongestionControl, NewReno, StartupPart};
     use crate::measure::{Measure, RateEpoch, RtoConfig};
     use crate::time::{Duration, Time};
 
     const MSS: u64 = 1000;
     const BASE_RTT_US: u64 = 100_000;
 
-    /// Feeds the controller ACKs, each with an RTT sample chosen so that N has a given value.
+    /// Feeds SSthreshless Start composed with NewReno (the paper's pairing) ACKs, each with
+    /// an RTT sample chosen so that N has a given value.
     struct Harness {
-        cc: Ssthreshless,
+        cc: Cc,
         w: Window,
         m: Measure,
     }
@@ -203,7 +202,8 @@ mod tests {
         fn new(cfg: SsthreshlessConfig, cwnd_segments: u64) -> Self {
             let mut m = Measure::new(RtoConfig::default());
             m.on_rtt_sample(Duration::from_micros(BASE_RTT_US));
-            Harness { cc: Ssthreshless::new(cfg), w: Window { cwnd: cwnd_segments * MSS, ssthresh: u64::MAX }, m }
+            let cc = Cc::new(StartupPart::Ssthreshless(Ssthreshless::new(cfg)), Avoidance::NewReno(NewReno::new(false)));
+            Harness { cc, w: Window { cwnd: cwnd_segments * MSS, ssthresh: u64::MAX }, m }
         }
 
         /// One ACK of one segment whose RTT sample makes N = `backlog` segments at the
@@ -226,6 +226,13 @@ mod tests {
             }
         }
 
+        fn sls(&self) -> &Ssthreshless {
+            match self.cc.startup() {
+                StartupPart::Ssthreshless(s) => s,
+                other => unreachable!("{other:?}"),
+            }
+        }
+
         fn cwnd_segments(&self) -> f64 {
             self.w.cwnd as f64 / MSS as f64
         }
@@ -238,7 +245,7 @@ mod tests {
             // N exactly γ does not exceed it.
             h.round(3.0);
             assert_eq!(h.w.cwnd, expected * MSS);
-            assert_eq!(h.cc.mode(), SsthreshlessMode::SlowStart);
+            assert_eq!(h.sls().mode(), SsthreshlessMode::SlowStart);
         }
         assert_eq!(h.w.ssthresh, u64::MAX, "no ssthresh is used");
     }
@@ -247,7 +254,7 @@ mod tests {
     fn test_linear_increase_adds_one_segment_per_rtt_while_backlog_above_gamma() {
         let mut h = Harness::new(SsthreshlessConfig::default(), 100);
         h.ack(3.5);
-        assert_eq!(h.cc.mode(), SsthreshlessMode::LinearIncrease, "the first crossing enters Linear Increase");
+        assert_eq!(h.sls().mode(), SsthreshlessMode::LinearIncrease, "the first crossing enters Linear Increase");
         for _ in 0..5 {
             let before = h.cwnd_segments();
             h.round(10.0);
@@ -276,7 +283,7 @@ mod tests {
         ];
         for (i, (n, mode, events)) in steps.into_iter().enumerate() {
             h.ack(n);
-            assert_eq!((h.cc.mode(), h.cc.congestive_events()), (mode, events), "step {i}: N = {n}");
+            assert_eq!((h.sls().mode(), h.cc.congestive_events()), (mode, events), "step {i}: N = {n}");
         }
     }
 
@@ -293,7 +300,7 @@ mod tests {
         for n in [4.0, 0.0, 4.0, 0.0] {
             h.ack(n);
         }
-        assert_eq!((h.cc.mode(), h.cc.congestive_events()), (SsthreshlessMode::AdjustiveIncrease, 2));
+        assert_eq!((h.sls().mode(), h.cc.congestive_events()), (SsthreshlessMode::AdjustiveIncrease, 2));
         let before = h.w.cwnd;
         h.ack(0.0);
         assert_eq!(h.w.cwnd - before, 250);
@@ -350,7 +357,7 @@ mod tests {
             lost_sent_at: None,
         };
         assert_eq!(h.cc.on_congestion_event(&h.w, &ev), h.w.cwnd / 2, "RFC 5681 eq. (4)");
-        assert_eq!(h.cc.mode(), SsthreshlessMode::NewReno);
+        assert_eq!(h.sls().mode(), SsthreshlessMode::Ended);
         // Fast recovery leaves cwnd = ssthresh: congestion avoidance, whatever N says.
         h.w = Window { cwnd: 50 * MSS, ssthresh: 50 * MSS };
         let mut reference = NewReno::new(false);

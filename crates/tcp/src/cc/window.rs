@@ -141,12 +141,12 @@ impl Congestion {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::NewReno;
+    use crate::cc::{Avoidance, NewReno};
 
     const MSS: u64 = 1000;
 
     fn congestion() -> Congestion {
-        Congestion::new(Cc::NewReno(NewReno::new(false)), Window { cwnd: 20 * MSS, ssthresh: u64::MAX })
+        Congestion::new(Cc::plain(Avoidance::NewReno(NewReno::new(false))), Window { cwnd: 20 * MSS, ssthresh: u64::MAX })
     }
 
     fn event(kind: CongestionKind, loss_window_bytes: u64) -> CongestionEvent {

@@ -15,7 +15,6 @@
 use crate::config::TcpConfig;
 use std::collections::VecDeque;
 
-use crate::cc::CongestionControl;
 use crate::measure::Measure;
 use crate::pacing::Pacer;
 use crate::preemptive::{Preemptive, PreemptiveStats, TimerCmd};
@@ -157,7 +156,7 @@ pub struct Endpoint {
 
 impl Endpoint {
     pub fn new(cfg: TcpConfig, role: Role) -> Self {
-        let mut sender = Sender::new(&cfg.sender_config(), cfg.cc.build(), cfg.restart.build(), ISS);
+        let mut sender = Sender::new(&cfg.sender_config(), cfg.build_cc(), cfg.restart.build(), ISS);
         // Without a handshake the peer is taken to be configured as we are.
         let sack_ok = !cfg.handshake && cfg.offers_sack();
         if !cfg.handshake && !sack_ok {

@@ -1,0 +1,379 @@
+//! A flow's `tcp` table: its keys, their defaults (`TcpConfig::default()`) and the checks
+//! that turn them into a `TcpConfig`.
+
+use rampup_tcp::cc::{AdjustiveSchedule, LimitedSlowStartConfig, SsthreshlessConfig, VegasConfig, VegasRtt, VegasSlowStartExit};
+use rampup_tcp::measure::{RtoConfig, RtoRule};
+use rampup_tcp::restart::{IdleThreshold, Restart};
+use rampup_tcp::{CcKind, Duration, LossWindow, PreemptiveConfig, RecoveryKind, RtoInRecovery, SackPermitted, SackPipe, StartupKind, TcpConfig};
+use serde::Deserialize;
+
+use super::{err, within, ScenarioError, MAX_COUNT};
+use crate::units::{SizeValue, TimeValue};
+
+/// The controller; a startup's name is shorthand for NewReno with that startup.
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+enum CcName {
+    Newreno,
+    Vegas,
+    Ssthreshless,
+    Hoe,
+    LimitedSlowStart,
+}
+
+/// The startup composed with the controller (`rampup_tcp::StartupKind`).
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+enum StartupName {
+    SlowStart,
+    Hoe,
+    LimitedSlowStart,
+    Ssthreshless,
+}
+
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+enum ScheduleName {
+    Halving,
+    Harmonic,
+}
+
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+enum RecoveryName {
+    Reno,
+    Newreno,
+    Sack,
+}
+
+/// What a timeout during fast recovery does to ssthresh (`rampup_tcp::RtoInRecovery`).
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+enum RtoInRecoveryName {
+    /// Keep the ssthresh recovery set (Linux).
+    KeepSsthresh,
+    /// Halve `loss_window` again (ns-2).
+    Halve,
+}
+
+/// The window a loss halves (`rampup_tcp::LossWindow`).
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+enum LossWindowName {
+    Flight,
+    Cwnd,
+}
+
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+enum VegasRttName {
+    Min,
+    Mean,
+}
+
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+enum VegasExitName {
+    Target,
+    Eighth,
+}
+
+/// Restart after idle (`rampup_tcp::Restart`).
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+enum RestartName {
+    Nssr,
+    Ssr,
+    SsrLinux,
+    RbpRate,
+    RbpCwnd,
+}
+
+/// Whether an end offers SACK in its handshake (`rampup_tcp::SackPermitted`).
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+enum SackPermittedName {
+    AsRecovery,
+    Always,
+    Never,
+}
+
+/// How the RTO follows the RTT (`rampup_tcp::measure::RtoRule`).
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+enum RtoRuleName {
+    Rfc6298,
+    Linux,
+}
+
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+enum SackPipeName {
+    Rfc6675,
+    Sack1,
+}
+
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(deny_unknown_fields)]
+pub(super) struct TcpFile {
+    cc: Option<CcName>,
+    startup: Option<StartupName>,
+    recovery: Option<RecoveryName>,
+    mss: Option<SizeValue>,
+    initial_window: Option<u32>,
+    initial_ssthresh: Option<u64>,
+    max_window: Option<u64>,
+    rcv_window: Option<SizeValue>,
+    delayed_ack: Option<bool>,
+    ack_every: Option<u32>,
+    delack_timeout: Option<TimeValue>,
+    min_rto: Option<TimeValue>,
+    initial_rto: Option<TimeValue>,
+    max_rto: Option<TimeValue>,
+    rto_rule: Option<RtoRuleName>,
+    clock_granularity: Option<TimeValue>,
+    handshake: Option<bool>,
+    restart: Option<RestartName>,
+    rbp_scale: Option<f64>,
+    /// "rto" or a time.
+    idle_threshold: Option<String>,
+    limited_transmit: Option<bool>,
+    rto_in_recovery: Option<RtoInRecoveryName>,
+    sack_pipe: Option<SackPipeName>,
+    sack_permitted: Option<SackPermittedName>,
+    loss_window: Option<LossWindowName>,
+    dupthresh: Option<u32>,
+    byte_counting: Option<bool>,
+    vegas_alpha: Option<f64>,
+    vegas_beta: Option<f64>,
+    vegas_gamma: Option<f64>,
+    vegas_rtt: Option<VegasRttName>,
+    vegas_slow_start_exit: Option<VegasExitName>,
+    ssthreshless_gamma: Option<f64>,
+    ssthreshless_schedule: Option<ScheduleName>,
+    ssthreshless_rtt_tick: Option<TimeValue>,
+    max_ssthresh: Option<u64>,
+    /// Preemptive Retransmission (paper 002); absent: off.
+    preemptive: Option<PreemptiveFile>,
+}
+
+/// `preemptive = { factor = 3, cutout = "80KiB" }`; both keys optional.
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+struct PreemptiveFile {
+    factor: Option<f64>,
+    cutout: Option<SizeValue>,
+}
+
+impl TcpFile {
+    /// Keys set here win over `defaults`.
+    pub(super) fn over(self, d: &TcpFile) -> TcpFile {
+        macro_rules! pick {
+            ($($f:ident),*) => { TcpFile { $($f: self.$f.or(d.$f.clone()),)* } };
+        }
+        pick!(
+            cc, startup, recovery, mss, initial_window, initial_ssthresh, max_window, rcv_window, delayed_ack, ack_every,
+            delack_timeout, min_rto, initial_rto, max_rto, rto_rule, clock_granularity, handshake, restart, rbp_scale, idle_threshold, limited_transmit,
+            rto_in_recovery, sack_pipe, sack_permitted, loss_window, dupthresh, byte_counting, vegas_alpha, vegas_beta, vegas_gamma, vegas_rtt,
+            vegas_slow_start_exit, ssthreshless_gamma, ssthreshless_schedule, ssthreshless_rtt_tick, max_ssthresh, preemptive
+        )
+    }
+}
+
+pub(super) fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError> {
+    let d = TcpConfig::default();
+    let mss = t.mss.map_or(d.mss_bytes as u64, |s| s.0);
+    if mss == 0 || mss > 65_535 {
+        return err(format!("{p}.mss"), format!("must be 1..=65535 bytes (got {mss})"));
+    }
+    let iw = t.initial_window.unwrap_or(d.initial_window_segments);
+    if !(1..=10).contains(&iw) {
+        return err(format!("{p}.initial_window"), format!("must be 1..=10 segments (got {iw})"));
+    }
+    // Windows in segments: u32 of them times an mss (at most 2^16) cannot overflow.
+    let segments = |key: &str, v: Option<u64>, min: u64| -> Result<Option<u64>, ScenarioError> {
+        v.map(|n| within(format!("{p}.{key}"), n, min..=u32::MAX as u64, "segments").map(|n| n * mss)).transpose()
+    };
+    let at_least_one = |key: &str, v: Option<u32>, default: u32| -> Result<u32, ScenarioError> {
+        match v.unwrap_or(default) {
+            0 => err(format!("{p}.{key}"), "must be at least 1"),
+            n => Ok(n),
+        }
+    };
+    let rto = RtoConfig {
+        initial: t.initial_rto.map_or(d.rto.initial, |v| v.0),
+        min: t.min_rto.map_or(d.rto.min, |v| v.0),
+        max: t.max_rto.map_or(d.rto.max, |v| v.0),
+        granularity: t.clock_granularity.map_or(d.rto.granularity, |v| v.0),
+        rule: match t.rto_rule {
+            None => d.rto.rule,
+            Some(RtoRuleName::Rfc6298) => RtoRule::Rfc6298,
+            Some(RtoRuleName::Linux) => RtoRule::Linux,
+        },
+    };
+    if rto.initial == Duration::ZERO {
+        return err(format!("{p}.initial_rto"), "must be greater than 0s");
+    }
+    if rto.max < rto.min {
+        return err(format!("{p}.max_rto"), "must not be below min_rto");
+    }
+    let vd = VegasConfig::default();
+    let vegas = VegasConfig {
+        alpha: t.vegas_alpha.unwrap_or(vd.alpha),
+        beta: t.vegas_beta.unwrap_or(vd.beta),
+        gamma: t.vegas_gamma.unwrap_or(vd.gamma),
+        rtt: match t.vegas_rtt {
+            None => vd.rtt,
+            Some(VegasRttName::Min) => VegasRtt::Min,
+            Some(VegasRttName::Mean) => VegasRtt::Mean,
+        },
+        slow_start_exit: match t.vegas_slow_start_exit {
+            None => vd.slow_start_exit,
+            Some(VegasExitName::Target) => VegasSlowStartExit::Target,
+            Some(VegasExitName::Eighth) => VegasSlowStartExit::Eighth,
+        },
+    };
+    if !(vegas.alpha >= 0.0 && vegas.beta >= vegas.alpha && vegas.gamma >= 0.0) {
+        return err(format!("{p}.vegas_beta"), "need 0 <= vegas_alpha <= vegas_beta and vegas_gamma >= 0");
+    }
+    let sd = SsthreshlessConfig::default();
+    let ssthreshless = SsthreshlessConfig {
+        gamma_segments: t.ssthreshless_gamma.unwrap_or(sd.gamma_segments),
+        schedule: match t.ssthreshless_schedule {
+            None => sd.schedule,
+            Some(ScheduleName::Halving) => AdjustiveSchedule::Halving,
+            Some(ScheduleName::Harmonic) => AdjustiveSchedule::Harmonic,
+        },
+        rtt_tick: t.ssthreshless_rtt_tick.map_or(sd.rtt_tick, |v| v.0),
+    };
+    if !(ssthreshless.gamma_segments.is_finite() && ssthreshless.gamma_segments >= 0.0) {
+        return err(format!("{p}.ssthreshless_gamma"), "must be a number of segments >= 0");
+    }
+    // RFC 3742 §2 suggests max_ssthresh = 100 MSS.
+    let max_ssthresh_bytes = segments("max_ssthresh", Some(t.max_ssthresh.unwrap_or(100)), 2)?.unwrap_or_default();
+    let startup_kind = |name: StartupName| match name {
+        StartupName::SlowStart => StartupKind::SlowStart,
+        StartupName::Hoe => StartupKind::Hoe,
+        StartupName::LimitedSlowStart => StartupKind::LimitedSlowStart(LimitedSlowStartConfig { max_ssthresh_bytes }),
+        StartupName::Ssthreshless => StartupKind::Ssthreshless(ssthreshless),
+    };
+    let newreno = CcKind::NewReno { byte_counting: t.byte_counting.unwrap_or(false) };
+    let (cc, startup) = match (t.cc.unwrap_or(CcName::Newreno), t.startup) {
+        (CcName::Newreno, name) => (newreno, startup_kind(name.unwrap_or(StartupName::SlowStart))),
+        (CcName::Vegas, _) if t.byte_counting == Some(true) => {
+            return err(format!("{p}.byte_counting"), "applies to cc = \"newreno\" (RFC 3465), not to cc = \"vegas\"");
+        }
+        (CcName::Vegas, None | Some(StartupName::SlowStart)) => (CcKind::Vegas(vegas), StartupKind::SlowStart),
+        (CcName::Vegas, Some(_)) => {
+            let why = "cc = \"vegas\" has its own slow start (it ends when the backlog exceeds vegas_gamma); a startup composes with cc = \"newreno\"";
+            return err(format!("{p}.startup"), why);
+        }
+        (shorthand, None) => {
+            let name = match shorthand {
+                CcName::Hoe => StartupName::Hoe,
+                CcName::LimitedSlowStart => StartupName::LimitedSlowStart,
+                _ => StartupName::Ssthreshless,
+            };
+            (newreno, startup_kind(name))
+        }
+        (_, Some(_)) => {
+            return err(format!("{p}.startup"), "the cc given already names a startup (NewReno with it); give cc = \"newreno\" with the startup");
+        }
+    };
+    let recovery = match t.recovery.unwrap_or(RecoveryName::Newreno) {
+        RecoveryName::Reno => RecoveryKind::Reno,
+        RecoveryName::Newreno => RecoveryKind::NewReno,
+        RecoveryName::Sack => RecoveryKind::Sack,
+    };
+    let preemptive = match &t.preemptive {
+        None => None,
+        Some(f) => Some(preemptive(f, p)?),
+    };
+    let rcv_window = t.rcv_window.map_or(d.rcv_window_bytes as u64, |s| s.0);
+    if rcv_window < mss {
+        return err(format!("{p}.rcv_window"), "must be at least one mss");
+    }
+    // A segment's window field is 32 bits (`Segment::window`); TCP itself advertises at
+    // most 2^30 bytes (RFC 7323 §2.3).
+    let Ok(rcv_window) = u32::try_from(rcv_window) else {
+        return err(format!("{p}.rcv_window"), "must be at most 4294967295 bytes (just under 4GiB)");
+    };
+    Ok(TcpConfig {
+        mss_bytes: mss as u32,
+        initial_window_segments: iw,
+        initial_ssthresh_bytes: segments("initial_ssthresh", t.initial_ssthresh, 1)?.unwrap_or(u64::MAX),
+        max_window_bytes: segments("max_window", t.max_window, 1)?.unwrap_or(u64::MAX),
+        rcv_window_bytes: rcv_window,
+        cc,
+        startup,
+        recovery,
+        dupthresh: at_least_one("dupthresh", t.dupthresh, d.dupthresh)?,
+        limited_transmit: t.limited_transmit.unwrap_or(d.limited_transmit),
+        sack_permitted: match t.sack_permitted {
+            None => d.sack_permitted,
+            Some(SackPermittedName::AsRecovery) => SackPermitted::AsRecovery,
+            Some(SackPermittedName::Always) => SackPermitted::Always,
+            Some(SackPermittedName::Never) => SackPermitted::Never,
+        },
+        sack_pipe: match t.sack_pipe {
+            None => d.sack_pipe,
+            Some(SackPipeName::Rfc6675) => SackPipe::Rfc6675,
+            Some(SackPipeName::Sack1) => SackPipe::Sack1,
+        },
+        rto_in_recovery: match t.rto_in_recovery {
+            None => d.rto_in_recovery,
+            Some(RtoInRecoveryName::KeepSsthresh) => RtoInRecovery::KeepSsthresh,
+            Some(RtoInRecoveryName::Halve) => RtoInRecovery::Halve,
+        },
+        loss_window: match t.loss_window {
+            None => d.loss_window,
+            Some(LossWindowName::Flight) => LossWindow::FlightSize,
+            Some(LossWindowName::Cwnd) => LossWindow::Cwnd,
+        },
+        delayed_ack: t.delayed_ack.unwrap_or(d.delayed_ack),
+        ack_every: at_least_one("ack_every", t.ack_every, d.ack_every)?,
+        delack_timeout: t.delack_timeout.map_or(d.delack_timeout, |v| v.0),
+        rto,
+        handshake: t.handshake.unwrap_or(d.handshake),
+        // No end of a simulated flow closes second yet; the default serves until one does.
+        time_wait: d.time_wait,
+        restart: restart(t.restart, t.rbp_scale, p)?,
+        idle_threshold: match t.idle_threshold.as_deref() {
+            None => d.idle_threshold,
+            Some("rto") => IdleThreshold::Rto,
+            Some(v) => match crate::units::parse_duration(v) {
+                Some(d) => IdleThreshold::Fixed(d),
+                None => return err(format!("{p}.idle_threshold"), format!("{v:?} is neither \"rto\" nor a time like \"500ms\"")),
+            },
+        },
+        preemptive,
+    })
+}
+
+fn preemptive(f: &PreemptiveFile, p: &str) -> Result<PreemptiveConfig, ScenarioError> {
+    let d = PreemptiveConfig::default();
+    let factor = f.factor.unwrap_or(d.factor);
+    if !(factor.is_finite() && factor > 0.0) {
+        return err(format!("{p}.preemptive.factor"), format!("must be a number greater than 0 (got {factor})"));
+    }
+    let cutout_bytes = within(format!("{p}.preemptive.cutout"), f.cutout.map_or(d.cutout_bytes, |s| s.0), 1..=MAX_COUNT, "bytes, like \"80KiB\"")?;
+    Ok(PreemptiveConfig { factor, cutout_bytes })
+}
+
+/// One `rbp_scale` for both RBP variants (as ns-2's `rbp_scale_`): RBP/rate's scale of the
+/// rate, RBP/cwnd's fraction of the window.
+fn restart(name: Option<RestartName>, rbp_scale: Option<f64>, p: &str) -> Result<Restart, ScenarioError> {
+    let scale = rbp_scale.unwrap_or(1.0);
+    if !(scale.is_finite() && scale > 0.0) {
+        return err(format!("{p}.rbp_scale"), "must be a number greater than 0");
+    }
+    Ok(match name {
+        None => TcpConfig::default().restart,
+        Some(RestartName::Nssr) => Restart::Nssr,
+        Some(RestartName::Ssr) => Restart::Ssr,
+        Some(RestartName::SsrLinux) => Restart::SsrLinux,
+        Some(RestartName::RbpRate) => Restart::RbpRate { scale },
+        Some(RestartName::RbpCwnd) => Restart::RbpCwnd { fraction: scale },
+    })
+}
+

@@ -1,0 +1,80 @@
+//! Startup: how the window grows before the first loss, when RFC 5681's slow start is
+//! replaced or bounded. A startup part composes with an avoidance controller (`Cc`): on each
+//! ACK it either sets the growth itself or lets the controller grow the window as its own
+//! slow start and congestion avoidance say. It never sets ssthresh at a loss; that stays
+//! the controller's, so one startup serves NewReno today and CUBIC later.
+
+use super::{AckCtx, CongestionEvent, Hoe, LimitedSlowStart, Ssthreshless, Window};
+
+/// One startup algorithm. `Cc` calls the hooks before the avoidance controller's.
+pub trait Startup {
+    /// New data was acknowledged outside loss recovery. Returns true when the startup grew
+    /// `w` itself for this ACK (the controller then leaves it); false when the controller's
+    /// own rule applies. A startup may set `w.ssthresh` here to end slow start (Hoe).
+    fn on_ack(&mut self, w: &mut Window, ctx: &AckCtx) -> bool;
+
+    /// A congestion event, before the controller sets ssthresh. Startups that end at the
+    /// first loss end here.
+    fn on_congestion_event(&mut self, _w: &Window, _ev: &CongestionEvent) {}
+
+    /// The startup mode a trace shows while it sets the growth; None: the controller's phase.
+    fn mode_name(&self, _w: &Window) -> Option<&'static str> {
+        None
+    }
+
+    /// SSthreshless Start's congestive events so far (0 for the others).
+    fn congestive_events(&self) -> u32 {
+        0
+    }
+}
+
+/// RFC 5681 §3.1 slow start: nothing to add to the controller's own rule.
+#[derive(Clone, Debug, Default)]
+pub struct SlowStart;
+
+impl Startup for SlowStart {
+    #[inline]
+    fn on_ack(&mut self, _w: &mut Window, _ctx: &AckCtx) -> bool {
+        false
+    }
+}
+
+/// The startups built in; chosen in a scenario by `startup` (or by a startup's name as
+/// `cc`, meaning that startup with NewReno). Adding one: its file, a variant here and in
+/// `dispatch!`, and its name in `config::StartupKind`.
+#[derive(Clone, Debug)]
+#[repr(u8)]
+pub enum StartupPart {
+    SlowStart(SlowStart),
+    Hoe(Hoe),
+    LimitedSlowStart(LimitedSlowStart),
+    Ssthreshless(Ssthreshless),
+}
+
+/// The one dispatch point: `$s` is the inner startup in every arm.
+macro_rules! dispatch {
+    ($part:expr, $s:ident => $body:expr) => {
+        match $part {
+            StartupPart::SlowStart($s) => $body,
+            StartupPart::Hoe($s) => $body,
+            StartupPart::LimitedSlowStart($s) => $body,
+            StartupPart::Ssthreshless($s) => $body,
+        }
+    };
+}
+
+impl Startup for StartupPart {
+    #[inline]
+    fn on_ack(&mut self, w: &mut Window, ctx: &AckCtx) -> bool {
+        dispatch!(self, s => s.on_ack(w, ctx))
+    }
+    fn on_congestion_event(&mut self, w: &Window, ev: &CongestionEvent) {
+        dispatch!(self, s => s.on_congestion_event(w, ev))
+    }
+    fn mode_name(&self, w: &Window) -> Option<&'static str> {
+        dispatch!(self, s => s.mode_name(w))
+    }
+    fn congestive_events(&self) -> u32 {
+        dispatch!(self, s => s.congestive_events())
+    }
+}
