@@ -1,10 +1,10 @@
-//! The sender's record of every segment sent and not yet cumulatively acknowledged, with
-//! the SACK scoreboard of RFC 6675 on top. Retransmissions reuse the original segment
-//! boundaries, so a record is found by its first sequence number.
+//! The sender's record of every segment sent and not yet cumulatively acknowledged, with the
+//! marks the SACK scoreboard keeps on each (`recovery::scoreboard` sets and reads them).
+//! Retransmissions reuse the original segment boundaries, so a record is found by its first
+//! sequence number.
 
 use std::collections::VecDeque;
 
-use crate::segment::SeqRange;
 use crate::time::{Duration, Time};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,15 +34,6 @@ pub struct Acked {
     /// retransmitted (Karn's rule, applied to the whole ACK so that a repair that fills a
     /// hole does not produce an inflated sample).
     pub rtt_sample: Option<Duration>,
-}
-
-/// The RFC 6675 view of the outstanding data.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Scoreboard {
-    /// Bytes thought to be in the network (RFC 6675 §4 SetPipe).
-    pub pipe: u64,
-    /// First segment that IsLost() and that was not retransmitted in this episode.
-    pub first_lost: Option<u64>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -122,67 +113,16 @@ impl SendQueue {
         Acked { bytes, rtt_sample }
     }
 
-    /// Mark records covered by SACK blocks. Returns bytes newly SACKed.
-    pub fn on_sack(&mut self, blocks: impl IntoIterator<Item = SeqRange>) -> u64 {
-        let mut newly = 0;
-        for b in blocks {
-            let from = self.segs.partition_point(|s| s.seq < b.start);
-            for s in self.segs.range_mut(from..) {
-                if s.seq_end() > b.end {
-                    break;
-                }
-                if !s.sacked {
-                    s.sacked = true;
-                    newly += s.len as u64;
-                }
-            }
-        }
-        newly
-    }
-
-    /// A new recovery episode starts: no segment counts as retransmitted in it yet.
-    pub fn start_recovery_episode(&mut self) {
-        for s in &mut self.segs {
-            s.rtx_in_recovery = false;
-        }
-    }
-
-    /// Forget SACK marks (after an RTO the receiver may have reneged, RFC 2018 §8).
-    pub fn clear_sacks(&mut self) {
-        for s in &mut self.segs {
-            s.sacked = false;
-        }
-    }
-
-    /// RFC 6675 §4: IsLost() and SetPipe() in one pass from the highest record down.
-    pub fn scoreboard(&self, dupthresh: u32, mss: u64) -> Scoreboard {
-        let mut sacked_segs = 0u32;
-        let mut sacked_bytes = 0u64;
-        let mut sb = Scoreboard::default();
-        for s in self.segs.iter().rev() {
-            if s.sacked {
-                sacked_segs += 1;
-                sacked_bytes += s.len as u64;
-                continue;
-            }
-            let lost = sacked_segs >= dupthresh || sacked_bytes > (dupthresh as u64 - 1) * mss;
-            let len = s.len as u64 + s.fin as u64;
-            if !lost {
-                sb.pipe += len;
-            }
-            if s.rtx_in_recovery {
-                sb.pipe += len;
-            } else if lost {
-                sb.first_lost = Some(s.seq);
-            }
-        }
-        sb
-    }
-
-    /// The first record at or above `seq` that is not SACKed.
-    pub fn next_unsacked_from(&self, seq: u64) -> Option<&SentSeg> {
+    /// The records from the first at or above `seq`, in sequence order.
+    pub fn from(&self, seq: u64) -> std::collections::vec_deque::Iter<'_, SentSeg> {
         let i = self.segs.partition_point(|s| s.seq < seq);
-        self.segs.range(i..).find(|s| !s.sacked)
+        self.segs.range(i..)
+    }
+
+    /// `from`, to change the records' marks (`recovery::scoreboard`).
+    pub fn from_mut(&mut self, seq: u64) -> std::collections::vec_deque::IterMut<'_, SentSeg> {
+        let i = self.segs.partition_point(|s| s.seq < seq);
+        self.segs.range_mut(i..)
     }
 }
 
@@ -211,20 +151,6 @@ mod tests {
         let mut q = queue_of(3, 100);
         q.mark_retransmitted(1, Time(5), false);
         assert_eq!(q.on_cumulative_ack(301, Time(10)).rtt_sample, None);
-    }
-
-    #[test]
-    fn three_sacked_segments_above_make_a_segment_lost() {
-        let mut q = queue_of(5, 100);
-        assert_eq!(q.on_sack([SeqRange { start: 101, end: 401 }]), 300);
-        let sb = q.scoreboard(3, 100);
-        assert_eq!(sb.first_lost, Some(1));
-        // segments 1 (lost) and 401 (not lost: nothing SACKed above it) -> pipe counts only 401
-        assert_eq!(sb.pipe, 100);
-        q.mark_retransmitted(1, Time(9), true);
-        let sb = q.scoreboard(3, 100);
-        assert_eq!(sb.first_lost, None);
-        assert_eq!(sb.pipe, 200, "a retransmitted segment is back in the pipe");
     }
 
     #[test]

@@ -6,7 +6,7 @@
 
 use crate::cc::{AckCtx, Cc, Congestion, CongestionEvent, CongestionKind, Window};
 use crate::measure::Measure;
-use crate::recovery::{DupAck, NewAck, NextSend, Recovery, RecoveryKind, SackPipe, SendCtx};
+use crate::recovery::{self, DupAck, NewAck, NextSend, Recovery, RecoveryKind, SackPipe, SendCtx};
 use crate::restart::{self, Plan, RestartCtx, RestartPolicy};
 use crate::segment::SeqRange;
 use crate::send_queue::SendQueue;
@@ -261,9 +261,7 @@ impl Sender {
             // Acknowledges data never sent: ignore it (RFC 793 §3.9, "SEG.ACK > SND.NXT").
             return AckResult::default();
         }
-        if self.rec.uses_sack() {
-            self.queue.on_sack(sack);
-        }
+        self.rec.on_sack(&mut self.queue, sack);
         if ack > self.snd_una {
             return self.on_new_ack(now, ack, measure);
         }
@@ -325,9 +323,8 @@ impl Sender {
                 let limited = if self.loss_window == LossWindow::FlightSize { self.rec.limited_transmit_bytes() } else { 0 };
                 let loss_window = self.loss_window().saturating_sub(limited);
                 let flight = self.flight();
-                let inflation_bytes = self.rec.enter(self.snd_max, flight, self.mss);
+                let inflation_bytes = self.rec.enter(&mut self.queue, self.snd_max, flight, self.mss);
                 self.congestion_event(now, CongestionKind::FastRetransmit { inflation_bytes }, loss_window);
-                self.queue.start_recovery_episode();
                 // RFC 5681 §3.2 step 2 / RFC 6675 §5 step 4.3: the fast retransmit of the first
                 // unacknowledged segment goes out at once; for SACK it does not wait for pipe < cwnd.
                 self.retransmit_first_pending = true;
@@ -363,9 +360,7 @@ impl Sender {
         // The rate epoch in progress ends at a sequence number that go-back-N reaches only
         // after resending everything outstanding (see `Measure::on_timeout`).
         measure.on_timeout();
-        self.rec.on_rto(self.snd_max);
-        // RFC 2018 §8: after a timeout the receiver may have reneged on its SACKs.
-        self.queue.clear_sacks();
+        self.rec.on_rto(&mut self.queue, self.snd_max);
         self.retransmit_first_pending = false;
         self.stats.timeouts += 1;
     }
@@ -437,7 +432,7 @@ impl Sender {
         }
         if self.snd_nxt < self.snd_max {
             // Go-back-N after a timeout: resend the old segments in order.
-            let next = self.queue.next_unsacked_from(self.snd_nxt).map(|s| (s.seq, s.len as u64));
+            let next = recovery::next_unsacked_from(&self.queue, self.snd_nxt).map(|s| (s.seq, s.len as u64));
             match next {
                 Some((seq, len)) if seq < self.snd_max => {
                     if seq - self.snd_una + len > self.usable_window() {

@@ -10,11 +10,14 @@
 
 mod reno;
 mod sack;
+mod scoreboard;
 
 pub use reno::Reno;
 pub use sack::Sack;
+pub use scoreboard::{next_unsacked_from, Scoreboard};
 
 use crate::cc::RecoveryWindow;
+use crate::segment::SeqRange;
 use crate::send_queue::SendQueue;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -246,6 +249,14 @@ impl Recovery {
         self.ep.limited_transmit_bytes += len;
     }
 
+    /// An ACK came with these SACK blocks: a SACK part marks them on the scoreboard.
+    #[inline]
+    pub fn on_sack(&mut self, queue: &mut SendQueue, blocks: impl IntoIterator<Item = SeqRange>) {
+        if self.uses_sack() {
+            scoreboard::mark_sacked(queue, blocks);
+        }
+    }
+
     /// The cumulative ACK advanced to `ack`, acknowledging `acked_bytes`.
     #[inline]
     pub fn on_new_ack(&mut self, ack: u64, acked_bytes: u64, mss: u64) -> NewAck {
@@ -288,9 +299,10 @@ impl Recovery {
 
     /// Recovery begins (after `DupAck::LossDetected`): `snd_max` is the recovery point and
     /// `flight_bytes` FlightSize. Returns the cwnd inflation over ssthresh.
-    pub fn enter(&mut self, snd_max: u64, flight_bytes: u64, mss: u64) -> u64 {
+    pub fn enter(&mut self, queue: &mut SendQueue, snd_max: u64, flight_bytes: u64, mss: u64) -> u64 {
         self.ep.in_recovery = true;
         self.ep.recover = snd_max;
+        scoreboard::start_episode(queue);
         dispatch!(&mut self.part, p => p.on_enter(&self.ep, flight_bytes, mss))
     }
 
@@ -310,8 +322,9 @@ impl Recovery {
 
     /// The retransmission timer expired: recovery is over; RFC 6582 §3.2 step 4 sets recover
     /// to the highest sequence number sent so that the go-back-N repair does not trigger a
-    /// second reduction.
-    pub fn on_rto(&mut self, snd_max: u64) {
+    /// second reduction. The SACK marks go (RFC 2018 §8: the receiver may have reneged).
+    pub fn on_rto(&mut self, queue: &mut SendQueue, snd_max: u64) {
+        scoreboard::forget_sacks(queue);
         self.ep.in_recovery = false;
         self.ep.dupacks = 0;
         self.ep.recover = snd_max;
@@ -345,7 +358,7 @@ mod tests {
     fn newreno_enters_with_inflation_and_partial_acks_retransmit_rfc6582() {
         let mut r = recovery(RecoveryKind::NewReno);
         dupacks(&mut r, 3);
-        assert_eq!(r.enter(20_001, 20 * MSS, MSS), 3 * MSS, "RFC 5681 §3.2 step 4");
+        assert_eq!(r.enter(&mut SendQueue::default(), 20_001, 20 * MSS, MSS), 3 * MSS, "RFC 5681 §3.2 step 4");
         assert_eq!(dupacks(&mut r, 1), DupAck::Window(RecoveryWindow::Inflate));
         let first = r.on_new_ack(5_001, 5 * MSS, MSS);
         let window = Some(RecoveryWindow::Deflate { acked_bytes: 5 * MSS });
@@ -360,7 +373,7 @@ mod tests {
     fn reno_leaves_recovery_at_the_first_new_ack_rfc5681_3_2_step_6() {
         let mut r = recovery(RecoveryKind::Reno);
         dupacks(&mut r, 3);
-        r.enter(20_001, 20 * MSS, MSS);
+        r.enter(&mut SendQueue::default(), 20_001, 20 * MSS, MSS);
         assert_eq!(r.on_new_ack(5_001, 5 * MSS, MSS), NewAck::End);
     }
 
@@ -368,7 +381,7 @@ mod tests {
     fn no_second_recovery_for_the_same_window_rfc6582_3_2_step_2() {
         let mut r = recovery(RecoveryKind::NewReno);
         dupacks(&mut r, 3);
-        r.enter(20_001, 20 * MSS, MSS);
+        r.enter(&mut SendQueue::default(), 20_001, 20 * MSS, MSS);
         r.on_new_ack(20_001, 20 * MSS, MSS);
         let q = SendQueue::default();
         let at = |r: &mut Recovery, una| (0..3).map(|_| r.on_dupack(&q, una, MSS)).last().unwrap();

@@ -1,7 +1,7 @@
 //! SACK-based loss recovery (RFC 6675): the scoreboard says which segments are lost, and
 //! the pipe estimate, not an inflated window, decides when a segment may go.
 
-use super::{Episode, LossRecovery, NextSend, Partial, SackPipe, SendCtx};
+use super::{Episode, LossRecovery, NextSend, Partial, SackPipe, Scoreboard, SendCtx};
 use crate::cc::RecoveryWindow;
 use crate::send_queue::SendQueue;
 
@@ -39,7 +39,7 @@ impl LossRecovery for Sack {
     /// RFC 6675 §5: a segment is lost (IsLost()) once dupthresh segments above it are SACKed,
     /// even before dupthresh duplicate ACKs arrived.
     fn loss_detected_early(&self, ep: &Episode, queue: &SendQueue, snd_una: u64, mss: u64) -> bool {
-        queue.scoreboard(ep.dupthresh, mss).first_lost == Some(snd_una)
+        Scoreboard::of(queue, ep.dupthresh, mss).first_lost == Some(snd_una)
     }
 
     /// RFC 6675 §5 step 4.2: cwnd = ssthresh, no inflation. Sack1: the dupthresh duplicate
@@ -65,7 +65,7 @@ impl LossRecovery for Sack {
     /// (rescue retransmissions) are not implemented. With `SackPipe::Sack1` the pipe is
     /// ns-2's counter, and a segment may go while pipe < cwnd (`Sack1TcpAgent::send_much`).
     fn next_send(&mut self, ep: &Episode, ctx: &SendCtx) -> NextSend {
-        let sb = ctx.queue.scoreboard(ep.dupthresh, ctx.mss);
+        let sb = Scoreboard::of(ctx.queue, ep.dupthresh, ctx.mss);
         let room = if self.counts_pipe() { self.pipe < ctx.cwnd } else { sb.pipe + ctx.mss <= ctx.cwnd };
         match (room, sb.first_lost) {
             (false, _) => NextSend::Hold,
