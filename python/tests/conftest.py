@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -41,3 +42,19 @@ def run_cli():  # type: ignore[no-untyped-def]
     """Runs the real `rampup` command line in a fresh interpreter (as a user would):
     ``run_cli("run", path, cwd=tmp_path)`` -> CompletedProcess with text stdout/stderr."""
     return _run_cli
+
+
+_VERDICT_CELL = re.compile(r"^((holds|partly|does not hold) \(\d+/\d+\))?$")
+
+
+def verdict_cells(claims_table: Path) -> dict[str, list[str]]:
+    """Every verdict cell (with its count of checks passed) of a reproduction's
+    claims-table.md, by claim letter, left to right and table by table; an empty cell is a
+    variant that does not test that claim."""
+    cells: dict[str, list[str]] = {}
+    for line in claims_table.read_text(encoding="utf-8").splitlines():
+        m = re.match(r"\| \((\w)\)", line)
+        if m:
+            row = [c.strip() for c in line.strip().strip("|").split("|")][1:]
+            cells.setdefault(m.group(1), []).extend(c for c in row if _VERDICT_CELL.match(c))
+    return cells
