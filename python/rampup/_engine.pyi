@@ -16,7 +16,7 @@ class Progress:
 
 def run(scenario_toml: str, seed: int | None = None, progress: Progress | None = None) -> dict[str, Any]:
     """Simulates; returns {"tables": {name: {column: ndarray | list[str]}}, "pcaps": {link: bytes},
-    "events": int, "seed": int, "sim_end_ns": int}. The GIL is released while simulating."""
+    "events": int, "packet_hops": int, "seed": int, "sim_end_ns": int}. The GIL is released while simulating."""
 
 def check(scenario_toml: str) -> None: ...
 

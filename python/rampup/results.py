@@ -241,6 +241,7 @@ def build(
         "content_hash_covers": table_files,
         "files": {},  # filled in by Result.write: sha256 of each file written
         "events": raw["events"],
+        "packet_hops": raw["packet_hops"],
         "sim_end_ns": raw["sim_end_ns"],
         "sim_end_s": raw["sim_end_ns"] / 1e9,
         "wall_time_s": round(wall_time_s, 6),

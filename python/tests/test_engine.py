@@ -12,7 +12,7 @@ TABLES = {"flows", "timeseries", "queues", "links"}
 
 def test_run_returns_the_documented_shape(demo_text: str) -> None:
     out = _engine.run(demo_text)
-    assert set(out) == {"tables", "pcaps", "events", "seed", "sim_end_ns"}
+    assert set(out) == {"tables", "pcaps", "events", "packet_hops", "seed", "sim_end_ns"}
     assert set(out["tables"]) >= TABLES
     for name, table in out["tables"].items():
         lengths = set()
@@ -79,12 +79,14 @@ def test_progress_is_visible_while_the_engine_runs(demo_text: str) -> None:
 
 def test_concurrent_runs_agree(demo_text: str) -> None:
     # Runs release the GIL; two at once must not deadlock and must agree. (Not in the
-    # number of events: the first may run split over two threads, the other then on one.)
+    # number of events: the first may run split over two threads, the other then on one;
+    # the packet hops count the same work either way.)
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(2) as pool:
         a, b = pool.map(lambda s: _engine.run(demo_text, s), [1, 1])
     assert a["pcaps"] == b["pcaps"]
+    assert a["packet_hops"] == b["packet_hops"] > 0
     assert a["tables"].keys() == b["tables"].keys()
     for name, table in a["tables"].items():
         assert table.keys() == b["tables"][name].keys()

@@ -36,6 +36,7 @@ def test_folder_contents(demo_path: Path, tmp_path: Path) -> None:
         "seed",
         "content_hash",
         "events",
+        "packet_hops",
         "sim_end_ns",
         "wall_time_s",
     }

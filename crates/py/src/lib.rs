@@ -104,6 +104,7 @@ fn output_to_py<'py>(py: Python<'py>, out: RunOutput) -> PyResult<Bound<'py, PyD
     result.set_item("tables", tables)?;
     result.set_item("pcaps", pcaps)?;
     result.set_item("events", out.events)?;
+    result.set_item("packet_hops", out.packet_hops)?;
     result.set_item("seed", out.seed)?;
     result.set_item("sim_end_ns", out.sim_end_ns)?;
     Ok(result)

@@ -6,6 +6,6 @@ fn main() {
     for path in std::env::args().skip(1) {
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
         let out = rampup_sim::run_toml(&text, None).unwrap_or_else(|e| panic!("{path}: {e}"));
-        println!("{path} {} events {}", out.digest(), out.events);
+        println!("{path} {} events {} hops {}", out.digest(), out.events, out.packet_hops);
     }
 }

@@ -81,6 +81,9 @@ struct FlowState {
 /// Packet accounting: created + duplicated = delivered + dropped + lost + in flight.
 #[derive(Default)]
 struct PacketCounts {
+    /// Packets offered to a port (one per packet per link it is sent on): the engine's work,
+    /// whichever fast path or thread carried the packet.
+    hops: u64,
     created: u64,
     duplicated: u64,
     delivered: u64,
@@ -553,6 +556,7 @@ impl<'s> World<'s> {
             mine.dropped += u.dropped;
         }
         let (p, o) = (&mut self.packets, &other.packets);
+        p.hops += o.hops;
         p.created += o.created;
         p.duplicated += o.duplicated;
         p.delivered += o.delivered;
@@ -732,6 +736,7 @@ impl<'s> World<'s> {
                 self.cross(id, at);
                 return;
             }
+            self.packets.hops += 1;
             let series = &mut self.series;
             let p = &mut self.net.ports[port as usize];
             let mut record = |p: &Port, t| series.record_queue(t, port, p);
@@ -1030,6 +1035,7 @@ impl<'s> World<'s> {
             ],
             pcaps: Vec::new(),
             events: self.events.processed() + self.other_events,
+            packet_hops: self.packets.hops,
             seed: self.seed,
             sim_end_ns: end.as_nanos(),
         })

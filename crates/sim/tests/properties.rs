@@ -189,6 +189,7 @@ proptest! {
         let fast = rampup_sim::run(&sc, seed, &mut rampup_sim::to_the_end).unwrap();
         let reference = rampup_sim::run_hop_by_hop(&sc, seed);
         prop_assert!(fast.events <= reference.events);
+        prop_assert_eq!(fast.packet_hops, reference.packet_hops, "the same hops, cut through or not, in\n{}", text);
         prop_assert_eq!(spilled(&sc, seed).digest(), fast.digest(), "traces through temporary files in\n{}", text);
         for (name, table) in &reference.tables {
             // Compared as text: NaN (a flow that did not finish) is not equal to itself.
@@ -215,7 +216,8 @@ fn split_and_whole(sc: &rampup_sim::Scenario, seed: u64, cut: &Split) -> Vec<(St
     let whole = rampup_sim::run_on_one_thread(sc, seed, &mut rampup_sim::to_the_end).unwrap();
     // Compared as text: NaN (a flow that did not finish) is not equal to itself.
     let tables = whole.tables.iter().map(|(name, t)| (name.clone(), format!("{:?}", split.table(name)), format!("{t:?}")));
-    tables.chain([("digest".to_string(), split.digest(), whole.digest())]).collect()
+    let hops = ("packet_hops".to_string(), split.packet_hops.to_string(), whole.packet_hops.to_string());
+    tables.chain([("digest".to_string(), split.digest(), whole.digest()), hops]).collect()
 }
 
 proptest! {
