@@ -7,7 +7,7 @@ i/N seconds (ns-2's script draws the starts uniformly over the same second).
 
 Each measurement is a fresh process, so the figure includes set-up, and its peak
 resident memory is that process's own (VmHWM). The rampup process is a bare Python
-that loads only the compiled engine; ns-2 runs ``validation/ns2/bench.tcl``. Runs of the
+that loads only the compiled engine; ns-2 runs ``rampup/ns2/bench.tcl``. Runs of the
 two alternate, and the medians are reported.
 """
 
@@ -28,7 +28,8 @@ from . import _engine
 
 __all__ = ["Measurement", "bench_scenario", "measure_ns2", "measure_rampup"]
 
-NS2_SCRIPT = Path(__file__).resolve().parents[2] / "validation" / "ns2" / "bench.tcl"
+#: Shipped in the package (with the helpers it sources), so a plain `pip install` has it.
+NS2_SCRIPT = Path(__file__).resolve().parent / "ns2" / "bench.tcl"
 
 
 def bench_scenario(flows: int, duration_s: float = 60.0) -> str:
@@ -148,8 +149,13 @@ def measure_ns2(flows: int, duration_s: float) -> Measurement:
     return Measurement(int(m.group(1)), wall, rss, cpu)
 
 
-def ns2_available() -> bool:
-    return shutil.which("ns") is not None and NS2_SCRIPT.exists()
+def ns2_missing() -> str | None:
+    """Why ns-2 cannot be timed here, in a few words, or None when it can."""
+    if shutil.which("ns") is None:
+        return "`ns` is not on the PATH (apt-get install ns2)"
+    if not NS2_SCRIPT.exists():
+        return f"its script {NS2_SCRIPT} is missing from this install"
+    return None
 
 
 def run_bench(flows: list[int], repeat: int, duration_s: float, with_ns2: bool, report) -> list[dict]:

@@ -55,6 +55,8 @@ EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
 #: Runs shorter than this show no progress indicator.
 PROGRESS_AFTER_S = 1.0
+#: `rampup bench` times ns-2 up to this many flows: beyond, it needs minutes and gigabytes.
+NS2_MAX_FLOWS = 1000
 #: Flows listed in the summary before it says "... and N more".
 SUMMARY_ROWS = 20
 
@@ -338,13 +340,16 @@ def _int_list(value: str) -> list[int]:
 @click.option("--ns2/--no-ns2", default=True, show_default=True, help="Also time ns-2 when `ns` is on the PATH.")
 def bench(flows: str, large: bool, repeat: int, duration: float, ns2: bool) -> None:
     """Time the benchmark dumbbell: data packets delivered per wall second and peak memory."""
-    from .bench import ns2_available, run_bench
+    from .bench import ns2_missing, run_bench
 
     ns = _int_list(flows) + ([100_000] if large else [])
-    with_ns2 = ns2 and ns2_available()
+    missing = ns2_missing() if ns2 else None
+    with_ns2 = ns2 and missing is None
     console = Console()
-    if ns2 and not with_ns2:
-        console.print("ns-2 (`ns`) not found: timing rampup only")
+    if missing:
+        console.print(f"ns-2 skipped: {missing}; timing rampup only")
+    if with_ns2 and max(ns) > NS2_MAX_FLOWS:
+        console.print(f"ns-2 skipped above N = {NS2_MAX_FLOWS:,}: it needs minutes and gigabytes there")
     table = Table(box=box.SIMPLE_HEAD)
     cols = ["N", "packets", "rampup Mpkt/s", "CPU/wall", "MB"]
     if with_ns2:
@@ -366,8 +371,7 @@ def bench(flows: str, large: bool, repeat: int, duration: float, ns2: bool) -> N
 
     try:
         for n in ns:
-            # ns-2 needs minutes and gigabytes beyond 1,000 flows; it is timed up to there.
-            run_bench([n], repeat, duration, with_ns2 and n <= 1000, report)
+            run_bench([n], repeat, duration, with_ns2 and n <= NS2_MAX_FLOWS, report)
     except RuntimeError as e:
         raise CliError(str(e), EXIT_FAILURE) from None
     console.print(table)

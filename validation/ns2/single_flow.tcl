@@ -41,8 +41,9 @@ array set cfg {
     delack 0 delack_interval 0.1 minrto 1 init_rto 3 mss 1000 hdr 40
     duration 10 access_buffer 1000 trace {} max_ssthresh 0
 }
-source [file join [file dirname [info script]] args.tcl]
-source [file join [file dirname [info script]] wire.tcl]
+# The shared helpers ship with the package, beside the benchmark script that needs them.
+source [file join [file dirname [info script]] .. .. python rampup ns2 args.tcl]
+source [file join [file dirname [info script]] .. .. python rampup ns2 wire.tcl]
 parse_args single_flow.tcl cfg
 if {[lsearch -exact {Newreno Sack1 Vegas} $cfg(tcp)] < 0} {
     puts stderr "single_flow.tcl: tcp must be Newreno, Sack1 or Vegas"
