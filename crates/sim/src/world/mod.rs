@@ -3,21 +3,24 @@
 //! polls them for what to send.
 
 use std::ops::ControlFlow;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Mutex;
 
-use rampup_tcp::{Duration, Endpoint, Role, Snapshot, Time};
+use rampup_tcp::{Endpoint, Role, Snapshot, Time};
 
-use crate::affinity;
 use crate::engine::{Class, EventQueue, Order};
 use crate::net::{Body, Net, OnWire, Offer, Packet, Packets, Port};
-use crate::output::{table, Column, RunOutput, Table};
+use crate::output::RunOutput;
 use crate::partition::Split;
 use crate::pcap::Pcap;
 use crate::scenario::{App, Scenario};
 use crate::trace::{Series, StateRow, TraceSink};
-use crate::{to_the_end, RunError, ScenarioError};
+use crate::{RunError, ScenarioError};
 use crate::Progress;
+
+mod finish;
+mod split;
+
+pub use split::run_split;
+use split::{Crossing, Half};
 
 #[derive(Clone, Copy)]
 enum Event {
@@ -98,24 +101,6 @@ struct UdpState {
     dropped: u64,
 }
 
-/// A packet sent across the cut of a split run (`crate::partition`): it reaches the cut
-/// link at `at`, and the half at the link's far end offers it to the link's port towards
-/// itself. Kept small: crossings are read from the cache of the other half's core.
-struct Crossing {
-    at: Time,
-    pkt: Packet,
-}
-
-/// A world's part in a split run.
-struct Half {
-    /// The nodes this world simulates: flows start, sources send and links change only here.
-    owns: Vec<bool>,
-    /// Packets sent across the cut since the other half last took them.
-    outbox: Vec<Crossing>,
-    /// The cut link's delay: a packet that reaches the link at t arrives after t + this.
-    lookahead: Duration,
-}
-
 pub struct World<'s> {
     sc: &'s Scenario,
     seed: u64,
@@ -144,68 +129,10 @@ pub struct World<'s> {
     stop: Option<RunError>,
 }
 
-/// What the two halves of a split run share: each one's published clock (nanoseconds)
-/// and the packets sent across to it, with a count of the hand-overs into `inbox`.
-#[derive(Default)]
-#[repr(align(128))]
-struct HalfLink {
-    clock: AtomicU64,
-    mail: AtomicU64,
-    inbox: Mutex<Vec<Crossing>>,
-    /// Set when this half's observer stopped the run: the other half stops too.
-    stopped: AtomicBool,
-}
-
-/// Publishes the end of time if its half panics: the other half then runs to its end
-/// instead of waiting forever, and the panic reaches the caller through the thread scope.
-struct ReleaseOnPanic<'a>(&'a HalfLink);
-
-impl Drop for ReleaseOnPanic<'_> {
-    fn drop(&mut self) {
-        if std::thread::panicking() {
-            self.0.clock.store(Time::MAX.as_nanos(), Ordering::Release);
-        }
-    }
-}
-
 /// The rank of packet `head`'s arrival from `port`: by its transmission there (twice it, so
 /// that a duplicate's copy ranks right after it).
 fn arrival_order(port: u32, head: OnWire) -> Order {
     Order::new(Class::Net, port, 2 * head.txn())
-}
-
-/// How many events a half handles, or crossing packets it takes, between hand-overs to the
-/// other: often enough that the other half rarely waits, rarely enough that the shared
-/// cache line stays quiet.
-const PUBLISH_EVERY: u64 = 64;
-
-/// Run `sc` split at `split` (`crate::partition`), half 1 on a second thread; `progress`
-/// follows half 0.
-pub fn run_split(sc: &Scenario, seed: u64, split: &Split, progress: Progress, sink: &mut dyn TraceSink) -> Result<RunOutput, RunError> {
-    let halves: [HalfLink; 2] = Default::default();
-    let [a, b] = [0, 1].map(|h| World::new_half(sc, seed, Some((split, h))));
-    let cpus = affinity::split_cpus();
-    let (mut a, mut b) = std::thread::scope(|s| {
-        let other = s.spawn(|| {
-            let _pinned = cpus.as_ref().and_then(|c| affinity::pin(&c[1]));
-            b.run_half(1, &halves, split.lookahead, &mut to_the_end)
-        });
-        let _pinned = cpus.as_ref().and_then(|c| affinity::pin(&c[0]));
-        let a = a.run_half(0, &halves, split.lookahead, progress);
-        (a, other.join().expect("the second half's thread does not panic"))
-    });
-    if let Some(stop) = a.stop.take().or_else(|| b.stop.take()) {
-        return Err(stop);
-    }
-    // What reached the cut link by the end and was not taken yet is offered to its port now
-    // (its arrival is after the end: a half stops only when the other's clock plus the
-    // lookahead reaches the end).
-    for (me, w) in [&mut a, &mut b].into_iter().enumerate() {
-        let mut left = std::mem::take(&mut *halves[me].inbox.lock().expect("no thread panicked"));
-        w.take_crossings(&mut left, me, &halves);
-    }
-    a.absorb(b);
-    a.finish(sink)
 }
 
 impl<'s> World<'s> {
@@ -413,159 +340,6 @@ impl<'s> World<'s> {
         ControlFlow::Continue(last)
     }
 
-    /// Run half of a split run to the scenario's end, on the current thread: `me` is this
-    /// half's index in `halves`, shared with the world of the other half on another thread.
-    ///
-    /// Chandy and Misra's conservative rule: the other half publishes a clock `c` once it
-    /// has handled all its events before `c` and handed over what they sent across the
-    /// cut. Its later events are at `c` or after, and what they send crosses a link of
-    /// delay `lookahead` after being serialised, so it arrives after `c + lookahead`: this
-    /// half may go up to that time. When it has nothing left before it, it publishes its
-    /// own next event time (capped at that bound, plus one) so the other half moves on.
-    fn run_half(mut self, me: usize, halves: &[HalfLink; 2], lookahead: Duration, progress: Progress) -> Self {
-        let _release = ReleaseOnPanic(&halves[me]);
-        let end = Time::ZERO + self.sc.duration;
-        let other = &halves[1 - me];
-        // Progress by the published clock, at each 1% of the run, and not by events handled
-        // (`by_events` is never reached): a half whose work comes across the cut, taken
-        // outside events, may handle too few events to report by their count. Also every
-        // 1,024 rounds, so that an observer that may stop the run (Ctrl-C) hears from it
-        // every few milliseconds of wall time however long 1% takes.
-        let (mut next_mark, step) = (Time::ZERO, Duration(self.sc.duration.as_nanos() / 100));
-        let mut by_events = u64::MAX;
-        let mut taken = Vec::new();
-        let mut rounds = 0u32;
-        loop {
-            if other.stopped.load(Ordering::Acquire) {
-                return self;
-            }
-            let clock = other.clock.load(Ordering::Acquire);
-            let mail = halves[me].mail.load(Ordering::Acquire);
-            // Buffers are swapped, never freed: they go round between the halves.
-            std::mem::swap(&mut taken, &mut *halves[me].inbox.lock().expect("no thread panicked"));
-            self.take_crossings(&mut taken, me, halves);
-            let until = (Time(clock) + lookahead).min(end);
-            while let ControlFlow::Continue(Some(t)) = self.handle_until(until, PUBLISH_EVERY, &mut by_events, &mut to_the_end) {
-                self.publish(me, halves, t);
-            }
-            if until >= end {
-                self.publish(me, halves, Time::MAX);
-                break;
-            }
-            let next = self.events.next_time().unwrap_or(Time::MAX);
-            let done = next.min(until + Duration(1));
-            self.publish(me, halves, done);
-            let mark = done >= next_mark;
-            if mark {
-                next_mark = done + step;
-            }
-            rounds = rounds.wrapping_add(1);
-            if mark || rounds % 1024 == 0 {
-                if let ControlFlow::Break(stop) = self.report(done, progress) {
-                    self.stop = Some(stop);
-                    // Release the other half, which may be waiting for this one's clock.
-                    halves[me].stopped.store(true, Ordering::Release);
-                    self.publish(me, halves, Time::MAX);
-                    return self;
-                }
-            }
-            let mut spins = 0u32;
-            while other.clock.load(Ordering::Acquire) == clock && halves[me].mail.load(Ordering::Acquire) == mail {
-                // Spin a little (the other half usually moves on within microseconds),
-                // then give the core away: the machine may have fewer cores than threads.
-                spins += 1;
-                if spins < 1_000 {
-                    std::hint::spin_loop();
-                } else {
-                    std::thread::yield_now();
-                }
-            }
-        }
-        self.now = end;
-        _ = progress(1.0);
-        self
-    }
-
-    /// Hand what was sent across the cut to the other half, then promise that every
-    /// event before `clock` is done.
-    fn publish(&mut self, me: usize, halves: &[HalfLink; 2], clock: Time) {
-        self.hand_over(me, halves);
-        halves[me].clock.store(clock.as_nanos(), Ordering::Release);
-    }
-
-    /// Hand what was sent across the cut to the other half. It may take those packets
-    /// before this half's clock passes their sending: each arrives in its future.
-    fn hand_over(&mut self, me: usize, halves: &[HalfLink; 2]) {
-        let h = self.half.as_mut().expect("a split run");
-        if h.outbox.is_empty() {
-            return;
-        }
-        let mut inbox = halves[1 - me].inbox.lock().expect("no thread panicked");
-        if inbox.is_empty() {
-            std::mem::swap(&mut *inbox, &mut h.outbox);
-        } else {
-            inbox.append(&mut h.outbox);
-        }
-        halves[1 - me].mail.fetch_add(1, Ordering::Release);
-    }
-
-    /// Take the packets the other half sent across the cut, offering each to the cut link's
-    /// port towards this half at the time it reached the link, and on as `enqueue` goes.
-    /// That port's queue is this half's alone, and the packets come in the order one world
-    /// would offer them (the other half's event order), so it admits them as one world
-    /// would; what it sends arrives after the lookahead, in this half's future, even when
-    /// the admission itself is in its past. What they bring back across is handed over as it
-    /// comes, so that the halves work on a flow's packets at once rather than in turn.
-    fn take_crossings(&mut self, crossings: &mut Vec<Crossing>, me: usize, halves: &[HalfLink; 2]) {
-        let port = self.net.reverse(self.cut_port);
-        let lookahead = self.half.as_ref().expect("a split run").lookahead;
-        for (i, c) in crossings.drain(..).enumerate() {
-            if i > 0 && (i as u64).is_multiple_of(PUBLISH_EVERY) {
-                self.hand_over(me, halves);
-            }
-            // The lookahead rule: nothing arrives in this half's past.
-            assert!(c.at + lookahead >= self.now, "a packet crossed into the past");
-            let id = self.packets_in_flight.insert(c.pkt);
-            // Not as a hop cut through (`crossed`): one world would count a drop here in a
-            // `Discard` event at `c.at`, which is only a count, and a split run has none of
-            // the sized transfers that read it at their time (`partition::plan`).
-            self.enqueue(port, id, c.at, None);
-        }
-    }
-
-    /// Take over from the world of the other half what it simulated: the ports into its
-    /// nodes (the cut link's too), its nodes' connection ends, its counts, and its rows.
-    fn absorb(&mut self, mut other: World<'s>) {
-        let theirs = other.half.take().expect("a split run").owns;
-        for (i, p) in other.net.ports.iter_mut().enumerate().filter(|(_, p)| theirs[p.to as usize]) {
-            std::mem::swap(&mut self.net.ports[i], p);
-            std::mem::swap(&mut self.pcaps[i], &mut other.pcaps[i]);
-        }
-        for (mine, c) in self.conns.iter_mut().zip(&mut other.conns).filter(|(_, c)| theirs[c.node as usize]) {
-            std::mem::swap(mine, c);
-        }
-        for (mine, f) in self.flows.iter_mut().zip(&other.flows) {
-            mine.start = mine.start.or(f.start);
-            mine.data_drops += f.data_drops;
-            mine.ack_drops += f.ack_drops;
-        }
-        for (mine, u) in self.udp.iter_mut().zip(&other.udp) {
-            mine.sent += u.sent;
-            mine.received += u.received;
-            mine.received_bytes += u.received_bytes;
-            mine.dropped += u.dropped;
-        }
-        let (p, o) = (&mut self.packets, &other.packets);
-        p.hops += o.hops;
-        p.created += o.created;
-        p.duplicated += o.duplicated;
-        p.delivered += o.delivered;
-        p.dropped += o.dropped;
-        p.lost += o.lost;
-        self.series.append(std::mem::take(&mut other.series));
-        self.other_events = other.events.processed();
-        self.other_in_flight = other.late_in_flight();
-    }
 
     fn dispatch(&mut self, ev: Event) {
         match ev {
@@ -924,171 +698,5 @@ impl<'s> World<'s> {
     /// crossed to it before the tables are made.)
     fn late_in_flight(&self) -> u64 {
         self.events.pending().filter(|e| matches!(e, Event::ArriveLate(..) | Event::Discard { .. })).count() as u64
-    }
-
-    /// The run's tables; the traced ones (`trace::TRACED_TABLES`) and the captures go to
-    /// `sink`, not into the output. An error if a trace has passed its budget by the end.
-    fn finish(mut self, sink: &mut dyn TraceSink) -> Result<RunOutput, RunError> {
-        let end = self.now;
-        let trace = self.sc.trace.queues;
-        for (i, p) in self.net.ports.iter_mut().enumerate() {
-            let series = &mut self.series;
-            let mut record = |p: &Port, t| series.record_queue(t, i as u32, p);
-            p.expire(end, trace.then_some(&mut record));
-            p.settle(end);
-        }
-        if let Some(e) = self.over_budget(end) {
-            return Err(e);
-        }
-        let late = self.late_in_flight() + self.other_in_flight;
-        let sc = self.sc;
-        let names = |i: usize| sc.net.nodes[i].name.clone();
-        let nflows = sc.flows.len();
-        let mut flows = FlowColumns::default();
-        for (i, f) in sc.flows.iter().enumerate() {
-            let (snd, rcv) = (&self.conns[2 * i].ep, &self.conns[2 * i + 1].ep);
-            let st = snd.stats();
-            let fs = &self.flows[i];
-            let start = fs.start.unwrap_or(Time::ZERO + f.start);
-            let last_end = fs.transfers.last().and_then(|&t| self.transfers[t].end);
-            let complete = !fs.transfers.is_empty() && fs.next == fs.transfers.len();
-            let span_end = if complete { last_end.unwrap_or(end) } else { end };
-            let span = span_end.since(start).as_secs_f64();
-            flows.flow.push(i as u64);
-            flows.from.push(names(f.from));
-            flows.to.push(names(f.to));
-            flows.cc.push(f.tcp.cc_name());
-            flows.recovery.push(f.tcp.recovery.name().to_string());
-            flows.restart.push(f.tcp.restart.name().to_string());
-            flows.idle_restarts.push(st.idle_restarts);
-            flows.start.push(start.as_nanos());
-            flows.end.push(if complete { last_end.map_or(f64::NAN, |t| t.as_nanos() as f64) } else { f64::NAN });
-            flows.acked.push(snd.bytes_acked());
-            flows.received.push(rcv.bytes_received());
-            flows.segments.push(st.segments_sent);
-            flows.retx.push(st.retransmits);
-            flows.timeouts.push(st.timeouts);
-            flows.fast.push(st.fast_retransmits);
-            flows.preemptive.push(snd.preemptive_stats().retransmits);
-            flows.spurious_preemptive.push(snd.preemptive_stats().spurious);
-            flows.drops.push(fs.data_drops);
-            flows.ack_drops.push(fs.ack_drops);
-            flows.goodput.push(if span > 0.0 { rcv.bytes_received() as f64 * 8.0 / span } else { f64::NAN });
-        }
-        debug_assert_eq!(flows.flow.len(), nflows);
-
-        let tr = &self.transfers;
-        let transfers = table(vec![
-            ("flow", Column::U64(tr.iter().map(|t| t.flow as u64).collect())),
-            ("index", Column::U64(tr.iter().map(|t| t.index as u64).collect())),
-            ("bytes", Column::U64(tr.iter().map(|t| t.bytes).collect())),
-            ("start_ns", Column::U64(tr.iter().map(|t| t.start.as_nanos()).collect())),
-            ("elapsed_s", Column::F64(tr.iter().map(|t| t.end.map_or(f64::NAN, |e| e.since(t.start).as_secs_f64())).collect())),
-            ("retransmits", Column::U64(tr.iter().map(|t| t.retransmits).collect())),
-            ("drops", Column::U64(tr.iter().map(|t| t.drops).collect())),
-        ]);
-
-        let ports = &self.net.ports;
-        let elapsed = end.as_nanos().max(1) as f64;
-        let links = table(vec![
-            ("link", Column::Str(ports.iter().map(|p| p.name.clone()).collect())),
-            ("rate_bps", Column::U64(ports.iter().map(|p| p.rate.bps()).collect())),
-            ("tx_packets", Column::U64(ports.iter().map(|p| p.stats.tx_packets).collect())),
-            ("tx_bytes", Column::U64(ports.iter().map(|p| p.stats.tx_bytes).collect())),
-            ("drops", Column::U64(ports.iter().map(|p| p.stats.drops).collect())),
-            ("lost", Column::U64(ports.iter().map(|p| p.stats.lost).collect())),
-            ("utilization", Column::F64(ports.iter().map(|p| (p.stats.busy.as_nanos() as f64 / elapsed).min(1.0)).collect())),
-        ]);
-        let udp = table(vec![
-            ("source", Column::U64((0..self.udp.len() as u64).collect())),
-            ("from", Column::Str(sc.udp.iter().map(|u| names(u.from)).collect())),
-            ("to", Column::Str(sc.udp.iter().map(|u| names(u.to)).collect())),
-            ("sent", Column::U64(self.udp.iter().map(|u| u.sent).collect())),
-            ("received", Column::U64(self.udp.iter().map(|u| u.received).collect())),
-            ("received_bytes", Column::U64(self.udp.iter().map(|u| u.received_bytes).collect())),
-            ("dropped", Column::U64(self.udp.iter().map(|u| u.dropped).collect())),
-        ]);
-        let on_wire: u64 = ports.iter().map(|p| p.on_wire() as u64).sum();
-        let pk = &self.packets;
-        let packets = table(vec![
-            ("created", Column::U64(vec![pk.created])),
-            ("duplicated", Column::U64(vec![pk.duplicated])),
-            ("delivered", Column::U64(vec![pk.delivered])),
-            ("dropped", Column::U64(vec![pk.dropped])),
-            ("lost", Column::U64(vec![pk.lost])),
-            ("in_flight", Column::U64(vec![on_wire + late])),
-        ]);
-        self.series.drain(sink, |port| ports[port as usize].name.clone());
-        for (i, p) in self.pcaps.into_iter().enumerate() {
-            if let Some(p) = p {
-                let link = ports[i].name.replace("->", "_to_");
-                p.out.drain(|bytes| sink.pcap(&link, bytes));
-            }
-        }
-        Ok(RunOutput {
-            tables: vec![
-                ("flows".into(), flows.into_table()),
-                ("transfers".into(), transfers),
-                ("links".into(), links),
-                ("udp".into(), udp),
-                ("packets".into(), packets),
-            ],
-            pcaps: Vec::new(),
-            events: self.events.processed() + self.other_events,
-            packet_hops: self.packets.hops,
-            seed: self.seed,
-            sim_end_ns: end.as_nanos(),
-        })
-    }
-}
-
-#[derive(Default)]
-struct FlowColumns {
-    flow: Vec<u64>,
-    from: Vec<String>,
-    to: Vec<String>,
-    cc: Vec<String>,
-    recovery: Vec<String>,
-    restart: Vec<String>,
-    idle_restarts: Vec<u64>,
-    start: Vec<u64>,
-    end: Vec<f64>,
-    acked: Vec<u64>,
-    received: Vec<u64>,
-    segments: Vec<u64>,
-    retx: Vec<u64>,
-    timeouts: Vec<u64>,
-    fast: Vec<u64>,
-    preemptive: Vec<u64>,
-    spurious_preemptive: Vec<u64>,
-    drops: Vec<u64>,
-    ack_drops: Vec<u64>,
-    goodput: Vec<f64>,
-}
-
-impl FlowColumns {
-    fn into_table(self) -> Table {
-        table(vec![
-            ("flow", Column::U64(self.flow)),
-            ("from", Column::Str(self.from)),
-            ("to", Column::Str(self.to)),
-            ("cc", Column::Str(self.cc)),
-            ("recovery", Column::Str(self.recovery)),
-            ("restart", Column::Str(self.restart)),
-            ("idle_restarts", Column::U64(self.idle_restarts)),
-            ("start_ns", Column::U64(self.start)),
-            ("end_ns", Column::F64(self.end)),
-            ("bytes_acked", Column::U64(self.acked)),
-            ("bytes_received", Column::U64(self.received)),
-            ("segments_sent", Column::U64(self.segments)),
-            ("retransmits", Column::U64(self.retx)),
-            ("timeouts", Column::U64(self.timeouts)),
-            ("fast_retransmits", Column::U64(self.fast)),
-            ("preemptive_retransmits", Column::U64(self.preemptive)),
-            ("spurious_preemptive", Column::U64(self.spurious_preemptive)),
-            ("drops", Column::U64(self.drops)),
-            ("ack_drops", Column::U64(self.ack_drops)),
-            ("goodput_bps", Column::F64(self.goodput)),
-        ])
     }
 }
