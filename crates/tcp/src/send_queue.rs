@@ -126,17 +126,19 @@ impl SendQueue {
     }
 }
 
+/// A queue of `n` segments of `mss` bytes from sequence number 1, the k-th sent at Time(k).
+#[cfg(test)]
+pub(crate) fn queue_of(n: u64, mss: u32) -> SendQueue {
+    let mut q = SendQueue::default();
+    for k in 0..n {
+        q.push_new(1 + k * mss as u64, mss, false, Time(k));
+    }
+    q
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn queue_of(n: u64, mss: u32) -> SendQueue {
-        let mut q = SendQueue::default();
-        for k in 0..n {
-            q.push_new(1 + k * mss as u64, mss, false, Time(k));
-        }
-        q
-    }
 
     #[test]
     fn cumulative_ack_removes_records_and_samples_the_newest() {

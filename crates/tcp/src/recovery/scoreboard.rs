@@ -83,15 +83,8 @@ pub fn next_unsacked_from(queue: &SendQueue, seq: u64) -> Option<&SentSeg> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::send_queue::queue_of;
     use crate::time::Time;
-
-    fn queue_of(n: u64, mss: u32) -> SendQueue {
-        let mut q = SendQueue::default();
-        for k in 0..n {
-            q.push_new(1 + k * mss as u64, mss, false, Time(k));
-        }
-        q
-    }
 
     #[test]
     fn three_sacked_segments_above_make_a_segment_lost_rfc6675_4() {
