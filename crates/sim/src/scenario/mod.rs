@@ -251,13 +251,17 @@ fn check(f: File) -> Result<Scenario, ScenarioError> {
         })
     };
     let component = components(&net);
+    // A flow's or a source's two ends: known nodes with a path between them.
+    let ends = |p: &str, from: &str, to: &str| -> Result<(usize, usize), ScenarioError> {
+        let (from, to) = (node(format!("{p}.from"), from)?, node(format!("{p}.to"), to)?);
+        connected(&net, &component, from, to, p)?;
+        Ok((from, to))
+    };
     let defaults = f.tcp.unwrap_or_default();
     let mut flows = Vec::new();
     for (i, fl) in f.flow.into_iter().enumerate() {
         let p = format!("flow[{i}]");
-        let from = node(format!("{p}.from"), &fl.from)?;
-        let to = node(format!("{p}.to"), &fl.to)?;
-        connected(&net, &component, from, to, &p)?;
+        let (from, to) = ends(&p, &fl.from, &fl.to)?;
         let tcp = tcp_config(fl.tcp.unwrap_or_default().over(&defaults), &format!("{p}.tcp"))?;
         let app = app(fl.app, &format!("{p}.app"))?;
         let (start, start_jitter) = (fl.start.map_or(Duration::ZERO, |t| t.0), fl.start_jitter.map_or(Duration::ZERO, |t| t.0));
@@ -266,9 +270,7 @@ fn check(f: File) -> Result<Scenario, ScenarioError> {
     let mut udp = Vec::new();
     for (i, u) in f.udp.into_iter().enumerate() {
         let p = format!("udp[{i}]");
-        let from = node(format!("{p}.from"), &u.from)?;
-        let to = node(format!("{p}.to"), &u.to)?;
-        connected(&net, &component, from, to, &p)?;
+        let (from, to) = ends(&p, &u.from, &u.to)?;
         if u.rate.0 .0 == 0 {
             return err(format!("{p}.rate"), "must be greater than 0bps");
         }
