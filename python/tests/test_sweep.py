@@ -102,3 +102,40 @@ def test_a_corrupt_cache_entry_is_run_again_and_replaced(tmp_path: Path, monkeyp
     rampup.sweep(SCENARIO, grid, seeds=[1], cache=tmp_path)
     assert len(runs) == 3, "and it was replaced: nothing runs now"
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")], "no temporary folders left"
+
+
+_INTERRUPTED_SWEEP = """
+import sys, rampup
+scenario = sys.argv[1].replace('duration = "3s"', 'duration = "60s"')
+print("sweeping", flush=True)
+try:
+    rampup.sweep(scenario, {"topology.loss": [i / 10000 for i in range(1, 401)]}, cache=sys.argv[2], workers=2)
+    print("finished", flush=True)
+except KeyboardInterrupt:
+    print("KeyboardInterrupt", flush=True)
+"""
+
+
+def test_ctrl_c_stops_a_sweep_and_keeps_the_finished_runs(tmp_path: Path) -> None:
+    # SIGINT during a sweep of 400 runs: the runs not started are dropped, the caller gets
+    # KeyboardInterrupt once the two running ones end, and every finished run is a whole
+    # cache entry (a half-written one would start with a dot).
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    cache = tmp_path / "cache"
+    child = subprocess.Popen([sys.executable, "-c", _INTERRUPTED_SWEEP, SCENARIO, str(cache)],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout is not None and child.stdout.readline().strip() == "sweeping"
+        time.sleep(3.0)
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=120)
+    finally:
+        child.kill()
+    assert out.strip() == "KeyboardInterrupt", err
+    entries = list(cache.rglob("entry.json"))
+    assert 0 < len(entries) < 400, len(entries)
+    assert not [p for p in cache.rglob("*") if p.name.startswith(".")], "no half-written entry is left"
