@@ -191,6 +191,21 @@ fn a_startup_composes_with_newreno_and_its_shorthand_is_the_same_run() {
 }
 
 #[test]
+fn an_initial_window_above_rfc_6928s_ten_is_sent_at_once() {
+    // Startup studies use IW 16, 32, 64: the first flight is IW segments back to back, and
+    // slow start doubles it in the first RTT (base RTT 100 ms, BDP about 480 packets).
+    let text = paper_dumbbell(r#"cc = "newreno""#, "").replace("initial_window = 2", "initial_window = 64");
+    let out = run_toml(&text, None).expect("valid scenario");
+    let ts = out.table("timeseries");
+    let (t, cwnd) = (ts.u64s("t_ns"), ts.u64s("cwnd_bytes"));
+    assert_eq!(cwnd[0], 64_000);
+    // The 64 ACKs come 208 µs apart (a 1,040-byte packet at 40 Mb/s) from about 102 ms on;
+    // the next flight's, from about 200 ms.
+    let one_rtt = t.iter().rposition(|&t| t < 150_000_000).expect("rows in the first RTT");
+    assert_eq!(cwnd[one_rtt], 128_000, "one segment per ACK of the first 64");
+}
+
+#[test]
 fn vegas_recovers_from_a_timeout_with_thousands_of_segments_outstanding() {
     // Table VI's dumbbell: 150 Mb/s, buffer 937 (BDP/2). Default Vegas overshoots in slow start
     // (87 drops); NewReno repairs one hole per RTT until the timeout at 3.41 s, when 12,386
