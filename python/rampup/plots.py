@@ -1,4 +1,5 @@
-"""Plots of a run's timeseries (matplotlib, Agg backend: no display needed)."""
+"""Plots of a run's timeseries. Figures are made without pyplot, so importing this module
+leaves matplotlib's backend alone (a notebook keeps its inline plots) and needs no display."""
 
 from __future__ import annotations
 
@@ -6,11 +7,6 @@ import io
 from pathlib import Path
 from typing import Any
 
-import matplotlib
-
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.figure import Figure
 
@@ -45,7 +41,8 @@ def _column(ts: pd.DataFrame, *names: str) -> str:
 
 
 def _per_flow(ts: pd.DataFrame, value: str, ylabel: str, title: str, scale: float = 1.0) -> Figure:
-    fig, ax = plt.subplots(figsize=(9, 4.5), layout="constrained")
+    fig = Figure(figsize=(9, 4.5), layout="constrained")
+    ax = fig.subplots()
     if ts.empty:
         ax.text(
             0.5, 0.5, "no timeseries (is [trace] timeseries = true?)", ha="center", va="center", transform=ax.transAxes
@@ -86,7 +83,6 @@ def render_plots(ts: pd.DataFrame, title: str = "") -> dict[str, bytes]:
         buf = io.BytesIO()
         # No date in the PNG metadata: identical runs give identical images.
         fig.savefig(buf, format="png", dpi=120, metadata={"Software": None})
-        plt.close(fig)
         images[name] = buf.getvalue()
     return images
 

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -182,12 +183,15 @@ def test_an_oversized_scenario_file_is_refused_unread(tmp_path: Path) -> None:
         api.read_scenario_file(big)
 
 
-def _interrupt(args: list[str], after_s: float) -> subprocess.CompletedProcess[str]:
-    """Starts the real command line, sends SIGINT (Ctrl-C) ``after_s`` later, and waits."""
+def _interrupt(args: list[str], ready: Callable[[], bool]) -> subprocess.CompletedProcess[str]:
+    """Starts the real command line, sends SIGINT (Ctrl-C) once ``ready()`` (polled for at
+    most a minute), and waits for it to exit."""
     child = subprocess.Popen([sys.executable, "-m", "rampup.cli", *args],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        time.sleep(after_s)
+        deadline = time.monotonic() + 60
+        while not ready() and time.monotonic() < deadline and child.poll() is None:
+            time.sleep(0.1)
         child.send_signal(signal.SIGINT)
         out, err = child.communicate(timeout=60)
     finally:
@@ -200,7 +204,11 @@ def test_ctrl_c_stops_a_run_and_leaves_no_folder(demo_text: str, tmp_path: Path)
     # folder being written is removed and the exit code is 130 (128 + SIGINT).
     long = tmp_path / "long.toml"
     long.write_text(re.sub(r'(?m)^duration = .*$', 'duration = "100000s"', demo_text))
-    proc = _interrupt(["run", str(long), "--out", str(tmp_path / "out")], after_s=3.0)
+    # Interrupted once the run is under way: its staging folder exists beside the target.
+    def running() -> bool:
+        return any(p.name.startswith(".out.tmp-") for p in tmp_path.iterdir())
+
+    proc = _interrupt(["run", str(long), "--out", str(tmp_path / "out")], running)
     assert (proc.returncode, proc.stderr) == (130, "rampup: error: interrupted\n")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["long.toml"]
 
@@ -209,11 +217,14 @@ def test_ctrl_c_stops_a_reproduction_and_keeps_finished_runs(tmp_path: Path) -> 
     # The runs not started are dropped; each finished run is a whole cache entry, so the
     # next `reproduce` does not redo it (the cache tests check an entry is reused).
     cache = tmp_path / "cache"
-    proc = _interrupt(["reproduce", "rbp", "--out", str(tmp_path / "report"), "--cache", str(cache)], after_s=6.0)
+    def finished_one() -> bool:
+        return cache.is_dir() and any(cache.rglob("entry.json"))
+
+    proc = _interrupt(["reproduce", "rbp", "--out", str(tmp_path / "report"), "--cache", str(cache)], finished_one)
     assert (proc.returncode, proc.stderr) == (130, "rampup: error: interrupted\n")
     assert not (tmp_path / "report").exists()
     entries = [p for p in cache.rglob("entry.json")]
-    assert entries, "some runs finished in 6 s"
+    assert entries, "the runs that finished before Ctrl-C stay"
     assert not [p for p in cache.rglob("*") if p.name.startswith(".")], "no half-written entry is left"
 
 

@@ -25,3 +25,15 @@ def test_plots_of_the_demo(demo_path: Path, tmp_path: Path) -> None:
 def test_plots_without_a_timeseries() -> None:
     for ts in (pd.DataFrame(), pd.DataFrame({"t_ns": [], "flow": [], "cwnd_bytes": [], "snd_nxt": []})):
         assert all(data.startswith(PNG) for data in render_plots(ts).values())
+
+
+def test_importing_the_plots_leaves_the_backend_alone() -> None:
+    # A notebook's inline backend must survive `import rampup.plots` (and the reproductions,
+    # which draw the same way): checked in a fresh interpreter that chose a backend first.
+    import subprocess
+    import sys
+
+    code = ("import matplotlib; matplotlib.use('svg'); import rampup.plots, rampup.experiments.rbp; "
+            "import rampup.experiments.ssthreshless; print(matplotlib.get_backend())")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.stdout.strip() == "svg", done.stderr

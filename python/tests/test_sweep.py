@@ -130,8 +130,10 @@ def test_ctrl_c_stops_a_sweep_and_keeps_the_finished_runs(tmp_path: Path) -> Non
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert child.stdout is not None and child.stdout.readline().strip() == "sweeping"
-        time.sleep(3.0)
-        child.send_signal(signal.SIGINT)
+        deadline = time.monotonic() + 60
+        while not (cache.is_dir() and any(cache.rglob("entry.json"))) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        child.send_signal(signal.SIGINT)  # once a run has finished
         out, err = child.communicate(timeout=120)
     finally:
         child.kill()

@@ -5,10 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import matplotlib
-
-matplotlib.use("Agg")
-
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
