@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
-__all__ = ["MANIFEST", "MARKER", "OutputError", "check_target", "resolved", "staged_folder", "write_folder"]
+__all__ = ["MANIFEST", "MARKER", "OutputError", "check_ours", "check_target", "resolved", "staged_folder", "write_folder"]
 
 MANIFEST = "manifest.json"
 #: The key and value in a manifest that say rampup wrote the folder.
@@ -52,6 +52,16 @@ def check_target(target: Path, overwrite: bool = False) -> Path:
     if why:
         raise OutputError(f"{target}: {why}; not replacing it (pass --overwrite to replace it anyway)")
     return target
+
+
+def check_ours(folder: Path) -> None:
+    """Raises `OutputError` unless ``folder`` is a folder as rampup wrote it: its manifest
+    carries rampup's marker and lists every file, each with its SHA-256 unchanged."""
+    if not folder.is_dir():
+        raise OutputError(f"{folder}: not a folder")
+    why = _not_ours(folder)
+    if why:
+        raise OutputError(f"{folder}: {why}")
 
 
 def _not_ours(folder: Path) -> str | None:

@@ -28,6 +28,7 @@ prints it. ``manifest["files"]`` has the SHA-256 of every file written, pcaps in
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import tomllib
@@ -42,9 +43,9 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from . import _engine
-from .folders import MARKER, write_folder
+from .folders import MANIFEST, MARKER, OutputError, check_ours, write_folder
 
-__all__ = ["FORMATS", "TABLES", "Result", "TraceWriter", "build", "safe_name"]
+__all__ = ["FORMATS", "TABLES", "Result", "TraceWriter", "build", "load", "safe_name"]
 
 #: The tables every run has, first in the content hash's order (other tables follow).
 TABLES = ("flows", "timeseries", "queues", "links")
@@ -260,9 +261,41 @@ def build(
     return result
 
 
+def load(folder: str | os.PathLike[str], *, verify: bool = True) -> Result:
+    """The `Result` of a run from its results folder (``rampup run --out``, ``rampup.run(...,
+    out=...)``): tables and captures are read from the folder when first asked for.
+
+    With ``verify`` (the default) every file is first checked against the SHA-256 the
+    manifest lists, so a result that was changed after the run is an `OutputError`, not a
+    silently different DataFrame; ``verify=False`` skips reading every byte of a large folder.
+    Parquet tables come back with the types they were written with; CSV holds none, so a
+    CSV folder's integer columns come back as int64 (the engine's are uint64)."""
+    path = Path(folder)
+    if verify:
+        check_ours(path)
+    try:
+        manifest = json.loads((path / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise OutputError(f"{path}: cannot read its {MANIFEST} ({e})") from None
+    if not isinstance(manifest, dict) or manifest.get(MARKER[0]) != MARKER[1] or manifest.get("kind") != "run":
+        raise OutputError(f"{path}: not the results folder of a rampup run")
+    tables = {Path(f).stem: f for f in manifest["content_hash_covers"]}
+    pcaps = {Path(f).stem: f for f in manifest["files"] if f.endswith(".pcap")}
+    result = Result(manifest=manifest, tables={}, out=path)
+    result.tables = _Lazy(list(tables), {}, tables, lambda: path, _read_table)
+    result.pcaps = _Lazy(list(pcaps), {}, pcaps, lambda: path, Path.read_bytes)
+    return result
+
+
 def _read_table(path: Path) -> pd.DataFrame:
     if path.suffix == ".csv":
-        return pacsv.read_csv(path).to_pandas()
+        table = pacsv.read_csv(path)
+        # A column with no value in any row (a flow's end_ns that never came) has no type in
+        # CSV: read it as the float64 NaN column it was written from.
+        for i, column in enumerate(table.schema):
+            if pa.types.is_null(column.type):
+                table = table.set_column(i, column.name, table.column(i).cast(pa.float64()))
+        return table.to_pandas()
     return pq.read_table(path).to_pandas()
 
 

@@ -77,3 +77,28 @@ def test_csv(demo_path: Path, tmp_path: Path) -> None:
     flows = pd.read_csv(tmp_path / "a" / "flows.csv")
     assert list(flows.columns) == list(a.flows.columns)
     assert len(flows) == len(a.flows)
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "csv"])
+def test_load_reads_a_results_folder_back(demo_path: Path, tmp_path: Path, fmt: str) -> None:
+    res = rampup.run(demo_path, seed=3, out=tmp_path / "demo", fmt=fmt)
+    back = rampup.load(tmp_path / "demo")
+    assert back.manifest == res.manifest and back.seed == 3 and back.out == tmp_path / "demo"
+    assert list(back.tables) == list(res.tables)
+    for name in res.tables:
+        # CSV holds no types: its integer columns come back as int64, not uint64.
+        pd.testing.assert_frame_equal(back.tables[name], res.tables[name], obj=name, check_dtype=fmt == "parquet")
+    assert dict(back.pcaps) == dict(res.pcaps) and back.pcaps
+
+
+def test_load_refuses_a_folder_changed_after_the_run(demo_path: Path, tmp_path: Path) -> None:
+    rampup.run(demo_path, out=tmp_path / "demo")
+    with (tmp_path / "demo" / "flows.parquet").open("ab") as f:
+        f.write(b"x")
+    with pytest.raises(rampup.OutputError, match=r"'flows.parquet' was changed after rampup wrote it"):
+        rampup.load(tmp_path / "demo")
+    with pytest.raises(rampup.OutputError, match="not a folder"):
+        rampup.load(tmp_path / "nowhere")
+    (tmp_path / "mine").mkdir()
+    with pytest.raises(rampup.OutputError, match="not a rampup output folder"):
+        rampup.load(tmp_path / "mine")
