@@ -51,7 +51,8 @@ impl<R: Row> Rows<R> {
         Rows { memory: Vec::new(), len: 0, runs: Vec::new(), limit: limit.max(1), ctx: R::Ctx::default() }
     }
 
-    pub fn len(&self) -> u64 {
+    /// Rows pushed so far, in memory or spilled.
+    pub fn count(&self) -> u64 {
         self.len
     }
 

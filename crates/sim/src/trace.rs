@@ -181,7 +181,7 @@ impl Series {
 
     /// The first table with more than `max` rows, if any.
     pub fn over(&self, max: u64) -> Option<&'static str> {
-        [self.states.len(), self.queues.len()].into_iter().zip(TRACED_TABLES).find(|&(n, _)| n > max).map(|(_, t)| t)
+        [self.states.count(), self.queues.count()].into_iter().zip(TRACED_TABLES).find(|&(n, _)| n > max).map(|(_, t)| t)
     }
 
     /// Add `other`'s rows (of the other half of a split run, recorded after these).

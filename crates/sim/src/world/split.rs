@@ -142,7 +142,7 @@ impl<'s> World<'s> {
                 next_mark = done + step;
             }
             rounds = rounds.wrapping_add(1);
-            if mark || rounds % 1024 == 0 {
+            if mark || rounds.is_multiple_of(1024) {
                 if let ControlFlow::Break(stop) = self.report(done, progress) {
                     self.stop = Some(stop);
                     // Release the other half, which may be waiting for this one's clock.
