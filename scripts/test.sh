@@ -22,5 +22,11 @@ fi
 python3 -m pip install -q --upgrade pip >/dev/null
 python3 -m pip install -q -e '.[test]'
 
+# Lints: warnings are errors (rustup's default profile has clippy; without it, say so).
+if cargo clippy --version >/dev/null 2>&1; then
+  cargo clippy --release --workspace --all-targets --quiet -- -D warnings
+else
+  echo "note: cargo clippy is not installed (rustup component add clippy); lints skipped" >&2
+fi
 cargo test --release --workspace --exclude rampup-py
 python3 -m pytest -q python/tests
