@@ -11,7 +11,7 @@ from typing import Any, Union
 
 from . import _engine, _toml
 from .folders import resolved, staged_folder
-from .results import FORMATS, Result, TraceWriter, build
+from .results import Result, TraceWriter, build, check_format
 
 __all__ = ["Scenario", "check", "read_scenario_file", "run", "run_to_folder", "scenario_text"]
 
@@ -105,8 +105,7 @@ def run_to_folder(
     are written there as the run ends, a chunk at a time, so a long run's memory does not
     grow with them; the result reads them back from the folder when asked. ``extra_files``
     (e.g. plots) are made from the result before the folder moves into place."""
-    if fmt not in FORMATS:
-        raise ValueError(f"fmt: {fmt!r} is not a format (allowed: {', '.join(FORMATS)})")
+    check_format(fmt)  # before the run, not after
     manifest: dict[str, Any] = {}
     with staged_folder(out, manifest, overwrite) as tmp:
         writer = TraceWriter(tmp, fmt, pcap)

@@ -138,8 +138,10 @@ def _read_scenario(path: Path) -> str:
         raise CliError(f"{path}: no such file") from None
     except PermissionError:
         raise CliError(f"{path}: permission denied") from None
-    except (OSError, ValueError) as e:
-        raise CliError(e if isinstance(e, ValueError) else f"{path}: {e.strerror or e}") from None
+    except OSError as e:
+        raise CliError(f"{path}: {e.strerror or e}") from None
+    except ValueError as e:  # not a regular file, too large, or not UTF-8: the message names the path
+        raise CliError(e) from None
 
 
 def _check_scenario(path: Path, text: str) -> None:

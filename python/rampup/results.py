@@ -45,7 +45,7 @@ import pyarrow.parquet as pq
 from . import _engine
 from .folders import MANIFEST, MARKER, OutputError, check_ours, write_folder
 
-__all__ = ["FORMATS", "TABLES", "Result", "TraceWriter", "build", "load", "safe_name"]
+__all__ = ["FORMATS", "TABLES", "Result", "TraceWriter", "build", "check_format", "load", "safe_name"]
 
 #: The tables every run has, first in the content hash's order (other tables follow).
 TABLES = ("flows", "timeseries", "queues", "links")
@@ -56,6 +56,12 @@ FORMATS = ("parquet", "csv")
 ROW_GROUP = _engine.TRACE_CHUNK_ROWS
 
 V = TypeVar("V")
+
+
+def check_format(fmt: str) -> None:
+    """ValueError (one line) unless ``fmt`` is one of `FORMATS`."""
+    if fmt not in FORMATS:
+        raise ValueError(f"fmt: {fmt!r} is not a format (allowed: {', '.join(FORMATS)})")
 
 
 class _Lazy(Mapping[str, V], Generic[V]):
@@ -214,8 +220,7 @@ def build(
     are serialized as ``fmt`` ("parquet" or "csv") for the content hash and `Result.write`.
     With ``written``, the traces the engine handed to that `TraceWriter` are files of its
     folder (which becomes the result's ``out``), and the other tables are written there too."""
-    if fmt not in FORMATS:
-        raise ValueError(f"fmt: {fmt!r} is not a format (allowed: {', '.join(FORMATS)})")
+    check_format(fmt)
     on_disk = written.tables if written is not None else {}
     names = list(TABLES) + [name for name in [*raw["tables"], *on_disk] if name not in TABLES]
     tables = {name: _arrow_table(raw["tables"].get(name, {})) for name in names if name not in on_disk}

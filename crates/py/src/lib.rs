@@ -15,7 +15,7 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
-use rampup_sim::{Collect, Column, RunError, RunOutput, Table, TraceSink};
+use rampup_sim::{Column, RunError, RunOutput, Table, TraceSink};
 
 create_exception!(
     rampup._engine,
@@ -151,9 +151,8 @@ const SIGNAL_CHECK_EVERY: Duration = Duration::from_millis(50);
 /// queues) and the captures are not in the dict: they go to `sink.rows(table, columns)`
 /// in chunks, in order, and `sink.pcap(link, data)` in pieces, as the run ends, so that
 /// a long run's traces can be written to disk without being held in memory. Run on
-/// Python's main thread, the run looks for
-/// signals every 50 ms and raises what their handlers raise (Ctrl-C: `KeyboardInterrupt`),
-/// returning nothing.
+/// Python's main thread, the run looks for signals every 50 ms and raises what their
+/// handlers raise (Ctrl-C: `KeyboardInterrupt`), returning nothing.
 ///
 /// Raises ScenarioError if the scenario is invalid.
 #[pyfunction]
@@ -189,11 +188,7 @@ fn run<'py>(
             ControlFlow::Continue(())
         };
         match &sink {
-            None => {
-                let mut traces = Collect::default();
-                let out = rampup_sim::run_toml_streaming(&text, seed, &mut report, &mut traces);
-                out.map(|out| traces.into_output(out))
-            }
+            None => rampup_sim::collected(|sink| rampup_sim::run_toml_streaming(&text, seed, &mut report, sink)),
             Some(target) => {
                 let mut to_python = PySink { target, error: None };
                 let out = rampup_sim::run_toml_streaming(&text, seed, &mut report, &mut to_python);

@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 pub use output::{Column, RunOutput, Table};
 pub use scenario::{Scenario, ScenarioError};
-pub use trace::{Collect, TraceSink};
+pub use trace::{collected, Collect, TraceSink};
 
 /// A run's observer: called now and then with the fraction of simulated time done (every
 /// 2^16 events, a few milliseconds of wall time); `Break` stops the run (Ctrl-C).
@@ -85,8 +85,7 @@ impl Drop for Running {
 /// same either way. A run that starts while another is in progress in this process (a
 /// sweep's) keeps to one thread, as does every run with `RAMPUP_THREADS=1`.
 pub fn run(sc: &Scenario, seed: u64, progress: Progress) -> Result<RunOutput, RunError> {
-    let mut traces = Collect::default();
-    run_streaming(sc, seed, progress, &mut traces).map(|out| traces.into_output(out))
+    collected(|sink| run_streaming(sc, seed, progress, sink))
 }
 
 /// As `run`, with the traces going to `sink`.
@@ -102,8 +101,7 @@ pub fn run_streaming(sc: &Scenario, seed: u64, progress: Progress, sink: &mut dy
 
 /// As `run`, on the calling thread only.
 pub fn run_on_one_thread(sc: &Scenario, seed: u64, progress: Progress) -> Result<RunOutput, RunError> {
-    let mut traces = Collect::default();
-    world::World::new(sc, seed).run(progress, &mut traces).map(|out| traces.into_output(out))
+    collected(|sink| world::World::new(sc, seed).run(progress, sink))
 }
 
 /// CPUs this process may use (its affinity mask and CPU quota): on one, the halves of a
@@ -120,7 +118,5 @@ fn threads() -> usize {
 /// As `run`, with one event per packet and hop: no admission is computed ahead
 /// (`net::Net::plan_cut_through`). Slower; the tests check that it gives the same tables.
 pub fn run_hop_by_hop(sc: &Scenario, seed: u64) -> RunOutput {
-    let mut traces = Collect::default();
-    let out = world::World::new(sc, seed).hop_by_hop().run(&mut to_the_end, &mut traces).expect("a test run without a trace budget ends");
-    traces.into_output(out)
+    collected(|sink| world::World::new(sc, seed).hop_by_hop().run(&mut to_the_end, sink)).expect("a test run without a trace budget ends")
 }

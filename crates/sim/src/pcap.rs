@@ -29,6 +29,9 @@ pub struct Pcap {
     pub out: Spooled,
     /// Frames start with an Ethernet header (see the module's comment).
     ethernet: bool,
+    /// The transport header being built, kept between records so that a record allocates
+    /// nothing.
+    l4: Vec<u8>,
 }
 
 /// Node n has the address 10.0.0.0 + n + 1.
@@ -72,13 +75,14 @@ impl Pcap {
         buf.extend_from_slice(&(if ethernet { LINKTYPE_ETHERNET } else { LINKTYPE_RAW }).to_le_bytes());
         let mut out = Spooled::default();
         out.memory = buf;
-        Pcap { out, ethernet }
+        Pcap { out, ethernet, l4: Vec::with_capacity(60) }
     }
 
     /// Record packet `p`, sent by node `src`, leaving at `now`.
     pub fn record(&mut self, now: Time, src: u32, p: &Packet) {
         let link = if self.ethernet { ETHERNET_BYTES } else { 0 };
-        let mut l4 = Vec::with_capacity(60);
+        let mut l4 = std::mem::take(&mut self.l4);
+        l4.clear();
         let proto = match &p.body {
             Body::Tcp { ep, seg } => {
                 let (sport, dport) = ports(*ep);
@@ -157,6 +161,7 @@ impl Pcap {
         }
         self.out.memory.extend_from_slice(&ip);
         self.out.memory.extend_from_slice(&l4);
+        self.l4 = l4;
         self.out.spill_if_full();
     }
 }

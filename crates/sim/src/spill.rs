@@ -39,7 +39,7 @@ pub struct Rows<R: Row> {
     /// Not yet sorted, in the order recorded (after every run's rows).
     memory: Vec<R>,
     /// Rows recorded, in memory and in runs.
-    len: u64,
+    count: u64,
     runs: Vec<Run<R>>,
     limit: usize,
     ctx: R::Ctx,
@@ -48,16 +48,16 @@ pub struct Rows<R: Row> {
 impl<R: Row> Rows<R> {
     /// Rows of which at most `limit` are kept in memory.
     pub fn new(limit: usize) -> Self {
-        Rows { memory: Vec::new(), len: 0, runs: Vec::new(), limit: limit.max(1), ctx: R::Ctx::default() }
+        Rows { memory: Vec::new(), count: 0, runs: Vec::new(), limit: limit.max(1), ctx: R::Ctx::default() }
     }
 
     /// Rows pushed so far, in memory or spilled.
     pub fn count(&self) -> u64 {
-        self.len
+        self.count
     }
 
     pub fn push(&mut self, row: R) {
-        self.len += 1;
+        self.count += 1;
         self.memory.push(row);
         if self.memory.len() >= self.limit {
             self.spill();
@@ -71,7 +71,12 @@ impl<R: Row> Rows<R> {
         let mut rows = std::mem::take(&mut self.memory);
         rows.sort_by_key(R::key);
         match self.write(rows.iter().copied()) {
-            Ok(file) => self.runs.push(Run::File(file, self.ctx.clone())),
+            Ok(file) => {
+                self.runs.push(Run::File(file, self.ctx.clone()));
+                // The buffer is filled again from empty: keep its allocation.
+                rows.clear();
+                self.memory = rows;
+            }
             Err(_) => self.runs.push(Run::Memory(rows)),
         }
         if self.runs.len() >= MAX_RUNS {
@@ -112,7 +117,7 @@ impl<R: Row> Rows<R> {
         }
         self.runs.append(&mut other.runs);
         self.memory = other.memory;
-        self.len += other.len;
+        self.count += other.count;
         if self.memory.len() >= self.limit {
             self.spill();
         }

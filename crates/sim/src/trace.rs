@@ -10,6 +10,7 @@ use rampup_tcp::{Duration, Snapshot, Time};
 use crate::net::Port;
 use crate::output::{table, Column, RunOutput, Table};
 use crate::spill::{Row, Rows};
+use crate::RunError;
 
 /// Rows of a trace kept in memory before they go to a temporary file (`spill`): the
 /// memory a trace holds, whatever the run's length (a state row is about 100 bytes).
@@ -51,6 +52,12 @@ impl TraceSink for Collect {
             None => self.pcaps.push((link.to_string(), bytes.to_vec())),
         }
     }
+}
+
+/// The output of `run`, given a sink that keeps everything, with the traces in their places.
+pub fn collected(run: impl FnOnce(&mut dyn TraceSink) -> Result<RunOutput, RunError>) -> Result<RunOutput, RunError> {
+    let mut traces = Collect::default();
+    run(&mut traces).map(|out| traces.into_output(out))
 }
 
 impl Collect {

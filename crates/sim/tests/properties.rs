@@ -201,18 +201,15 @@ proptest! {
 /// `sc` run on one thread with its traces going to temporary files every few rows or bytes
 /// (`spill`), as a long run's do.
 fn spilled(sc: &rampup_sim::Scenario, seed: u64) -> rampup_sim::RunOutput {
-    let mut traces = rampup_sim::Collect::default();
     let world = rampup_sim::world::World::new(sc, seed).spill_after(37, 1000);
-    let out = world.run(&mut rampup_sim::to_the_end, &mut traces).unwrap();
-    traces.into_output(out)
+    rampup_sim::collected(|sink| world.run(&mut rampup_sim::to_the_end, sink)).unwrap()
 }
 
 /// The tables of `sc` run split over two threads at `cut` and run on one, then the digests
 /// of the two runs (tables and packet captures). (Called directly, not through
 /// `rampup_sim::run`, which keeps to one thread while other tests run.)
 fn split_and_whole(sc: &rampup_sim::Scenario, seed: u64, cut: &Split) -> Vec<(String, String, String)> {
-    let mut traces = rampup_sim::Collect::default();
-    let split = rampup_sim::world::run_split(sc, seed, cut, &mut rampup_sim::to_the_end, &mut traces).map(|o| traces.into_output(o)).unwrap();
+    let split = rampup_sim::collected(|sink| rampup_sim::world::run_split(sc, seed, cut, &mut rampup_sim::to_the_end, sink)).unwrap();
     let whole = rampup_sim::run_on_one_thread(sc, seed, &mut rampup_sim::to_the_end).unwrap();
     // Compared as text: NaN (a flow that did not finish) is not equal to itself.
     let tables = whole.tables.iter().map(|(name, t)| (name.clone(), format!("{:?}", split.table(name)), format!("{t:?}")));

@@ -90,8 +90,7 @@ def _run_and_store(job: Job, cache: Path) -> dict[str, pd.DataFrame]:
 ENTRY = "entry.json"
 
 
-def _digest(path: Path) -> dict[str, Any]:
-    data = path.read_bytes()
+def _digest(data: bytes) -> dict[str, Any]:
     return {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
 
 
@@ -100,10 +99,13 @@ def _load(folder: Path, keep: Sequence[str]) -> dict[str, pd.DataFrame] | None:
     truncated or changed, or no `ENTRY`): then the job runs again and replaces it."""
     try:
         entry = json.loads((folder / ENTRY).read_text())
+        tables = {}
         for name in keep:
-            if _digest(folder / f"{name}.parquet") != entry[name]:
+            data = (folder / f"{name}.parquet").read_bytes()  # read once: checked, then parsed
+            if _digest(data) != entry[name]:
                 return None
-        return {name: pq.read_table(folder / f"{name}.parquet").to_pandas() for name in keep}
+            tables[name] = pq.read_table(pa.BufferReader(data)).to_pandas()
+        return tables
     except (OSError, ValueError, KeyError, TypeError, pa.ArrowInvalid):
         return None
 
@@ -116,8 +118,11 @@ def _store(folder: Path, tables: dict[str, pd.DataFrame]) -> None:
     try:
         entry = {}
         for name, df in tables.items():
-            pq.write_table(pa.Table.from_pandas(df, preserve_index=False), tmp / f"{name}.parquet")
-            entry[name] = _digest(tmp / f"{name}.parquet")
+            buf = pa.BufferOutputStream()
+            pq.write_table(pa.Table.from_pandas(df, preserve_index=False), buf)
+            data = buf.getvalue().to_pybytes()
+            (tmp / f"{name}.parquet").write_bytes(data)
+            entry[name] = _digest(data)
         (tmp / ENTRY).write_text(json.dumps(entry))
         _replace(tmp, folder)
     except BaseException as e:

@@ -21,6 +21,18 @@ enum CcName {
     LimitedSlowStart,
 }
 
+impl CcName {
+    /// The startup that a startup's name given as `cc` stands for (with NewReno).
+    fn startup(self) -> Option<StartupName> {
+        match self {
+            CcName::Hoe => Some(StartupName::Hoe),
+            CcName::LimitedSlowStart => Some(StartupName::LimitedSlowStart),
+            CcName::Ssthreshless => Some(StartupName::Ssthreshless),
+            CcName::Newreno | CcName::Vegas => None,
+        }
+    }
+}
+
 /// The startup composed with the controller (`rampup_tcp::StartupKind`).
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
@@ -256,27 +268,20 @@ pub(super) fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError
         StartupName::Ssthreshless => StartupKind::Ssthreshless(ssthreshless),
     };
     let newreno = CcKind::NewReno { byte_counting: t.byte_counting.unwrap_or(false) };
-    let (cc, startup) = match (t.cc.unwrap_or(CcName::Newreno), t.startup) {
-        (CcName::Newreno, name) => (newreno, startup_kind(name.unwrap_or(StartupName::SlowStart))),
-        (CcName::Vegas, _) if t.byte_counting == Some(true) => {
+    let cc_name = t.cc.unwrap_or(CcName::Newreno);
+    let (cc, startup) = match (cc_name, cc_name.startup(), t.startup) {
+        (CcName::Vegas, ..) if t.byte_counting == Some(true) => {
             return err(format!("{p}.byte_counting"), "applies to cc = \"newreno\" (RFC 3465), not to cc = \"vegas\"");
         }
-        (CcName::Vegas, None | Some(StartupName::SlowStart)) => (CcKind::Vegas(vegas), StartupKind::SlowStart),
-        (CcName::Vegas, Some(_)) => {
+        (CcName::Vegas, _, None | Some(StartupName::SlowStart)) => (CcKind::Vegas(vegas), StartupKind::SlowStart),
+        (CcName::Vegas, _, Some(_)) => {
             let why = "cc = \"vegas\" has its own slow start (it ends when the backlog exceeds vegas_gamma); a startup composes with cc = \"newreno\"";
             return err(format!("{p}.startup"), why);
         }
-        (shorthand, None) => {
-            let name = match shorthand {
-                CcName::Hoe => StartupName::Hoe,
-                CcName::LimitedSlowStart => StartupName::LimitedSlowStart,
-                _ => StartupName::Ssthreshless,
-            };
-            (newreno, startup_kind(name))
-        }
-        (_, Some(_)) => {
+        (_, Some(_), Some(_)) => {
             return err(format!("{p}.startup"), "the cc given already names a startup (NewReno with it); give cc = \"newreno\" with the startup");
         }
+        (_, shorthand, named) => (newreno, startup_kind(shorthand.or(named).unwrap_or(StartupName::SlowStart))),
     };
     let recovery = match t.recovery.unwrap_or(RecoveryName::Newreno) {
         RecoveryName::Reno => RecoveryKind::Reno,

@@ -267,7 +267,7 @@ impl Measure {
             RtoRule::Rfc6298 => (srtt + g.max(Duration(4 * self.rttvar.0))).round_up_to(g).max(self.cfg.min).min(self.cfg.max),
             RtoRule::Linux => {
                 self.linux_sample(previous, r);
-                (srtt + Duration(self.linux.rttvar)).round_up_to(g).min(self.cfg.max)
+                self.linux_rto(srtt)
             }
         };
         // RFC 6298 §5.7: a new sample after backoff collapses the backed-off RTO.
@@ -326,8 +326,13 @@ impl Measure {
         l.rtt_seq = Some(snd_nxt);
         l.mdev_max = min;
         if let Some(srtt) = self.srtt {
-            self.rto = (srtt + Duration(l.rttvar)).round_up_to(self.cfg.granularity).min(self.cfg.max);
+            self.rto = self.linux_rto(srtt);
         }
+    }
+
+    /// `__tcp_set_rto`: SRTT + rttvar, rounded up to the clock's ticks, at most `max`.
+    fn linux_rto(&self, srtt: Duration) -> Duration {
+        (srtt + Duration(self.linux.rttvar)).round_up_to(self.cfg.granularity).min(self.cfg.max)
     }
 
     /// Account `acked_bytes` newly acknowledged by `ack`; `snd_nxt` is the next byte the

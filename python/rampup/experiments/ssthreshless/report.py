@@ -57,6 +57,13 @@ def _queue(q: pd.DataFrame, name: str = "left->right", step: float = 0.005) -> p
     return pd.DataFrame({"t": g.index * step, "packets": g.to_numpy()})
 
 
+def _grid_and_legend(axes: Any) -> None:
+    """A light grid and a small legend on each of ``axes`` (one or an array)."""
+    for ax in np.ravel(axes):
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize="small")
+
+
 def fig_sweep(points: pd.DataFrame, sw: Sweep, title: str) -> Figure:
     fig = Figure(figsize=(13, 4.8), layout="constrained")
     axes = fig.subplots(1, 2, sharey=True)
@@ -187,9 +194,7 @@ def reproduce(ctx: Context):  # type: ignore[no-untyped-def]
         axes[0, col].set_yscale("log")
         axes[1, col].set_ylabel("snd_nxt (segments; falls back after a timeout)")
         axes[1, col].set_xlabel("time (s)")
-        for ax in axes[:, col]:
-            ax.grid(alpha=0.3)
-            ax.legend(fontsize="small")
+        _grid_and_legend(axes[:, col])
     fig.suptitle("Fig. 2: NewReno slow start with ssthresh 5000 (L), 500 (A), 32 (S); seed 1")
     rep.figure(fig, "fig2", "Fig. 2: cwnd and sequence number over time, seed 1")
 
@@ -206,8 +211,7 @@ def reproduce(ctx: Context):  # type: ignore[no-untyped-def]
         ax.set_xlim(0, 4)
         ax.set_xlabel("time (s)")
         ax.set_title(f"reading {r}", fontsize="small")
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize="small")
+        _grid_and_legend(ax)
     axes[0].set_ylabel("packets")
     fig.suptitle("Fig. 3: SS (A) (ssthresh 500) with buffer 100 = 0.2 BDP; seed 1, first 4 s")
     rep.figure(fig, "fig3", "Fig. 3: cwnd and bottleneck queue, ssthresh = BDP, buffer 0.2 BDP")
@@ -230,8 +234,7 @@ def reproduce(ctx: Context):  # type: ignore[no-untyped-def]
         ax.set_title(f"{s}, reading main, seed 1", fontsize="small")
         ax.set_xlabel("time (s)")
         ax.set_ylabel("cwnd (segments)")
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize="small")
+        _grid_and_legend(ax)
     for r in (MAIN, NS2):
         for s in (SLS, SLS_TICK):
             p = points_of(points, "II", r, s)
@@ -243,8 +246,7 @@ def reproduce(ctx: Context):  # type: ignore[no-untyped-def]
     axes[2].set_xlabel("γ (segments)")
     axes[2].set_ylabel("link utilization (%)")
     axes[2].set_ylim(0, 100)
-    axes[2].grid(alpha=0.3)
-    axes[2].legend(fontsize="small")
+    _grid_and_legend(axes[2])
     fig.suptitle("Fig. 4: cwnd for three γ values and utilization against γ")
     rep.figure(fig, "fig4", "Fig. 4: SSthreshless Start for several γ")
 
@@ -264,9 +266,7 @@ def reproduce(ctx: Context):  # type: ignore[no-untyped-def]
     axes[0].set_ylabel("cwnd (segments)")
     axes[1].set_ylabel("bottleneck backlog (packets, max per 20 ms)")
     axes[1].set_xlabel("time (s)")
-    for ax in axes:
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize="small")
+    _grid_and_legend(axes)
     fig.suptitle("Fig. 5: buffer 200; reading main, seed 1 (cwnd axis clipped at 1200)")
     rep.figure(fig, "fig5", "Fig. 5: cwnd and bottleneck backlog of SS (A), Vegas and SSthreshless Start")
 
@@ -343,9 +343,7 @@ def reproduce(ctx: Context):  # type: ignore[no-untyped-def]
         axes[1, col].set_ylabel("Jain's fairness index")
         axes[1, col].set_ylim(0, 1.05)
         axes[1, col].set_xlabel("time (s)")
-        for ax in axes[:, col]:
-            ax.grid(alpha=0.3)
-            ax.legend(fontsize="small")
+        _grid_and_legend(axes[:, col])
     fig.suptitle("Fig. 10: cwnd of five flows and Jain's fairness index over time")
     rep.figure(fig, "fig10", "Fig. 10: coexistence of slow start and SSthreshless Start flows")
 
