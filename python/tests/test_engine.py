@@ -94,15 +94,24 @@ def test_concurrent_runs_agree(demo_text: str) -> None:
             np.testing.assert_array_equal(values, b["tables"][name][column], err_msg=f"{name}.{column}")
 
 
-# The demo for a simulated day without traces: minutes of work in little memory.
+# The demo for a simulated day without traces: minutes of work in little memory. "running"
+# is printed once the engine has reported progress, so the signal comes while it runs.
 _LONG_RUN = """
-import sys, tomllib, rampup
+import sys, threading, time, tomllib
+from rampup import _engine, _toml
 doc = tomllib.load(open(sys.argv[1], "rb"))
 doc["duration"] = "86400s"
 doc["trace"] = {"timeseries": False, "queues": False}
-print("running", flush=True)
+progress = _engine.Progress()
+
+def announce():
+    while progress.fraction == 0.0:
+        time.sleep(0.01)
+    print("running", flush=True)
+
+threading.Thread(target=announce, daemon=True).start()
 try:
-    rampup.run(doc)
+    _engine.run(_toml.dumps(doc), None, progress)
     print("finished", flush=True)
 except KeyboardInterrupt:
     print("KeyboardInterrupt", flush=True)
@@ -117,7 +126,6 @@ def test_ctrl_c_stops_a_run_with_keyboard_interrupt(demo_path, threads: str) -> 
     import signal
     import subprocess
     import sys
-    import time
 
     env = dict(os.environ, RAMPUP_THREADS=threads)
     child = subprocess.Popen([sys.executable, "-c", _LONG_RUN, str(demo_path)], env=env,
@@ -125,7 +133,6 @@ def test_ctrl_c_stops_a_run_with_keyboard_interrupt(demo_path, threads: str) -> 
     try:
         assert child.stdout is not None
         assert child.stdout.readline().strip() == "running"
-        time.sleep(1.0)  # well into the run
         child.send_signal(signal.SIGINT)
         out, err = child.communicate(timeout=120)
     finally:
