@@ -29,6 +29,9 @@ pub struct Pcap {
     pub out: Spooled,
     /// Frames start with an Ethernet header (see the module's comment).
     ethernet: bool,
+    /// The run's end: a transmission that would start then or later is not one (as in
+    /// `Port::settle`, which the links table counts by) and is not captured.
+    end: Time,
     /// The transport header being built, kept between records so that a record allocates
     /// nothing.
     l4: Vec<u8>,
@@ -62,8 +65,9 @@ fn ipv4_checksum(h: &[u8]) -> u16 {
 }
 
 impl Pcap {
-    /// A capture of packets whose wire sizes include at least `min_header_bytes` of headers.
-    pub fn new(min_header_bytes: u32) -> Self {
+    /// A capture, to `end`, of packets whose wire sizes include at least `min_header_bytes`
+    /// of headers.
+    pub fn new(min_header_bytes: u32, end: Time) -> Self {
         let ethernet = min_header_bytes >= ETHERNET_FRAMING_FROM;
         let mut buf = Vec::new();
         buf.extend_from_slice(&MAGIC_NANOS.to_le_bytes());
@@ -75,11 +79,14 @@ impl Pcap {
         buf.extend_from_slice(&(if ethernet { LINKTYPE_ETHERNET } else { LINKTYPE_RAW }).to_le_bytes());
         let mut out = Spooled::default();
         out.memory = buf;
-        Pcap { out, ethernet, l4: Vec::with_capacity(60) }
+        Pcap { out, ethernet, end, l4: Vec::with_capacity(60) }
     }
 
     /// Record packet `p`, sent by node `src`, leaving at `now`.
     pub fn record(&mut self, now: Time, src: u32, p: &Packet) {
+        if now >= self.end {
+            return;
+        }
         let link = if self.ethernet { ETHERNET_BYTES } else { 0 };
         let mut l4 = std::mem::take(&mut self.l4);
         l4.clear();

@@ -66,7 +66,10 @@ impl<R: Row> Rows<R> {
 
     /// The rows in memory become a sorted run, written to a file. If the file cannot be
     /// written (no temporary space), the run stays in memory: the result is the same, only
-    /// the memory bound is lost.
+    /// the memory bound is lost. Cold and out of line: `push` is inlined where rows are
+    /// recorded, on the forwarding path.
+    #[cold]
+    #[inline(never)]
     fn spill(&mut self) {
         let mut rows = std::mem::take(&mut self.memory);
         rows.sort_by_key(R::key);

@@ -114,12 +114,14 @@ impl SendQueue {
     }
 
     /// The records from the first at or above `seq`, in sequence order.
+    #[inline]
     pub fn from(&self, seq: u64) -> std::collections::vec_deque::Iter<'_, SentSeg> {
         let i = self.segs.partition_point(|s| s.seq < seq);
         self.segs.range(i..)
     }
 
     /// `from`, to change the records' marks (`recovery::scoreboard`).
+    #[inline]
     pub fn from_mut(&mut self, seq: u64) -> std::collections::vec_deque::IterMut<'_, SentSeg> {
         let i = self.segs.partition_point(|s| s.seq < seq);
         self.segs.range_mut(i..)

@@ -14,6 +14,9 @@ impl<'s> World<'s> {
     pub(super) fn finish(mut self, sink: &mut dyn TraceSink) -> Result<RunOutput, RunError> {
         let end = self.now;
         let trace = self.sc.trace.queues;
+        // Every packet offered to a port was admitted (a transmission) or dropped: counted
+        // before `settle` takes out the transmissions that would start after the end.
+        let packet_hops = self.net.ports.iter().map(|p| p.stats.tx_packets + p.stats.drops).sum();
         for (i, p) in self.net.ports.iter_mut().enumerate() {
             let series = &mut self.series;
             let mut record = |p: &Port, t| series.record_queue(t, i as u32, p);
@@ -118,7 +121,7 @@ impl<'s> World<'s> {
             ],
             pcaps: Vec::new(),
             events: self.events.processed() + self.other_events,
-            packet_hops: self.packets.hops,
+            packet_hops,
             seed: self.seed,
             sim_end_ns: end.as_nanos(),
         })

@@ -84,9 +84,6 @@ struct FlowState {
 /// Packet accounting: created + duplicated = delivered + dropped + lost + in flight.
 #[derive(Default)]
 struct PacketCounts {
-    /// Packets offered to a port (one per packet per link it is sent on): the engine's work,
-    /// whichever fast path or thread carried the packet.
-    hops: u64,
     created: u64,
     duplicated: u64,
     delivered: u64,
@@ -147,7 +144,7 @@ impl<'s> World<'s> {
         for &l in &sc.trace.pcap {
             for (i, p) in net.ports.iter().enumerate() {
                 if p.link == l {
-                    pcaps[i] = Some(Pcap::new(sc.header_bytes.min(sc.ack_bytes)));
+                    pcaps[i] = Some(Pcap::new(sc.header_bytes.min(sc.ack_bytes), Time::ZERO + sc.duration));
                 }
             }
         }
@@ -510,7 +507,6 @@ impl<'s> World<'s> {
                 self.cross(id, at);
                 return;
             }
-            self.packets.hops += 1;
             let series = &mut self.series;
             let p = &mut self.net.ports[port as usize];
             let mut record = |p: &Port, t| series.record_queue(t, port, p);
@@ -520,9 +516,7 @@ impl<'s> World<'s> {
             let pcap = &mut self.pcaps[port as usize];
             let (conns, udp) = (&self.conns, &self.sc.udp);
             let offer = p.offer(at, id, pkt, |start| {
-                // A transmission that would start after the run's end is not one (as in
-                // `Port::settle`, which the links table counts by).
-                if let Some(pc) = pcap.as_mut().filter(|_| start < end) {
+                if let Some(pc) = pcap {
                     // A packet does not carry its source (it is needed only here): it is
                     // the host of the connection end that sent it, or the UDP source's.
                     let src = match pkt.body {

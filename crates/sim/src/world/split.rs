@@ -238,7 +238,6 @@ impl<'s> World<'s> {
             mine.dropped += u.dropped;
         }
         let (p, o) = (&mut self.packets, &other.packets);
-        p.hops += o.hops;
         p.created += o.created;
         p.duplicated += o.duplicated;
         p.delivered += o.delivered;

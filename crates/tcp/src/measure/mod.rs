@@ -51,8 +51,10 @@ pub enum RtoRule {
 }
 
 /// Linux's deviation state (`RtoRule::Linux`), each ×4 as Linux keeps them.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 struct LinuxDeviation {
+    /// `tcp_rto_min`: the floor of rttvar.
+    min: u64,
     /// `mdev_us`: the smoothed mean deviation.
     mdev: u64,
     /// `mdev_max_us`: the largest `mdev` in the current RTT, from `min` up.
@@ -64,6 +66,65 @@ struct LinuxDeviation {
     rtt_seq: Option<u64>,
     /// A sample came since the last ACK: the once-per-RTT step looks at that ACK.
     sampled: bool,
+}
+
+impl LinuxDeviation {
+    fn new(min: Duration) -> Self {
+        LinuxDeviation { min: min.0, mdev: 0, mdev_max: 0, rttvar: 0, rtt_seq: None, sampled: false }
+    }
+
+    /// `tcp_rtt_estimator`'s deviation update for sample `r` (`previous`: SRTT before it).
+    /// Out of line, so that `Measure::on_rtt_sample` stays small enough to inline.
+    #[inline(never)]
+    fn on_sample(&mut self, previous: Option<Duration>, r: Duration) {
+        self.sampled = true;
+        let Some(srtt) = previous else {
+            // The first sample: mdev = 2·r (so that RTO = 3·r), rttvar at least `min`.
+            self.mdev = 2 * r.0;
+            self.rttvar = self.mdev.max(self.min);
+            self.mdev_max = self.rttvar;
+            self.rtt_seq = None;
+            return;
+        };
+        let err = r.0.abs_diff(srtt.0);
+        let step = err as i64 - (self.mdev / 4) as i64;
+        // An RTT that fell raises mdev with an eighth of the gain (Linux's comment: as Eifel,
+        // it keeps the RTO from growing when the RTT drops).
+        let step = if r.0 < srtt.0 && step > 0 { step / 8 } else { step };
+        self.mdev = self.mdev.saturating_add_signed(step);
+        if self.mdev > self.mdev_max {
+            self.mdev_max = self.mdev;
+            self.rttvar = self.rttvar.max(self.mdev_max);
+        }
+    }
+
+    /// Linux's once-per-RTT step, when `ack` (which carried a sample) passes `rtt_seq`:
+    /// rttvar falls a quarter of the way to the RTT's largest deviation, and the next RTT's
+    /// largest starts again from `min`. Returns whether rttvar may have changed.
+    #[inline(never)]
+    fn on_ack(&mut self, ack: u64, snd_nxt: u64) -> bool {
+        if !std::mem::take(&mut self.sampled) {
+            return false;
+        }
+        let Some(rtt_seq) = self.rtt_seq else {
+            self.rtt_seq = Some(snd_nxt);
+            return false;
+        };
+        if ack <= rtt_seq {
+            return false;
+        }
+        if self.mdev_max < self.rttvar {
+            self.rttvar -= (self.rttvar - self.mdev_max) / 4;
+        }
+        self.rtt_seq = Some(snd_nxt);
+        self.mdev_max = self.min;
+        true
+    }
+
+    /// `__tcp_set_rto`: SRTT + rttvar, rounded up to the clock's ticks, at most `max`.
+    fn rto(&self, srtt: Duration, cfg: &RtoConfig) -> Duration {
+        (srtt + Duration(self.rttvar)).round_up_to(cfg.granularity).min(cfg.max)
+    }
 }
 
 impl Default for RtoConfig {
@@ -117,7 +178,9 @@ pub struct Measure {
     cfg: RtoConfig,
     srtt: Option<Duration>,
     rttvar: Duration,
-    linux: LinuxDeviation,
+    /// Present under `RtoRule::Linux` only (boxed: every endpoint holds a `Measure`, and the
+    /// forwarding path touches thousands of them).
+    linux: Option<Box<LinuxDeviation>>,
     rto: Duration,
     backoff_shift: u32,
     latest_rtt: Option<Duration>,
@@ -146,7 +209,7 @@ impl Measure {
             cfg,
             srtt: None,
             rttvar: Duration::ZERO,
-            linux: LinuxDeviation::default(),
+            linux: (cfg.rule == RtoRule::Linux).then(|| Box::new(LinuxDeviation::new(cfg.min))),
             rto: cfg.initial,
             backoff_shift: 0,
             latest_rtt: None,
@@ -236,15 +299,18 @@ impl Measure {
     pub fn on_handshake_rtt(&mut self, sample: Duration) {
         self.handshake_rtt = Some(sample);
         self.on_rtt_sample(sample);
-        // RtoRule::Linux: tcp_rtt_estimator sets rtt_seq = snd_nxt at the first sample, here
-        // the SYN's end, which the first ACK of data passes (the SYN's ACK is no `on_ack`).
-        self.linux.rtt_seq = Some(0);
-        self.linux.sampled = false;
+        if let Some(l) = self.linux.as_deref_mut() {
+            // tcp_rtt_estimator sets rtt_seq = snd_nxt at the first sample, here the SYN's
+            // end, which the first ACK of data passes (the SYN's ACK is no `on_ack`).
+            l.rtt_seq = Some(0);
+            l.sampled = false;
+        }
     }
 
     /// A valid RTT sample (Karn's rule is the caller's: never from a retransmitted segment).
-    /// Inlined: the sender takes one on nearly every new ACK.
-    #[inline]
+    /// Inlined: the sender takes one on nearly every new ACK. Always: since the Linux rule's
+    /// branch was added LLVM's heuristics keep it out of line otherwise, a call per sample.
+    #[inline(always)]
     pub fn on_rtt_sample(&mut self, r: Duration) {
         self.rtt_samples += 1;
         let g = self.cfg.granularity;
@@ -263,11 +329,11 @@ impl Measure {
             }
         }
         let srtt = self.srtt.unwrap_or(r);
-        self.rto = match self.cfg.rule {
-            RtoRule::Rfc6298 => (srtt + g.max(Duration(4 * self.rttvar.0))).round_up_to(g).max(self.cfg.min).min(self.cfg.max),
-            RtoRule::Linux => {
-                self.linux_sample(previous, r);
-                self.linux_rto(srtt)
+        self.rto = match self.linux.as_deref_mut() {
+            None => (srtt + g.max(Duration(4 * self.rttvar.0))).round_up_to(g).max(self.cfg.min).min(self.cfg.max),
+            Some(l) => {
+                l.on_sample(previous, r);
+                l.rto(srtt, &self.cfg)
             }
         };
         // RFC 6298 §5.7: a new sample after backoff collapses the backed-off RTO.
@@ -279,67 +345,15 @@ impl Measure {
         self.epoch_rtt_count += 1;
     }
 
-    /// `tcp_rtt_estimator`'s deviation update for sample `r` (`previous`: SRTT before it).
-    fn linux_sample(&mut self, previous: Option<Duration>, r: Duration) {
-        let min = self.cfg.min.0;
-        let l = &mut self.linux;
-        l.sampled = true;
-        let Some(srtt) = previous else {
-            // The first sample: mdev = 2·r (so that RTO = 3·r), rttvar at least `min`.
-            l.mdev = 2 * r.0;
-            l.rttvar = l.mdev.max(min);
-            l.mdev_max = l.rttvar;
-            l.rtt_seq = None;
-            return;
-        };
-        let err = r.0.abs_diff(srtt.0);
-        let step = err as i64 - (l.mdev / 4) as i64;
-        // An RTT that fell raises mdev with an eighth of the gain (Linux's comment: as Eifel,
-        // it keeps the RTO from growing when the RTT drops).
-        let step = if r.0 < srtt.0 && step > 0 { step / 8 } else { step };
-        l.mdev = l.mdev.saturating_add_signed(step);
-        if l.mdev > l.mdev_max {
-            l.mdev_max = l.mdev;
-            l.rttvar = l.rttvar.max(l.mdev_max);
-        }
-    }
-
-    /// Linux's once-per-RTT step, when `ack` (which carried a sample) passes `rtt_seq`:
-    /// rttvar falls a quarter of the way to the RTT's largest deviation, and the next RTT's
-    /// largest starts again from `min`.
-    fn linux_rtt_end(&mut self, ack: u64, snd_nxt: u64) {
-        let min = self.cfg.min.0;
-        let l = &mut self.linux;
-        if !std::mem::take(&mut l.sampled) {
-            return;
-        }
-        let Some(rtt_seq) = l.rtt_seq else {
-            l.rtt_seq = Some(snd_nxt);
-            return;
-        };
-        if ack <= rtt_seq {
-            return;
-        }
-        if l.mdev_max < l.rttvar {
-            l.rttvar -= (l.rttvar - l.mdev_max) / 4;
-        }
-        l.rtt_seq = Some(snd_nxt);
-        l.mdev_max = min;
-        if let Some(srtt) = self.srtt {
-            self.rto = self.linux_rto(srtt);
-        }
-    }
-
-    /// `__tcp_set_rto`: SRTT + rttvar, rounded up to the clock's ticks, at most `max`.
-    fn linux_rto(&self, srtt: Duration) -> Duration {
-        (srtt + Duration(self.linux.rttvar)).round_up_to(self.cfg.granularity).min(self.cfg.max)
-    }
-
     /// Account `acked_bytes` newly acknowledged by `ack`; `snd_nxt` is the next byte the
     /// sender would send. Says whether this ACK completed a per-RTT rate epoch.
     pub fn on_ack(&mut self, now: Time, ack: u64, acked_bytes: u64, snd_nxt: u64) -> RateEpoch {
-        if self.cfg.rule == RtoRule::Linux {
-            self.linux_rtt_end(ack, snd_nxt);
+        if let Some(l) = self.linux.as_deref_mut() {
+            if l.on_ack(ack, snd_nxt) {
+                if let Some(srtt) = self.srtt {
+                    self.rto = l.rto(srtt, &self.cfg);
+                }
+            }
         }
         let Some(start) = self.epoch_start else {
             self.begin_epoch(now, snd_nxt);
