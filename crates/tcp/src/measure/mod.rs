@@ -300,9 +300,10 @@ impl Measure {
         self.handshake_rtt = Some(sample);
         self.on_rtt_sample(sample);
         if let Some(l) = self.linux.as_deref_mut() {
-            // tcp_rtt_estimator sets rtt_seq = snd_nxt at the first sample, here the SYN's
-            // end, which the first ACK of data passes (the SYN's ACK is no `on_ack`).
-            l.rtt_seq = Some(0);
+            // tcp_rtt_estimator sets rtt_seq = snd_nxt at the first sample: here the SYN's
+            // end, 1 (the initial sequence number is 0), which the first ACK of data passes
+            // (the SYN's ACK is no `on_ack`).
+            l.rtt_seq = Some(1);
             l.sampled = false;
         }
     }
