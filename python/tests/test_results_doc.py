@@ -21,7 +21,7 @@ bottleneck_delay = "10ms"
 [[flow]]
 from = "s0"
 to = "r0"
-app = { kind = "requests", schedule = [{ at = "0s", bytes = 20000 }, { at = "1s", bytes = 20000 }] }
+app = { kind = "writes", schedule = [{ at = "0s", bytes = 20000 }, { at = "1s", bytes = 20000 }] }
 [[udp]]
 from = "s0"
 to = "r0"

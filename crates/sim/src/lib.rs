@@ -12,6 +12,7 @@ pub mod scenario;
 pub mod spill;
 pub mod topology;
 pub mod trace;
+pub mod traffic;
 pub mod units;
 pub mod world;
 

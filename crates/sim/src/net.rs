@@ -8,12 +8,13 @@ use rand::Rng;
 
 use crate::rng::{self, Stream};
 use crate::topology::{LinkSpec, NetSpec, QueueLimit};
+use crate::traffic::EndId;
 
 /// What a packet carries.
 #[derive(Clone, Debug)]
 pub enum Body {
     /// A TCP segment for connection end `ep`.
-    Tcp { ep: u32, seg: Segment },
+    Tcp { ep: EndId, seg: Segment },
     /// A UDP datagram of constant-bit-rate source `source`.
     Udp { source: u32 },
 }

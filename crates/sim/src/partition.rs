@@ -10,7 +10,7 @@
 
 use rampup_tcp::Duration;
 
-use crate::scenario::{App, Scenario};
+use crate::scenario::Scenario;
 
 /// A link whose removal leaves two halves, each with connection ends to simulate.
 pub struct Split {
@@ -26,10 +26,9 @@ pub struct Split {
 /// Candidates are bridges (links on no cycle) whose rate never changes (a change re-times
 /// packets already sent across) and whose delay is at least `MIN_LOOKAHEAD`; of these, the
 /// one with the longest delay, then the one that divides the connection ends most evenly.
-/// Every flow must be an unlimited bulk flow: a sized transfer reads its flow's drop count
-/// when it completes, and a drop in the other half reaches that count only later.
+/// Every flow's application must allow it (`traffic::App::fast_paths`).
 pub fn plan(sc: &Scenario) -> Option<Split> {
-    if sc.flows.iter().any(|f| !matches!(f.app, App::Bulk { bytes: None })) {
+    if sc.flows.iter().any(|f| !f.app.fast_paths().split) {
         return None;
     }
     let mut ends_at = vec![0usize; sc.net.nodes.len()];
@@ -156,7 +155,7 @@ mod tests {
     #[test]
     fn no_split_for_sized_transfers_or_a_changing_bottleneck() {
         let mut sc = dumbbell(2, "");
-        sc.flows[1].app = App::Bulk { bytes: Some(1000) };
+        sc.flows[1].app = crate::traffic::App::Bulk { bytes: Some(1000) };
         assert!(plan(&sc).is_none(), "a sized transfer");
         let sc = dumbbell(2, "");
         let cut = plan(&sc).unwrap().link;

@@ -14,6 +14,7 @@ use rampup_tcp::Time;
 
 use crate::net::{Body, Packet};
 use crate::trace::Spooled;
+use crate::traffic::{EndId, Side};
 
 const MAGIC_NANOS: u32 = 0xa1b2_3c4d;
 const LINKTYPE_ETHERNET: u32 = 1;
@@ -44,15 +45,15 @@ fn addr(node: u32) -> [u8; 4] {
 
 /// Ports of connection `flow`: the data sender uses 10000 + flow, the receiver 20000 + flow
 /// (both modulo the 16-bit port space).
-fn ports(ep: u32) -> (u16, u16) {
-    let flow = ep / 2;
-    let sender = (10_000 + flow % 10_000) as u16;
-    let receiver = (20_000 + flow % 10_000) as u16;
-    // Even endpoints send data; a packet *to* an odd endpoint goes sender -> receiver.
-    if ep % 2 == 1 {
-        (sender, receiver)
-    } else {
-        (receiver, sender)
+fn ports(ep: EndId) -> (u16, u16) {
+    // Ports by the connection's slot: unique among the connections open at once (up to
+    // 10,000), reused after a connection is gone, as a host reuses its ephemeral ports.
+    let conn = ep.conn();
+    let active = (10_000 + conn % 10_000) as u16;
+    let passive = (20_000 + conn % 10_000) as u16;
+    match ep.side() {
+        Side::Passive => (active, passive),
+        Side::Active => (passive, active),
     }
 }
 

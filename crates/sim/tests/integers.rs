@@ -3,7 +3,8 @@
 
 use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
-use rampup_sim::scenario::{parse, App, Scenario};
+use rampup_sim::scenario::{parse, Scenario};
+use rampup_sim::traffic::App;
 use rampup_sim::topology::QueueLimit;
 use rampup_tcp::StartupKind;
 

@@ -6,17 +6,8 @@ use proptest::prelude::*;
 use rampup_sim::partition::{plan, Split};
 use rampup_sim::{run_toml, RunOutput};
 
-#[derive(Debug, Clone)]
-struct Link {
-    a: usize,
-    b: usize,
-    rate_mbps: u32,
-    delay_ms: u32,
-    queue: u32,
-    loss: f64,
-    duplicate: f64,
-    reorder: f64,
-}
+mod common;
+use common::{cases, network, topology, Link};
 
 #[derive(Debug, Clone)]
 struct Flow {
@@ -31,36 +22,6 @@ struct Flow {
     delayed_ack: bool,
 }
 
-/// A connected random graph: a random spanning tree plus a few extra links.
-fn topology() -> impl Strategy<Value = (usize, Vec<Link>)> {
-    (2usize..7).prop_flat_map(|n| {
-        let tree = (1..n).map(|i| (0..i, link_params())).collect::<Vec<_>>();
-        let extra = prop::collection::vec((0..n, 0..n, link_params()), 0..3);
-        (Just(n), tree, extra).prop_map(|(n, tree, extra)| {
-            let mut links: Vec<Link> = tree.into_iter().enumerate().map(|(i, (parent, l))| Link { a: parent, b: i + 1, ..l }).collect();
-            for (a, b, l) in extra {
-                if a != b {
-                    links.push(Link { a, b, ..l });
-                }
-            }
-            (n, links)
-        })
-    })
-}
-
-/// A random behaviour's probability: none half of the time (clean links let packets cut
-/// through routers, see `Net::plan_cut_through`).
-fn chance(max: f64) -> impl Strategy<Value = f64> {
-    prop_oneof![Just(0.0), 0.0..max]
-}
-
-/// A link's parameters; its ends are filled in by `topology`.
-fn link_params() -> impl Strategy<Value = Link> {
-    (1u32..100, 1u32..20, 3u32..100, chance(0.05), chance(0.05), chance(0.1)).prop_map(
-        |(rate_mbps, delay_ms, queue, loss, duplicate, reorder)| Link { a: 0, b: 0, rate_mbps, delay_ms, queue, loss, duplicate, reorder },
-    )
-}
-
 fn flows(n: usize) -> impl Strategy<Value = Vec<Flow>> {
     // Half the flows start at 0: together, so that their events coincide.
     let flow = (0..n, 1..n, 1u64..150_000, prop_oneof![Just(0u64), 0u64..200_000], prop_oneof![Just("reno"), Just("newreno"), Just("sack")], any::<bool>())
@@ -69,15 +30,7 @@ fn flows(n: usize) -> impl Strategy<Value = Vec<Flow>> {
 }
 
 fn scenario(n: usize, links: &[Link], flows: &[Flow], duration: &str) -> String {
-    let mut s = format!("duration = \"{duration}\"\n[topology]\nkind = \"custom\"\nnodes = [");
-    s += &(0..n).map(|i| format!("\"n{i}\"")).collect::<Vec<_>>().join(", ");
-    s += "]\n";
-    for l in links {
-        s += &format!(
-            "[[topology.link]]\na = \"n{}\"\nb = \"n{}\"\nrate = \"{}Mbps\"\ndelay = \"{}ms\"\nqueue = {{ packets = {} }}\nloss = {}\nduplicate = {}\nreorder = {}\nreorder_delay = \"5ms\"\n",
-            l.a, l.b, l.rate_mbps, l.delay_ms, l.queue, l.loss, l.duplicate, l.reorder
-        );
-    }
+    let mut s = network(n, links, duration);
     for f in flows {
         let bytes = f.bytes.map_or(String::new(), |b| format!(", bytes = {b}"));
         s += &format!(
@@ -95,7 +48,7 @@ fn conserved(out: &RunOutput) -> bool {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(48), ..ProptestConfig::default() })]
 
     #[test]
     fn every_byte_once_in_order_and_packets_conserved(
@@ -169,7 +122,7 @@ fn traced_scenario(n: usize, links: &[Link], flows: &[Flow], udp: Option<(usize,
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(48), ..ProptestConfig::default() })]
 
     /// Admissions computed ahead (`Net::plan_cut_through`) and segments taken ahead
     /// (`World::receive_ahead`) change nothing: the same tables, queue and state rows
@@ -219,7 +172,7 @@ fn split_and_whole(sc: &rampup_sim::Scenario, seed: u64, cut: &Split) -> Vec<(St
 
 proptest! {
     // About one drawn network in four can be split; the others are drawn again.
-    #![proptest_config(ProptestConfig { cases: 128, max_global_rejects: 4096, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(128), max_global_rejects: 4096, ..ProptestConfig::default() })]
 
     /// A run split in two halves gives the same tables, queue and state rows included, as
     /// one world: random topologies with loss, duplication and reordering, unlimited flows
@@ -417,7 +370,7 @@ fn tcp_draw() -> impl Strategy<Value = TcpDraw> {
 enum AppDraw {
     Bulk(u64),
     /// (start ms, bytes) of each request, in order.
-    Requests(Vec<(u64, u64)>),
+    Writes(Vec<(u64, u64)>),
 }
 
 fn app_draw() -> impl Strategy<Value = AppDraw> {
@@ -425,7 +378,7 @@ fn app_draw() -> impl Strategy<Value = AppDraw> {
         (1u64..3_000_000).prop_map(AppDraw::Bulk),
         prop::collection::vec((0u64..4_000, 1u64..300_000), 1..4).prop_map(|gaps| {
             let mut at = 0;
-            AppDraw::Requests(
+            AppDraw::Writes(
                 gaps.into_iter()
                     .map(|(gap, bytes)| {
                         at += gap;
@@ -441,15 +394,15 @@ impl AppDraw {
     fn bytes(&self) -> u64 {
         match self {
             AppDraw::Bulk(b) => *b,
-            AppDraw::Requests(r) => r.iter().map(|&(_, b)| b).sum(),
+            AppDraw::Writes(r) => r.iter().map(|&(_, b)| b).sum(),
         }
     }
     fn toml(&self) -> String {
         match self {
             AppDraw::Bulk(b) => format!("{{ kind = \"bulk\", bytes = {b} }}"),
-            AppDraw::Requests(r) => {
+            AppDraw::Writes(r) => {
                 let entries: Vec<String> = r.iter().map(|(at, b)| format!("{{ at = \"{at}ms\", bytes = {b} }}")).collect();
-                format!("{{ kind = \"requests\", schedule = [ {} ] }}", entries.join(", "))
+                format!("{{ kind = \"writes\", schedule = [ {} ] }}", entries.join(", "))
             }
         }
     }
@@ -509,7 +462,7 @@ fn slow_start_stalls(out: &RunOutput, flow: u64, mss: u64) -> Option<String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(256), ..ProptestConfig::default() })]
 
     #[test]
     fn every_tcp_configuration_finishes_under_loss_without_stalling(

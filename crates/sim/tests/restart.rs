@@ -22,7 +22,7 @@ bottleneck_queue = {queue}
 [[flow]]
 from = "s0"
 to = "r0"
-app = {{ kind = "requests", schedule = [ {{ at = "0s", bytes = 24000 }}, {{ at = "20s", bytes = 24000 }} ] }}
+app = {{ kind = "writes", schedule = [ {{ at = "0s", bytes = 24000 }}, {{ at = "20s", bytes = 24000 }} ] }}
 tcp = {{ restart = "{restart}", delayed_ack = true, max_window = 32, initial_ssthresh = 32 }}
 [trace]
 queues = false

@@ -52,7 +52,7 @@ fn rfc6298_times_out_spuriously_on_a_lone_segment_linux_does_not() {
     // Three times: a transfer of 1,001 segments, whose samples leave SRTT at 201.9 ms and
     // RTTVAR decayed (it ends on an ACK sent at once), then a lone segment, whose ACK the
     // receiver holds for delack_timeout = 200 ms: it comes 401.0 ms after the send.
-    let app = r#"{ kind = "requests", schedule = [
+    let app = r#"{ kind = "writes", schedule = [
         { at = "0s", bytes = 1001000 }, { at = "15s", bytes = 1000 },
         { at = "20s", bytes = 1001000 }, { at = "35s", bytes = 1000 },
         { at = "40s", bytes = 1001000 }, { at = "55s", bytes = 1000 } ] }"#;

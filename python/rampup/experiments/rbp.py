@@ -141,7 +141,7 @@ def scenario(scheme: str, setup: Setup, seed: int) -> dict[str, Any]:
             "from": "server",
             "to": c,
             "start": "0s",
-            "app": {"kind": "requests",
+            "app": {"kind": "writes",
                     "schedule": [{"at": _time(starts[r, i]), "bytes": setup.burst} for r in range(setup.rounds)]},
         }
         for i, c in enumerate(clients)

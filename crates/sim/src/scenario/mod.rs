@@ -11,6 +11,7 @@ mod tcp;
 
 use self::tcp::{tcp_config, TcpFile};
 use crate::topology::{self, LinkSpec, NetSpec, QueueLimit};
+use crate::traffic::{App, Arrivals, Closer, ExchangeSpec};
 use crate::units::{RateValue, SizeValue, TimeValue};
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -81,10 +82,13 @@ struct FlowFile {
 }
 
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 enum AppKind {
     Bulk,
+    Writes,
+    /// The old name of `writes`: refused with a line that gives the new one.
     Requests,
+    RequestResponse,
 }
 
 #[derive(Deserialize, Debug)]
@@ -92,12 +96,34 @@ enum AppKind {
 struct AppFile {
     kind: AppKind,
     bytes: Option<SizeValue>,
-    schedule: Option<Vec<RequestFile>>,
+    schedule: Option<Vec<WriteFile>>,
+    request: Option<SizeValue>,
+    response: Option<SizeValue>,
+    pairs: Option<u64>,
+    think: Option<TimeValue>,
+    close: Option<CloserFile>,
+    connections: Option<u64>,
+    mean_gap: Option<TimeValue>,
+    gaps: Option<GapsFile>,
+}
+
+#[derive(Deserialize, Debug, Clone, Copy)]
+#[serde(rename_all = "lowercase")]
+enum CloserFile {
+    Client,
+    Server,
+}
+
+#[derive(Deserialize, Debug, Clone, Copy)]
+#[serde(rename_all = "lowercase")]
+enum GapsFile {
+    Exponential,
+    Fixed,
 }
 
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
-struct RequestFile {
+struct WriteFile {
     at: TimeValue,
     bytes: SizeValue,
 }
@@ -132,14 +158,6 @@ struct TraceFile {
 }
 
 // ---------------------------------------------------------------- the checked model
-
-#[derive(Clone, Debug, PartialEq)]
-pub enum App {
-    /// `None`: unlimited data.
-    Bulk { bytes: Option<u64> },
-    /// Writes of `bytes` at `at` after the flow's start, on one connection.
-    Requests { schedule: Vec<(Duration, u64)> },
-}
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Flow {
@@ -366,21 +384,39 @@ fn connected(net: &NetSpec, component: &[usize], from: usize, to: usize, path: &
 }
 
 fn app(a: AppFile, p: &str) -> Result<App, ScenarioError> {
+    let kind = match a.kind {
+        AppKind::Bulk => "bulk",
+        AppKind::Writes => "writes",
+        AppKind::RequestResponse => "request-response",
+        AppKind::Requests => {
+            return err(format!("{p}.kind"), "\"requests\" is now called \"writes\" (a schedule of writes on one connection); for requests answered by a server, use \"request-response\"");
+        }
+    };
+    // Every key given must belong to the kind.
+    let keys: [(&str, bool, &[AppKind]); 10] = [
+        ("bytes", a.bytes.is_some(), &[AppKind::Bulk]),
+        ("schedule", a.schedule.is_some(), &[AppKind::Writes]),
+        ("request", a.request.is_some(), &[AppKind::RequestResponse]),
+        ("response", a.response.is_some(), &[AppKind::RequestResponse]),
+        ("pairs", a.pairs.is_some(), &[AppKind::RequestResponse]),
+        ("think", a.think.is_some(), &[AppKind::RequestResponse]),
+        ("close", a.close.is_some(), &[AppKind::RequestResponse]),
+        ("connections", a.connections.is_some(), &[AppKind::RequestResponse]),
+        ("mean_gap", a.mean_gap.is_some(), &[AppKind::RequestResponse]),
+        ("gaps", a.gaps.is_some(), &[AppKind::RequestResponse]),
+    ];
+    if let Some((key, _, _)) = keys.iter().find(|(_, given, kinds)| *given && !kinds.contains(&a.kind)) {
+        return err(format!("{p}.{key}"), format!("not a key of kind = \"{kind}\" (bulk: bytes; writes: schedule; request-response: request, response, pairs, think, close, connections, mean_gap, gaps)"));
+    }
     match a.kind {
         AppKind::Bulk => {
-            if a.schedule.is_some() {
-                return err(format!("{p}.schedule"), "only for kind = \"requests\"");
-            }
             let bytes = match a.bytes {
                 None => None, // unlimited data
                 Some(b) => Some(within(format!("{p}.bytes"), b.0, 1..=MAX_COUNT, "bytes (leave it out for unlimited data)")?),
             };
             Ok(App::Bulk { bytes })
         }
-        AppKind::Requests => {
-            if a.bytes.is_some() {
-                return err(format!("{p}.bytes"), "only for kind = \"bulk\"; requests give bytes per schedule entry");
-            }
+        AppKind::Writes => {
             let Some(s) = a.schedule else {
                 return err(format!("{p}.schedule"), "missing: a list of { at = \"…\", bytes = … }");
             };
@@ -392,9 +428,36 @@ fn app(a: AppFile, p: &str) -> Result<App, ScenarioError> {
                 }
                 schedule.push((r.at.0, r.bytes.0));
             }
-            Ok(App::Requests { schedule })
+            Ok(App::Writes { schedule })
         }
+        _ => request_response(a, p),
     }
+}
+
+fn request_response(a: AppFile, p: &str) -> Result<App, ScenarioError> {
+    let size = |key: &str, v: Option<SizeValue>| match v {
+        Some(v) => within(format!("{p}.{key}"), v.0, 1..=MAX_COUNT, "bytes"),
+        None => err(format!("{p}.{key}"), "missing: the bytes of each (e.g. \"1KB\")"),
+    };
+    let exchange = ExchangeSpec {
+        request_bytes: size("request", a.request)?,
+        response_bytes: size("response", a.response)?,
+        pairs: within(format!("{p}.pairs"), a.pairs.unwrap_or(1), 1..=u32::MAX as u64, "exchanges per connection")? as u32,
+        think: a.think.map_or(Duration::ZERO, |t| t.0),
+        closer: match a.close {
+            None | Some(CloserFile::Server) => Closer::Server,
+            Some(CloserFile::Client) => Closer::Client,
+        },
+    };
+    let connections = within(format!("{p}.connections"), a.connections.unwrap_or(1), 1..=u32::MAX as u64, "connections")?;
+    let mean_gap = match a.mean_gap {
+        Some(g) if g.0 > Duration::ZERO => g.0,
+        Some(_) => return err(format!("{p}.mean_gap"), "must be greater than 0s"),
+        None if connections == 1 => Duration::ZERO,
+        None => return err(format!("{p}.mean_gap"), "missing: the mean time between connections (e.g. \"10ms\")"),
+    };
+    let poisson = !matches!(a.gaps, Some(GapsFile::Fixed));
+    Ok(App::RequestResponse { exchange, arrivals: Arrivals { connections, mean_gap, poisson } })
 }
 
 /// Queue limits as a scenario writes them: `{ packets = N }` or `{ bytes = N }`.

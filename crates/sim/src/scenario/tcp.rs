@@ -145,6 +145,7 @@ pub(super) struct TcpFile {
     rto_rule: Option<RtoRuleName>,
     clock_granularity: Option<TimeValue>,
     handshake: Option<bool>,
+    time_wait: Option<TimeValue>,
     restart: Option<RestartName>,
     rbp_scale: Option<f64>,
     /// "rto" or a time.
@@ -185,7 +186,7 @@ impl TcpFile {
         }
         pick!(
             cc, startup, recovery, mss, initial_window, initial_ssthresh, max_window, rcv_window, delayed_ack, ack_every,
-            delack_timeout, min_rto, initial_rto, max_rto, rto_rule, clock_granularity, handshake, restart, rbp_scale, idle_threshold, limited_transmit,
+            delack_timeout, min_rto, initial_rto, max_rto, rto_rule, clock_granularity, handshake, time_wait, restart, rbp_scale, idle_threshold, limited_transmit,
             rto_in_recovery, sack_pipe, sack_permitted, loss_window, dupthresh, byte_counting, vegas_alpha, vegas_beta, vegas_gamma, vegas_rtt,
             vegas_slow_start_exit, ssthreshless_gamma, ssthreshless_schedule, ssthreshless_rtt_tick, max_ssthresh, preemptive
         )
@@ -338,8 +339,7 @@ pub(super) fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError
         delack_timeout: t.delack_timeout.map_or(d.delack_timeout, |v| v.0),
         rto,
         handshake: t.handshake.unwrap_or(d.handshake),
-        // No end of a simulated flow closes second yet; the default serves until one does.
-        time_wait: d.time_wait,
+        time_wait: t.time_wait.map_or(d.time_wait, |v| v.0),
         restart: restart(t.restart, t.rbp_scale, p)?,
         idle_threshold: match t.idle_threshold.as_deref() {
             None => d.idle_threshold,

@@ -1,8 +1,9 @@
 //! The end of a run: the endpoints' and links' counts turned into the output tables.
 
-use rampup_tcp::Time;
+use rampup_tcp::{Duration, Endpoint, Time};
 
-use super::World;
+use super::conns::Slot;
+use super::{Conn, World};
 use crate::net::Port;
 use crate::output::{table, Column, RunOutput, Table};
 use crate::trace::TraceSink;
@@ -30,14 +31,28 @@ impl<'s> World<'s> {
         let sc = self.sc;
         let names = |i: usize| sc.net.nodes[i].name.clone();
         let nflows = sc.flows.len();
+        // The connections still in their slots: counted into their flows, and their rows.
+        let mut rows = std::mem::take(&mut self.conn_rows);
+        for (i, s) in self.slots.iter().enumerate().filter(|(_, s)| s.live) {
+            let (a, p) = (&self.conns[2 * i], &self.conns[2 * i + 1]);
+            let totals = &mut self.flows[s.flow as usize].totals;
+            totals.add(&a.ep);
+            totals.add(&p.ep);
+            if s.opened.is_some() {
+                rows.push(ConnRow::new(s, a, p));
+            }
+        }
+        rows.sort_unstable_by_key(|r| r.id);
         let mut flows = FlowColumns::default();
         for (i, f) in sc.flows.iter().enumerate() {
-            let (snd, rcv) = (&self.conns[2 * i].ep, &self.conns[2 * i + 1].ep);
-            let st = snd.stats();
             let fs = &self.flows[i];
+            let st = &fs.totals;
             let start = fs.start.unwrap_or(Time::ZERO + f.start);
-            let last_end = fs.transfers.last().and_then(|&t| self.transfers[t].end);
-            let complete = !fs.transfers.is_empty() && fs.next == fs.transfers.len();
+            let (complete, last_end) = if f.app.one_connection() {
+                (!fs.transfers.is_empty() && fs.next == fs.transfers.len(), fs.transfers.last().and_then(|&t| self.transfers[t].end))
+            } else {
+                (fs.all_closed.is_some(), fs.all_closed)
+            };
             let span_end = if complete { last_end.unwrap_or(end) } else { end };
             let span = span_end.since(start).as_secs_f64();
             flows.flow.push(i as u64);
@@ -49,17 +64,17 @@ impl<'s> World<'s> {
             flows.idle_restarts.push(st.idle_restarts);
             flows.start.push(start.as_nanos());
             flows.end.push(if complete { last_end.map_or(f64::NAN, |t| t.as_nanos() as f64) } else { f64::NAN });
-            flows.acked.push(snd.bytes_acked());
-            flows.received.push(rcv.bytes_received());
+            flows.acked.push(st.bytes_acked);
+            flows.received.push(st.bytes_received);
             flows.segments.push(st.segments_sent);
             flows.retx.push(st.retransmits);
             flows.timeouts.push(st.timeouts);
             flows.fast.push(st.fast_retransmits);
-            flows.preemptive.push(snd.preemptive_stats().retransmits);
-            flows.spurious_preemptive.push(snd.preemptive_stats().spurious);
+            flows.preemptive.push(st.preemptive);
+            flows.spurious_preemptive.push(st.spurious_preemptive);
             flows.drops.push(fs.data_drops);
             flows.ack_drops.push(fs.ack_drops);
-            flows.goodput.push(if span > 0.0 { rcv.bytes_received() as f64 * 8.0 / span } else { f64::NAN });
+            flows.goodput.push(if span > 0.0 { st.bytes_received as f64 * 8.0 / span } else { f64::NAN });
         }
         debug_assert_eq!(flows.flow.len(), nflows);
 
@@ -118,6 +133,7 @@ impl<'s> World<'s> {
                 ("links".into(), links),
                 ("udp".into(), udp),
                 ("packets".into(), packets),
+                ("connections".into(), connections_table(&rows, |f| names(sc.flows[f].from), |f| names(sc.flows[f].to))),
             ],
             pcaps: Vec::new(),
             events: self.events.processed() + self.other_events,
@@ -177,4 +193,101 @@ impl FlowColumns {
             ("goodput_bps", Column::F64(self.goodput)),
         ])
     }
+}
+
+/// A flow's counts over the ends of all its connections. (A bulk flow's receiver sends no
+/// data, so its sums are the sender's counts and the receiver's bytes.)
+#[derive(Clone, Default)]
+pub(super) struct EndTotals {
+    idle_restarts: u64,
+    bytes_acked: u64,
+    bytes_received: u64,
+    segments_sent: u64,
+    retransmits: u64,
+    timeouts: u64,
+    fast_retransmits: u64,
+    preemptive: u64,
+    spurious_preemptive: u64,
+}
+
+impl EndTotals {
+    pub(super) fn add(&mut self, ep: &Endpoint) {
+        let st = ep.stats();
+        let pre = ep.preemptive_stats();
+        self.idle_restarts += st.idle_restarts;
+        self.bytes_acked += ep.bytes_acked();
+        self.bytes_received += ep.bytes_received();
+        self.segments_sent += st.segments_sent;
+        self.retransmits += st.retransmits;
+        self.timeouts += st.timeouts;
+        self.fast_retransmits += st.fast_retransmits;
+        self.preemptive += pre.retransmits;
+        self.spurious_preemptive += pre.spurious;
+    }
+}
+
+/// One row of the `connections` table. "Up" is from the active end (the client) to the
+/// passive one, "down" the other way; byte times are when the receiving application got them.
+pub(super) struct ConnRow {
+    id: u64,
+    flow: u32,
+    open: Time,
+    established: Option<Time>,
+    first_up: Option<Time>,
+    last_up: Option<Time>,
+    first_down: Option<Time>,
+    last_down: Option<Time>,
+    closed: Option<Time>,
+    bytes_up: u64,
+    bytes_down: u64,
+    retransmits: u64,
+    timeouts: u64,
+    handshake_rtt: Option<Duration>,
+}
+
+impl ConnRow {
+    /// The row of an opened connection `s` with ends `a` (active) and `p` (passive).
+    pub(super) fn new(s: &Slot, a: &Conn, p: &Conn) -> ConnRow {
+        let (sa, sp) = (a.ep.stats(), p.ep.stats());
+        ConnRow {
+            id: s.id,
+            flow: s.flow,
+            open: s.opened.expect("only opened connections have rows"),
+            established: s.established,
+            first_up: p.first_byte,
+            last_up: p.last_byte,
+            first_down: a.first_byte,
+            last_down: a.last_byte,
+            closed: s.closed,
+            bytes_up: p.ep.bytes_received(),
+            bytes_down: a.ep.bytes_received(),
+            retransmits: sa.retransmits + sp.retransmits,
+            timeouts: sa.timeouts + sp.timeouts,
+            handshake_rtt: a.ep.measure().handshake_rtt(),
+        }
+    }
+}
+
+fn connections_table(rows: &[ConnRow], from: impl Fn(usize) -> String, to: impl Fn(usize) -> String) -> Table {
+    let u = |f: fn(&ConnRow) -> u64| Column::U64(rows.iter().map(f).collect());
+    // Times in ns as floats: NaN when the moment never came.
+    let t = |f: fn(&ConnRow) -> Option<Time>| Column::F64(rows.iter().map(|r| f(r).map_or(f64::NAN, |t| t.as_nanos() as f64)).collect());
+    table(vec![
+        ("conn", u(|r| r.id)),
+        ("flow", u(|r| r.flow as u64)),
+        ("from", Column::Str(rows.iter().map(|r| from(r.flow as usize)).collect())),
+        ("to", Column::Str(rows.iter().map(|r| to(r.flow as usize)).collect())),
+        ("open_ns", u(|r| r.open.as_nanos())),
+        ("established_ns", t(|r| r.established)),
+        ("first_byte_up_ns", t(|r| r.first_up)),
+        ("last_byte_up_ns", t(|r| r.last_up)),
+        ("first_byte_down_ns", t(|r| r.first_down)),
+        ("last_byte_down_ns", t(|r| r.last_down)),
+        ("close_ns", t(|r| r.closed)),
+        ("bytes_up", u(|r| r.bytes_up)),
+        ("bytes_down", u(|r| r.bytes_down)),
+        ("retransmits", u(|r| r.retransmits)),
+        ("timeouts", u(|r| r.timeouts)),
+        ("handshake_rtt_s", Column::F64(rows.iter().map(|r| r.handshake_rtt.map_or(f64::NAN, |d| d.as_secs_f64())).collect())),
+    ])
 }

@@ -4,20 +4,26 @@
 
 use std::ops::ControlFlow;
 
-use rampup_tcp::{Endpoint, Role, Snapshot, Time};
+use rampup_tcp::{Endpoint, Snapshot, State, Time};
 
 use crate::engine::{Class, EventQueue, Order};
 use crate::net::{Body, Net, OnWire, Offer, Packet, Packets, Port};
 use crate::output::RunOutput;
 use crate::partition::Split;
 use crate::pcap::Pcap;
-use crate::scenario::{App, Scenario};
+use crate::rng::Stream;
+use crate::scenario::Scenario;
 use crate::trace::{Series, StateRow, TraceSink};
+use crate::traffic::{Action, EndId, Hook, Side};
 use crate::{RunError, ScenarioError};
 use crate::Progress;
 
+mod conns;
 mod finish;
 mod split;
+
+use conns::Slot;
+use finish::{ConnRow, EndTotals};
 
 pub use split::run_split;
 use split::{Crossing, Half};
@@ -33,9 +39,13 @@ enum Event {
     /// a link, at a hop whose admission was computed ahead (`Net::plan_cut_through`).
     Discard { id: u32, lost: bool },
     /// Connection end `ep` asked to be woken.
-    Timer(u32),
-    FlowStart(u32),
-    /// Request `k` of flow `f` is written.
+    Timer(EndId),
+    /// The timer that end `ep`'s application set (`traffic::Action::Timer`).
+    AppTimer(EndId),
+    /// Flow `f` opens its connection number `k`; for a flow of one connection, k = 0 is its
+    /// start.
+    Open(u32, u32),
+    /// Write `k` of flow `f`'s schedule.
     Write(u32, u32),
     UdpSend(u32),
     Change(u32),
@@ -49,11 +59,23 @@ struct Conn {
     flow: u32,
     /// The earliest Timer event in the queue for this end (later ones are stale).
     timer_at: Option<Time>,
+    /// The application's timer on this end, if set (`traffic::Action::Timer`).
+    app_timer_at: Option<Time>,
     /// Whether this end may take a segment ahead of time (see `World::receive_ahead`).
     receives_ahead: bool,
     /// Set while the world sends what this end wants to send: a segment that reaches it
     /// meanwhile, later in simulated time, must wait for its event.
     in_service: bool,
+    /// The application hears what this end receives (`traffic::App::listens`).
+    listens: bool,
+    /// This end is the active end of a flow's one connection: its state is traced and its
+    /// acknowledgements complete the flow's transfers (`record_sender`).
+    records: bool,
+    /// The state this end was last seen in (`observe`).
+    seen: State,
+    /// When this end's application got its first and its latest payload bytes.
+    first_byte: Option<Time>,
+    last_byte: Option<Time>,
     last: Option<Snapshot>,
 }
 
@@ -72,13 +94,25 @@ struct Transfer {
     drops: u64,
 }
 
+#[derive(Default)]
 struct FlowState {
     start: Option<Time>,
+    /// The slot of a flow's one connection (`traffic::App::one_connection`).
+    conn: Option<u32>,
+    /// Connections opened so far, and open now.
+    opened: u64,
+    open: u64,
+    /// When the last of all the flow's connections closed.
+    all_closed: Option<Time>,
+    /// The stream of gaps between its connections' openings (`traffic::Arrivals`).
+    arrivals: Option<Stream>,
     /// Transfers of this flow, in order; `next` is the first not yet complete.
     transfers: Vec<usize>,
     next: usize,
     data_drops: u64,
     ack_drops: u64,
+    /// The counts of the flow's connections whose slots were reused.
+    totals: EndTotals,
 }
 
 /// Packet accounting: created + duplicated = delivered + dropped + lost + in flight.
@@ -104,7 +138,19 @@ pub struct World<'s> {
     now: Time,
     events: EventQueue<Event>,
     net: Net,
+    /// Connection ends, two per slot (`traffic::EndId`).
     conns: Vec<Conn>,
+    slots: Vec<Slot>,
+    free_slots: Vec<u32>,
+    /// Packets of each slot's connection in flight: a slot is reused only when none are.
+    in_flight: Vec<u32>,
+    next_conn_id: u64,
+    /// Rows of the connections whose slots were reused.
+    conn_rows: Vec<ConnRow>,
+    /// More connections were open at once than event ranks can tell apart (`MAX_INDEX`).
+    too_many_open: bool,
+    /// A buffer for what an application does (`hear`).
+    actions: Vec<Action>,
     flows: Vec<FlowState>,
     transfers: Vec<Transfer>,
     udp: Vec<UdpState>,
@@ -155,6 +201,13 @@ impl<'s> World<'s> {
             events: EventQueue::default(),
             net,
             conns: Vec::new(),
+            slots: Vec::new(),
+            free_slots: Vec::new(),
+            in_flight: Vec::new(),
+            next_conn_id: 0,
+            conn_rows: Vec::new(),
+            too_many_open: false,
+            actions: Vec::new(),
             flows: Vec::new(),
             transfers: Vec::new(),
             udp: Vec::new(),
@@ -174,24 +227,15 @@ impl<'s> World<'s> {
             None => vec![true; sc.net.nodes.len()],
         };
         for (i, f) in sc.flows.iter().enumerate() {
-            let (from, to) = (f.from as u32, f.to as u32);
-            for (node, peer, role) in [(from, to, Role::Active), (to, from, Role::Passive)] {
-                w.conns.push(Conn {
-                    ep: Endpoint::new(f.tcp.clone(), role),
-                    node,
-                    peer_node: peer,
-                    flow: i as u32,
-                    timer_at: None,
-                    receives_ahead: false,
-                    in_service: false,
-                    last: None,
-                });
+            w.flows.push(FlowState::default());
+            // A flow of one connection has it from the start (each half of a split run makes
+            // the same); others open theirs as they go.
+            if f.app.one_connection() {
+                w.flows[i].conn = w.new_conn(i as u32);
             }
-            w.flows.push(FlowState { start: None, transfers: Vec::new(), next: 0, data_drops: 0, ack_drops: 0 });
-            if !owns[f.from] {
-                continue;
+            if owns[f.from] {
+                w.events.push_timer(Time::ZERO + f.start_at(i, seed), Order::new(Class::App, i as u32, 0), Event::Open(i as u32, 0));
             }
-            w.events.push_timer(Time::ZERO + f.start_at(i, seed), Order::new(Class::App, i as u32, 0), Event::FlowStart(i as u32));
         }
         for (i, u) in sc.udp.iter().enumerate() {
             w.udp.push(UdpState { sent: 0, received: 0, received_bytes: 0, dropped: 0 });
@@ -237,17 +281,19 @@ impl<'s> World<'s> {
     }
 
     /// The connection ends that may take a segment ahead of time (`receive_ahead`): an end
-    /// alone on a host with one link, which no other traffic uses. Its state then changes
-    /// only through the segments that come in over that link, in FIFO order, and its own
-    /// timers; what it sends goes out on a port no one else feeds. A link that duplicates
-    /// or reorders towards it could hold a segment back, and one whose rate changes re-times
-    /// what it carries, so either rules this out. A sender qualifies only for an unlimited
-    /// bulk flow: requests are written on a schedule, and a sized transfer reads the flow's
-    /// drop count when it completes, which drops decided ahead reach only at their time.
+    /// alone on a host with one link, which no other traffic uses, of a flow whose
+    /// application allows it (`traffic::App::fast_paths`). Its state then changes only
+    /// through the segments that come in over that link, in FIFO order, and its own timers;
+    /// what it sends goes out on a port no one else feeds. A link that duplicates or
+    /// reorders towards it could hold a segment back, and one whose rate changes re-times
+    /// what it carries, so either rules this out.
     fn plan_receive_ahead(&mut self) {
         let mut ends_at = vec![0u32; self.sc.net.nodes.len()];
-        for c in &self.conns {
-            ends_at[c.node as usize] += 1;
+        for f in &self.sc.flows {
+            // A flow of many connections counts twice: its ends come and go.
+            let n = if f.app.one_connection() { 1 } else { 2 };
+            ends_at[f.from] += n;
+            ends_at[f.to] += n;
         }
         for u in &self.sc.udp {
             ends_at[u.from] += 1;
@@ -259,8 +305,9 @@ impl<'s> World<'s> {
         }
         for (i, c) in self.conns.iter_mut().enumerate() {
             let node = c.node as usize;
-            let unlimited = matches!(self.sc.flows[c.flow as usize].app, App::Bulk { bytes: None });
-            if (i % 2 == 0 && !unlimited) || ends_at[node] != 1 || links_at[node] != 1 {
+            let allowed = self.sc.flows[c.flow as usize].app.fast_paths();
+            let allowed = if i % 2 == Side::Active as usize { allowed.active_ahead } else { allowed.passive_ahead };
+            if !allowed || ends_at[node] != 1 || links_at[node] != 1 {
                 continue;
             }
             let inbound = &self.net.ports[self.net.reverse(self.net.route(c.node, c.peer_node)) as usize];
@@ -282,9 +329,13 @@ impl<'s> World<'s> {
 
     /// The error when a trace has passed `[trace] max_rows` by `t`.
     fn over_budget(&self, t: Time) -> Option<RunError> {
+        let at = t.as_nanos() as f64 / 1e9;
+        if self.too_many_open {
+            let msg = format!("flow: more than {} connections were open at once by {at:.3}s of simulated time; open fewer (fewer connections, or a longer mean_gap)", crate::engine::MAX_INDEX / 2);
+            return Some(RunError::Scenario(ScenarioError(msg)));
+        }
         let max = self.sc.trace.max_rows?;
         let table = self.series.over(max)?;
-        let at = t.as_nanos() as f64 / 1e9;
         let msg = format!("trace.max_rows: the {table} trace passed {max} rows by {at:.3}s of simulated time; raise trace.max_rows or set trace.{table} = false");
         Some(RunError::Scenario(ScenarioError(msg)))
     }
@@ -346,11 +397,12 @@ impl<'s> World<'s> {
             Event::Timer(ep) => {
                 // Stale when the wakeup moved to an earlier deadline (`service`) or was
                 // taken before its time (`receive_ahead`).
-                if self.conns[ep as usize].timer_at == Some(self.now) {
+                if self.conns[ep.index()].timer_at == Some(self.now) {
                     self.wake(ep, self.now);
                 }
             }
-            Event::FlowStart(f) => self.flow_start(f),
+            Event::AppTimer(ep) => self.app_timer(ep),
+            Event::Open(f, k) => self.open(f, k),
             Event::Write(f, k) => self.write(f, k),
             Event::UdpSend(u) => self.udp_send(u),
             Event::Change(i) => {
@@ -363,54 +415,6 @@ impl<'s> World<'s> {
     }
 
     // ---------------------------------------------------------------- applications
-
-    fn flow_start(&mut self, f: u32) {
-        let ep = 2 * f;
-        self.flows[f as usize].start = Some(self.now);
-        match &self.sc.flows[f as usize].app {
-            App::Bulk { bytes: None } => self.conns[ep as usize].ep.write_unlimited(),
-            App::Bulk { bytes: Some(b) } => {
-                self.new_transfer(f, 0, *b);
-                let e = &mut self.conns[ep as usize].ep;
-                e.write(*b);
-                e.close();
-            }
-            App::Requests { schedule } => {
-                for (k, (at, _)) in schedule.iter().enumerate() {
-                    self.events.push_timer(self.now + *at, Order::new(Class::App, f, k as u64 + 1), Event::Write(f, k as u32));
-                }
-            }
-        }
-        self.service(ep, self.now);
-    }
-
-    fn write(&mut self, f: u32, k: u32) {
-        let App::Requests { schedule } = &self.sc.flows[f as usize].app else { return };
-        let bytes = schedule[k as usize].1;
-        self.new_transfer(f, k, bytes);
-        self.conns[2 * f as usize].ep.write(bytes);
-        self.service(2 * f, self.now);
-    }
-
-    fn new_transfer(&mut self, f: u32, index: u32, bytes: u64) {
-        let fl = &self.flows[f as usize];
-        let prev = fl.transfers.last().map_or(0, |&t| self.transfers[t].done_at_acked);
-        let sender = &self.conns[2 * f as usize].ep;
-        self.transfers.push(Transfer {
-            flow: f,
-            index,
-            start: self.now,
-            done_at_acked: prev + bytes,
-            bytes,
-            end: None,
-            retransmits_at_start: sender.stats().retransmits,
-            drops_at_start: fl.data_drops,
-            retransmits: 0,
-            drops: 0,
-        });
-        let id = self.transfers.len() - 1;
-        self.flows[f as usize].transfers.push(id);
-    }
 
     /// Sources rank after the flows among applications.
     fn udp_order(&self, u: u32) -> Order {
@@ -433,24 +437,32 @@ impl<'s> World<'s> {
 
     // ---------------------------------------------------------------- endpoints
 
-    /// After an input to `ep` at `now`: send what it wants to send, reschedule its timer,
-    /// record its state and check for completed transfers.
-    fn service(&mut self, ep: u32, now: Time) {
+    /// After an input to `ep` at `now`: send what it wants to send, let its application act
+    /// on what changed, reschedule its timer, record its state and check for completed
+    /// transfers; reuse its connection's slot if that is done.
+    fn service(&mut self, ep: EndId, now: Time) {
         let (ack_bytes, header_bytes) = (self.sc.ack_bytes, self.sc.header_bytes);
-        self.conns[ep as usize].in_service = true;
+        self.conns[ep.index()].in_service = true;
         self.ends_in_service += 1;
         loop {
-            let c = &mut self.conns[ep as usize];
-            let Some(seg) = c.ep.poll_transmit(now) else { break };
-            // Both at most 2^16 (`scenario::MAX_WIRE_BYTES`, mss), so the sum fits.
-            let wire = if seg.len > 0 { seg.len + header_bytes } else { ack_bytes };
-            let pkt = Packet { dst: c.peer_node, wire_bytes: wire, body: Body::Tcp { ep: ep ^ 1, seg } };
-            let port = self.net.route(c.node, c.peer_node);
-            self.packets.created += 1;
-            let id = self.packets_in_flight.insert(pkt);
-            self.enqueue(port, id, now, None);
+            loop {
+                let c = &mut self.conns[ep.index()];
+                let Some(seg) = c.ep.poll_transmit(now) else { break };
+                // Both at most 2^16 (`scenario::MAX_WIRE_BYTES`, mss), so the sum fits.
+                let wire = if seg.len > 0 { seg.len + header_bytes } else { ack_bytes };
+                let pkt = Packet { dst: c.peer_node, wire_bytes: wire, body: Body::Tcp { ep: ep.peer(), seg } };
+                let port = self.net.route(c.node, c.peer_node);
+                self.packets.created += 1;
+                self.in_flight[ep.conn() as usize] += 1;
+                let id = self.packets_in_flight.insert(pkt);
+                self.enqueue(port, id, now, None);
+            }
+            // What the application does may give the end more to send.
+            if !self.observe(ep, now) {
+                break;
+            }
         }
-        let c = &mut self.conns[ep as usize];
+        let c = &mut self.conns[ep.index()];
         c.in_service = false;
         self.ends_in_service -= 1;
         if let Some(t) = c.ep.poll_timeout() {
@@ -458,37 +470,13 @@ impl<'s> World<'s> {
             let t = t.max(now);
             if c.timer_at.is_none_or(|at| t < at) {
                 c.timer_at = Some(t);
-                self.events.push_timer(t, Order::new(Class::Timer, ep, 0), Event::Timer(ep));
+                self.events.push_timer(t, Order::new(Class::Timer, ep.rank(), 0), Event::Timer(ep));
             }
         }
-        // Flow f's ends are 2f (the data sender) and 2f + 1 (the receiver).
-        if ep.is_multiple_of(2) {
+        if c.records {
             self.record_sender(ep, now);
         }
-    }
-
-    fn record_sender(&mut self, ep: u32, now: Time) {
-        let c = &mut self.conns[ep as usize];
-        let flow = c.flow as usize;
-        if self.sc.trace.timeseries {
-            let s = c.ep.snapshot();
-            if c.last != Some(s) {
-                c.last = Some(s);
-                self.series.record_state(StateRow { t: now, flow: flow as u32, s });
-            }
-        }
-        let acked = self.conns[ep as usize].ep.bytes_acked();
-        let fl = &mut self.flows[flow];
-        while let Some(&t) = fl.transfers.get(fl.next) {
-            let tr = &mut self.transfers[t];
-            if acked < tr.done_at_acked {
-                break;
-            }
-            tr.end = Some(now);
-            tr.retransmits = self.conns[ep as usize].ep.stats().retransmits - tr.retransmits_at_start;
-            tr.drops = fl.data_drops - tr.drops_at_start;
-            fl.next += 1;
-        }
+        self.reclaim_if_done(ep.conn());
     }
 
     // ---------------------------------------------------------------- network
@@ -520,7 +508,7 @@ impl<'s> World<'s> {
                     // A packet does not carry its source (it is needed only here): it is
                     // the host of the connection end that sent it, or the UDP source's.
                     let src = match pkt.body {
-                        Body::Tcp { ep, .. } => conns[(ep ^ 1) as usize].node,
+                        Body::Tcp { ep, .. } => conns[ep.peer().index()].node,
                         Body::Udp { source } => udp[source as usize].from as u32,
                     };
                     pc.record(start, src, pkt);
@@ -571,6 +559,9 @@ impl<'s> World<'s> {
     fn send_copy(&mut self, port: u32, id: u32, at: Time, txn: u64) {
         self.packets.duplicated += 1;
         let copy = self.packets_in_flight.get(id).clone();
+        if let Body::Tcp { ep, .. } = copy.body {
+            self.in_flight[ep.conn() as usize] += 1;
+        }
         let copy = self.packets_in_flight.insert(copy);
         self.arrive_late(port, copy, at, 2 * txn + 1);
     }
@@ -584,6 +575,9 @@ impl<'s> World<'s> {
     /// Send packet `id`, which reaches the cut link of a split run at `at`, to the other half.
     fn cross(&mut self, id: u32, at: Time) {
         let pkt = self.packets_in_flight.remove(id);
+        if let Body::Tcp { ep, .. } = pkt.body {
+            self.in_flight[ep.conn() as usize] -= 1;
+        }
         self.half.as_mut().expect("a split run").outbox.push(Crossing { at, pkt });
     }
 
@@ -600,6 +594,10 @@ impl<'s> World<'s> {
         }
         let pkt = self.packets_in_flight.remove(id);
         self.count_drop(&pkt);
+        if let Body::Tcp { ep, .. } = pkt.body {
+            self.in_flight[ep.conn() as usize] -= 1;
+            self.reclaim_if_done(ep.conn());
+        }
     }
 
     fn arrive(&mut self, port: u32, id: u32) {
@@ -628,16 +626,16 @@ impl<'s> World<'s> {
     /// sender.
     fn receive_ahead(&mut self, port: u32, id: u32, at: Time, end: Time) -> bool {
         let Body::Tcp { ep, .. } = self.packets_in_flight.get(id).body else { return false };
-        let c = &self.conns[ep as usize];
+        let c = &self.conns[ep.index()];
         let p = &self.net.ports[port as usize];
-        let sender_nested = ep.is_multiple_of(2) && self.ends_in_service > 0;
+        let sender_nested = ep.side() == Side::Active && self.ends_in_service > 0;
         if !c.receives_ahead || c.in_service || sender_nested || p.on_wire() > 0 || p.to != c.node || at > end {
             return false;
         }
         // Its wakeups due before `at` come first, as their events would in one world; one
         // at `at` itself comes after an arrival there in one world too. Each leaves a stale
         // event behind.
-        while let Some(t) = self.conns[ep as usize].timer_at.filter(|&t| t < at) {
+        while let Some(t) = self.conns[ep.index()].timer_at.filter(|&t| t < at) {
             self.wake(ep, t);
         }
         self.deliver(id, at);
@@ -645,8 +643,8 @@ impl<'s> World<'s> {
     }
 
     /// End `ep`'s wakeup at `at`.
-    fn wake(&mut self, ep: u32, at: Time) {
-        let c = &mut self.conns[ep as usize];
+    fn wake(&mut self, ep: EndId, at: Time) {
+        let c = &mut self.conns[ep.index()];
         c.timer_at = None;
         c.ep.handle_timeout(at);
         self.service(ep, at);
@@ -658,8 +656,18 @@ impl<'s> World<'s> {
         let pkt = self.packets_in_flight.get(id);
         match pkt.body {
             Body::Tcp { ep, ref seg } => {
-                self.conns[ep as usize].ep.handle_segment(now, seg);
+                let c = &mut self.conns[ep.index()];
+                let got = c.ep.handle_segment(now, seg);
                 self.packets_in_flight.free(id);
+                self.in_flight[ep.conn() as usize] -= 1;
+                if got.is_some_and(|r| !r.is_empty()) {
+                    c.first_byte.get_or_insert(now);
+                    c.last_byte = Some(now);
+                    if c.listens {
+                        let total = c.ep.bytes_received();
+                        self.hear(ep, Hook::Delivered { total }, now);
+                    }
+                }
                 self.service(ep, now);
             }
             Body::Udp { source } => {
@@ -674,7 +682,7 @@ impl<'s> World<'s> {
     fn count_drop(&mut self, pkt: &Packet) {
         match &pkt.body {
             Body::Tcp { ep, seg } => {
-                let f = &mut self.flows[(*ep / 2) as usize];
+                let f = &mut self.flows[self.conns[ep.index()].flow as usize];
                 if seg.seq_len() > 0 {
                     f.data_drops += 1;
                 } else {

@@ -226,6 +226,12 @@ impl<'s> World<'s> {
         for (mine, c) in self.conns.iter_mut().zip(&mut other.conns).filter(|(_, c)| theirs[c.node as usize]) {
             std::mem::swap(mine, c);
         }
+        // A connection's opening and handshake are seen by the half of its active end.
+        for (i, (mine, s)) in self.slots.iter_mut().zip(&mut other.slots).enumerate() {
+            if theirs[self.conns[2 * i].node as usize] {
+                std::mem::swap(mine, s);
+            }
+        }
         for (mine, f) in self.flows.iter_mut().zip(&other.flows) {
             mine.start = mine.start.or(f.start);
             mine.data_drops += f.data_drops;

@@ -65,7 +65,7 @@ impl State {
     }
 
     /// The peer's FIN arrived (in order).
-    fn peer_finished(self) -> bool {
+    pub fn peer_finished(self) -> bool {
         matches!(self, State::CloseWait | State::Closing | State::LastAck | State::TimeWait | State::Closed)
     }
 }

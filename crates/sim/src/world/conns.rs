@@ -1,0 +1,261 @@
+//! Connections opened and closed at run time, and the applications on them: the world's side
+//! of `crate::traffic`. A connection lives in a slot (its two ends side by side in
+//! `World::conns`) from its opening until both ends are closed and nothing of it is in
+//! flight; then its row goes to the `connections` table and the slot is reused, so memory
+//! follows the connections open at once.
+
+use rampup_tcp::{Endpoint, Role, State, Time};
+
+use super::{Conn, Event, FlowState, Transfer, World};
+use crate::engine::{Class, Order, MAX_INDEX};
+use crate::traffic::{Action, App, Driver, EndId, Hook, Side};
+
+/// A connection's place in the world.
+pub(super) struct Slot {
+    /// The connection's number, in the order opened (its row in the `connections` table).
+    pub(super) id: u64,
+    pub(super) flow: u32,
+    /// In use by a connection (else on the free list).
+    pub(super) live: bool,
+    pub(super) opened: Option<Time>,
+    /// When the active end's handshake completed.
+    pub(super) established: Option<Time>,
+    /// Ends that reached `State::Closed`, and when the second did.
+    pub(super) ends_closed: u8,
+    pub(super) closed: Option<Time>,
+    pub(super) driver: Driver,
+}
+
+impl Conn {
+    fn new(ep: Endpoint, node: u32, peer_node: u32, flow: u32, app: &App, side: Side) -> Conn {
+        Conn {
+            seen: ep.state(),
+            ep,
+            node,
+            peer_node,
+            flow,
+            timer_at: None,
+            app_timer_at: None,
+            receives_ahead: false,
+            in_service: false,
+            listens: app.listens(),
+            records: app.one_connection() && side == Side::Active,
+            first_byte: None,
+            last_byte: None,
+            last: None,
+        }
+    }
+}
+
+impl<'s> World<'s> {
+    /// A connection for flow `f` in a free slot, or `None` when `MAX_INDEX` ends are open.
+    pub(super) fn new_conn(&mut self, f: u32) -> Option<u32> {
+        let flow = &self.sc.flows[f as usize];
+        let (from, to) = (flow.from as u32, flow.to as u32);
+        let ends = [(from, to, Role::Active, Side::Active), (to, from, Role::Passive, Side::Passive)]
+            .map(|(node, peer, role, side)| Conn::new(Endpoint::new(flow.tcp.clone(), role), node, peer, f, &flow.app, side));
+        let slot = Slot { id: self.next_conn_id, flow: f, live: true, opened: None, established: None, ends_closed: 0, closed: None, driver: Driver::new(&flow.app) };
+        let s = match self.free_slots.pop() {
+            Some(s) => {
+                let [a, p] = ends;
+                self.conns[2 * s as usize] = a;
+                self.conns[2 * s as usize + 1] = p;
+                self.slots[s as usize] = slot;
+                s
+            }
+            None => {
+                if 2 * self.slots.len() as u64 + 1 > MAX_INDEX as u64 {
+                    self.too_many_open = true;
+                    return None;
+                }
+                self.conns.extend(ends);
+                self.slots.push(slot);
+                self.in_flight.push(0);
+                self.slots.len() as u32 - 1
+            }
+        };
+        self.next_conn_id += 1;
+        Some(s)
+    }
+
+    /// Flow `f` opens its connection number `k`: for a flow of one connection, made with the
+    /// world, this is the flow's start.
+    pub(super) fn open(&mut self, f: u32, k: u32) {
+        let now = self.now;
+        let fs = &mut self.flows[f as usize];
+        fs.start.get_or_insert(now);
+        let slot = match fs.conn {
+            Some(s) => s,
+            None => match self.new_conn(f) {
+                Some(s) => s,
+                None => return,
+            },
+        };
+        let fs = &mut self.flows[f as usize];
+        fs.opened += 1;
+        fs.open += 1;
+        self.slots[slot as usize].opened = Some(now);
+        match &self.sc.flows[f as usize].app {
+            App::Writes { schedule } => {
+                for (k, (at, _)) in schedule.iter().enumerate() {
+                    self.events.push_timer(now + *at, Order::new(Class::App, f, k as u64 + 1), Event::Write(f, k as u32));
+                }
+            }
+            App::RequestResponse { arrivals, .. } if (k as u64) + 1 < arrivals.connections => {
+                let rng = self.flows[f as usize].arrivals.get_or_insert_with(|| crate::rng::stream(self.seed, &format!("flow:{f}:arrivals")));
+                let at = now + arrivals.gap(rng);
+                self.events.push_timer(at, Order::new(Class::App, f, k as u64 + 1), Event::Open(f, k + 1));
+            }
+            _ => {}
+        }
+        let active = EndId::new(slot, Side::Active);
+        self.hear(active, Hook::Opened, now);
+        self.service(active, now);
+    }
+
+    /// Write `k` of a flow's schedule.
+    pub(super) fn write(&mut self, f: u32, k: u32) {
+        let (App::Writes { schedule }, Some(slot)) = (&self.sc.flows[f as usize].app, self.flows[f as usize].conn) else { return };
+        let end = EndId::new(slot, Side::Active);
+        self.act(end, Action::Write(schedule[k as usize].1), self.now);
+        self.service(end, self.now);
+    }
+
+    /// `end`'s application hears `hook` and acts; whether it did anything.
+    pub(super) fn hear(&mut self, end: EndId, hook: Hook, now: Time) -> bool {
+        let mut out = std::mem::take(&mut self.actions);
+        self.slots[end.conn() as usize].driver.on(end.side(), hook, &mut out);
+        let acted = !out.is_empty();
+        for a in out.drain(..) {
+            self.act(end, a, now);
+        }
+        self.actions = out;
+        acted
+    }
+
+    fn act(&mut self, end: EndId, action: Action, now: Time) {
+        let c = &mut self.conns[end.index()];
+        match action {
+            Action::Write(bytes) => {
+                if c.records {
+                    self.new_transfer(end, bytes);
+                }
+                self.conns[end.index()].ep.write(bytes);
+            }
+            Action::WriteUnlimited => c.ep.write_unlimited(),
+            Action::Close => c.ep.close(),
+            Action::Timer(after) => {
+                c.app_timer_at = Some(now + after);
+                self.events.push_timer(now + after, Order::new(Class::Timer, end.rank(), 1), Event::AppTimer(end));
+            }
+        }
+    }
+
+    /// The timer of `end`'s application, unless it is stale (its slot was reused since).
+    pub(super) fn app_timer(&mut self, end: EndId) {
+        let c = &mut self.conns[end.index()];
+        if c.app_timer_at == Some(self.now) {
+            c.app_timer_at = None;
+            self.hear(end, Hook::Timer, self.now);
+            self.service(end, self.now);
+        }
+    }
+
+    /// After an input to `end`: note what changed in its state (handshake done, peer
+    /// finished, closed); whether its application acted on it.
+    pub(super) fn observe(&mut self, end: EndId, now: Time) -> bool {
+        let c = &mut self.conns[end.index()];
+        let state = c.ep.state();
+        if state == c.seen {
+            return false;
+        }
+        let was = std::mem::replace(&mut c.seen, state);
+        let listens = c.listens;
+        let slot = &mut self.slots[end.conn() as usize];
+        if end.side() == Side::Active && was < State::Established && state >= State::Established && state != State::Closed {
+            slot.established = Some(now);
+        }
+        if state == State::Closed {
+            slot.ends_closed += 1;
+            if slot.ends_closed == 2 {
+                slot.closed = Some(now);
+                let fs = &mut self.flows[slot.flow as usize];
+                fs.open -= 1;
+                let all = match &self.sc.flows[slot.flow as usize].app {
+                    App::RequestResponse { arrivals, .. } => arrivals.connections,
+                    _ => 1,
+                };
+                if fs.open == 0 && fs.opened == all {
+                    fs.all_closed = Some(now);
+                }
+            }
+        }
+        listens && state.peer_finished() && !was.peer_finished() && self.hear(end, Hook::PeerFinished, now)
+    }
+
+    /// Reuse the slot of connection `slot` if both its ends are closed and nothing of it is
+    /// in flight (a segment still on its way would find its end gone). Its row and counts
+    /// are kept first.
+    pub(super) fn reclaim_if_done(&mut self, slot: u32) {
+        let s = &self.slots[slot as usize];
+        if s.ends_closed < 2 || self.in_flight[slot as usize] > 0 || !s.live {
+            return;
+        }
+        let (a, p) = (&self.conns[2 * slot as usize], &self.conns[2 * slot as usize + 1]);
+        self.conn_rows.push(super::finish::ConnRow::new(s, a, p));
+        let totals = &mut self.flows[s.flow as usize].totals;
+        totals.add(&a.ep);
+        totals.add(&p.ep);
+        self.slots[slot as usize].live = false;
+        self.free_slots.push(slot);
+    }
+
+    /// A write of `bytes` by a flow's one connection: a transfer, complete when its last
+    /// byte is acknowledged (`record_sender`).
+    fn new_transfer(&mut self, end: EndId, bytes: u64) {
+        let c = &self.conns[end.index()];
+        let fl = &self.flows[c.flow as usize];
+        let prev = fl.transfers.last().map_or(0, |&t| self.transfers[t].done_at_acked);
+        self.transfers.push(Transfer {
+            flow: c.flow,
+            index: fl.transfers.len() as u32,
+            start: self.now,
+            done_at_acked: prev + bytes,
+            bytes,
+            end: None,
+            retransmits_at_start: c.ep.stats().retransmits,
+            drops_at_start: fl.data_drops,
+            retransmits: 0,
+            drops: 0,
+        });
+        let id = self.transfers.len() - 1;
+        self.flows[c.flow as usize].transfers.push(id);
+    }
+
+    /// The state of a flow's one connection's active end, traced on change, and its flow's
+    /// transfers that its acknowledgements completed.
+    pub(super) fn record_sender(&mut self, end: EndId, now: Time) {
+        let c = &mut self.conns[end.index()];
+        let flow = c.flow as usize;
+        if self.sc.trace.timeseries {
+            let s = c.ep.snapshot();
+            if c.last != Some(s) {
+                c.last = Some(s);
+                self.series.record_state(super::StateRow { t: now, flow: flow as u32, s });
+            }
+        }
+        let c = &self.conns[end.index()];
+        let acked = c.ep.bytes_acked();
+        let fl: &mut FlowState = &mut self.flows[flow];
+        while let Some(&t) = fl.transfers.get(fl.next) {
+            let tr = &mut self.transfers[t];
+            if acked < tr.done_at_acked {
+                break;
+            }
+            tr.end = Some(now);
+            tr.retransmits = c.ep.stats().retransmits - tr.retransmits_at_start;
+            tr.drops = fl.data_drops - tr.drops_at_start;
+            fl.next += 1;
+        }
+    }
+}

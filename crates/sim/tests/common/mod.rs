@@ -1,0 +1,66 @@
+//! Random networks for the property tests: connected graphs whose links lose, duplicate
+//! and reorder packets some of the time.
+
+use proptest::prelude::*;
+
+#[derive(Debug, Clone)]
+pub struct Link {
+    pub a: usize,
+    pub b: usize,
+    rate_mbps: u32,
+    delay_ms: u32,
+    queue: u32,
+    loss: f64,
+    duplicate: f64,
+    reorder: f64,
+}
+
+/// A connected random graph: a random spanning tree plus a few extra links.
+pub fn topology() -> impl Strategy<Value = (usize, Vec<Link>)> {
+    (2usize..7).prop_flat_map(|n| {
+        let tree = (1..n).map(|i| (0..i, link_params())).collect::<Vec<_>>();
+        let extra = prop::collection::vec((0..n, 0..n, link_params()), 0..3);
+        (Just(n), tree, extra).prop_map(|(n, tree, extra)| {
+            let mut links: Vec<Link> = tree.into_iter().enumerate().map(|(i, (parent, l))| Link { a: parent, b: i + 1, ..l }).collect();
+            for (a, b, l) in extra {
+                if a != b {
+                    links.push(Link { a, b, ..l });
+                }
+            }
+            (n, links)
+        })
+    })
+}
+
+/// A random behaviour's probability: none half of the time (clean links let packets cut
+/// through routers, see `Net::plan_cut_through`).
+fn chance(max: f64) -> impl Strategy<Value = f64> {
+    prop_oneof![Just(0.0), 0.0..max]
+}
+
+/// A link's parameters; its ends are filled in by `topology`.
+fn link_params() -> impl Strategy<Value = Link> {
+    (1u32..100, 1u32..20, 3u32..100, chance(0.05), chance(0.05), chance(0.1)).prop_map(
+        |(rate_mbps, delay_ms, queue, loss, duplicate, reorder)| Link { a: 0, b: 0, rate_mbps, delay_ms, queue, loss, duplicate, reorder },
+    )
+}
+
+/// A scenario's head: its duration and a custom topology of nodes n0..n{n-1} over `links`.
+pub fn network(n: usize, links: &[Link], duration: &str) -> String {
+    let mut s = format!("duration = \"{duration}\"\n[topology]\nkind = \"custom\"\nnodes = [");
+    s += &(0..n).map(|i| format!("\"n{i}\"")).collect::<Vec<_>>().join(", ");
+    s += "]\n";
+    for l in links {
+        s += &format!(
+            "[[topology.link]]\na = \"n{}\"\nb = \"n{}\"\nrate = \"{}Mbps\"\ndelay = \"{}ms\"\nqueue = {{ packets = {} }}\nloss = {}\nduplicate = {}\nreorder = {}\nreorder_delay = \"5ms\"\n",
+            l.a, l.b, l.rate_mbps, l.delay_ms, l.queue, l.loss, l.duplicate, l.reorder
+        );
+    }
+    s
+}
+
+/// The number of cases a property test runs: `default`, or `PROPTEST_CASES` when set (for a
+/// longer search, e.g. `PROPTEST_CASES=4096 cargo test --release -p rampup-sim`).
+pub fn cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
