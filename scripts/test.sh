@@ -22,11 +22,18 @@ fi
 python3 -m pip install -q --upgrade pip >/dev/null
 python3 -m pip install -q -e '.[test]'
 
-# Lints: warnings are errors (rustup's default profile has clippy; without it, say so).
+# Lints: warnings are errors (rustup's default profile has clippy and rustfmt; without
+# them, say so). Formatting as rustfmt.toml says; Python by the rules in pyproject.toml.
+if cargo fmt --version >/dev/null 2>&1; then
+  cargo fmt --all -- --check
+else
+  echo "note: cargo fmt is not installed (rustup component add rustfmt); formatting not checked" >&2
+fi
 if cargo clippy --version >/dev/null 2>&1; then
   cargo clippy --release --workspace --all-targets --quiet -- -D warnings
 else
   echo "note: cargo clippy is not installed (rustup component add clippy); lints skipped" >&2
 fi
+ruff check python/
 cargo test --release --workspace --exclude rampup-py
 python3 -m pytest -q python/tests

@@ -44,8 +44,8 @@ from rich.table import Table
 from rich.text import Text
 
 from . import __version__, _engine
-from .folders import OutputError, check_target
 from .api import read_scenario_file, run_to_folder
+from .folders import OutputError, check_target
 from .results import Result, safe_name
 
 T = TypeVar("T")
@@ -261,6 +261,18 @@ def _summary(result: Result) -> Table:
     return table
 
 
+def _connections_line(result: Result) -> Text | None:
+    """One line on the connections, when some flow opened more than one."""
+    conns = result.tables.get("connections")
+    if conns is None or len(conns) <= len(result.flows):
+        return None
+    closed = int(conns["close_ns"].notna().sum())
+    # From the opening to the last byte the client got: a request/response's completion time.
+    done = (conns["last_byte_down_ns"] - conns["open_ns"]).dropna() / 1e6
+    times = f"; open to last byte down: median {done.median():.4g} ms, 99th percentile {done.quantile(0.99):.4g} ms" if len(done) else ""
+    return Text(f"{len(conns):,} connections, {closed:,} closed by the end{times} (see the connections table)")
+
+
 # --- commands ----------------------------------------------------------------
 
 
@@ -312,6 +324,8 @@ def run(file: Path, seed: int | None, out: Path | None, overwrite: bool, csv_: b
     console = Console()
     console.print(_headline(result))
     console.print(_summary(result))
+    if (line := _connections_line(result)) is not None:
+        console.print(line)
     console.print(Text(f"results: {out}{os.sep}"))
 
 

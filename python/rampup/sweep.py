@@ -99,7 +99,7 @@ def sweep(
     jobs: list[Job] = []
     for values in itertools.product(*(grid[k] for k in keys)):
         doc = copy.deepcopy(base)
-        for k, v in zip(keys, values):
+        for k, v in zip(keys, values, strict=True):
             _set(doc, k, v)
         for k in keys:
             if (by := _shadowed_by(doc, k)) is not None:
@@ -107,11 +107,11 @@ def sweep(
                                  f"it there; sweep {by!r} instead, or remove {by} from the scenario")
         text = _toml.dumps(doc)
         _engine.check(text)
-        point = dict(zip(keys, values))
+        point = dict(zip(keys, values, strict=True))
         jobs += [Job(text, seed, tags={**point, "seed": seed}, keep=(table,)) for seed in seeds]
     results = run_jobs(jobs, Path(cache), workers=workers, backend=backend, progress=progress)
     frames = []
-    for job, tables in zip(jobs, results):
+    for job, tables in zip(jobs, results, strict=True):
         df = tables[table].copy()
         for k, v in job.tags.items():
             df[k] = v

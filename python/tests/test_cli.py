@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
+import rampup
 from rampup import cli
 
 
@@ -84,6 +85,18 @@ def test_run_writes_results(run_cli, demo_path: Path, tmp_path: Path) -> None:
     assert max(len(line) for line in proc.stdout.splitlines()) <= 100  # one screen wide
     assert [p.name for p in (tmp_path / "results").iterdir()] == ["demo"]
     assert "Traceback" not in proc.stderr
+
+
+def test_run_of_many_connections_summarises_them(run_cli, tmp_path: Path) -> None:
+    churn = Path(__file__).resolve().parents[2] / "scenarios" / "churn.toml"
+    text = churn.read_text().replace("connections = 2000", "connections = 3").replace('"130s"', '"5s"')
+    (tmp_path / "few.toml").write_text(text)
+    proc = run_cli("run", tmp_path / "few.toml", "--out", tmp_path / "out")
+    assert proc.returncode == 0, proc.stderr
+    # Ten flows of three connections each, every one closed within the 5 s.
+    assert "30 connections, 30 closed by the end; open to last byte down: median" in proc.stdout
+    conns = rampup.load(tmp_path / "out").tables["connections"]
+    assert len(conns) == 30 and (conns.bytes_down == 10_000).all()
 
 
 def test_run_csv_out_and_rerun(run_cli, demo_path: Path, tmp_path: Path) -> None:

@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-
 from conftest import verdict_cells
+
 from rampup.experiments import Context, load, rbp
 from rampup.experiments.report import VERDICTS
 

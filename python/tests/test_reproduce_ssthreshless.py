@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-
 from conftest import verdict_cells
+
 from rampup.experiments import Context, load, ssthreshless
 from rampup.experiments.checks import Check, verdict
 from rampup.experiments.report import VERDICTS

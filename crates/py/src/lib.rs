@@ -17,12 +17,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use rampup_sim::{Column, RunError, RunOutput, Table, TraceSink};
 
-create_exception!(
-    rampup._engine,
-    ScenarioError,
-    PyValueError,
-    "The scenario is invalid. `str(e)` is one line: `key.path: what is wrong (allowed: ...)`."
-);
+create_exception!(rampup._engine, ScenarioError, PyValueError, "The scenario is invalid. `str(e)` is one line: `key.path: what is wrong (allowed: ...)`.");
 
 fn scenario_error(e: rampup_sim::ScenarioError) -> PyErr {
     ScenarioError::new_err(e.to_string())
@@ -35,15 +30,14 @@ fn scenario_error(e: rampup_sim::ScenarioError) -> PyErr {
 /// escape every `except Exception` in callers, so it is reported as an ordinary
 /// error that names the bug instead.
 fn detached<T: Send>(py: Python<'_>, f: impl FnOnce() -> T + Send) -> PyResult<T> {
-    py.detach(|| panic::catch_unwind(AssertUnwindSafe(f)))
-        .map_err(|payload| {
-            let msg = payload
-                .downcast_ref::<&str>()
-                .map(|s| (*s).to_owned())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".to_owned());
-            PyRuntimeError::new_err(format!("engine bug (panic): {msg}"))
-        })
+    py.detach(|| panic::catch_unwind(AssertUnwindSafe(f))).map_err(|payload| {
+        let msg = payload
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".to_owned());
+        PyRuntimeError::new_err(format!("engine bug (panic): {msg}"))
+    })
 }
 
 /// Progress() -> a progress cell to pass to `run(..., progress=p)`.
@@ -59,9 +53,7 @@ struct Progress {
 impl Progress {
     #[new]
     fn new() -> Self {
-        Progress {
-            fraction_bits: Arc::new(AtomicU64::new(0f64.to_bits())),
-        }
+        Progress { fraction_bits: Arc::new(AtomicU64::new(0f64.to_bits())) }
     }
 
     #[getter]

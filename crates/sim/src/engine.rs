@@ -120,7 +120,11 @@ impl<E> Heap<E> {
                 let k = |c: usize| self.entries[c].key;
                 let a = if k(first + 1) < k(first) { first + 1 } else { first };
                 let b = if k(first + 3) < k(first + 2) { first + 3 } else { first + 2 };
-                if k(b) < k(a) { b } else { a }
+                if k(b) < k(a) {
+                    b
+                } else {
+                    a
+                }
             } else {
                 (first + 1..n).fold(first, |m, c| if self.entries[c].key < self.entries[m].key { c } else { m })
             };

@@ -119,7 +119,6 @@ impl RunOutput {
         h.finalize().iter().map(|b| format!("{b:02x}")).collect()
     }
 
-
     pub fn table(&self, name: &str) -> &Table {
         &self.tables.iter().find(|(n, _)| n == name).expect("known table").1
     }

@@ -10,9 +10,7 @@ use serde::Deserialize;
 /// The number and the unit of `"1.5ms"`: ("1.5", "ms").
 fn split_number(s: &str) -> (&str, &str) {
     let s = s.trim();
-    let end = s
-        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == 'e' || c == 'E' || c == '-' || c == '+'))
-        .unwrap_or(s.len());
+    let end = s.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == 'e' || c == 'E' || c == '-' || c == '+')).unwrap_or(s.len());
     // "1e3ms" would split oddly, but an exponent followed by a unit starting with e/E cannot
     // occur among our units.
     let (num, unit) = s.split_at(end);

@@ -4,8 +4,8 @@
 use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
 use rampup_sim::scenario::{parse, Scenario};
-use rampup_sim::traffic::App;
 use rampup_sim::topology::QueueLimit;
+use rampup_sim::traffic::App;
 use rampup_tcp::StartupKind;
 
 const BASE: &str = r#"
@@ -111,21 +111,7 @@ const KEYS: &[Key] = &[
 ];
 
 /// The boundaries where a narrower field would truncate or a signed one would wrap.
-const EDGES: &[i128] = &[
-    -1,
-    0,
-    1,
-    40,
-    1 << 31,
-    1 << 32,
-    (1 << 32) + 40,
-    1 << 53,
-    (1 << 53) + 1,
-    (1 << 63) - 1,
-    1 << 63,
-    1 << 64,
-    u64::MAX as i128,
-];
+const EDGES: &[i128] = &[-1, 0, 1, 40, 1 << 31, 1 << 32, (1 << 32) + 40, 1 << 53, (1 << 53) + 1, (1 << 63) - 1, 1 << 63, 1 << 64, u64::MAX as i128];
 
 #[track_caller]
 fn check(key: &Key, v: i128) {

@@ -7,7 +7,7 @@ use rampup_sim::partition::{plan, Split};
 use rampup_sim::{run_toml, RunOutput};
 
 mod common;
-use common::{cases, network, topology, Link};
+use common::{cases, conserved, network, topology, Link};
 
 #[derive(Debug, Clone)]
 struct Flow {
@@ -24,8 +24,10 @@ struct Flow {
 
 fn flows(n: usize) -> impl Strategy<Value = Vec<Flow>> {
     // Half the flows start at 0: together, so that their events coincide.
-    let flow = (0..n, 1..n, 1u64..150_000, prop_oneof![Just(0u64), 0u64..200_000], prop_oneof![Just("reno"), Just("newreno"), Just("sack")], any::<bool>())
-        .prop_map(move |(from, off, bytes, start_us, recovery, delayed_ack)| Flow { from, to: (from + off) % n, bytes: Some(bytes), start_us, recovery, delayed_ack });
+    let flow =
+        (0..n, 1..n, 1u64..150_000, prop_oneof![Just(0u64), 0u64..200_000], prop_oneof![Just("reno"), Just("newreno"), Just("sack")], any::<bool>()).prop_map(
+            move |(from, off, bytes, start_us, recovery, delayed_ack)| Flow { from, to: (from + off) % n, bytes: Some(bytes), start_us, recovery, delayed_ack },
+        );
     prop::collection::vec(flow, 1..4)
 }
 
@@ -39,12 +41,6 @@ fn scenario(n: usize, links: &[Link], flows: &[Flow], duration: &str) -> String 
         );
     }
     s
-}
-
-fn conserved(out: &RunOutput) -> bool {
-    let p = out.table("packets");
-    let v = |c: &str| p.u64s(c)[0];
-    v("created") + v("duplicated") == v("delivered") + v("dropped") + v("lost") + v("in_flight")
 }
 
 proptest! {
@@ -105,7 +101,13 @@ tcp = { recovery = "sack", delayed_ack = true }
 
 /// `flows` over `links` for 3 s with queue and state traces, a UDP source (from, offset to
 /// its destination, Mb/s) and a rate change (link, Mb/s, at ms) if drawn; and its text.
-fn traced_scenario(n: usize, links: &[Link], flows: &[Flow], udp: Option<(usize, usize, u32)>, change: Option<(usize, u32, u64)>) -> (rampup_sim::Scenario, String) {
+fn traced_scenario(
+    n: usize,
+    links: &[Link],
+    flows: &[Flow],
+    udp: Option<(usize, usize, u32)>,
+    change: Option<(usize, u32, u64)>,
+) -> (rampup_sim::Scenario, String) {
     let mut text = scenario(n, links, flows, "3s");
     text += "[trace]\nqueues = true\ntimeseries = true\n";
     if let Some((from, off, mbps)) = udp {
@@ -204,7 +206,8 @@ fn a_split_dumbbell_gives_the_same_tables() {
     let mut text = LOSSY.replace(", bytes = 2000000", "");
     // Captured on both ports of the cut link, each simulated by the half it leads to.
     text += "[trace]\nqueues = true\ntimeseries = true\npcap = [\"left-right\", \"s0-left\"]\n";
-    let udp = |from: &str, to: &str| format!("[[udp]]\nfrom = \"{from}\"\nto = \"{to}\"\nrate = \"30Mbps\"\npacket_bytes = 700\nstart = \"0.5s\"\nstop = \"15s\"\n");
+    let udp =
+        |from: &str, to: &str| format!("[[udp]]\nfrom = \"{from}\"\nto = \"{to}\"\nrate = \"30Mbps\"\npacket_bytes = 700\nstart = \"0.5s\"\nstop = \"15s\"\n");
     let fast = text.replace("pairs = 2", "pairs = 3").replace("\"100Mbps\"", "\"1Gbps\"").replace("\"10Mbps\"", "\"100Mbps\"");
     for text in [text.clone(), fast + &udp("s2", "r2") + &udp("r2", "s2")] {
         let sc = rampup_sim::scenario::parse(&text).unwrap();
@@ -228,7 +231,11 @@ fn a_stopped_run_ends_early_without_a_result() {
     fn stop_at_five_percent(reports: &mut Vec<f64>) -> impl FnMut(f64) -> std::ops::ControlFlow<()> + '_ {
         move |f| {
             reports.push(f);
-            if f >= 0.05 { std::ops::ControlFlow::Break(()) } else { std::ops::ControlFlow::Continue(()) }
+            if f >= 0.05 {
+                std::ops::ControlFlow::Break(())
+            } else {
+                std::ops::ControlFlow::Continue(())
+            }
         }
     }
     let (mut one, mut two) = (Vec::new(), Vec::new());
@@ -356,9 +363,7 @@ fn tcp_draw() -> impl Strategy<Value = TcpDraw> {
         }
         match cc {
             "vegas" => extra.extend([format!("vegas_rtt = \"{vegas_rtt}\""), format!("vegas_slow_start_exit = \"{vegas_exit}\"")]),
-            "ssthreshless" => {
-                extra.extend([format!("ssthreshless_schedule = \"{schedule}\""), format!("ssthreshless_rtt_tick = \"{tick}\"")])
-            }
+            "ssthreshless" => extra.extend([format!("ssthreshless_schedule = \"{schedule}\""), format!("ssthreshless_rtt_tick = \"{tick}\"")]),
             "limited-slow-start" => extra.push(format!("max_ssthresh = {max_ssthresh}")),
             _ => {}
         }

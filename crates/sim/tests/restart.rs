@@ -75,10 +75,7 @@ fn four_restart_policies_on_a_dumbbell() {
     let rate = run("rbp-rate", BIG_QUEUE);
     let cwnd = run("rbp-cwnd", BIG_QUEUE);
     for (name, r) in [("nssr", &nssr), ("ssr", &ssr), ("rbp-rate", &rate), ("rbp-cwnd", &cwnd)] {
-        println!(
-            "{name:9} burst {:2} segments, elapsed {:.3} s, early departures (ms) {:?}",
-            r.burst_segments, r.elapsed_s, r.early_departures_ms
-        );
+        println!("{name:9} burst {:2} segments, elapsed {:.3} s, early departures (ms) {:?}", r.burst_segments, r.elapsed_s, r.early_departures_ms);
     }
     assert!(nssr.burst_segments > 10, "NSSR keeps the window of the first response");
     assert_eq!(ssr.burst_segments, 2, "SSR restarts from the initial window");

@@ -7,10 +7,9 @@
 //! `traffic::App::fast_paths`).
 
 use proptest::prelude::*;
-use rampup_sim::RunOutput;
 
 mod common;
-use common::{cases, network, topology, Link};
+use common::{cases, conserved, network, topology, Link};
 
 #[derive(Debug, Clone)]
 enum AppDraw {
@@ -48,7 +47,14 @@ fn app_draw(unlimited: bool) -> impl Strategy<Value = AppDraw> {
     );
     let writes = prop::collection::vec((0u64..2_000, 1u64..50_000), 1..3).prop_map(|w| {
         let mut at = 0;
-        AppDraw::Writes(w.into_iter().map(|(gap, b)| { at += gap; (at, b) }).collect())
+        AppDraw::Writes(
+            w.into_iter()
+                .map(|(gap, b)| {
+                    at += gap;
+                    (at, b)
+                })
+                .collect(),
+        )
     });
     prop_oneof![
         3 => exchange,
@@ -61,7 +67,15 @@ fn flows(n: usize, unlimited: bool) -> impl Strategy<Value = Vec<FlowDraw>> {
     let recovery = prop_oneof![Just("reno"), Just("newreno"), Just("sack")];
     let time_wait = prop_oneof![Just("0s"), Just("10ms"), Just("2s")];
     let flow = (0..n, 1..n, prop_oneof![Just(0u64), 0u64..200_000], app_draw(unlimited), recovery, any::<bool>(), time_wait).prop_map(
-        move |(from, off, start_us, app, recovery, delayed_ack, time_wait)| FlowDraw { from, to: (from + off) % n, start_us, app, recovery, delayed_ack, time_wait },
+        move |(from, off, start_us, app, recovery, delayed_ack, time_wait)| FlowDraw {
+            from,
+            to: (from + off) % n,
+            start_us,
+            app,
+            recovery,
+            delayed_ack,
+            time_wait,
+        },
     );
     prop::collection::vec(flow, 1..4)
 }
@@ -102,12 +116,6 @@ fn scenario(n: usize, links: &[Link], flows: &[FlowDraw], duration: &str, traced
         );
     }
     s
-}
-
-fn conserved(out: &RunOutput) -> bool {
-    let p = out.table("packets");
-    let v = |c: &str| p.u64s(c)[0];
-    v("created") + v("duplicated") == v("delivered") + v("dropped") + v("lost") + v("in_flight")
 }
 
 proptest! {

@@ -2,8 +2,7 @@
 //! endpoint built from it gets fresh controllers.
 
 use crate::cc::{
-    Avoidance, Cc, Hoe, LimitedSlowStart, LimitedSlowStartConfig, NewReno, SlowStart, Ssthreshless, SsthreshlessConfig, StartupPart, Vegas,
-    VegasConfig,
+    Avoidance, Cc, Hoe, LimitedSlowStart, LimitedSlowStartConfig, NewReno, SlowStart, Ssthreshless, SsthreshlessConfig, StartupPart, Vegas, VegasConfig,
 };
 use crate::measure::RtoConfig;
 use crate::preemptive::PreemptiveConfig;

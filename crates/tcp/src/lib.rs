@@ -20,10 +20,10 @@ pub mod time;
 mod test_util;
 
 pub use config::{CcKind, SackPermitted, StartupKind, TcpConfig};
-pub use endpoint::{Endpoint, Event, Role, Snapshot, State, Timer};
+pub use endpoint::{Endpoint, Event, Milestones, Role, Snapshot, State, Timer};
 pub use preemptive::{PreemptiveConfig, PreemptiveStats};
 pub use recovery::{RecoveryKind, SackPipe};
 pub use restart::{IdleThreshold, Restart};
-pub use sender::{LossWindow, RtoInRecovery};
 pub use segment::{Segment, SeqRange};
+pub use sender::{LossWindow, RtoInRecovery};
 pub use time::{Duration, Rate, Time};

@@ -38,15 +38,7 @@ pub struct Receiver {
 impl Receiver {
     /// `irs` is the peer's initial sequence number (its SYN).
     pub fn new(irs: u64, delayed_ack: bool, ack_every: u32) -> Self {
-        Receiver {
-            rcv_nxt: irs + 1,
-            ooo: VecDeque::new(),
-            recent: Vec::new(),
-            unacked_segments: 0,
-            delayed_ack,
-            ack_every: ack_every.max(1),
-            fin_seq: None,
-        }
+        Receiver { rcv_nxt: irs + 1, ooo: VecDeque::new(), recent: Vec::new(), unacked_segments: 0, delayed_ack, ack_every: ack_every.max(1), fin_seq: None }
     }
 
     pub fn rcv_nxt(&self) -> u64 {

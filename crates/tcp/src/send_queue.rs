@@ -62,15 +62,7 @@ impl SendQueue {
     /// Record a first transmission at the end of the queue.
     pub fn push_new(&mut self, seq: u64, len: u32, fin: bool, now: Time) {
         debug_assert!(self.segs.back().is_none_or(|s| s.seq_end() <= seq));
-        self.segs.push_back(SentSeg {
-            seq,
-            len,
-            fin,
-            sent_at: now,
-            retransmitted: false,
-            rtx_in_recovery: false,
-            sacked: false,
-        });
+        self.segs.push_back(SentSeg { seq, len, fin, sent_at: now, retransmitted: false, rtx_in_recovery: false, sacked: false });
     }
 
     /// Mark the record at `seq` as sent again now; returns it.

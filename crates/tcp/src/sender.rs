@@ -143,10 +143,7 @@ impl Sender {
             app_end: first,
             unlimited: false,
             closing: false,
-            congestion: Congestion::new(
-                cc,
-                Window { cwnd: cfg.initial_window_segments as u64 * cfg.mss_bytes, ssthresh: cfg.initial_ssthresh_bytes },
-            ),
+            congestion: Congestion::new(cc, Window { cwnd: cfg.initial_window_segments as u64 * cfg.mss_bytes, ssthresh: cfg.initial_ssthresh_bytes }),
             restart,
             max_window: cfg.max_window_bytes,
             peer_window: u64::MAX,
@@ -281,15 +278,7 @@ impl Sender {
         self.snd_una = ack;
         self.snd_nxt = self.snd_nxt.max(ack);
         let rate_epoch = measure.on_ack(now, ack, acked_bytes, self.snd_nxt);
-        let ctx = AckCtx {
-            now,
-            mss: self.mss,
-            acked_bytes,
-            rtt_sample: acked.rtt_sample,
-            app_limited: self.app_limited,
-            measure,
-            rate_epoch,
-        };
+        let ctx = AckCtx { now, mss: self.mss, acked_bytes, rtt_sample: acked.rtt_sample, app_limited: self.app_limited, measure, rate_epoch };
         self.restart.on_ack(&ctx);
         let restart_rto = match self.rec.on_new_ack(ack, acked_bytes, self.mss) {
             NewAck::Outside => {

@@ -126,4 +126,3 @@ fn a_sack_sender_whose_receiver_did_not_offer_sack_recovers_as_newreno() {
     let newreno = transfer(TcpConfig::default(), TcpConfig::default());
     assert!(data_sent(&p) == data_sent(&newreno));
 }
-

@@ -27,13 +27,7 @@ fn acks_at(p: &Pair) -> Vec<Time> {
 }
 
 fn config(restart: Restart) -> TcpConfig {
-    TcpConfig {
-        mss_bytes: MSS as u32,
-        initial_window_segments: 2,
-        delayed_ack: true,
-        restart,
-        ..TcpConfig::default()
-    }
+    TcpConfig { mss_bytes: MSS as u32, initial_window_segments: 2, delayed_ack: true, restart, ..TcpConfig::default() }
 }
 
 fn at_secs(s: u64) -> Time {
@@ -55,11 +49,7 @@ fn second_response(cfg: TcpConfig, idle_end: Time) -> (Pair, Before, Vec<Time>) 
     p.run_until(idle_end);
     assert!(p.ends[0].all_acked());
     let e = &p.ends[0];
-    let before = Before {
-        cwnd_segments: e.snapshot().cwnd / MSS,
-        srtt: e.measure().srtt().unwrap(),
-        rate: e.measure().last_rate().map(|s| s.actual_rate()),
-    };
+    let before = Before { cwnd_segments: e.snapshot().cwnd / MSS, srtt: e.measure().srtt().unwrap(), rate: e.measure().last_rate().map(|s| s.actual_rate()) };
     let first = data_sent(&p).len();
     p.ends[0].write(30 * MSS);
     p.run_until(idle_end + Duration::from_secs(3));

@@ -239,7 +239,7 @@ def summarize(runs: pd.DataFrame) -> pd.DataFrame:
     the half-width of its 90% confidence interval, for restarts and startup."""
     rows = []
     for key, g in runs.groupby(["variant", "sweep", "scheme", "x"], sort=False):
-        row: dict[str, Any] = dict(zip(["variant", "sweep", "scheme", "x"], key))
+        row: dict[str, Any] = dict(zip(["variant", "sweep", "scheme", "x"], key, strict=True))
         row["seeds"] = len(g)
         for part in ("restart", "startup"):
             for m in METRICS:
@@ -403,11 +403,11 @@ def _numbers(points: pd.DataFrame, claim: str) -> str:
     if claim == "d":
         p = {k: _pt(points, "delay24", k) for k in names}
         lo, hi = p[NSSR].index.min(), p[NSSR].index.max()
-        return "restart elapsed (s) at {:g} / {:g} ms: ".format(lo, hi) + ", ".join(
+        return f"restart elapsed (s) at {lo:g} / {hi:g} ms: " + ", ".join(
             f"{names[k]} {p[k].at[lo, el]:.2f} / {p[k].at[hi, el]:.2f}" for k in names)
     p = {k: _pt(points, "delay10", k) for k in names}
     xs = sorted(p[NSSR].index)
-    return "retransmitted fraction over {:g}-{:g} ms: ".format(min(xs), max(xs)) + ", ".join(
+    return f"retransmitted fraction over {min(xs):g}-{max(xs):g} ms: " + ", ".join(
         f"{names[k]} {_range(p[k], rr, xs, 100, '{:.0f}')}%" for k in names)
 
 
@@ -544,7 +544,7 @@ def run_all(ctx: Context) -> tuple[pd.DataFrame, pd.DataFrame]:
     for _, job in specs:
         unique.setdefault(job.key, job)
     jobs = list(unique.values())
-    results = dict(zip((j.key for j in jobs), ctx.run(jobs)))
+    results = dict(zip((j.key for j in jobs), ctx.run(jobs), strict=True))
     runs = pd.DataFrame([tags for tags, _ in specs])
     runs.index.name = "run"
     transfers = pd.concat([results[job.key]["transfers"].assign(run=i) for i, (_, job) in enumerate(specs)],
@@ -646,7 +646,7 @@ def reproduce(ctx: Context):  # type: ignore[no-untyped-def]
         rep.text(f"The whole experiment again with {desc}; everything else as above. Verdicts by the same rules.")
         rep.table(pd.DataFrame([{"claim": c, "ours": o, "verdict": f"{v} ({count(ch)})",
                                  "main variant": f"{mv} ({count(mch)})"}
-                                for (c, _, o, v, _, ch), (_, _, _, mv, _, mch) in zip(claims, main_claims)]),
+                                for (c, _, o, v, _, ch), (_, _, _, mv, _, mch) in zip(claims, main_claims, strict=True)]),
                   f"Claims with {desc}")
         fig = Figure(figsize=(12, 4.5), layout="constrained")
         axes = fig.subplots(1, 2)

@@ -142,7 +142,7 @@ def _html_table(df: pd.DataFrame, verdict_col: str | None = None) -> str:
     out = ["<table><tr>" + "".join(f"<th>{e(str(c))}</th>" for c in df.columns) + "</tr>"]
     for r in df.itertuples(index=False):
         cells = []
-        for c, v in zip(df.columns, r):
+        for c, v in zip(df.columns, r, strict=True):
             cls = f" class='{e(str(v))}'" if c == verdict_col else ""
             cells.append(f"<td{cls}>{e(_cell(v))}</td>")
         out.append("<tr>" + "".join(cells) + "</tr>")

@@ -8,9 +8,10 @@ use rand::Rng;
 use serde::Deserialize;
 
 mod tcp;
+pub mod topology;
 
 use self::tcp::{tcp_config, TcpFile};
-use crate::topology::{self, LinkSpec, NetSpec, QueueLimit};
+use self::topology::{LinkSpec, NetSpec, QueueLimit};
 use crate::traffic::{App, Arrivals, Closer, ExchangeSpec};
 use crate::units::{RateValue, SizeValue, TimeValue};
 
@@ -264,8 +265,7 @@ fn check(f: File) -> Result<Scenario, ScenarioError> {
     let node = |path: String, name: &str| -> Result<usize, ScenarioError> {
         names.get(name).copied().ok_or_else(|| {
             let known: Vec<&str> = net.nodes.iter().map(|n| n.name.as_str()).take(12).collect();
-            ScenarioError(format!("{path}: no node named {name:?} (nodes: {}{})", known.join(", "),
-                if net.nodes.len() > 12 { ", …" } else { "" }))
+            ScenarioError(format!("{path}: no node named {name:?} (nodes: {}{})", known.join(", "), if net.nodes.len() > 12 { ", …" } else { "" }))
         })
     };
     let component = components(&net);
@@ -341,9 +341,7 @@ fn link_by_name(net: &NetSpec, name: &str, path: &str) -> Result<usize, Scenario
         let (a, b) = (&net.nodes[l.a].name, &net.nodes[l.b].name);
         name == format!("{a}-{b}") || name == format!("{b}-{a}")
     });
-    found.ok_or_else(|| {
-        ScenarioError(format!("{path}: no link named {name:?} (a link is named by its two ends, like \"left-right\")"))
-    })
+    found.ok_or_else(|| ScenarioError(format!("{path}: no link named {name:?} (a link is named by its two ends, like \"left-right\")")))
 }
 
 /// Connected component of every node, so that checking a flow's path costs O(1).
@@ -389,7 +387,10 @@ fn app(a: AppFile, p: &str) -> Result<App, ScenarioError> {
         AppKind::Writes => "writes",
         AppKind::RequestResponse => "request-response",
         AppKind::Requests => {
-            return err(format!("{p}.kind"), "\"requests\" is now called \"writes\" (a schedule of writes on one connection); for requests answered by a server, use \"request-response\"");
+            return err(
+                format!("{p}.kind"),
+                "\"requests\" is now called \"writes\" (a schedule of writes on one connection); for requests answered by a server, use \"request-response\"",
+            );
         }
     };
     // Every key given must belong to the kind.

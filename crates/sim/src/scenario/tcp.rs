@@ -185,10 +185,44 @@ impl TcpFile {
             ($($f:ident),*) => { TcpFile { $($f: self.$f.or(d.$f.clone()),)* } };
         }
         pick!(
-            cc, startup, recovery, mss, initial_window, initial_ssthresh, max_window, rcv_window, delayed_ack, ack_every,
-            delack_timeout, min_rto, initial_rto, max_rto, rto_rule, clock_granularity, handshake, time_wait, restart, rbp_scale, idle_threshold, limited_transmit,
-            rto_in_recovery, sack_pipe, sack_permitted, loss_window, dupthresh, byte_counting, vegas_alpha, vegas_beta, vegas_gamma, vegas_rtt,
-            vegas_slow_start_exit, ssthreshless_gamma, ssthreshless_schedule, ssthreshless_rtt_tick, max_ssthresh, preemptive
+            cc,
+            startup,
+            recovery,
+            mss,
+            initial_window,
+            initial_ssthresh,
+            max_window,
+            rcv_window,
+            delayed_ack,
+            ack_every,
+            delack_timeout,
+            min_rto,
+            initial_rto,
+            max_rto,
+            rto_rule,
+            clock_granularity,
+            handshake,
+            time_wait,
+            restart,
+            rbp_scale,
+            idle_threshold,
+            limited_transmit,
+            rto_in_recovery,
+            sack_pipe,
+            sack_permitted,
+            loss_window,
+            dupthresh,
+            byte_counting,
+            vegas_alpha,
+            vegas_beta,
+            vegas_gamma,
+            vegas_rtt,
+            vegas_slow_start_exit,
+            ssthreshless_gamma,
+            ssthreshless_schedule,
+            ssthreshless_rtt_tick,
+            max_ssthresh,
+            preemptive
         )
     }
 }
@@ -379,4 +413,3 @@ fn restart(name: Option<RestartName>, rbp_scale: Option<f64>, p: &str) -> Result
         Some(RestartName::RbpCwnd) => Restart::RbpCwnd { fraction: scale },
     })
 }
-

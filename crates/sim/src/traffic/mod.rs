@@ -140,21 +140,19 @@ impl App {
 
     /// The flow opens one connection, when it starts, and keeps it to the end: its ends are
     /// made with the world and keep their place (and its rows in the traces and transfers
-    /// follow that connection's active end).
+    /// follow that connection's active end). Its application acts only then and on its
+    /// schedule; the others open connections at run time and hear what their ends receive.
     pub fn one_connection(&self) -> bool {
         !matches!(self, App::RequestResponse { .. })
-    }
-
-    /// The application hears what its ends receive (`Hook::Delivered`, `Hook::PeerFinished`).
-    pub fn listens(&self) -> bool {
-        matches!(self, App::RequestResponse { .. })
     }
 }
 
 /// A connection's application: its rules and its state.
 #[derive(Clone, Debug)]
 pub enum Driver {
-    Bulk { bytes: Option<u64> },
+    Bulk {
+        bytes: Option<u64>,
+    },
     /// Writes come from the flow's schedule (`World::write`), not from hooks.
     Writes,
     Exchange(Exchange),

@@ -18,12 +18,12 @@ pub(super) struct Slot {
     /// In use by a connection (else on the free list).
     pub(super) live: bool,
     pub(super) opened: Option<Time>,
-    /// When the active end's handshake completed.
-    pub(super) established: Option<Time>,
     /// Ends that reached `State::Closed`, and when the second did.
     pub(super) ends_closed: u8,
     pub(super) closed: Option<Time>,
     pub(super) driver: Driver,
+    /// Each end's application timer, if set (`traffic::Action::Timer`).
+    pub(super) app_timers: [Option<Time>; 2],
 }
 
 impl Conn {
@@ -35,13 +35,10 @@ impl Conn {
             peer_node,
             flow,
             timer_at: None,
-            app_timer_at: None,
             receives_ahead: false,
             in_service: false,
-            listens: app.listens(),
+            counted: !app.one_connection(),
             records: app.one_connection() && side == Side::Active,
-            first_byte: None,
-            last_byte: None,
             last: None,
         }
     }
@@ -54,7 +51,16 @@ impl<'s> World<'s> {
         let (from, to) = (flow.from as u32, flow.to as u32);
         let ends = [(from, to, Role::Active, Side::Active), (to, from, Role::Passive, Side::Passive)]
             .map(|(node, peer, role, side)| Conn::new(Endpoint::new(flow.tcp.clone(), role), node, peer, f, &flow.app, side));
-        let slot = Slot { id: self.next_conn_id, flow: f, live: true, opened: None, established: None, ends_closed: 0, closed: None, driver: Driver::new(&flow.app) };
+        let slot = Slot {
+            id: self.next_conn_id,
+            flow: f,
+            live: true,
+            opened: None,
+            ends_closed: 0,
+            closed: None,
+            driver: Driver::new(&flow.app),
+            app_timers: [None; 2],
+        };
         let s = match self.free_slots.pop() {
             Some(s) => {
                 let [a, p] = ends;
@@ -145,36 +151,60 @@ impl<'s> World<'s> {
             Action::WriteUnlimited => c.ep.write_unlimited(),
             Action::Close => c.ep.close(),
             Action::Timer(after) => {
-                c.app_timer_at = Some(now + after);
+                self.slots[end.conn() as usize].app_timers[end.side() as usize] = Some(now + after);
                 self.events.push_timer(now + after, Order::new(Class::Timer, end.rank(), 1), Event::AppTimer(end));
             }
         }
     }
 
+    /// The rest of `service` for an end of a connection opened at run time, which sent
+    /// `sent` packets: count them, let its application act on what changed (then serve the
+    /// end again, for what that gives it to send), and reuse its slot if the connection is
+    /// done.
+    #[inline(never)]
+    pub(super) fn serve_counted(&mut self, end: EndId, now: Time, sent: u32) {
+        self.in_flight[end.conn() as usize] += sent;
+        if self.observe(end, now) {
+            self.service(end, now);
+        } else if self.conns[end.index()].seen == State::Closed {
+            self.reclaim_if_done(end.conn());
+        }
+    }
+
+    /// A segment of a connection opened at run time reached `end`, with new payload or not.
+    #[inline(never)]
+    pub(super) fn delivered_counted(&mut self, end: EndId, payload: bool, now: Time) {
+        self.in_flight[end.conn() as usize] -= 1;
+        let c = &self.conns[end.index()];
+        if payload {
+            let total = c.ep.bytes_received();
+            self.hear(end, Hook::Delivered { total }, now);
+        }
+    }
+
     /// The timer of `end`'s application, unless it is stale (its slot was reused since).
     pub(super) fn app_timer(&mut self, end: EndId) {
-        let c = &mut self.conns[end.index()];
-        if c.app_timer_at == Some(self.now) {
-            c.app_timer_at = None;
+        let timer = &mut self.slots[end.conn() as usize].app_timers[end.side() as usize];
+        if *timer == Some(self.now) {
+            *timer = None;
             self.hear(end, Hook::Timer, self.now);
             self.service(end, self.now);
         }
     }
 
-    /// After an input to `end`: note what changed in its state (handshake done, peer
-    /// finished, closed); whether its application acted on it.
-    pub(super) fn observe(&mut self, end: EndId, now: Time) -> bool {
+    /// After an input to counted `end`: note what changed in its state (peer finished,
+    /// closed); whether its application acted on it.
+    fn observe(&mut self, end: EndId, now: Time) -> bool {
+        let c = &self.conns[end.index()];
+        c.ep.state() != c.seen && self.state_changed(end, now)
+    }
+
+    #[inline(never)]
+    fn state_changed(&mut self, end: EndId, now: Time) -> bool {
         let c = &mut self.conns[end.index()];
         let state = c.ep.state();
-        if state == c.seen {
-            return false;
-        }
         let was = std::mem::replace(&mut c.seen, state);
-        let listens = c.listens;
         let slot = &mut self.slots[end.conn() as usize];
-        if end.side() == Side::Active && was < State::Established && state >= State::Established && state != State::Closed {
-            slot.established = Some(now);
-        }
         if state == State::Closed {
             slot.ends_closed += 1;
             if slot.ends_closed == 2 {
@@ -190,12 +220,14 @@ impl<'s> World<'s> {
                 }
             }
         }
-        listens && state.peer_finished() && !was.peer_finished() && self.hear(end, Hook::PeerFinished, now)
+        state.peer_finished() && !was.peer_finished() && self.hear(end, Hook::PeerFinished, now)
     }
 
     /// Reuse the slot of connection `slot` if both its ends are closed and nothing of it is
     /// in flight (a segment still on its way would find its end gone). Its row and counts
-    /// are kept first.
+    /// are kept first. Called when an end is found closed (`end_closed`), so not for every
+    /// packet of a connection that stays open.
+    #[inline(never)]
     pub(super) fn reclaim_if_done(&mut self, slot: u32) {
         let s = &self.slots[slot as usize];
         if s.ends_closed < 2 || self.in_flight[slot as usize] > 0 || !s.live {
@@ -208,6 +240,14 @@ impl<'s> World<'s> {
         totals.add(&p.ep);
         self.slots[slot as usize].live = false;
         self.free_slots.push(slot);
+    }
+
+    /// A packet of `end`'s connection more (`by` = 1) or less (-1) in flight, if counted.
+    pub(super) fn count_in_flight(&mut self, end: EndId, by: i32) {
+        if self.conns[end.index()].counted {
+            let n = &mut self.in_flight[end.conn() as usize];
+            *n = n.wrapping_add_signed(by);
+        }
     }
 
     /// A write of `bytes` by a flow's one connection: a transfer, complete when its last
@@ -233,7 +273,9 @@ impl<'s> World<'s> {
     }
 
     /// The state of a flow's one connection's active end, traced on change, and its flow's
-    /// transfers that its acknowledgements completed.
+    /// transfers that its acknowledgements completed. Inlined into `service`, as it runs
+    /// after every input to a sender.
+    #[inline(always)]
     pub(super) fn record_sender(&mut self, end: EndId, now: Time) {
         let c = &mut self.conns[end.index()];
         let flow = c.flow as usize;

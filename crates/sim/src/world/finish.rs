@@ -249,15 +249,16 @@ impl ConnRow {
     /// The row of an opened connection `s` with ends `a` (active) and `p` (passive).
     pub(super) fn new(s: &Slot, a: &Conn, p: &Conn) -> ConnRow {
         let (sa, sp) = (a.ep.stats(), p.ep.stats());
+        let (ma, mp) = (a.ep.milestones(), p.ep.milestones());
         ConnRow {
             id: s.id,
             flow: s.flow,
             open: s.opened.expect("only opened connections have rows"),
-            established: s.established,
-            first_up: p.first_byte,
-            last_up: p.last_byte,
-            first_down: a.first_byte,
-            last_down: a.last_byte,
+            established: ma.established,
+            first_up: mp.first_delivery,
+            last_up: mp.last_delivery,
+            first_down: ma.first_delivery,
+            last_down: ma.last_delivery,
             closed: s.closed,
             bytes_up: p.ep.bytes_received(),
             bytes_down: a.ep.bytes_received(),

@@ -7,16 +7,16 @@ use std::ops::ControlFlow;
 use rampup_tcp::{Endpoint, Snapshot, State, Time};
 
 use crate::engine::{Class, EventQueue, Order};
-use crate::net::{Body, Net, OnWire, Offer, Packet, Packets, Port};
+use crate::net::{Body, Net, Offer, OnWire, Packet, Packets, Port};
 use crate::output::RunOutput;
 use crate::partition::Split;
-use crate::pcap::Pcap;
 use crate::rng::Stream;
 use crate::scenario::Scenario;
+use crate::trace::pcap::Pcap;
 use crate::trace::{Series, StateRow, TraceSink};
-use crate::traffic::{Action, EndId, Hook, Side};
-use crate::{RunError, ScenarioError};
+use crate::traffic::{Action, EndId, Side};
 use crate::Progress;
+use crate::{RunError, ScenarioError};
 
 mod conns;
 mod finish;
@@ -37,7 +37,10 @@ enum Event {
     ArriveLate(u32, u32),
     /// A packet (by its index in `Packets`) is dropped by a queue (`lost`: false) or lost on
     /// a link, at a hop whose admission was computed ahead (`Net::plan_cut_through`).
-    Discard { id: u32, lost: bool },
+    Discard {
+        id: u32,
+        lost: bool,
+    },
     /// Connection end `ep` asked to be woken.
     Timer(EndId),
     /// The timer that end `ep`'s application set (`traffic::Action::Timer`).
@@ -59,23 +62,23 @@ struct Conn {
     flow: u32,
     /// The earliest Timer event in the queue for this end (later ones are stale).
     timer_at: Option<Time>,
-    /// The application's timer on this end, if set (`traffic::Action::Timer`).
-    app_timer_at: Option<Time>,
     /// Whether this end may take a segment ahead of time (see `World::receive_ahead`).
     receives_ahead: bool,
     /// Set while the world sends what this end wants to send: a segment that reaches it
     /// meanwhile, later in simulated time, must wait for its event.
     in_service: bool,
-    /// The application hears what this end receives (`traffic::App::listens`).
-    listens: bool,
+    /// The connection was opened at run time (`traffic::App::one_connection` is false): its
+    /// application hears what the end receives and its peer's FIN, and its slot is reused
+    /// once it is gone, so its packets in flight are counted (`World::in_flight`). Not for
+    /// a flow's one connection, which keeps its slot and whose application acts only when
+    /// the flow starts and on its schedule: its packets then cost no count and its inputs
+    /// no look at its state.
+    counted: bool,
     /// This end is the active end of a flow's one connection: its state is traced and its
     /// acknowledgements complete the flow's transfers (`record_sender`).
     records: bool,
-    /// The state this end was last seen in (`observe`).
+    /// The state this end was last seen in (`observe`; counted ends only).
     seen: State,
-    /// When this end's application got its first and its latest payload bytes.
-    first_byte: Option<Time>,
-    last_byte: Option<Time>,
     last: Option<Snapshot>,
 }
 
@@ -331,12 +334,16 @@ impl<'s> World<'s> {
     fn over_budget(&self, t: Time) -> Option<RunError> {
         let at = t.as_nanos() as f64 / 1e9;
         if self.too_many_open {
-            let msg = format!("flow: more than {} connections were open at once by {at:.3}s of simulated time; open fewer (fewer connections, or a longer mean_gap)", crate::engine::MAX_INDEX / 2);
+            let msg = format!(
+                "flow: more than {} connections were open at once by {at:.3}s of simulated time; open fewer (fewer connections, or a longer mean_gap)",
+                crate::engine::MAX_INDEX / 2
+            );
             return Some(RunError::Scenario(ScenarioError(msg)));
         }
         let max = self.sc.trace.max_rows?;
         let table = self.series.over(max)?;
-        let msg = format!("trace.max_rows: the {table} trace passed {max} rows by {at:.3}s of simulated time; raise trace.max_rows or set trace.{table} = false");
+        let msg =
+            format!("trace.max_rows: the {table} trace passed {max} rows by {at:.3}s of simulated time; raise trace.max_rows or set trace.{table} = false");
         Some(RunError::Scenario(ScenarioError(msg)))
     }
 
@@ -387,7 +394,6 @@ impl<'s> World<'s> {
         }
         ControlFlow::Continue(last)
     }
-
 
     fn dispatch(&mut self, ev: Event) {
         match ev {
@@ -444,23 +450,23 @@ impl<'s> World<'s> {
         let (ack_bytes, header_bytes) = (self.sc.ack_bytes, self.sc.header_bytes);
         self.conns[ep.index()].in_service = true;
         self.ends_in_service += 1;
+        let mut sent = 0;
         loop {
-            loop {
-                let c = &mut self.conns[ep.index()];
-                let Some(seg) = c.ep.poll_transmit(now) else { break };
-                // Both at most 2^16 (`scenario::MAX_WIRE_BYTES`, mss), so the sum fits.
-                let wire = if seg.len > 0 { seg.len + header_bytes } else { ack_bytes };
-                let pkt = Packet { dst: c.peer_node, wire_bytes: wire, body: Body::Tcp { ep: ep.peer(), seg } };
-                let port = self.net.route(c.node, c.peer_node);
-                self.packets.created += 1;
-                self.in_flight[ep.conn() as usize] += 1;
-                let id = self.packets_in_flight.insert(pkt);
-                self.enqueue(port, id, now, None);
-            }
-            // What the application does may give the end more to send.
-            if !self.observe(ep, now) {
-                break;
-            }
+            let c = &mut self.conns[ep.index()];
+            let Some(seg) = c.ep.poll_transmit(now) else { break };
+            // Both at most 2^16 (`scenario::MAX_WIRE_BYTES`, mss), so the sum fits.
+            let wire = if seg.len > 0 { seg.len + header_bytes } else { ack_bytes };
+            let pkt = Packet { dst: c.peer_node, wire_bytes: wire, body: Body::Tcp { ep: ep.peer(), seg } };
+            let port = self.net.route(c.node, c.peer_node);
+            self.packets.created += 1;
+            sent += 1;
+            let id = self.packets_in_flight.insert(pkt);
+            self.enqueue(port, id, now, None);
+        }
+        // A connection opened at run time: its application, its count, its close; out of
+        // line, so that a flow's one connection pays one test for it.
+        if self.conns[ep.index()].counted {
+            self.serve_counted(ep, now, sent);
         }
         let c = &mut self.conns[ep.index()];
         c.in_service = false;
@@ -476,7 +482,6 @@ impl<'s> World<'s> {
         if c.records {
             self.record_sender(ep, now);
         }
-        self.reclaim_if_done(ep.conn());
     }
 
     // ---------------------------------------------------------------- network
@@ -560,7 +565,7 @@ impl<'s> World<'s> {
         self.packets.duplicated += 1;
         let copy = self.packets_in_flight.get(id).clone();
         if let Body::Tcp { ep, .. } = copy.body {
-            self.in_flight[ep.conn() as usize] += 1;
+            self.count_in_flight(ep, 1);
         }
         let copy = self.packets_in_flight.insert(copy);
         self.arrive_late(port, copy, at, 2 * txn + 1);
@@ -576,7 +581,7 @@ impl<'s> World<'s> {
     fn cross(&mut self, id: u32, at: Time) {
         let pkt = self.packets_in_flight.remove(id);
         if let Body::Tcp { ep, .. } = pkt.body {
-            self.in_flight[ep.conn() as usize] -= 1;
+            self.count_in_flight(ep, -1);
         }
         self.half.as_mut().expect("a split run").outbox.push(Crossing { at, pkt });
     }
@@ -595,8 +600,10 @@ impl<'s> World<'s> {
         let pkt = self.packets_in_flight.remove(id);
         self.count_drop(&pkt);
         if let Body::Tcp { ep, .. } = pkt.body {
-            self.in_flight[ep.conn() as usize] -= 1;
-            self.reclaim_if_done(ep.conn());
+            self.count_in_flight(ep, -1);
+            if self.conns[ep.index()].seen == State::Closed {
+                self.reclaim_if_done(ep.conn());
+            }
         }
     }
 
@@ -659,14 +666,8 @@ impl<'s> World<'s> {
                 let c = &mut self.conns[ep.index()];
                 let got = c.ep.handle_segment(now, seg);
                 self.packets_in_flight.free(id);
-                self.in_flight[ep.conn() as usize] -= 1;
-                if got.is_some_and(|r| !r.is_empty()) {
-                    c.first_byte.get_or_insert(now);
-                    c.last_byte = Some(now);
-                    if c.listens {
-                        let total = c.ep.bytes_received();
-                        self.hear(ep, Hook::Delivered { total }, now);
-                    }
+                if c.counted {
+                    self.delivered_counted(ep, got.is_some_and(|r| !r.is_empty()), now);
                 }
                 self.service(ep, now);
             }

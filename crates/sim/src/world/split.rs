@@ -14,8 +14,8 @@ use crate::affinity;
 use crate::net::Packet;
 use crate::output::RunOutput;
 use crate::partition::Split;
-use crate::trace::TraceSink;
 use crate::scenario::Scenario;
+use crate::trace::TraceSink;
 use crate::{to_the_end, Progress, RunError};
 
 /// A packet sent across the cut of a split run (`crate::partition`): it reaches the cut

@@ -40,9 +40,16 @@ fn chance(max: f64) -> impl Strategy<Value = f64> {
 
 /// A link's parameters; its ends are filled in by `topology`.
 fn link_params() -> impl Strategy<Value = Link> {
-    (1u32..100, 1u32..20, 3u32..100, chance(0.05), chance(0.05), chance(0.1)).prop_map(
-        |(rate_mbps, delay_ms, queue, loss, duplicate, reorder)| Link { a: 0, b: 0, rate_mbps, delay_ms, queue, loss, duplicate, reorder },
-    )
+    (1u32..100, 1u32..20, 3u32..100, chance(0.05), chance(0.05), chance(0.1)).prop_map(|(rate_mbps, delay_ms, queue, loss, duplicate, reorder)| Link {
+        a: 0,
+        b: 0,
+        rate_mbps,
+        delay_ms,
+        queue,
+        loss,
+        duplicate,
+        reorder,
+    })
 }
 
 /// A scenario's head: its duration and a custom topology of nodes n0..n{n-1} over `links`.
@@ -63,4 +70,11 @@ pub fn network(n: usize, links: &[Link], duration: &str) -> String {
 /// longer search, e.g. `PROPTEST_CASES=4096 cargo test --release -p rampup-sim`).
 pub fn cases(default: u32) -> u32 {
     std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+/// Packets are conserved: created + duplicated = delivered + dropped + lost + in flight.
+pub fn conserved(out: &rampup_sim::RunOutput) -> bool {
+    let p = out.table("packets");
+    let v = |c: &str| p.u64s(c)[0];
+    v("created") + v("duplicated") == v("delivered") + v("dropped") + v("lost") + v("in_flight")
 }

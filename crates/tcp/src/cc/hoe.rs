@@ -95,7 +95,15 @@ mod tests {
         }
         // 40 Mb/s × 100 ms = 500 000 bytes; each ACK still grew the window by one segment.
         assert_eq!(w, Window { cwnd: 4000, ssthresh: 500_000 });
-        let ctx = AckCtx { now: t0 + Duration::from_millis(1), mss: 1000, acked_bytes: 1000, rtt_sample: None, app_limited: false, measure: &m, rate_epoch: RateEpoch::Running };
+        let ctx = AckCtx {
+            now: t0 + Duration::from_millis(1),
+            mss: 1000,
+            acked_bytes: 1000,
+            rtt_sample: None,
+            app_limited: false,
+            measure: &m,
+            rate_epoch: RateEpoch::Running,
+        };
         hoe.on_ack(&mut w, &ctx);
         assert_eq!(w.ssthresh, 500_000, "only the first pair counts");
     }

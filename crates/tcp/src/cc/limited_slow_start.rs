@@ -24,7 +24,6 @@ impl LimitedSlowStart {
     pub fn limits(&self, w: &Window) -> bool {
         w.cwnd < w.ssthresh && w.cwnd > self.cfg.max_ssthresh_bytes
     }
-
 }
 
 impl Startup for LimitedSlowStart {

@@ -26,7 +26,6 @@ impl NewReno {
             "congestion_avoidance"
         }
     }
-
 }
 
 impl CongestionControl for NewReno {
@@ -76,7 +75,8 @@ mod tests {
         for segments in [10u64, 600, 5000] {
             let mut cc = NewReno::new(false);
             let mut w = Window { cwnd: segments * mss, ssthresh: 0 };
-            let ctx = AckCtx { now: Time::ZERO, mss, acked_bytes: mss, rtt_sample: None, app_limited: false, measure: &measure, rate_epoch: RateEpoch::Running };
+            let ctx =
+                AckCtx { now: Time::ZERO, mss, acked_bytes: mss, rtt_sample: None, app_limited: false, measure: &measure, rate_epoch: RateEpoch::Running };
             for _ in 0..segments {
                 cc.on_ack(&mut w, &ctx);
             }
@@ -97,7 +97,8 @@ mod tests {
                 let mut cc = NewReno::new(false);
                 let mut w = Window { cwnd: start, ssthresh: 0 };
                 let (mut cwnd, mut credit) = (start, 0u64);
-                let ctx = AckCtx { now: Time::ZERO, mss, acked_bytes: mss, rtt_sample: None, app_limited: false, measure: &measure, rate_epoch: RateEpoch::Running };
+                let ctx =
+                    AckCtx { now: Time::ZERO, mss, acked_bytes: mss, rtt_sample: None, app_limited: false, measure: &measure, rate_epoch: RateEpoch::Running };
                 for ack in 1..=1000 {
                     cc.on_ack(&mut w, &ctx);
                     credit += mss * mss;

@@ -91,12 +91,7 @@ pub struct Ssthreshless {
 
 impl Ssthreshless {
     pub fn new(cfg: SsthreshlessConfig) -> Self {
-        Ssthreshless {
-            cfg,
-            mode: SsthreshlessMode::SlowStart,
-            congestive_events: 0,
-            one_per_rtt: OnePerRtt::default(),
-        }
+        Ssthreshless { cfg, mode: SsthreshlessMode::SlowStart, congestive_events: 0, one_per_rtt: OnePerRtt::default() }
     }
 
     pub fn mode(&self) -> SsthreshlessMode {
@@ -117,7 +112,6 @@ impl Ssthreshless {
         let ticks = |d: Duration| ((d.as_nanos() + tick / 2) / tick).max(1);
         Vegas::backlog_segments(w.cwnd, ctx.mss, ticks(rtt), ticks(base))
     }
-
 }
 
 impl Startup for Ssthreshless {
@@ -215,7 +209,8 @@ mod tests {
             assert!(backlog < cwnd);
             let rtt_ns = (BASE_RTT_US as f64 * 1e3 * cwnd / (cwnd - backlog)).floor() as u64;
             self.m.on_rtt_sample(Duration(rtt_ns));
-            let ctx = AckCtx { now: Time(0), mss: MSS, acked_bytes: MSS, rtt_sample: None, app_limited: false, measure: &self.m, rate_epoch: RateEpoch::Running };
+            let ctx =
+                AckCtx { now: Time(0), mss: MSS, acked_bytes: MSS, rtt_sample: None, app_limited: false, measure: &self.m, rate_epoch: RateEpoch::Running };
             self.cc.on_ack(&mut self.w, &ctx);
         }
 

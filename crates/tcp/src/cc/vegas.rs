@@ -88,7 +88,6 @@ impl Vegas {
         let cwnd_segs = cwnd as f64 / mss as f64;
         cwnd_segs * rtt_ns.saturating_sub(base_rtt_ns) as f64 / rtt_ns as f64
     }
-
 }
 
 impl CongestionControl for Vegas {

@@ -108,6 +108,15 @@ pub enum Event {
     Closed { reset: bool },
 }
 
+/// When a connection end passed the moments its application sees (a connection's row in
+/// a results table): the handshake done, the first and the latest payload delivered.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Milestones {
+    pub established: Option<Time>,
+    pub first_delivery: Option<Time>,
+    pub last_delivery: Option<Time>,
+}
+
 /// The values a trace records on change.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Snapshot {
@@ -139,6 +148,7 @@ pub struct Endpoint {
     timers: [Option<Time>; TIMER_COUNT],
     ack_due: bool,
     bytes_received: u64,
+    milestones: Milestones,
     /// Active while a restart after idle is paced; the first ACK ends it (paper 000 §3).
     pacer: Pacer,
     /// The last send before the idle whose restart policy already ran.
@@ -181,6 +191,7 @@ impl Endpoint {
             timers: [None; TIMER_COUNT],
             ack_due: false,
             bytes_received: 0,
+            milestones: Milestones::default(),
             pacer: Pacer::default(),
             restarted_after: None,
             preemptive,
@@ -243,6 +254,9 @@ impl Endpoint {
     /// Payload bytes delivered in order to the application.
     pub fn bytes_received(&self) -> u64 {
         self.bytes_received
+    }
+    pub fn milestones(&self) -> Milestones {
+        self.milestones
     }
     /// Payload bytes of ours that the peer acknowledged.
     pub fn bytes_acked(&self) -> u64 {
@@ -345,6 +359,10 @@ impl Endpoint {
         }
         if let Some(r) = delivered {
             self.bytes_received += r.len();
+            if !r.is_empty() {
+                self.milestones.first_delivery.get_or_insert(now);
+                self.milestones.last_delivery = Some(now);
+            }
             self.emit(Event::Delivered { bytes: r.len() });
         }
         if self.state != State::Established || self.receiver.fin_received() {
@@ -433,7 +451,7 @@ impl Endpoint {
                 }
                 // The SYN-ACK carries the peer's window, which binds our first flight.
                 self.sender.set_peer_window(seg.window as u64);
-                self.established(rtt);
+                self.established(now, rtt);
                 self.ack_due = true;
                 false
             }
@@ -449,7 +467,7 @@ impl Endpoint {
                 if let Some(rtt) = rtt {
                     self.measure.on_handshake_rtt(rtt);
                 }
-                self.established(rtt);
+                self.established(now, rtt);
                 true
             }
             State::Closed => {
@@ -609,7 +627,8 @@ impl Endpoint {
         self.syn_sent_at.filter(|_| !self.syn_retransmitted).map(|t| now.since(t))
     }
 
-    fn established(&mut self, handshake_rtt: Option<Duration>) {
+    fn established(&mut self, now: Time, handshake_rtt: Option<Duration>) {
+        self.milestones.established = Some(now);
         // A close before the handshake completed takes effect now (see `close`).
         self.state = if self.sender.is_closing() { State::FinWait1 } else { State::Established };
         if !self.sack_ok {

@@ -196,14 +196,7 @@ impl Recovery {
             RecoveryKind::NewReno => Part::Reno(Reno::new(true)),
             RecoveryKind::Sack => Part::Sack(Sack::new(sack_pipe)),
         };
-        let ep = Episode {
-            dupthresh,
-            in_recovery: false,
-            recover: 0,
-            dupacks: 0,
-            limited_transmit,
-            limited_transmit_bytes: 0,
-        };
+        let ep = Episode { dupthresh, in_recovery: false, recover: 0, dupacks: 0, limited_transmit, limited_transmit_bytes: 0 };
         Recovery { ep, part }
     }
 
@@ -285,8 +278,7 @@ impl Recovery {
                 None => DupAck::Nothing,
             };
         }
-        let lost = self.ep.dupacks >= self.ep.dupthresh
-            || dispatch!(&self.part, p => p.loss_detected_early(&self.ep, queue, snd_una, mss));
+        let lost = self.ep.dupacks >= self.ep.dupthresh || dispatch!(&self.part, p => p.loss_detected_early(&self.ep, queue, snd_una, mss));
         // RFC 6582 §3.2 step 2 (and ns-2's `bugfix_` for Reno): a new recovery may start only
         // when the cumulative ACK covers more than `recover`, so one window of losses causes
         // one reduction.

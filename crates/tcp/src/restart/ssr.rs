@@ -84,9 +84,7 @@ mod tests {
     #[test]
     fn rfc2861_halves_once_per_elapsed_rto() {
         let rto = secs(1);
-        let halved = |idle| {
-            rfc2861(Window { cwnd: 32 * MSS, ssthresh: 10 * MSS }, 2 * MSS, idle, rto)
-        };
+        let halved = |idle| rfc2861(Window { cwnd: 32 * MSS, ssthresh: 10 * MSS }, 2 * MSS, idle, rto);
         assert_eq!(halved(Duration::from_millis(1500)).cwnd, 16 * MSS, "one RTO elapsed");
         assert_eq!(halved(secs(2)).cwnd, 16 * MSS, "Linux halves only while idle - k*RTO > 0");
         assert_eq!(halved(Duration::from_millis(3500)).cwnd, 4 * MSS);

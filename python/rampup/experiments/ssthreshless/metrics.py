@@ -13,6 +13,7 @@ import pandas as pd
 from .. import mean_ci90
 from .runs import MSS, Spec
 
+
 def acked_at(ts: pd.DataFrame, times_s: Sequence[float]) -> np.ndarray:
     """snd_una (bytes) of one flow's time series at each time (its first value before it starts)."""
     t = ts["t_ns"].to_numpy()
@@ -94,7 +95,7 @@ def summarize(runs: pd.DataFrame) -> pd.DataFrame:
     """Per (exp, reading, scheme, x): mean over seeds and 90% CI half-width of every metric."""
     rows = []
     for key, g in runs.groupby(["exp", "reading", "scheme", "x"], sort=False):
-        row: dict[str, Any] = dict(zip(["exp", "reading", "scheme", "x"], key))
+        row: dict[str, Any] = dict(zip(["exp", "reading", "scheme", "x"], key, strict=True))
         row["seeds"] = len(g)
         for col in ("rate_mbps", "delay_ms", "buffer", "bdp"):
             row[col] = g[col].iloc[0]

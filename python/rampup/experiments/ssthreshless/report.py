@@ -16,9 +16,34 @@ from ..runner import engine_build
 from .claims import CLAIM_RULES, DOCS_TABLE, PAPER_CLAIM, docs_table, judge
 from .metrics import acked_at, jain, points_of, run_metrics, summarize
 from .paper import PAPER_LABEL
-from .runs import (FAIR_DURATION, FAIR_LATE, HC, LSS, MAIN, MSS, NS2, QUICK_FAIR_DURATION, QUICK_FAIR_LATE,
-                   READINGS, SCHEMES, SLS, SLS_TICK, SS_A, SS_L, SS_S, SWEEP_SCHEMES, VEGAS, VEGAS_RFC, Net, Spec,
-                   Sweep, scenario, specs, sweeps, tcp_for)
+from .runs import (
+    FAIR_DURATION,
+    FAIR_LATE,
+    HC,
+    LSS,
+    MAIN,
+    MSS,
+    NS2,
+    QUICK_FAIR_DURATION,
+    QUICK_FAIR_LATE,
+    READINGS,
+    SCHEMES,
+    SLS,
+    SLS_TICK,
+    SS_A,
+    SS_L,
+    SS_S,
+    SWEEP_SCHEMES,
+    VEGAS,
+    VEGAS_RFC,
+    Net,
+    Spec,
+    Sweep,
+    scenario,
+    specs,
+    sweeps,
+    tcp_for,
+)
 from .tables import table1, table2, table3, table7, table10, table_fig3, table_sweep, table_sweep_point, tick_table
 
 # ----------------------------------------------------------------------- figures
@@ -67,7 +92,7 @@ def _grid_and_legend(axes: Any) -> None:
 def fig_sweep(points: pd.DataFrame, sw: Sweep, title: str) -> Figure:
     fig = Figure(figsize=(13, 4.8), layout="constrained")
     axes = fig.subplots(1, 2, sharey=True)
-    for ax, r in zip(axes, (MAIN, NS2)):
+    for ax, r in zip(axes, (MAIN, NS2), strict=True):
         for k in SWEEP_SCHEMES:
             p = points_of(points, sw.name, r, k)
             ax.errorbar(p.index, p["util_pct"], yerr=p["util_pct_ci90"], label=k, capsize=3, linewidth=1.2,
@@ -122,7 +147,7 @@ def run_all(ctx: Context) -> tuple[list[Spec], list[dict[str, pd.DataFrame] | No
         for c in range(0, len(keys), CHUNK):
             chunk = keys[c:c + CHUNK]
             results = ctx.run([sp[by_key[k][0]].job for k in chunk])
-            for k, tables in zip(chunk, results):
+            for k, tables in zip(chunk, results, strict=True):
                 for i in by_key[k]:
                     rows[i] = run_metrics(sp[i], tables)
                     if sp[i].tags["seed"] == 1 and sp[i].tags["exp"] in FIGURE_EXPS:
@@ -135,7 +160,7 @@ def run_all(ctx: Context) -> tuple[list[Spec], list[dict[str, pd.DataFrame] | No
 
 def _example(sp: list[Spec], tables: list[dict[str, pd.DataFrame] | None], exp: str, reading: str, scheme: str,
              x: float | None = None) -> dict[str, pd.DataFrame]:
-    for s, t in zip(sp, tables):
+    for s, t in zip(sp, tables, strict=True):
         g = s.tags
         if t is not None and g["exp"] == exp and g["reading"] == reading and g["scheme"] == scheme and g["seed"] == 1 \
                 and (x is None or g["x"] == x):
@@ -202,7 +227,7 @@ def reproduce(ctx: Context):  # type: ignore[no-untyped-def]
     rep.heading("Fig. 3: ssthresh = BDP with a buffer of 0.2 BDP")
     fig = Figure(figsize=(13, 4.5), layout="constrained")
     axes = fig.subplots(1, 2, sharey=True)
-    for ax, r in zip(axes, (MAIN, NS2)):
+    for ax, r in zip(axes, (MAIN, NS2), strict=True):
         t = _example(sp, tables, "fig3", r, SS_A)
         s, q = _series(t["timeseries"]), _queue(t["queues"])
         ax.plot(s["t"], s["cwnd"], label="cwnd", drawstyle="steps-post", color="tab:blue")
@@ -226,8 +251,8 @@ def reproduce(ctx: Context):  # type: ignore[no-untyped-def]
     axes = fig.subplots(1, 3)
     gam = sorted(points_of(points, "II", MAIN, SLS).index)
     show = [g for g in (1, 3, 10) if g in gam]
-    for ax, s in zip(axes[:2], (SLS, SLS_TICK)):
-        for g, c in zip(show, ("tab:blue", "tab:red", "tab:green")):
+    for ax, s in zip(axes[:2], (SLS, SLS_TICK), strict=True):
+        for g, c in zip(show, ("tab:blue", "tab:red", "tab:green"), strict=False):
             ser = _series(_example(sp, tables, "II", MAIN, s, g)["timeseries"])
             ax.plot(ser["t"], ser["cwnd"], label=f"γ = {g:g}", color=c, drawstyle="steps-post")
         ax.axhline(500, color="gray", linestyle=":", linewidth=1, label="BDP")
@@ -274,7 +299,7 @@ def reproduce(ctx: Context):  # type: ignore[no-untyped-def]
     for sw, fig_name, title in zip(sws, ("fig6", "fig7", "fig8"),
                                    ("Fig. 6: link utilization vs buffer size (40 Mb/s, 100 ms RTT)",
                                     "Fig. 7: link utilization vs bottleneck one-way delay (40 Mb/s, buffer BDP/2)",
-                                    "Fig. 8: link utilization vs bottleneck bandwidth (48 ms, buffer BDP/2)")):
+                                    "Fig. 8: link utilization vs bottleneck bandwidth (48 ms, buffer BDP/2)"), strict=True):
         rep.heading(f"{title.split(':')[0]} and Table {sw.table}")
         rep.figure(fig_sweep(points, sw, title), fig_name, f"{title}. Mean over seeds with 90% CI.")
         unit = {"buffer": "packets", "delay": "ms", "rate": "Mb/s"}[sw.name]

@@ -11,6 +11,7 @@ from .metrics import points_of
 from .paper import PAPER_LABEL, TABLE2_GAMMAS, paper
 from .runs import MAIN, MSS, NS2, READINGS, SLS, SLS_TICK, SS_A, SS_L, SS_S, SWEEP_SCHEMES, VEGAS, VEGAS_RFC, Net, Sweep
 
+
 def _pm(p: pd.DataFrame, x: float, col: str, fmt: str = "{:.2f}") -> str:
     if x not in p.index or col not in p or pd.isna(p.at[x, col]):
         return ""

@@ -4,7 +4,7 @@
 use rampup_tcp::{Duration, Rate};
 use serde::Deserialize;
 
-use crate::scenario::{positive_rate, QueueFile, ScenarioError};
+use super::{positive_rate, QueueFile, ScenarioError};
 use crate::units::{RateValue, TimeValue};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -152,10 +152,23 @@ fn required<T>(v: Option<T>, path: &str) -> Result<T, ScenarioError> {
 
 pub fn build(t: &TopologyFile) -> Result<NetSpec, ScenarioError> {
     let (kind_name, allowed): (&str, &[&str]) = match t.kind {
-        TopologyKind::Dumbbell => ("dumbbell", &[
-            "pairs", "access_rate", "access_delay", "access_queue", "left_access_rate", "left_access_delay",
-            "right_access_rate", "right_access_delay", "bottleneck_rate", "bottleneck_delay", "bottleneck_queue", "loss",
-        ]),
+        TopologyKind::Dumbbell => (
+            "dumbbell",
+            &[
+                "pairs",
+                "access_rate",
+                "access_delay",
+                "access_queue",
+                "left_access_rate",
+                "left_access_delay",
+                "right_access_rate",
+                "right_access_delay",
+                "bottleneck_rate",
+                "bottleneck_delay",
+                "bottleneck_queue",
+                "loss",
+            ],
+        ),
         TopologyKind::Lan => ("lan", &["hosts", "delay", "queue", "jitter"]),
         TopologyKind::Custom => ("custom", &["nodes", "link"]),
     };
@@ -270,9 +283,7 @@ fn custom(t: &TopologyFile) -> Result<NetSpec, ScenarioError> {
         net.node(n.clone());
     }
     let find = |name: &str, path: &str| -> Result<usize, ScenarioError> {
-        names.iter().position(|n| n == name).ok_or_else(|| {
-            ScenarioError(format!("{path}: no node named {name:?} (nodes: {})", names.join(", ")))
-        })
+        names.iter().position(|n| n == name).ok_or_else(|| ScenarioError(format!("{path}: no node named {name:?} (nodes: {})", names.join(", "))))
     };
     for (i, l) in t.link.iter().flatten().enumerate() {
         let p = format!("topology.link[{i}]");

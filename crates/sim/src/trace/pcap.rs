@@ -12,8 +12,8 @@
 
 use rampup_tcp::Time;
 
+use super::Spooled;
 use crate::net::{Body, Packet};
-use crate::trace::Spooled;
 use crate::traffic::{EndId, Side};
 
 const MAGIC_NANOS: u32 = 0xa1b2_3c4d;
@@ -78,9 +78,7 @@ impl Pcap {
         buf.extend_from_slice(&0u32.to_le_bytes()); // sigfigs
         buf.extend_from_slice(&65_535u32.to_le_bytes()); // snaplen
         buf.extend_from_slice(&(if ethernet { LINKTYPE_ETHERNET } else { LINKTYPE_RAW }).to_le_bytes());
-        let mut out = Spooled::default();
-        out.memory = buf;
-        Pcap { out, ethernet, end, l4: Vec::with_capacity(60) }
+        Pcap { out: Spooled { memory: buf, ..Default::default() }, ethernet, end, l4: Vec::with_capacity(60) }
     }
 
     /// Record packet `p`, sent by node `src`, leaving at `now`.

@@ -2,14 +2,17 @@
 //! and where they go at its end: into the run's output, or chunk by chunk to a
 //! `TraceSink` that writes them to disk.
 
+pub mod pcap;
+pub mod spill;
+
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom, Write};
 
 use rampup_tcp::{Duration, Snapshot, Time};
 
+use self::spill::{Row, Rows};
 use crate::net::Port;
 use crate::output::{table, Column, RunOutput, Table};
-use crate::spill::{Row, Rows};
 use crate::RunError;
 
 /// Rows of a trace kept in memory before they go to a temporary file (`spill`): the
@@ -274,7 +277,7 @@ impl Spooled {
 
     fn spill(&mut self) -> io::Result<()> {
         if self.file.is_none() {
-            self.file = Some(crate::spill::unnamed_temp_file()?);
+            self.file = Some(spill::unnamed_temp_file()?);
         }
         let file = self.file.as_mut().expect("just opened");
         let len = file.stream_position()?;
