@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 import os
 import stat
 import time
@@ -44,18 +45,26 @@ def read_scenario_file(path: Path) -> str:
 def scenario_text(scenario: Scenario) -> str:
     """The TOML text of a scenario given as a path, as TOML text or as a dict.
 
-    A ``str`` is read as a path when it is a single line without ``=`` (every
-    scenario has a ``key = value``); pass a `pathlib.Path` to be explicit.
+    A ``str`` is read as a path when it is a single line that names a file, or has no
+    ``=`` (every scenario has a ``key = value``); pass a `pathlib.Path` to be explicit.
     """
     if isinstance(scenario, Mapping):
         return _toml.dumps(scenario)
     if isinstance(scenario, os.PathLike):
         return read_scenario_file(Path(scenario))
     if isinstance(scenario, str):
-        if "\n" not in scenario and "=" not in scenario:
+        if "\n" not in scenario and ("=" not in scenario or Path(scenario).is_file()):
             return read_scenario_file(Path(scenario))
         return scenario
     raise TypeError(f"a scenario is a path, TOML text or a dict, not {type(scenario).__name__}")
+
+
+def check_seed(seed: object, key: str = "seed") -> None:
+    """A seed is None (the scenario's) or a whole number the engine takes (64 bits)."""
+    if seed is None:
+        return
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or not 0 <= int(seed) < 2**64:
+        raise ValueError(f"{key}: {seed!r} is not allowed; give a whole number from 0 to 2^64 - 1")
 
 
 def check(scenario: Scenario) -> None:
@@ -83,6 +92,7 @@ def run(
     released while the engine runs.
     """
     text = scenario_text(scenario)
+    check_seed(seed)
     if out is None:
         start = time.perf_counter()
         raw = _engine.run(text, seed)

@@ -151,6 +151,25 @@ def _check_scenario(path: Path, text: str) -> None:
         raise CliError(f"{path}: {e}") from None
 
 
+def _with_sets(text: str, sets: tuple[str, ...]) -> str:
+    """The scenario `text` (valid) with each `--set KEY=VALUE` applied."""
+    from .sweep import with_values  # the sweep's key paths and checks
+
+    point: dict[str, object] = {}
+    for item in sets:
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise CliError(f"--set: {item!r} is not KEY=VALUE (e.g. flow[0].tcp.cc=vegas)")
+        try:
+            point[key.strip()] = tomllib.loads(f"v = {value}")["v"]
+        except tomllib.TOMLDecodeError:
+            point[key.strip()] = value  # a bare word, like vegas or 20Mbps
+    try:
+        return with_values(tomllib.loads(text), point, verb="set")
+    except ValueError as e:
+        raise CliError(str(e)) from None
+
+
 def _scenario_name(path: Path, text: str) -> str:
     try:
         name = tomllib.loads(text).get("name")
@@ -288,10 +307,21 @@ def _connections_line(result: Result) -> Text | None:
 @click.option("--overwrite", is_flag=True, help="Replace the --out folder even if rampup did not write it.")
 @click.option("--csv", "csv_", is_flag=True, help="Write tables as CSV instead of Parquet.")
 @click.option("--plot/--no-plot", default=False, show_default=True, help="Also write cwnd.png and seq.png.")
-def run(file: Path, seed: int | None, out: Path | None, overwrite: bool, csv_: bool, plot: bool) -> None:
+@click.option(
+    "--set",
+    "sets",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Set a scenario key, as a sweep names it (e.g. flow[0].tcp.cc=vegas, topology.bottleneck_rate=20Mbps); "
+    "the value is read as TOML, or as a string if it is not TOML. Repeatable.",
+)
+def run(file: Path, seed: int | None, out: Path | None, overwrite: bool, csv_: bool, plot: bool, sets: tuple[str, ...]) -> None:
     """Run the scenario FILE and write its results folder."""
     text = _read_scenario(file)
     _check_scenario(file, text)
+    if sets:
+        text = _with_sets(text, sets)
+        _check_scenario(file, text)
     name = _scenario_name(file, text)
     out = out if out is not None else Path("results") / safe_name(name)
     try:

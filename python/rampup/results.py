@@ -28,6 +28,7 @@ prints it. ``manifest["files"]`` has the SHA-256 of every file written, pcaps in
 from __future__ import annotations
 
 import hashlib
+import html
 import json
 import os
 import re
@@ -45,10 +46,14 @@ import pyarrow.parquet as pq
 from . import _engine
 from .folders import MANIFEST, MARKER, OutputError, check_ours, write_folder
 
-__all__ = ["FORMATS", "TABLES", "Result", "TraceWriter", "build", "check_format", "load", "safe_name"]
+__all__ = ["ENGINE_TABLES", "FORMATS", "TABLES", "Result", "TraceWriter", "build", "check_format", "load", "safe_name"]
 
 #: The tables every run has, first in the content hash's order (other tables follow).
 TABLES = ("flows", "timeseries", "queues", "links")
+#: The flow columns a notebook shows of a result (`Result._repr_html_`).
+_HTML_FLOW_COLUMNS = ("flow", "from", "to", "cc", "recovery", "bytes_received", "goodput_bps", "retransmits", "timeouts", "drops")
+#: Every table a run returns (docs/results.md; `test_results_doc` keeps the two the same).
+ENGINE_TABLES = ("flows", "transfers", "timeseries", "queues", "links", "udp", "packets", "connections")
 FORMATS = ("parquet", "csv")
 #: Rows per Parquet row group: the engine hands traces over in chunks of this many rows,
 #: and tables held in memory are written in row groups of the same size, so that a
@@ -135,6 +140,19 @@ class Result:
     @property
     def content_hash(self) -> str:
         return self.manifest["content_hash"]
+
+    def _repr_html_(self) -> str:
+        """A notebook's view: the run in one line, its flows (the first 10) and its tables."""
+        m = self.manifest
+        e = html.escape
+        head = f"<b>{e(str(m.get('name') or 'scenario'))}</b>: seed {m.get('seed')}, {m.get('sim_end_s', 0):g} s simulated"
+        if self.out is not None:
+            head += f", in <code>{e(str(self.out))}</code>"
+        columns = [c for c in _HTML_FLOW_COLUMNS if c in self.flows.columns]
+        flows = self.flows[columns].head(10).to_html(index=False, border=0, float_format=lambda v: f"{v:.4g}")
+        more = f"<p>… and {len(self.flows) - 10} more flows</p>" if len(self.flows) > 10 else ""
+        tables = ", ".join(f"<code>{e(name)}</code>" for name in self.tables)
+        return f"<div><p>{head}</p>{flows}{more}<p>tables: {tables} (e.g. <code>result.flows</code>)</p></div>"
 
     def write(
         self,

@@ -15,36 +15,44 @@ interrupted sweep does only the runs it has not done.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import itertools
 import re
+import sys
 import tomllib
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from . import _engine, _toml
-from .api import Scenario, scenario_text
+from .api import Scenario, check_seed, scenario_text
 from .experiments.runner import Job, run_jobs
+from .results import ENGINE_TABLES
 
-__all__ = ["sweep"]
+__all__ = ["sweep", "with_values"]
 
 _STEP = re.compile(r"([A-Za-z0-9_-]+)(?:\[(\d+)\])?$")
 
 
-def _set(doc: dict[str, Any], path: str, value: Any) -> None:
-    """Set `path` (e.g. ``flow[0].tcp.cc``) in `doc`, creating tables on the way."""
+def _set(doc: dict[str, Any], path: str, value: Any, label: str) -> None:
+    """Set `path` (e.g. ``flow[0].tcp.cc``) in `doc`, creating tables on the way; errors
+    start with `label` ("sweep key", "--set")."""
     steps = path.split(".")
     node: Any = doc
     for n, step in enumerate(steps):
         m = _STEP.match(step)
         if not m:
-            raise ValueError(f"sweep key {path!r}: {step!r} is not a key or key[index]")
+            raise ValueError(f"{label} {path!r}: {step!r} is not a key or key[index]")
         key, index = m.group(1), m.group(2)
         last = n == len(steps) - 1
+        if not isinstance(node, dict):
+            raise ValueError(f"{label} {path!r}: {'.'.join(steps[:n])} is a value, not a table with keys")
         if index is None:
+            if isinstance(node.get(key), list) and not last:
+                raise ValueError(f"{label} {path!r}: {key} is a list of tables; pick one, like {key}[0]")
             if last:
                 node[key] = value
             else:
@@ -52,11 +60,27 @@ def _set(doc: dict[str, Any], path: str, value: Any) -> None:
             continue
         items = node.get(key)
         if not isinstance(items, list) or int(index) >= len(items):
-            raise ValueError(f"sweep key {path!r}: the scenario has no {key}[{index}]")
+            raise ValueError(f"{label} {path!r}: the scenario has no {key}[{index}]")
         if last:
             items[int(index)] = value
         else:
             node = items[int(index)]
+
+
+def with_values(base: Mapping[str, Any], point: Mapping[str, Any], verb: str = "sweep") -> str:
+    """The TOML text of the scenario `base` (parsed) with each key path of `point` set to
+    its value. A ValueError in one line for a path that does not fit the scenario, or that
+    a more specific key of the scenario overrides (setting it would change nothing there).
+    `verb` ("sweep" or "set") words the errors as the caller's."""
+    label = "sweep key" if verb == "sweep" else "--set"
+    doc = copy.deepcopy(dict(base))
+    for k, v in point.items():
+        _set(doc, k, v, label)
+    for k in point:
+        if (by := _shadowed_by(doc, k)) is not None:
+            raise ValueError(f"{label} {k!r}: the scenario's {by} overrides it, so the {verb} would not change it there; "
+                             f"{verb} {by!r} instead, or remove {by} from the scenario")
+    return _toml.dumps(doc)
 
 
 def _shadowed_by(doc: Mapping[str, Any], path: str) -> str | None:
@@ -83,7 +107,7 @@ def sweep(
     cache: str | Path = "results/cache",
     workers: int | None = None,
     backend: str = "threads",
-    progress: Callable[[int, int], None] | None = None,
+    progress: Callable[[int, int], None] | bool | None = None,
 ) -> pd.DataFrame:
     """Run `scenario` at every combination of the `grid` values and every seed.
 
@@ -91,25 +115,25 @@ def sweep(
     run, with a column per grid key and a ``seed`` column. Raises `ScenarioError` at the
     first invalid combination, and ValueError for a grid key that a more specific key of
     the scenario overrides (so that sweeping it would change nothing there), before
-    anything runs.
+    anything runs. ``progress`` is called with (runs done, runs in all) as runs finish;
+    by default a progress bar shows on stderr when it is a terminal or in a notebook
+    (``progress=False``: none).
     """
     base = tomllib.loads(scenario_text(scenario))
+    if table not in ENGINE_TABLES:
+        raise ValueError(f"table: {table!r} is not a table a run writes ({', '.join(ENGINE_TABLES)})")
     keys = list(grid)
     seeds = list(seeds)
+    for s in seeds:
+        check_seed(s, "seeds")
     jobs: list[Job] = []
     for values in itertools.product(*(grid[k] for k in keys)):
-        doc = copy.deepcopy(base)
-        for k, v in zip(keys, values, strict=True):
-            _set(doc, k, v)
-        for k in keys:
-            if (by := _shadowed_by(doc, k)) is not None:
-                raise ValueError(f"sweep key {k!r}: the scenario's {by} overrides it, so the sweep would not change "
-                                 f"it there; sweep {by!r} instead, or remove {by} from the scenario")
-        text = _toml.dumps(doc)
-        _engine.check(text)
         point = dict(zip(keys, values, strict=True))
+        text = with_values(base, point)
+        _engine.check(text)
         jobs += [Job(text, seed, tags={**point, "seed": seed}, keep=(table,)) for seed in seeds]
-    results = run_jobs(jobs, Path(cache), workers=workers, backend=backend, progress=progress)
+    with _progress_shown(progress) as shown:
+        results = run_jobs(jobs, Path(cache), workers=workers, backend=backend, progress=shown)
     frames = []
     for job, tables in zip(jobs, results, strict=True):
         df = tables[table].copy()
@@ -117,3 +141,30 @@ def sweep(
             df[k] = v
         frames.append(df)
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+@contextlib.contextmanager
+def _progress_shown(progress: Callable[[int, int], None] | bool | None) -> Iterator[Callable[[int, int], None] | None]:
+    """The progress callback for a sweep: the caller's, or a bar where someone watches."""
+    if callable(progress):
+        yield progress
+        return
+    if progress is False or (progress is None and not _watched()):
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    columns = (TextColumn("sweep"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("runs", total=None)
+        yield lambda done, total: bar.update(task, completed=done, total=total)
+
+
+def _watched() -> bool:
+    """stderr is a terminal, or this runs in a Jupyter kernel."""
+    if sys.stderr.isatty():
+        return True
+    shell = sys.modules.get("IPython")
+    ipython = shell.get_ipython() if shell is not None else None  # type: ignore[attr-defined]
+    return ipython is not None and hasattr(ipython, "kernel")

@@ -82,6 +82,22 @@ def test_scenario_forms_agree(demo_path: Path, demo_text: str, demo: rampup.Resu
 
 def test_seed_override(demo_text: str) -> None:
     assert rampup.run(demo_text, seed=42).seed == 42
+    for bad in (-1, 2**64, 1.5, "3"):
+        with pytest.raises(ValueError, match=r"^seed: .* is not allowed; give a whole number from 0 to 2\^64 - 1$"):
+            rampup.run(demo_text, seed=bad)  # type: ignore[arg-type]
+
+
+def test_a_path_with_an_equals_sign_is_still_a_path(demo_text: str, tmp_path: Path) -> None:
+    folder = tmp_path / "queue=50"
+    folder.mkdir()
+    (folder / "demo.toml").write_text(demo_text)
+    assert rampup.run(str(folder / "demo.toml")).content_hash == rampup.run(demo_text).content_hash
+
+
+def test_a_notebook_shows_the_run_and_its_flows(demo: rampup.Result) -> None:
+    page = demo._repr_html_()
+    assert "<b>demo</b>: seed" in page and "<table" in page and "goodput_bps" in page
+    assert "<code>connections</code>" in page
 
 
 def test_errors(demo_text: str, tmp_path: Path) -> None:

@@ -87,6 +87,23 @@ def test_run_writes_results(run_cli, demo_path: Path, tmp_path: Path) -> None:
     assert "Traceback" not in proc.stderr
 
 
+def test_set_changes_a_key_for_one_run(run_cli, demo_path: Path, tmp_path: Path) -> None:
+    proc = run_cli("run", demo_path, "--set", "flow[0].tcp.cc=vegas", "--set", "duration=\"2s\"", "--out", tmp_path / "v")
+    assert proc.returncode == 0, proc.stderr
+    result = rampup.load(tmp_path / "v")
+    assert set(result.flows.cc) == {"vegas"} and result.manifest["sim_end_s"] == 2
+    for bad, message in [
+        ("cc=vegas", "unknown field `cc`"),  # no such top-level key: the engine names it
+        ("flow.tcp.cc=vegas", "--set 'flow.tcp.cc': flow is a list of tables; pick one, like flow[0]"),
+        ("flow[0].tcp.cc=bogus", "flow[0].tcp.cc: "),
+        ("novalue", "--set: 'novalue' is not KEY=VALUE"),
+    ]:
+        proc = run_cli("run", demo_path, "--set", bad, "--out", tmp_path / "x")
+        assert proc.returncode == 2, (bad, proc.stderr)
+        line = proc.stderr.strip()
+        assert "\n" not in line and message in line, (bad, line)
+
+
 def test_run_of_many_connections_summarises_them(run_cli, tmp_path: Path) -> None:
     churn = Path(__file__).resolve().parents[2] / "scenarios" / "churn.toml"
     text = churn.read_text().replace("connections = 2000", "connections = 3").replace('"130s"', '"5s"')

@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 from rampup import _engine
+from rampup.results import ENGINE_TABLES
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "results.md"
 
@@ -48,5 +49,6 @@ def test_every_column_the_engine_writes_is_documented() -> None:
     written = {name: set(columns) for name, columns in _engine.run(SCENARIO)["tables"].items()}
     doc = documented()
     assert set(doc) == set(written), "tables in docs/results.md vs the engine's"
+    assert set(ENGINE_TABLES) == set(written), "rampup.results.ENGINE_TABLES vs the engine's tables"
     for name, columns in written.items():
         assert doc[name] == columns, f"{name}: undocumented {sorted(columns - doc[name])}, gone {sorted(doc[name] - columns)}"

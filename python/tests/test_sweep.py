@@ -82,6 +82,38 @@ def test_the_dask_backend_gives_the_same_frame(tmp_path: Path) -> None:
     local = rampup.sweep(SCENARIO, grid, seeds=[1, 2], cache=tmp_path / "threads")
     dask = rampup.sweep(SCENARIO, grid, seeds=[1, 2], cache=tmp_path / "dask", backend="dask")
     assert local.equals(dask)
+    # The local cluster the sweep made for itself is gone with it.
+    from dask.distributed import get_client
+
+    with pytest.raises(ValueError):
+        get_client()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"grid": {"flow.tcp.restart": ["nssr"]}}, "sweep key 'flow.tcp.restart': flow is a list of tables; pick one, like flow[0]"),
+        ({"grid": {"duration.x": [1]}}, "sweep key 'duration.x': duration is a value, not a table with keys"),
+        ({"table": "flow"}, "table: 'flow' is not a table a run writes (flows, transfers,"),
+        ({"seeds": [-1]}, "seeds: -1 is not allowed; give a whole number from 0 to 2^64 - 1"),
+    ],
+)
+def test_a_bad_sweep_is_refused_in_one_line_before_any_run(tmp_path: Path, kwargs: dict, message: str) -> None:
+    args = {"grid": {"topology.loss": [0.01]}, **kwargs}
+    with pytest.raises(ValueError) as e:
+        rampup.sweep(SCENARIO, cache=tmp_path, **args)
+    assert str(e.value).startswith(message) and "\n" not in str(e.value)
+    assert not any(tmp_path.iterdir()), "nothing ran"
+
+
+def test_a_sweep_shows_a_bar_only_where_someone_watches(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    grid = {"topology.bottleneck_queue.packets": [5]}
+    rampup.sweep(SCENARIO, grid, cache=tmp_path / "a")  # stderr is captured: no terminal
+    assert capsys.readouterr().err == ""
+    seen: list[tuple[int, int]] = []
+    rampup.sweep(SCENARIO, grid, cache=tmp_path / "b", progress=lambda done, total: seen.append((done, total)))
+    assert seen[-1] == (1, 1)
+    rampup.sweep(SCENARIO, grid, cache=tmp_path / "c", progress=True)  # asked for: drawn, and gone at the end
 
 
 def test_a_corrupt_cache_entry_is_run_again_and_replaced(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

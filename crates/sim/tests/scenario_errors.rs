@@ -99,6 +99,13 @@ fn impossible_values() {
 }
 
 #[test]
+fn an_error_in_the_tcp_defaults_names_the_key_written() {
+    // Not `flow[0].tcp.mss`, where the default would first reach.
+    let msg = error_of(&VALID.replacen("[[flow]]", "[tcp]\nmss = 0\n[[flow]]", 1).replacen("mss = 1000\n", "", 1));
+    assert!(msg.starts_with("tcp.mss: "), "{msg}");
+}
+
+#[test]
 fn unknown_algorithm_lists_the_known_ones() {
     assert_error("cc = \"newreno\"", "cc = \"cubic\"", &["flow[0].tcp.cc", "cubic", "newreno", "vegas"]);
     assert_error("kind = \"dumbbell\"", "kind = \"ring\"", &["topology.kind", "dumbbell", "lan", "custom"]);

@@ -212,12 +212,26 @@ def _run_dask(jobs: Sequence[Job], todo: Sequence[int], cache: Path, finished: C
     except ImportError as e:  # pragma: no cover - depends on the extra
         raise ValueError("backend: 'dask' needs the dask extra: pip install 'rampup[dask]'") from e
     try:
-        client = get_client()
+        client, ours = get_client(), False
     except ValueError:
-        client = Client(processes=False)
-    futures = {client.submit(_run, jobs[i], pure=False): i for i in todo}
-    for f in as_completed(futures):
-        i = futures[f]
-        tables = f.result()
-        _store(cache / jobs[i].key, tables)
-        finished(i, tables)
+        client, ours = Client(processes=False), True
+    try:
+        # A worker's threads are the parallelism: a run there keeps to one thread rather
+        # than split over two (in a worker process; in this one, as the engine decides).
+        client.run(_one_thread_per_run, os.getpid())
+        futures = {client.submit(_run, jobs[i], pure=False): i for i in todo}
+        for f in as_completed(futures):
+            i = futures[f]
+            tables = f.result()
+            _store(cache / jobs[i].key, tables)
+            finished(i, tables)
+    finally:
+        if ours:
+            client.close()
+
+
+def _one_thread_per_run(parent_pid: int) -> None:
+    """On a Dask worker: runs keep to one thread (`RAMPUP_THREADS=1`), unless the worker is
+    this process, whose environment is the user's."""
+    if os.getpid() != parent_pid:
+        os.environ["RAMPUP_THREADS"] = "1"

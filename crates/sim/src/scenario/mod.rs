@@ -275,6 +275,11 @@ fn check(f: File) -> Result<Scenario, ScenarioError> {
         connected(&net, &component, from, to, p)?;
         Ok((from, to))
     };
+    // The defaults are checked on their own first, so that an error in them names the key
+    // written (`tcp.mss`), not the first flow it reached (`flow[0].tcp.mss`).
+    if let Some(t) = &f.tcp {
+        tcp_config(t.clone(), "tcp")?;
+    }
     let defaults = f.tcp.unwrap_or_default();
     let mut flows = Vec::new();
     for (i, fl) in f.flow.into_iter().enumerate() {
