@@ -18,6 +18,7 @@ A subcommand is a function decorated with ``@main.command()``.
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 import threading
@@ -160,14 +161,19 @@ def _with_sets(text: str, sets: tuple[str, ...]) -> str:
         key, eq, value = item.partition("=")
         if not eq or not key.strip():
             raise CliError(f"--set: {item!r} is not KEY=VALUE (e.g. flow[0].tcp.cc=vegas)")
-        try:
-            point[key.strip()] = tomllib.loads(f"v = {value}")["v"]
-        except tomllib.TOMLDecodeError:
-            point[key.strip()] = value  # a bare word, like vegas or 20Mbps
+        point[key.strip()] = _toml_value(value)
     try:
         return with_values(tomllib.loads(text), point, verb="set")
     except ValueError as e:
         raise CliError(str(e)) from None
+
+
+def _toml_value(text: str) -> object:
+    """A value given on the command line: TOML (3, 0.5, true, "x"), or else the bare string."""
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text  # a bare word, like vegas or 20Mbps
 
 
 def _scenario_name(path: Path, text: str) -> str:
@@ -359,6 +365,114 @@ def run(file: Path, seed: int | None, out: Path | None, overwrite: bool, csv_: b
     console.print(Text(f"results: {out}{os.sep}"))
 
 
+#: What `rampup list` prints: each family of parts, the scenario key that picks one, and
+#: each part with a line on what it is. A test checks the names against the engine's.
+PARTS: dict[str, tuple[str, dict[str, str]]] = {
+    "congestion control": ("tcp.cc", {
+        "newreno": "RFC 5681 slow start and AIMD congestion avoidance",
+        "vegas": "TCP Vegas: delay-based, with its own slow start (vegas_alpha, vegas_beta, vegas_gamma)",
+        "hoe": "short for newreno with startup = \"hoe\"",
+        "limited-slow-start": "short for newreno with startup = \"limited-slow-start\"",
+        "ssthreshless": "short for newreno with startup = \"ssthreshless\"",
+    }),
+    "startup": ("tcp.startup", {
+        "slow-start": "RFC 5681 slow start up to ssthresh",
+        "hoe": "Hoe (1996): the initial ssthresh is the BDP from a packet-pair rate estimate",
+        "limited-slow-start": "RFC 3742: slower growth above max_ssthresh",
+        "ssthreshless": "paper 001: SSthreshless Start, no ssthresh needed (ssthreshless_gamma, ssthreshless_schedule)",
+    }),
+    "loss recovery": ("tcp.recovery", {
+        "reno": "RFC 5681 fast retransmit and fast recovery",
+        "newreno": "RFC 6582: recovery holds until all data outstanding at the loss is acknowledged",
+        "sack": "RFC 6675 SACK-based recovery (sack_pipe: rfc6675 or ns-2's sack1)",
+    }),
+    "restart after idle": ("tcp.restart", {
+        "ssr": "RFC 5681 §4.1: cwnd back to the initial window",
+        "ssr-linux": "RFC 2861 as Linux: cwnd halved per RTO of idle",
+        "nssr": "no restart: keep cwnd",
+        "rbp-rate": "paper 000: rate-based pacing at the Vegas rate measured before the idle",
+        "rbp-cwnd": "paper 000: pace cwnd over one srtt",
+    }),
+    "RTO rule": ("tcp.rto_rule", {
+        "rfc6298": "RTO = max(min_rto, SRTT + 4 RTTVAR)",
+        "linux": "Linux's estimator: RTO = SRTT + rttvar, rttvar at least min_rto",
+    }),
+    "application": ("flow[i].app.kind", {
+        "bulk": "the client sends bytes (or unlimited data) on one connection",
+        "writes": "the client writes on one connection at set times (a schedule)",
+        "request-response": "connections arriving as a Poisson process, each with request/response exchanges",
+    }),
+    "topology": ("topology.kind", {
+        "dumbbell": "senders s0.., receivers r0.., routers left and right, one bottleneck",
+        "lan": "hosts on one switch",
+        "custom": "nodes and links as listed",
+    }),
+}
+
+
+@main.command(name="sweep")
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("--grid", "grids", multiple=True, required=True, metavar="KEY=V1,V2,...",
+              help="A scenario key (as --set names it) and its values, comma-separated. Repeatable: every combination runs.")
+@click.option("--seeds", type=click.IntRange(1, 100_000), default=1, show_default=True, help="Seeds 1..N at every point.")
+@click.option("--table", default="flows", show_default=True, help="The table to collect (docs/results.md).")
+@click.option("--out", type=click.Path(path_type=Path), help="Table file, .parquet or .csv (default: results/sweep-<name>.parquet).")
+@click.option("--overwrite", is_flag=True, help="Replace the --out file if it exists.")
+@click.option("--cache", type=click.Path(path_type=Path), default=Path("results/cache"), show_default=True,
+              help="Cache of finished runs: an interrupted sweep resumes without redoing them.")
+@click.option("--workers", type=click.IntRange(1, 512), help="Parallel runs (default: one per core).")
+@click.option("--backend", type=click.Choice(["threads", "dask"]), default="threads", show_default=True)
+def sweep_command(file: Path, grids: tuple[str, ...], seeds: int, table: str, out: Path | None, overwrite: bool, cache: Path,
+                  workers: int | None, backend: str) -> None:
+    """Run the scenario FILE at every combination of the --grid values and seeds, and write
+    one table: the runs' rows, with a column per grid key and a seed column."""
+    from .sweep import sweep
+
+    text = _read_scenario(file)
+    _check_scenario(file, text)
+    grid: dict[str, list[object]] = {}
+    for item in grids:
+        key, eq, values = item.partition("=")
+        if not eq or not key.strip() or not values:
+            raise CliError(f"--grid: {item!r} is not KEY=V1,V2,... (e.g. topology.bottleneck_queue.packets=10,50,100)")
+        grid[key.strip()] = [_toml_value(v) for v in values.split(",")]
+    out = out if out is not None else Path("results") / f"sweep-{safe_name(_scenario_name(file, text))}.parquet"
+    if out.suffix not in (".parquet", ".csv"):
+        raise CliError(f"--out {out}: give a file ending in .parquet or .csv")
+    if out.exists() and not overwrite:
+        raise CliError(f"--out {out}: exists; pass --overwrite to replace it")
+    try:
+        df = sweep(text, grid, seeds=range(1, seeds + 1), table=table, cache=cache, workers=workers, backend=backend)
+    except _engine.ScenarioError as e:
+        raise CliError(f"{file}: {e}") from None
+    except ValueError as e:
+        raise CliError(str(e)) from None
+    df.columns = [str(c) for c in df.columns]
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = out.with_name(f".{out.name}.tmp")  # written whole, then moved into place
+        if out.suffix == ".csv":
+            df.to_csv(tmp, index=False)
+        else:
+            df.to_parquet(tmp, index=False)
+        os.replace(tmp, out)
+    except OSError as e:
+        raise CliError(f"writing {out}: {e.strerror or e}", EXIT_FAILURE) from None
+    runs = seeds * math.prod(len(v) for v in grid.values())
+    click.echo(f"sweep: {runs} runs, {len(df):,} rows of {table}: {out}")
+
+
+@main.command(name="list")
+def list_parts() -> None:
+    """List every congestion control, startup, recovery, restart policy, RTO rule,
+    application and topology, with the key that picks it (docs/scenarios.md)."""
+    for family, (key, parts) in PARTS.items():
+        click.echo(f"{family} ({key}):")
+        width = max(len(name) for name in parts)
+        for name, what in parts.items():
+            click.echo(f"  {name:<{width}}  {what}")
+
+
 @main.command()
 @click.argument("file", type=click.Path(path_type=Path))
 def check(file: Path) -> None:
@@ -440,7 +554,11 @@ def bench(flows: str, large: bool, repeat: int, duration: float, ns2: bool) -> N
 @click.option("--quick", is_flag=True, help="Fewer points and seeds: a smoke test of the pipeline.")
 def reproduce(paper: str, out: Path | None, overwrite: bool, cache: Path, seeds: int | None, workers: int | None,
               backend: str, quick: bool) -> None:
-    """Re-run every experiment of PAPER and write a report with figures and claim verdicts."""
+    """Re-run every experiment of PAPER and write a report with figures and claim verdicts.
+
+    PAPER is rbp (paper 000: rate-based pacing after idle, Visweswaraiah and Heidemann) or
+    ssthreshless (paper 001: SSthreshless Start).
+    """
     from .experiments import PAPERS, reproduce_into
 
     if paper not in PAPERS:

@@ -12,11 +12,13 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from rich.console import Console
 
 import rampup
 from rampup import cli
+from rampup.sweep import with_values
 
 
 def _assert_one_line_error(proc, *needles: str) -> None:  # type: ignore[no-untyped-def]
@@ -102,6 +104,39 @@ def test_set_changes_a_key_for_one_run(run_cli, demo_path: Path, tmp_path: Path)
         assert proc.returncode == 2, (bad, proc.stderr)
         line = proc.stderr.strip()
         assert "\n" not in line and message in line, (bad, line)
+
+
+def test_sweep_writes_one_table_and_keeps_an_existing_file(run_cli, demo_path: Path, tmp_path: Path) -> None:
+    out = tmp_path / "q.csv"
+    args = ("sweep", demo_path, "--grid", "topology.bottleneck_queue.packets=10,50", "--grid", "duration=\"2s\"", "--seeds", "2")
+    proc = run_cli(*args, "--out", out, "--cache", tmp_path / "cache")
+    assert proc.returncode == 0, proc.stderr
+    assert "sweep: 4 runs" in proc.stdout
+    df = pd.read_csv(out)
+    assert sorted(set(df["topology.bottleneck_queue.packets"])) == [10, 50] and sorted(set(df.seed)) == [1, 2]
+    assert len(df) == 4  # the demo has one flow
+    out.write_text("mine")
+    proc = run_cli(*args, "--out", out, "--cache", tmp_path / "cache")
+    assert proc.returncode == 2 and "--overwrite" in proc.stderr
+    assert out.read_text() == "mine"
+
+
+def test_list_names_every_part_the_engine_knows(run_cli) -> None:
+    proc = run_cli("list")
+    assert proc.returncode == 0, proc.stderr
+    for family, (key, parts) in cli.PARTS.items():
+        assert f"{family} ({key}):" in proc.stdout
+        # The engine names every variant when it refuses one: the list has all, and no more.
+        doc = {
+            "duration": "1s",
+            "topology": {"kind": "dumbbell", "access_rate": "1Gbps", "access_delay": "1ms", "bottleneck_rate": "1Gbps", "bottleneck_delay": "1ms"},
+            "flow": [{"from": "s0", "to": "r0", "app": {"kind": "bulk"}}],
+        }
+        with pytest.raises(rampup.ScenarioError) as e:
+            rampup.check(with_values(doc, {key.replace("[i]", "[0]"): "bogus"}, verb="set"))
+        named = set(re.findall(r"`([a-z0-9-]+)`", str(e.value).split("expected", 1)[1]))
+        # "requests" is only there to be refused with its new name, "writes".
+        assert named - {"requests"} == set(parts), family
 
 
 def test_run_of_many_connections_summarises_them(run_cli, tmp_path: Path) -> None:

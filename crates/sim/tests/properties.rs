@@ -7,7 +7,7 @@ use rampup_sim::partition::{plan, Split};
 use rampup_sim::{run_toml, RunOutput};
 
 mod common;
-use common::{cases, conserved, network, topology, Link};
+use common::{cases, conserved, network, schedule, topology, Link};
 
 #[derive(Debug, Clone)]
 struct Flow {
@@ -381,17 +381,7 @@ enum AppDraw {
 fn app_draw() -> impl Strategy<Value = AppDraw> {
     prop_oneof![
         (1u64..3_000_000).prop_map(AppDraw::Bulk),
-        prop::collection::vec((0u64..4_000, 1u64..300_000), 1..4).prop_map(|gaps| {
-            let mut at = 0;
-            AppDraw::Writes(
-                gaps.into_iter()
-                    .map(|(gap, bytes)| {
-                        at += gap;
-                        (at, bytes)
-                    })
-                    .collect(),
-            )
-        }),
+        prop::collection::vec((0u64..4_000, 1u64..300_000), 1..4).prop_map(|gaps| AppDraw::Writes(schedule(gaps))),
     ]
 }
 

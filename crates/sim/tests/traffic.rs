@@ -9,7 +9,7 @@
 use proptest::prelude::*;
 
 mod common;
-use common::{cases, conserved, network, topology, Link};
+use common::{cases, conserved, network, schedule, topology, Link};
 
 #[derive(Debug, Clone)]
 enum AppDraw {
@@ -45,17 +45,7 @@ fn app_draw(unlimited: bool) -> impl Strategy<Value = AppDraw> {
             poisson,
         },
     );
-    let writes = prop::collection::vec((0u64..2_000, 1u64..50_000), 1..3).prop_map(|w| {
-        let mut at = 0;
-        AppDraw::Writes(
-            w.into_iter()
-                .map(|(gap, b)| {
-                    at += gap;
-                    (at, b)
-                })
-                .collect(),
-        )
-    });
+    let writes = prop::collection::vec((0u64..2_000, 1u64..50_000), 1..3).prop_map(|w| AppDraw::Writes(schedule(w)));
     prop_oneof![
         3 => exchange,
         1 => (1u64..100_000, any::<bool>()).prop_map(move |(b, u)| AppDraw::Bulk(Some(b).filter(|_| !(u && unlimited)))),

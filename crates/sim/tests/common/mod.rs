@@ -78,3 +78,14 @@ pub fn conserved(out: &rampup_sim::RunOutput) -> bool {
     let v = |c: &str| p.u64s(c)[0];
     v("created") + v("duplicated") == v("delivered") + v("dropped") + v("lost") + v("in_flight")
 }
+
+/// A write schedule (ms after the start, bytes) from (gap before the write in ms, bytes).
+pub fn schedule(gaps: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
+    let mut at = 0;
+    gaps.into_iter()
+        .map(|(gap, bytes)| {
+            at += gap;
+            (at, bytes)
+        })
+        .collect()
+}
