@@ -219,3 +219,27 @@ fn the_old_name_of_the_write_schedule_says_the_new_one() {
     let e = rampup_sim::check_toml(&text.replace("requests\", schedule = []", "bulk\", request = 1")).unwrap_err().0;
     assert!(e.starts_with("flow[0].app.request: not a key of kind = \"bulk\""), "{e}");
 }
+
+/// Connections that arrive faster than they finish pile up; past the limit of connections
+/// open at once the run stops with a one-line error rather than exhausting memory.
+#[test]
+fn connections_piling_up_stop_the_run_with_an_error() {
+    let text = r#"
+duration = "10s"
+[topology]
+kind = "dumbbell"
+access_rate = "1Gbps"
+access_delay = "1ms"
+bottleneck_rate = "1Mbps"
+bottleneck_delay = "50ms"
+[[flow]]
+from = "s0"
+to = "r0"
+app = { kind = "request-response", request = 1000, response = 100000, connections = 100, mean_gap = "1ms" }
+"#;
+    let sc = rampup_sim::scenario::parse(text).unwrap();
+    let run = |limit| rampup_sim::collected(|sink| rampup_sim::world::World::new(&sc, 1).open_at_most(limit).run(&mut rampup_sim::to_the_end, sink));
+    let Err(rampup_sim::RunError::Scenario(e)) = run(20) else { panic!("20 open connections were enough") };
+    assert!(e.0.starts_with("flow: more than 20 connections were open at once by "), "{}", e.0);
+    assert!(run(100).is_ok(), "with room for all of them");
+}

@@ -7,8 +7,13 @@
 use rampup_tcp::{Endpoint, Role, State, Time};
 
 use super::{Conn, Event, FlowState, Transfer, World};
-use crate::engine::{Class, Order, MAX_INDEX};
+use crate::engine::{Class, Order};
 use crate::traffic::{Action, App, Driver, EndId, Hook, Side};
+
+/// The most connections open at once: some 3 GB of endpoints, far below the 2^23 that
+/// event ranks could tell apart (`engine::MAX_INDEX`), so that a run whose connections pile
+/// up (arriving faster than they finish) stops with an error before it exhausts memory.
+pub(super) const MAX_OPEN: usize = 1_000_000;
 
 /// A connection's place in the world.
 pub(super) struct Slot {
@@ -45,7 +50,7 @@ impl Conn {
 }
 
 impl<'s> World<'s> {
-    /// A connection for flow `f` in a free slot, or `None` when `MAX_INDEX` ends are open.
+    /// A connection for flow `f` in a free slot, or `None` when `MAX_OPEN` are open.
     pub(super) fn new_conn(&mut self, f: u32) -> Option<u32> {
         let flow = &self.sc.flows[f as usize];
         let (from, to) = (flow.from as u32, flow.to as u32);
@@ -70,7 +75,7 @@ impl<'s> World<'s> {
                 s
             }
             None => {
-                if 2 * self.slots.len() as u64 + 1 > MAX_INDEX as u64 {
+                if self.slots.len() >= self.max_open {
                     self.too_many_open = true;
                     return None;
                 }

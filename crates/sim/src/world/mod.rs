@@ -150,8 +150,9 @@ pub struct World<'s> {
     next_conn_id: u64,
     /// Rows of the connections whose slots were reused.
     conn_rows: Vec<ConnRow>,
-    /// More connections were open at once than event ranks can tell apart (`MAX_INDEX`).
+    /// More connections were to be open at once than `max_open` (`conns::MAX_OPEN`).
     too_many_open: bool,
+    max_open: usize,
     /// A buffer for what an application does (`hear`).
     actions: Vec<Action>,
     flows: Vec<FlowState>,
@@ -210,6 +211,7 @@ impl<'s> World<'s> {
             next_conn_id: 0,
             conn_rows: Vec::new(),
             too_many_open: false,
+            max_open: conns::MAX_OPEN,
             actions: Vec::new(),
             flows: Vec::new(),
             transfers: Vec::new(),
@@ -270,6 +272,13 @@ impl<'s> World<'s> {
         for p in self.pcaps.iter_mut().flatten() {
             p.out.set_limit(pcap_bytes);
         }
+        self
+    }
+
+    /// Allow at most `n` connections open at once (`conns::MAX_OPEN` otherwise), to test
+    /// the error when more would be.
+    pub fn open_at_most(mut self, n: usize) -> Self {
+        self.max_open = n;
         self
     }
 
@@ -335,8 +344,8 @@ impl<'s> World<'s> {
         let at = t.as_nanos() as f64 / 1e9;
         if self.too_many_open {
             let msg = format!(
-                "flow: more than {} connections were open at once by {at:.3}s of simulated time; open fewer (fewer connections, or a longer mean_gap)",
-                crate::engine::MAX_INDEX / 2
+                "flow: more than {} connections were open at once by {at:.3}s of simulated time (they arrive faster than they finish); open fewer, or give a longer mean_gap",
+                self.max_open
             );
             return Some(RunError::Scenario(ScenarioError(msg)));
         }
