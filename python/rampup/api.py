@@ -6,6 +6,7 @@ import numbers
 import os
 import stat
 import time
+import warnings
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Union
@@ -67,9 +68,20 @@ def check_seed(seed: object, key: str = "seed") -> None:
         raise ValueError(f"{key}: {seed!r} is not allowed; give a whole number from 0 to 2^64 - 1")
 
 
-def check(scenario: Scenario) -> None:
-    """Parses and validates a scenario without running it; raises `ScenarioError`."""
-    _engine.check(scenario_text(scenario))
+class ScenarioWarning(UserWarning):
+    """A scenario that is valid but likely not what was meant (one that sends nothing, a flow
+    that starts after the end, a flow from a router)."""
+
+
+def check(scenario: Scenario) -> list[str]:
+    """Parses and validates a scenario without running it; raises `ScenarioError`. Returns
+    its warnings, one line each (valid, but likely a mistake)."""
+    return _engine.check(scenario_text(scenario))
+
+
+def _warn_of(text: str) -> None:
+    for w in _engine.check(text):
+        warnings.warn(w, ScenarioWarning, stacklevel=3)
 
 
 def run(
@@ -93,6 +105,7 @@ def run(
     """
     text = scenario_text(scenario)
     check_seed(seed)
+    _warn_of(text)
     if out is None:
         start = time.perf_counter()
         raw = _engine.run(text, seed)

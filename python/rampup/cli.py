@@ -145,11 +145,17 @@ def _read_scenario(path: Path) -> str:
         raise CliError(e) from None
 
 
-def _check_scenario(path: Path, text: str) -> None:
+def _check_scenario(path: Path, text: str) -> list[str]:
+    """The scenario's warnings (valid, but likely a mistake); a CliError if it is invalid."""
     try:
-        _engine.check(text)
+        return _engine.check(text)
     except _engine.ScenarioError as e:
         raise CliError(f"{path}: {e}") from None
+
+
+def _warn(path: Path, warnings: list[str]) -> None:
+    for w in warnings:
+        click.echo(f"rampup: warning: {path}: {w}", err=True)
 
 
 def _with_sets(text: str, sets: tuple[str, ...]) -> str:
@@ -324,10 +330,11 @@ def _connections_line(result: Result) -> Text | None:
 def run(file: Path, seed: int | None, out: Path | None, overwrite: bool, csv_: bool, plot: bool, sets: tuple[str, ...]) -> None:
     """Run the scenario FILE and write its results folder."""
     text = _read_scenario(file)
-    _check_scenario(file, text)
+    warnings = _check_scenario(file, text)
     if sets:
         text = _with_sets(text, sets)
-        _check_scenario(file, text)
+        warnings = _check_scenario(file, text)
+    _warn(file, warnings)
     name = _scenario_name(file, text)
     out = out if out is not None else Path("results") / safe_name(name)
     try:
@@ -478,7 +485,7 @@ def list_parts() -> None:
 def check(file: Path) -> None:
     """Validate the scenario FILE without running it."""
     text = _read_scenario(file)
-    _check_scenario(file, text)
+    _warn(file, _check_scenario(file, text))
     click.echo(f"{file}: ok")
 
 

@@ -87,6 +87,14 @@ def test_seed_override(demo_text: str) -> None:
             rampup.run(demo_text, seed=bad)  # type: ignore[arg-type]
 
 
+def test_a_likely_mistake_is_a_warning_not_an_error(demo_text: str) -> None:
+    late = demo_text.replace('start = "0s"', 'start = "99s"', 1)
+    assert rampup.check(late) == ["flow[0].start: 99s is not before the end of the run (10s): the flow sends nothing"]
+    assert rampup.check(demo_text) == []
+    with pytest.warns(rampup.ScenarioWarning, match=r"^flow\[0\]\.start: 99s"):
+        rampup.run(late)
+
+
 def test_a_path_with_an_equals_sign_is_still_a_path(demo_text: str, tmp_path: Path) -> None:
     folder = tmp_path / "queue=50"
     folder.mkdir()

@@ -139,6 +139,16 @@ def test_list_names_every_part_the_engine_knows(run_cli) -> None:
         assert named - {"requests"} == set(parts), family
 
 
+def test_check_and_run_warn_of_what_is_likely_a_mistake(run_cli, demo_path: Path, tmp_path: Path) -> None:
+    late = tmp_path / "late.toml"
+    late.write_text(demo_path.read_text().replace('start = "0s"', 'start = "99s"', 1))
+    proc = run_cli("check", late)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.strip() == f"rampup: warning: {late}: flow[0].start: 99s is not before the end of the run (10s): the flow sends nothing"
+    proc = run_cli("run", demo_path, "--set", 'flow[0].start="99s"', "--out", tmp_path / "out")
+    assert proc.returncode == 0 and "flow[0].start: 99s is not before the end" in proc.stderr
+
+
 def test_run_of_many_connections_summarises_them(run_cli, tmp_path: Path) -> None:
     churn = Path(__file__).resolve().parents[2] / "scenarios" / "churn.toml"
     text = churn.read_text().replace("connections = 2000", "connections = 3").replace('"130s"', '"5s"')

@@ -49,7 +49,7 @@ def test_scenario_error_is_a_value_error_with_one_line(demo_text: str) -> None:
 
 
 def test_check_accepts_the_demo_and_rejects_bad_toml(demo_text: str) -> None:
-    assert _engine.check(demo_text) is None
+    assert _engine.check(demo_text) == []  # valid, and no warnings
     with pytest.raises(_engine.ScenarioError):
         _engine.check("name = \n[unclosed")
     with pytest.raises(_engine.ScenarioError):

@@ -215,14 +215,14 @@ fn delivered_packets(py: Python<'_>, scenario_toml: &str, mss: u64) -> PyResult<
     Ok(flows.u64s("bytes_received").iter().map(|b| b / mss.max(1)).sum())
 }
 
-/// check(scenario_toml) -> None
+/// check(scenario_toml) -> list[str]
 ///
-/// Parses and validates the scenario without running it.
-/// Raises ScenarioError if the scenario is invalid.
+/// Parses and validates the scenario without running it; returns its warnings (valid
+/// but likely a mistake, one line each). Raises ScenarioError if the scenario is invalid.
 #[pyfunction]
-fn check(py: Python<'_>, scenario_toml: &str) -> PyResult<()> {
+fn check(py: Python<'_>, scenario_toml: &str) -> PyResult<Vec<String>> {
     let text = scenario_toml.to_owned();
-    detached(py, move || rampup_sim::check_toml(&text))?.map_err(scenario_error)
+    detached(py, move || rampup_sim::warnings_toml(&text))?.map_err(scenario_error)
 }
 
 /// The rampup engine (Rust). Use the `rampup` package rather than this module.

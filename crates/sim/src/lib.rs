@@ -51,6 +51,12 @@ pub fn check_toml(scenario_toml: &str) -> Result<(), ScenarioError> {
     scenario::parse(scenario_toml).map(|_| ())
 }
 
+/// Parse and check a scenario: what in it is valid but likely a mistake
+/// (`scenario::warnings`), one line each.
+pub fn warnings_toml(scenario_toml: &str) -> Result<Vec<String>, ScenarioError> {
+    scenario::parse(scenario_toml).map(|sc| scenario::warnings(&sc))
+}
+
 /// Run a scenario given as TOML text; `seed` overrides the scenario's own.
 pub fn run_toml(scenario_toml: &str, seed: Option<u64>) -> Result<RunOutput, ScenarioError> {
     let sc = scenario::parse(scenario_toml)?;

@@ -258,3 +258,15 @@ fn a_trace_over_its_budget_stops_the_run() {
     assert_eq!(run_toml(&with(1 << 40), None).unwrap().digest(), unlimited.digest());
     assert_error("[trace]\n", "[trace]\nmax_rows = 0\n", &["trace.max_rows", "at least 1"]);
 }
+
+#[test]
+fn warnings_name_what_is_valid_but_likely_a_mistake() {
+    let warnings = |text: &str| rampup_sim::warnings_toml(text).unwrap();
+    assert_eq!(warnings(VALID), Vec::<String>::new());
+    let late = VALID.replacen("start = \"0s\"", "start = \"5s\"", 1);
+    assert_eq!(warnings(&late), ["flow[0].start: 5s is not before the end of the run (2s): the flow sends nothing"]);
+    let router = VALID.replacen("from = \"s0\"\nto = \"r0\"\nstart", "from = \"left\"\nto = \"r0\"\nstart", 1);
+    assert_eq!(warnings(&router), ["flow[0].from: \"left\" forwards between 2 links (a router); flows usually run between hosts"]);
+    let nothing = VALID.split("[[flow]]").next().unwrap().to_string();
+    assert_eq!(warnings(&nothing), ["scenario: no [[flow]] and no [[udp]]: nothing will be sent"]);
+}

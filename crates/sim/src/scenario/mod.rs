@@ -341,6 +341,33 @@ fn check(f: File) -> Result<Scenario, ScenarioError> {
     })
 }
 
+/// What is valid but likely not what was meant, one line each naming the key: a scenario
+/// that sends nothing, a flow that starts at or after the end, a flow whose end is a router.
+pub fn warnings(sc: &Scenario) -> Vec<String> {
+    let mut out = Vec::new();
+    if sc.flows.is_empty() && sc.udp.is_empty() {
+        out.push("scenario: no [[flow]] and no [[udp]]: nothing will be sent".to_string());
+    }
+    let mut links_at = vec![0usize; sc.net.nodes.len()];
+    for l in &sc.net.links {
+        links_at[l.a] += 1;
+        links_at[l.b] += 1;
+    }
+    let secs = |d: Duration| d.as_nanos() as f64 / 1e9;
+    for (i, f) in sc.flows.iter().enumerate() {
+        if f.start >= sc.duration {
+            out.push(format!("flow[{i}].start: {}s is not before the end of the run ({}s): the flow sends nothing", secs(f.start), secs(sc.duration)));
+        }
+        for (key, node) in [("from", f.from), ("to", f.to)] {
+            if links_at[node] > 1 {
+                let name = &sc.net.nodes[node].name;
+                out.push(format!("flow[{i}].{key}: {name:?} forwards between {} links (a router); flows usually run between hosts", links_at[node]));
+            }
+        }
+    }
+    out
+}
+
 fn link_by_name(net: &NetSpec, name: &str, path: &str) -> Result<usize, ScenarioError> {
     let found = net.links.iter().position(|l: &LinkSpec| {
         let (a, b) = (&net.nodes[l.a].name, &net.nodes[l.b].name);
