@@ -10,7 +10,8 @@ use super::{Conn, Event, FlowState, Transfer, World};
 use crate::engine::{Class, Order};
 use crate::traffic::{Action, App, Driver, EndId, Hook, Side};
 
-/// The most connections open at once: some 3 GB of endpoints, far below the 2^23 that
+/// The most connections open at once: two `Endpoint`s of 1,272 bytes each per connection,
+/// with their ends' other state and buffers some 3 GB in all, far below the 2^23 that
 /// event ranks could tell apart (`engine::MAX_INDEX`), so that a run whose connections pile
 /// up (arriving faster than they finish) stops with an error before it exhausts memory.
 pub(super) const MAX_OPEN: usize = 1_000_000;
@@ -230,8 +231,8 @@ impl<'s> World<'s> {
 
     /// Reuse the slot of connection `slot` if both its ends are closed and nothing of it is
     /// in flight (a segment still on its way would find its end gone). Its row and counts
-    /// are kept first. Called when an end is found closed (`end_closed`), so not for every
-    /// packet of a connection that stays open.
+    /// are kept first. Called for counted connections only, after an end of one was served
+    /// closed or one of its packets was dropped.
     #[inline(never)]
     pub(super) fn reclaim_if_done(&mut self, slot: u32) {
         let s = &self.slots[slot as usize];
@@ -245,14 +246,6 @@ impl<'s> World<'s> {
         totals.add(&p.ep);
         self.slots[slot as usize].live = false;
         self.free_slots.push(slot);
-    }
-
-    /// A packet of `end`'s connection more (`by` = 1) or less (-1) in flight, if counted.
-    pub(super) fn count_in_flight(&mut self, end: EndId, by: i32) {
-        if self.conns[end.index()].counted {
-            let n = &mut self.in_flight[end.conn() as usize];
-            *n = n.wrapping_add_signed(by);
-        }
     }
 
     /// A write of `bytes` by a flow's one connection: a transfer, complete when its last

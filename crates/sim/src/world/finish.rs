@@ -197,7 +197,7 @@ impl FlowColumns {
 
 /// A flow's counts over the ends of all its connections. (A bulk flow's receiver sends no
 /// data, so its sums are the sender's counts and the receiver's bytes.)
-#[derive(Clone, Default)]
+#[derive(Default)]
 pub(super) struct EndTotals {
     idle_restarts: u64,
     bytes_acked: u64,

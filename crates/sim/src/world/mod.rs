@@ -82,7 +82,7 @@ struct Conn {
     last: Option<Snapshot>,
 }
 
-/// One transfer: the whole of a bulk flow, or one request of a request/response flow.
+/// One transfer: the whole of a sized bulk flow, or one write of a write schedule.
 struct Transfer {
     flow: u32,
     index: u32,
@@ -339,7 +339,8 @@ impl<'s> World<'s> {
         self.finish(sink)
     }
 
-    /// The error when a trace has passed `[trace] max_rows` by `t`.
+    /// The error that stops the run at `t`, if any: more connections to open at once than
+    /// `max_open`, or a trace past `[trace] max_rows`.
     fn over_budget(&self, t: Time) -> Option<RunError> {
         let at = t.as_nanos() as f64 / 1e9;
         if self.too_many_open {
@@ -574,7 +575,9 @@ impl<'s> World<'s> {
         self.packets.duplicated += 1;
         let copy = self.packets_in_flight.get(id).clone();
         if let Body::Tcp { ep, .. } = copy.body {
-            self.count_in_flight(ep, 1);
+            if self.conns[ep.index()].counted {
+                self.in_flight[ep.conn() as usize] += 1;
+            }
         }
         let copy = self.packets_in_flight.insert(copy);
         self.arrive_late(port, copy, at, 2 * txn + 1);
@@ -589,9 +592,8 @@ impl<'s> World<'s> {
     /// Send packet `id`, which reaches the cut link of a split run at `at`, to the other half.
     fn cross(&mut self, id: u32, at: Time) {
         let pkt = self.packets_in_flight.remove(id);
-        if let Body::Tcp { ep, .. } = pkt.body {
-            self.count_in_flight(ep, -1);
-        }
+        // No connection opened at run time crosses: such runs are not split
+        // (`traffic::App::fast_paths`), so no count of packets in flight changes here.
         self.half.as_mut().expect("a split run").outbox.push(Crossing { at, pkt });
     }
 
@@ -609,8 +611,8 @@ impl<'s> World<'s> {
         let pkt = self.packets_in_flight.remove(id);
         self.count_drop(&pkt);
         if let Body::Tcp { ep, .. } = pkt.body {
-            self.count_in_flight(ep, -1);
-            if self.conns[ep.index()].seen == State::Closed {
+            if self.conns[ep.index()].counted {
+                self.in_flight[ep.conn() as usize] -= 1;
                 self.reclaim_if_done(ep.conn());
             }
         }

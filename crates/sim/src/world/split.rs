@@ -226,7 +226,7 @@ impl<'s> World<'s> {
         for (mine, c) in self.conns.iter_mut().zip(&mut other.conns).filter(|(_, c)| theirs[c.node as usize]) {
             std::mem::swap(mine, c);
         }
-        // A connection's opening and handshake are seen by the half of its active end.
+        // A connection's opening is recorded by the half of its active end.
         for (i, (mine, s)) in self.slots.iter_mut().zip(&mut other.slots).enumerate() {
             if theirs[self.conns[2 * i].node as usize] {
                 std::mem::swap(mine, s);
