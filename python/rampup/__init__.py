@@ -8,9 +8,9 @@
 """
 
 from ._engine import ScenarioError, __version__
-from .api import ScenarioWarning, check, run
+from .api import ScenarioWarning, check, inspect, run
 from .folders import OutputError
 from .results import Result, load
 from .sweep import sweep
 
-__all__ = ["OutputError", "Result", "ScenarioError", "ScenarioWarning", "__version__", "check", "load", "run", "sweep"]
+__all__ = ["OutputError", "Result", "ScenarioError", "ScenarioWarning", "__version__", "check", "inspect", "load", "run", "sweep"]

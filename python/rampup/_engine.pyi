@@ -18,6 +18,9 @@ def run(scenario_toml: str, seed: int | None = None, progress: Progress | None =
     """Simulates; returns {"tables": {name: {column: ndarray | list[str]}}, "pcaps": {link: bytes},
     "events": int, "packet_hops": int, "seed": int, "sim_end_ns": int}. The GIL is released while simulating."""
 
-def check(scenario_toml: str) -> None: ...
+def check(scenario_toml: str) -> list[str]: ...
+
+def paths(scenario_toml: str) -> dict[str, Any]:
+    """The `paths` table (one row per flow: route, bottleneck, propagation and base RTT, BDP), without running."""
 
 def delivered_packets(scenario_toml: str, mss: int) -> int: ...

@@ -11,6 +11,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Union
 
+import pandas as pd
+
 from . import _engine, _toml
 from .folders import resolved, staged_folder
 from .results import Result, TraceWriter, build, check_format
@@ -77,6 +79,16 @@ def check(scenario: Scenario) -> list[str]:
     """Parses and validates a scenario without running it; raises `ScenarioError`. Returns
     its warnings, one line each (valid, but likely a mistake)."""
     return _engine.check(scenario_text(scenario))
+
+
+def inspect(scenario: Scenario) -> pd.DataFrame:
+    """Each flow's path as the engine routes it, without running: one row per flow with
+    ``from``, ``to``, ``hops``, ``path`` (output ports, sender to receiver),
+    ``bottleneck_bps``, ``propagation_rtt_ns`` (link delays there and back),
+    ``base_rtt_ns`` (plus one segment's and one ACK's serialisation per hop),
+    ``mss_bytes`` and ``bdp_bytes`` (bottleneck rate × propagation RTT). Raises
+    `ScenarioError` for an invalid scenario."""
+    return pd.DataFrame(_engine.paths(scenario_text(scenario)))
 
 
 def _warn_of(text: str) -> None:

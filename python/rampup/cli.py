@@ -489,6 +489,25 @@ def check(file: Path) -> None:
     click.echo(f"{file}: ok")
 
 
+@main.command()
+@click.argument("file", type=click.Path(path_type=Path))
+def inspect(file: Path) -> None:
+    """Show each flow's path in the scenario FILE without running it: route, bottleneck, RTTs and BDP."""
+    from .api import inspect as inspect_paths
+
+    text = _read_scenario(file)
+    _warn(file, _check_scenario(file, text))
+    paths = inspect_paths(text)
+    table = Table(box=None)
+    for column in ("flow", "from → to", "hops", "bottleneck", "propagation RTT", "base RTT", "BDP", "BDP/MSS"):
+        table.add_column(column, justify="left" if column == "from → to" else "right")
+    for p in paths.to_dict("records"):
+        table.add_row(str(p["flow"]), f"{p['from']} → {p['to']}", str(p["hops"]), f"{p['bottleneck_bps'] / 1e6:g} Mb/s",
+                      f"{p['propagation_rtt_ns'] / 1e6:.3f} ms", f"{p['base_rtt_ns'] / 1e6:.3f} ms",
+                      f"{p['bdp_bytes']:,.0f} B", f"{p['bdp_bytes'] / p['mss_bytes']:,.1f}")
+    Console().print(table)
+
+
 def _int_list(value: str) -> list[int]:
     try:
         ns = [int(v) for v in value.split(",") if v.strip()]

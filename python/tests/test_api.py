@@ -122,3 +122,14 @@ def test_errors(demo_text: str, tmp_path: Path) -> None:
     with pytest.raises(rampup.OutputError):
         rampup.run(demo_text, out=tmp_path / "precious")
     assert (tmp_path / "precious" / "thesis.tex").exists()
+
+
+def test_inspect_gives_each_flows_path_from_the_engine(demo_text: str) -> None:
+    paths = rampup.inspect(demo_text)
+    assert list(paths["flow"]) == [0] and paths.at[0, "path"] == "s0->left left->right right->r0"
+    # Closed form for demo.toml: 10 Mb/s x 44 ms = 55,000 bytes.
+    assert paths.at[0, "propagation_rtt_ns"] == 44_000_000
+    assert paths.at[0, "bdp_bytes"] == 55_000.0
+    assert paths.at[0, "base_rtt_ns"] > paths.at[0, "propagation_rtt_ns"]
+    with pytest.raises(rampup.ScenarioError, match="duration"):
+        rampup.inspect("duration = 1\n")

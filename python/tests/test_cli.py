@@ -71,6 +71,18 @@ def test_check_ok(run_cli, demo_path: Path) -> None:
     assert proc.stdout.strip().endswith("ok")
 
 
+def test_inspect_shows_each_flows_path(run_cli, demo_path: Path, tmp_path: Path) -> None:
+    proc = run_cli("inspect", demo_path)
+    assert proc.returncode == 0, proc.stderr
+    # demo.toml: 10 Mb/s bottleneck, 2 x (20 + 2 x 1) ms of delay, 1000-byte MSS.
+    row = next(line.split() for line in proc.stdout.splitlines() if line.strip().startswith("0 "))
+    assert row[1:4] == ["s0", "→", "r0"] and "44.000" in row and "55,000" in row and "55.0" in row
+    bad = tmp_path / "bad.toml"
+    bad.write_text("duration = 1\n")
+    proc = run_cli("inspect", bad)
+    assert proc.returncode != 0 and proc.stderr.count("\n") == 1 and "duration" in proc.stderr
+
+
 def test_run_writes_results(run_cli, demo_path: Path, tmp_path: Path) -> None:
     proc = run_cli("run", demo_path, "--seed", "4", "--plot", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr

@@ -11,6 +11,7 @@ import pytest
 from conftest import verdict_cells
 
 from rampup.experiments import Context, load, rbp
+from rampup.experiments.checks import Check, verdict
 from rampup.experiments.report import VERDICTS
 
 FIGURES = ["fig6", "fig7", "fig8", "fig9", "fig10", "fig6-7-mss512", "fig6-7-rfc"]
@@ -72,14 +73,14 @@ def test_schedule_is_seeded_and_within_the_window() -> None:
 
 
 def test_verdict_rules() -> None:
-    c = rbp.Check
+    c = Check
     # holds: every check; partly: at least three quarters (checks.PARTLY); else does not hold.
-    assert rbp.verdict([c("p", 1, True), c("p", 2, True)]) == "holds"
-    assert rbp.verdict([c("p", x, x != 3) for x in range(4)]) == "partly"
-    assert rbp.verdict([c("p", x, x < 2) for x in range(4)]) == "does not hold"
-    assert rbp.verdict([c("p", 1, True), c("p", 2, False)]) == "does not hold", "half is not enough"
-    assert rbp.verdict([c("p", 1, True), c("p", 2, False), c("p", 3, False)]) == "does not hold"
-    assert rbp.verdict([]) == "does not hold"
+    assert verdict([c("p", 1, True), c("p", 2, True)]) == "holds"
+    assert verdict([c("p", x, x != 3) for x in range(4)]) == "partly"
+    assert verdict([c("p", x, x < 2) for x in range(4)]) == "does not hold"
+    assert verdict([c("p", 1, True), c("p", 2, False)]) == "does not hold", "half is not enough"
+    assert verdict([c("p", 1, True), c("p", 2, False), c("p", 3, False)]) == "does not hold"
+    assert verdict([]) == "does not hold"
 
 
 #: The quick run's verdicts, pinned (the runs are deterministic): main, mss 512, RFC defaults.

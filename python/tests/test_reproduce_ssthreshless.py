@@ -114,6 +114,7 @@ def test_acked_at_holds_the_last_value() -> None:
 def test_the_papers_own_tables_pass_the_rules_at_their_points() -> None:
     # A rule that the paper's own numbers fail would read its words wrongly. Tables I-VI as points
     # (utilization only, at each table's x) must pass every check of the claims they support.
+    from rampup.experiments.framework import View
     from rampup.experiments.ssthreshless import claims, paper
 
     at = {"I": ("I", 250.0), "II": ("II", None), "III": ("III", 200.0),
@@ -128,8 +129,17 @@ def test_the_papers_own_tables_pass_the_rules_at_their_points() -> None:
             util = paper.paper(table, scheme, 0)
             if util is not None:
                 rows.append({"exp": exp, "reading": "main", "scheme": scheme, "x": x, "util_pct": util})
-    points = pd.DataFrame(rows)
+    view = View(pd.DataFrame(rows), {"reading": "main"})
     for claim in "abcdgh":
-        checks = claims.checks_of(points, claim, "main", "SLS")
+        checks = claims.CHECKS[claim](view)
         assert checks and all(c.ok for c in checks), (claim, [c for c in checks if not c.ok])
 
+
+def test_the_engine_gives_the_set_up_paths() -> None:
+    # Base RTT and BDP come from the engine's routing (rampup.inspect), not from Python arithmetic:
+    # 40 Mb/s x 2 x (48 + 2 x 1) ms = 500 kB; a 1040-byte segment and a 40-byte ACK add their
+    # serialisation on each of the three links (1 Gb/s, 40 Mb/s, 1 Gb/s) there and back.
+    net = ssthreshless.Net()
+    assert net.bdp == 500
+    serialisation_ms = (1040 * 8 / 40e6 + 2 * 1040 * 8 / 1e9 + 40 * 8 / 40e6 + 2 * 40 * 8 / 1e9) * 1e3
+    assert net.base_rtt_ms == pytest.approx(100 + serialisation_ms, abs=1e-5)

@@ -225,11 +225,23 @@ fn check(py: Python<'_>, scenario_toml: &str) -> PyResult<Vec<String>> {
     detached(py, move || rampup_sim::warnings_toml(&text))?.map_err(scenario_error)
 }
 
+/// paths(scenario_toml) -> dict[str, numpy array]
+///
+/// The `paths` table of a scenario, without running it: one row per flow with its route
+/// (output ports), bottleneck rate, propagation and base RTT (ns) and BDP (bytes).
+/// Raises ScenarioError if the scenario is invalid.
+#[pyfunction]
+fn paths<'py>(py: Python<'py>, scenario_toml: &str) -> PyResult<Bound<'py, PyDict>> {
+    let text = scenario_toml.to_owned();
+    let t = detached(py, move || rampup_sim::paths::paths_toml(&text))?.map_err(scenario_error)?;
+    table_to_py(py, t)
+}
+
 /// The rampup engine (Rust). Use the `rampup` package rather than this module.
 #[pymodule]
 mod _engine {
     #[pymodule_export]
-    use super::{check, delivered_packets, run, Progress, ScenarioError};
+    use super::{check, delivered_packets, paths, run, Progress, ScenarioError};
 
     use pyo3::prelude::*;
 

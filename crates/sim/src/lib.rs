@@ -6,6 +6,7 @@ pub mod engine;
 pub mod net;
 pub mod output;
 pub mod partition;
+pub mod paths;
 pub mod rng;
 pub mod scenario;
 pub use scenario::topology;

@@ -1,10 +1,10 @@
 """Reproductions of the papers' experiments: `rampup reproduce NAME`.
 
-Each paper is a module with ``reproduce(ctx: Context) -> (report.md, report.html)``. It
-builds its sweeps as `Job` lists, runs them through ``ctx.run`` (parallel, cached by
-scenario hash), and writes a `Report` with one figure per paper figure and a verdict per
-claim into ``ctx.out``. `reproduce_into` gives it a staged folder that replaces the
-report folder only when everything is written (`rampup.folders`).
+Each paper is a package with ``reproduce(ctx: Context) -> (report.md, report.html)``: an
+`framework.Experiment` that declares its points, metrics, claims and report sections, run
+by `framework.reproduce` through ``ctx.run`` (parallel, cached by scenario hash) into
+``ctx.out``. `reproduce_into` gives it a staged folder that replaces the report folder only
+when everything is written (`rampup.folders`).
 """
 
 from __future__ import annotations

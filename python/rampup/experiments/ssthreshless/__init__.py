@@ -35,16 +35,23 @@ not hold. The primary verdict uses reading ``main`` and SLS with exact RTT; the 
 10 ms tick and with reading ``ns2`` are given in the reason.
 
 The modules, in the order a run goes through them: `runs` (schemes, readings, the dumbbell and
-every run of every experiment), `metrics` (what a run measures; means over seeds), `paper` (the
-paper's numbers), `claims` (checks and verdicts), `tables` and `report` (`reproduce`: the report).
+every run of every experiment), `metrics` (what a run measures), `paper` (the paper's numbers,
+from ``data/ssthreshless.toml``), `claims` (checks), `tables` and `report` (the `Experiment`
+and its report's sections).
 """
 
 from __future__ import annotations
 
-from .claims import DOCS_TABLE
+from ..framework import DOCS_TABLE
+from ..framework import reproduce as _reproduce
 from .metrics import acked_at, jain
-from .report import reproduce
+from .report import Ssthreshless
 from .runs import READINGS, SCHEMES, SWEEP_SCHEMES, Net, scenario, tcp_for
 
-__all__ = ["DOCS_TABLE", "READINGS", "SCHEMES", "SWEEP_SCHEMES", "Net", "acked_at", "jain", "reproduce", "scenario",
-           "tcp_for"]
+__all__ = ["DOCS_TABLE", "READINGS", "SCHEMES", "SWEEP_SCHEMES", "Net", "Ssthreshless", "acked_at", "jain", "reproduce",
+           "scenario", "tcp_for"]
+
+
+def reproduce(ctx):  # type: ignore[no-untyped-def]
+    """Every run of the reproduction, then its report: (report.md, report.html)."""
+    return _reproduce(Ssthreshless(), ctx)

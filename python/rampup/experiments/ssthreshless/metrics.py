@@ -1,5 +1,4 @@
-"""What a run measures (one row of runs.csv) and the points: means over seeds with their
-90% confidence intervals."""
+"""What a run measures (one row of runs.csv, besides its tags)."""
 
 from __future__ import annotations
 
@@ -10,8 +9,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .. import mean_ci90
-from .runs import MSS, Spec
+from ..framework import Point, View
+from .runs import MSS
 
 
 def acked_at(ts: pd.DataFrame, times_s: Sequence[float]) -> np.ndarray:
@@ -31,26 +30,27 @@ def jain(xs: Sequence[float]) -> float:
     return float(a.sum() ** 2 / (len(a) * s2)) if s2 > 0 else math.nan
 
 
-def run_metrics(spec: Spec, tables: dict[str, pd.DataFrame]) -> dict[str, Any]:
-    """One row of runs.csv: the first flow's totals (and, for Fig. 9/10, intervals)."""
-    f = tables["flows"]
-    row = dict(spec.tags)
-    row.update(rate_mbps=spec.net.rate_mbps, delay_ms=spec.net.delay_ms, buffer=spec.net.queue, bdp=spec.net.bdp)
-    f0 = f.iloc[0]
+def measure(point: Point, tables: dict[str, pd.DataFrame]) -> dict[str, Any]:
+    """The first flow's totals (and, for Fig. 9/10, intervals); ``timed_out``: 1 if it had
+    a timeout (summed over seeds: the seeds with one)."""
+    net = point.info
+    row: dict[str, Any] = dict(rate_mbps=net.rate_mbps, delay_ms=net.delay_ms, buffer=net.queue, bdp=net.bdp)
+    f0 = tables["flows"].iloc[0]
     row.update(
-        util_pct=100.0 * float(f0["bytes_received"]) / spec.net.capacity_bytes,
-        mbps=float(f0["bytes_received"]) * 8 / spec.net.duration_s / 1e6,
+        util_pct=100.0 * float(f0["bytes_received"]) / net.capacity_bytes,
+        mbps=float(f0["bytes_received"]) * 8 / net.duration_s / 1e6,
         new_segments=int(f0["segments_sent"] - f0["retransmits"]),
         drops=int(f0["drops"]), timeouts=int(f0["timeouts"]), retransmits=int(f0["retransmits"]),
+        timed_out=int(f0["timeouts"] > 0),
     )
-    if spec.tags["exp"] == "VII":
+    if point.tags["exp"] == "VII":
         ts = tables["timeseries"]
         a = acked_at(ts[ts["flow"] == 0], [0.0, 1.0, 2.0, 5.0, 6.0, 10.0])
         row.update(
             mbps_0_1=(a[1] - a[0]) * 8 / 1e6, mbps_1_5=(a[3] - a[1]) * 8 / 4e6, mbps_2_5=(a[3] - a[2]) * 8 / 3e6,
             mbps_5_10=(a[5] - a[3]) * 8 / 5e6, mbps_6_10=(a[5] - a[4]) * 8 / 4e6)
-    if spec.tags["exp"] == "fig10":
-        row.update(fairness_metrics(tables["timeseries"], spec.net.duration_s, spec.tags["x"]))
+    if point.tags["exp"] == "fig10":
+        row.update(fairness_metrics(tables["timeseries"], net.duration_s, point.tags["x"]))
     return row
 
 
@@ -91,24 +91,6 @@ METRICS = ["util_pct", "mbps", "new_segments", "drops", "timeouts", "retransmits
            *[f"flow{i}_mbps_end" for i in range(1, 6)], *[f"flow{i}_cwnd_end" for i in range(1, 6)]]
 
 
-def summarize(runs: pd.DataFrame) -> pd.DataFrame:
-    """Per (exp, reading, scheme, x): mean over seeds and 90% CI half-width of every metric."""
-    rows = []
-    for key, g in runs.groupby(["exp", "reading", "scheme", "x"], sort=False):
-        row: dict[str, Any] = dict(zip(["exp", "reading", "scheme", "x"], key, strict=True))
-        row["seeds"] = len(g)
-        for col in ("rate_mbps", "delay_ms", "buffer", "bdp"):
-            row[col] = g[col].iloc[0]
-        for m in METRICS:
-            if m in g and g[m].notna().any():
-                mean, ci = mean_ci90(g[m].tolist())
-                row[m], row[f"{m}_ci90"] = mean, ci
-        row["timeouts_runs"] = int((g["timeouts"] > 0).sum())
-        rows.append(row)
-    return pd.DataFrame(rows)
-
-
 def points_of(points: pd.DataFrame, exp: str, reading: str, scheme: str) -> pd.DataFrame:
     """One scheme's points of one experiment in one reading, indexed by x."""
-    p = points[(points["exp"] == exp) & (points["reading"] == reading) & (points["scheme"] == scheme)]
-    return p.set_index("x").sort_index()
+    return View(points, {"reading": reading}).of(scheme, exp=exp)

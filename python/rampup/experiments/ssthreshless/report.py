@@ -9,12 +9,13 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ... import _toml
-from .. import Claim, Context
-from ..checks import MEANING, count, rule_table
+from ..checks import count, verdict
+from ..framework import Alternate, ClaimRule, Experiment, Point, Results, Verdict, View
+from ..present import docs_table, errorbars, settings_table
+from ..report import Report
 from ..runner import engine_build
-from .claims import CLAIM_RULES, DOCS_TABLE, PAPER_CLAIM, docs_table, judge
-from .metrics import acked_at, jain, points_of, run_metrics, summarize
+from .claims import ABOUT_SLS, claim_rules
+from .metrics import METRICS, acked_at, jain, measure, points_of
 from .paper import PAPER_LABEL
 from .runs import (
     FAIR_DURATION,
@@ -37,10 +38,9 @@ from .runs import (
     VEGAS,
     VEGAS_RFC,
     Net,
-    Spec,
     Sweep,
+    points,
     scenario,
-    specs,
     sweeps,
     tcp_for,
 )
@@ -93,10 +93,7 @@ def fig_sweep(points: pd.DataFrame, sw: Sweep, title: str) -> Figure:
     fig = Figure(figsize=(13, 4.8), layout="constrained")
     axes = fig.subplots(1, 2, sharey=True)
     for ax, r in zip(axes, (MAIN, NS2), strict=True):
-        for k in SWEEP_SCHEMES:
-            p = points_of(points, sw.name, r, k)
-            ax.errorbar(p.index, p["util_pct"], yerr=p["util_pct_ci90"], label=k, capsize=3, linewidth=1.2,
-                        markersize=4, **STYLE[k])
+        errorbars(ax, {k: points_of(points, sw.name, r, k) for k in SWEEP_SCHEMES}, "util_pct", STYLE)
         ax.set_xlabel(sw.xlabel)
         ax.set_title(f"reading {r}: {READINGS[r].label}", fontsize="small")
         ax.set_ylim(0, 100)
@@ -107,102 +104,100 @@ def fig_sweep(points: pd.DataFrame, sw: Sweep, title: str) -> Figure:
     return fig
 
 
-# ----------------------------------------------------------------------- reproduce
+# ----------------------------------------------------------------------- the experiment
 
 #: Experiments whose seed-1 runs the figures plot.
 FIGURE_EXPS = {"I", "fig3", "II", "III", "VII", "fig10"}
-CHUNK = 64  # jobs per ctx.run call: each chunk's tables are reduced to metrics before the next
 
 
-def _slim(tables: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
-    """What the figures need of an example run: the bottleneck queue and a few time-series columns."""
-    out = {}
-    if "timeseries" in tables:
-        ts = tables["timeseries"]
-        out["timeseries"] = ts[[c for c in ("t_ns", "flow", "cwnd_bytes", "snd_nxt", "snd_una", "congestive_events")
-                                if c in ts]].copy()
-    if "queues" in tables:
-        q = tables["queues"]
-        out["queues"] = q[q["queue"] == "left->right"].copy()
-    return out
+class Ssthreshless(Experiment):
+    title = "Paper 001 (SSthreshless Start) — reproduction of §II and §V, Tables I-VII, Figures 2-10"
+    group = ("exp", "reading", "scheme", "x")
+    metrics = tuple(METRICS)
+    totals = ("timed_out",)
+    firsts = ("rate_mbps", "delay_ms", "buffer", "bdp")
+    alternates_intro = "Other readings — "
+    rules_intro = "Each claim is a list of checks on the points (means over seeds)."
+    rules_after = (
+        "The count of checks passed stands beside each verdict. The verdict in the Claims table uses reading main and SSthreshless "
+        "Start with exact RTT samples (SLS); the verdicts with the 10 ms tick and with reading ns2 are given in "
+        "the reason. Each tolerance is read from the paper's words, two-sided where they are (\"about 80%\", "
+        "\"converge to the same\", HC and SLS both \"scale well\") and one-sided where they are (\"high\", "
+        "\"below 30%\", \"degrade\"); none is taken from a run's result.")
+    checks_caption = ("Each check (reading main, SLS exact): the quantity, the paper's value (or what its words bound), the "
+                      "tolerance, ours over the points checked, and the points that pass")
+    data_text = (
+        "runs.csv: one row per run (tags exp, reading, scheme, x, seed; utilization, Mb/s, distinct segments "
+        "sent, drops, timeouts, retransmissions, and interval goodputs for Table VII and fairness metrics for "
+        "Fig. 10); "
+        "points.csv: means and 90% CI half-widths per (exp, reading, scheme, x); example-scenario.toml: one run's "
+        "scenario. The ns-2 cross-check of the baselines (NewReno with ssthresh 32/500/5000, Limited Slow Start, "
+        "Vegas) is validation/compare_ns2.py (docs/validation.md).")
+
+    def points(self, ctx: Any) -> list[Point]:
+        return points(ctx.seeds_or(5), ctx.quick)
+
+    def measure(self, point: Point, tables: dict[str, pd.DataFrame]) -> dict[str, Any]:
+        return measure(point, tables)
+
+    def example_of(self, point: Point, tables: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame] | None:
+        """The bottleneck queue and the time-series columns the figures plot, of the seed-1 runs."""
+        if point.tags["seed"] != 1 or point.tags["exp"] not in FIGURE_EXPS:
+            return None
+        out = {}
+        if "timeseries" in tables:
+            ts = tables["timeseries"]
+            out["timeseries"] = ts[[c for c in ("t_ns", "flow", "cwnd_bytes", "snd_nxt", "snd_una", "congestive_events") if c in ts]].copy()
+        if "queues" in tables:
+            q = tables["queues"]
+            out["queues"] = q[q["queue"] == "left->right"].copy()
+        return out
+
+    def example_scenario(self) -> tuple[str, dict[str, Any]]:
+        net = Net(buffer=200)
+        return ("One run of the reproduction: Table III (buffer 200), SSthreshless Start, seed 1.",
+                scenario([(tcp_for(SLS, net, READINGS[MAIN]), 0.0)], net, 1, "tsq"))
+
+    def claims(self) -> list[ClaimRule]:
+        return claim_rules()
+
+    def views(self, summary: pd.DataFrame):  # type: ignore[no-untyped-def]
+        def view(reading: str, sls: str) -> View:
+            return View(summary, {"reading": reading}, {"SLS": sls})
+
+        def alternates(rule: ClaimRule) -> list[Alternate]:
+            sls = rule.id in ABOUT_SLS
+            return ([Alternate("SLS with 10 ms tick", view(MAIN, SLS_TICK), True)] if sls else []) + \
+                [Alternate("reading ns2", view(NS2, SLS), True)] + \
+                ([Alternate("reading ns2 + 10 ms tick", view(NS2, SLS_TICK), True)] if sls else [])
+
+        return view(MAIN, SLS), alternates
+
+    def docs_table(self, res: Results, verdicts: list[Verdict]) -> str:
+        """The claims as docs/ssthreshless.md shows them: the primary verdict and the other
+        readings', each with its count of checks passed."""
+        labels = [label for label, _, _ in verdicts[0].alternates] if verdicts else []
+        rows = []
+        for v in verdicts:
+            by_label = {label: f"{verdict(ch)} ({count(ch)})" for label, ch, _ in v.alternates}
+            rows.append([f"({v.rule.id}) {v.rule.paper}", v.cell(), *(by_label.get(label, "") for label in labels)])
+        return docs_table(["claim", "verdict (main, SLS exact)", *labels], rows) + "\n"
+
+    def setup(self, rep: Report, res: Results, ctx: Any) -> None:
+        _setup_text(rep, int(res.runs["seed"].max()), ctx.quick)
+
+    def sections(self, rep: Report, res: Results, verdicts: list[Verdict], ctx: Any) -> None:
+        for section in SECTIONS:
+            section(rep, res, ctx)
 
 
-def run_all(ctx: Context) -> tuple[list[Spec], list[dict[str, pd.DataFrame] | None], pd.DataFrame]:
-    """Every run: (specs, the seed-1 example tables of the figures aligned with specs, per-run metrics).
-
-    Runs go through ``ctx.run`` in chunks; after each chunk every run is reduced to its metrics
-    (and the figures' examples to the columns they plot), so memory stays bounded by one chunk.
-    A scenario shared by two experiments (e.g. Table I's SS (A) is the buffer sweep at 250) runs once."""
-    sp = specs(ctx)
-    by_key: dict[str, list[int]] = {}
-    for i, s in enumerate(sp):
-        by_key.setdefault(s.job.key, []).append(i)
-    keys = list(by_key)
-    rows: list[dict[str, Any] | None] = [None] * len(sp)
-    examples: list[dict[str, pd.DataFrame] | None] = [None] * len(sp)
-    outer = ctx.progress
-    if outer is not None:
-        ctx.progress = lambda done, _total: outer(done, len(keys))
-    try:
-        for c in range(0, len(keys), CHUNK):
-            chunk = keys[c:c + CHUNK]
-            results = ctx.run([sp[by_key[k][0]].job for k in chunk])
-            for k, tables in zip(chunk, results, strict=True):
-                for i in by_key[k]:
-                    rows[i] = run_metrics(sp[i], tables)
-                    if sp[i].tags["seed"] == 1 and sp[i].tags["exp"] in FIGURE_EXPS:
-                        examples[i] = _slim(tables)
-            del results
-    finally:
-        ctx.progress = outer
-    return sp, examples, pd.DataFrame(rows)
+def _example(res: Results, exp: str, reading: str, scheme: str, x: float | None = None) -> dict[str, pd.DataFrame]:
+    """The kept tables of the seed-1 run of ``scheme`` in ``exp`` and ``reading`` (at ``x``)."""
+    return res.example(exp=exp, reading=reading, scheme=scheme, seed=1, **({} if x is None else {"x": x}))
 
 
-def _example(sp: list[Spec], tables: list[dict[str, pd.DataFrame] | None], exp: str, reading: str, scheme: str,
-             x: float | None = None) -> dict[str, pd.DataFrame]:
-    for s, t in zip(sp, tables, strict=True):
-        g = s.tags
-        if t is not None and g["exp"] == exp and g["reading"] == reading and g["scheme"] == scheme and g["seed"] == 1 \
-                and (x is None or g["x"] == x):
-            return t
-    raise KeyError((exp, reading, scheme, x))
-
-
-def reproduce(ctx: Context):  # type: ignore[no-untyped-def]
-    sp, tables, runs = run_all(ctx)
-    points = summarize(runs)
-    ctx.out.mkdir(parents=True, exist_ok=True)
-    runs.to_csv(ctx.out / "runs.csv", index=False)
-    points.to_csv(ctx.out / "points.csv", index=False)
-    example = ctx.out / "example-scenario.toml"
-    example.write_text("# One run of the reproduction: Table III (buffer 200), SSthreshless Start, seed 1.\n"
-                       "# rampup run example-scenario.toml\n"
-                       + _toml.dumps(scenario([(tcp_for(SLS, Net(buffer=200), READINGS[MAIN]), 0.0)],
-                                              Net(buffer=200), 1, "tsq")), encoding="utf-8")
-    seeds = int(runs["seed"].max())
-    sws = sweeps(ctx.quick)
-
-    rep = ctx.report("Paper 001 (SSthreshless Start) — reproduction of §II and §V, Tables I-VII, Figures 2-10")
-    claims = judge(points)
-    (ctx.out / DOCS_TABLE).write_text(docs_table(claims), encoding="utf-8")
-    for cid, statement, ours, v, reason, checks, _ in claims:
-        rep.claim(Claim(id=cid, text=statement, paper=PAPER_CLAIM[cid], ours=ours, verdict=v, reason=reason,
-                        checks=count(checks)))
-
-    _setup_text(rep, seeds, ctx.quick)
-    rep.heading("Verdict rules")
-    rep.text(f"Each claim is a list of checks on the points (means over seeds). {MEANING} The count of checks "
-             "passed stands beside each verdict. The verdict in the Claims table uses reading main and SSthreshless "
-             "Start with exact RTT samples (SLS); the verdicts with the 10 ms tick and with reading ns2 are given in "
-             "the reason. Each tolerance is read from the paper's words, two-sided where they are (\"about 80%\", "
-             "\"converge to the same\", HC and SLS both \"scale well\") and one-sided where they are (\"high\", "
-             "\"below 30%\", \"degrade\"); none is taken from a run's result.")
-    rep.table(pd.DataFrame([{"claim": c, "checks": r} for c, _, r in CLAIM_RULES]), "Rules")
-    rep.table(pd.DataFrame([{"claim": cid, **row} for cid, *_, checks, _ in claims for row in rule_table(checks)]),
-              "Each check (reading main, SLS exact): the quantity, the paper's value (or what its words bound), the "
-              "tolerance, ours over the points checked, and the points that pass")
-
-    # Table I / Fig. 2
+def _table1_fig2(rep: Report, res: Results, ctx: Any) -> None:
+    points = res.summary
     rep.heading("Table I and Fig. 2: slow start with ssthresh 5000 / 500 / 32 (buffer 250)")
     rep.table(table1(points), "Table I: link utilization over 10 s (mean ± 90% CI) in every reading of ACK policy × "
                               "window cap, beside the paper; new segs = distinct segments sent (the paper's highest "
@@ -211,7 +206,7 @@ def reproduce(ctx: Context):  # type: ignore[no-untyped-def]
     axes = fig.subplots(2, 2, sharex=True)
     for col, r in enumerate((MAIN, NS2)):
         for k in (SS_L, SS_A, SS_S):
-            s = _series(_example(sp, tables, "I", r, k)["timeseries"])
+            s = _series(_example(res, "I", r, k)["timeseries"])
             axes[0, col].plot(s["t"], s["cwnd"], label=k, drawstyle="steps-post", **_line_style(k))
             axes[1, col].plot(s["t"], s["seq"], label=k, **_line_style(k))
         axes[0, col].set_title(f"reading {r}: {READINGS[r].label}", fontsize="small")
@@ -223,12 +218,14 @@ def reproduce(ctx: Context):  # type: ignore[no-untyped-def]
     fig.suptitle("Fig. 2: NewReno slow start with ssthresh 5000 (L), 500 (A), 32 (S); seed 1")
     rep.figure(fig, "fig2", "Fig. 2: cwnd and sequence number over time, seed 1")
 
-    # Fig. 3
+
+def _fig3(rep: Report, res: Results, ctx: Any) -> None:
+    points = res.summary
     rep.heading("Fig. 3: ssthresh = BDP with a buffer of 0.2 BDP")
     fig = Figure(figsize=(13, 4.5), layout="constrained")
     axes = fig.subplots(1, 2, sharey=True)
     for ax, r in zip(axes, (MAIN, NS2), strict=True):
-        t = _example(sp, tables, "fig3", r, SS_A)
+        t = _example(res, "fig3", r, SS_A)
         s, q = _series(t["timeseries"]), _queue(t["queues"])
         ax.plot(s["t"], s["cwnd"], label="cwnd", drawstyle="steps-post", color="tab:blue")
         ax.plot(q["t"], q["packets"], label="bottleneck queue (packets)", color="tab:orange", linewidth=0.8)
@@ -242,7 +239,9 @@ def reproduce(ctx: Context):  # type: ignore[no-untyped-def]
     rep.figure(fig, "fig3", "Fig. 3: cwnd and bottleneck queue, ssthresh = BDP, buffer 0.2 BDP")
     rep.table(table_fig3(points), "Fig. 3 runs: utilization, drops and timeouts (means over seeds)")
 
-    # Table II / Fig. 4
+
+def _table2_fig4(rep: Report, res: Results, ctx: Any) -> None:
+    points = res.summary
     rep.heading("Table II and Fig. 4: sensitivity to γ (buffer 250)")
     rep.text("The paper's three γ values were lost in extraction; we place its 'small / medium / large' rows beside "
              "γ = 1, 3 (our default) and 10, and sweep further.")
@@ -253,7 +252,7 @@ def reproduce(ctx: Context):  # type: ignore[no-untyped-def]
     show = [g for g in (1, 3, 10) if g in gam]
     for ax, s in zip(axes[:2], (SLS, SLS_TICK), strict=True):
         for g, c in zip(show, ("tab:blue", "tab:red", "tab:green"), strict=False):
-            ser = _series(_example(sp, tables, "II", MAIN, s, g)["timeseries"])
+            ser = _series(_example(res, "II", MAIN, s, g)["timeseries"])
             ax.plot(ser["t"], ser["cwnd"], label=f"γ = {g:g}", color=c, drawstyle="steps-post")
         ax.axhline(500, color="gray", linestyle=":", linewidth=1, label="BDP")
         ax.set_title(f"{s}, reading main, seed 1", fontsize="small")
@@ -275,13 +274,15 @@ def reproduce(ctx: Context):  # type: ignore[no-untyped-def]
     fig.suptitle("Fig. 4: cwnd for three γ values and utilization against γ")
     rep.figure(fig, "fig4", "Fig. 4: SSthreshless Start for several γ")
 
-    # Table III / Fig. 5
+
+def _table3_fig5(rep: Report, res: Results, ctx: Any) -> None:
+    points = res.summary
     rep.heading("Table III and Fig. 5: buffer 200 (0.4 BDP): cwnd and backlog")
     rep.table(table3(points), "Table III: link utilization over 10 s (mean ± 90% CI) beside the paper")
     fig = Figure(figsize=(13, 7), layout="constrained")
     axes = fig.subplots(2, 1, sharex=True)
     for k in (SS_A, VEGAS, SLS, SLS_TICK):
-        t = _example(sp, tables, "III", MAIN, k)
+        t = _example(res, "III", MAIN, k)
         s, q = _series(t["timeseries"]), _queue(t["queues"], step=0.02)
         axes[0].plot(s["t"], s["cwnd"], label=k, drawstyle="steps-post", **_line_style(k))
         axes[1].plot(q["t"], q["packets"], label=k, linewidth=0.8, **_line_style(k))
@@ -295,8 +296,10 @@ def reproduce(ctx: Context):  # type: ignore[no-untyped-def]
     fig.suptitle("Fig. 5: buffer 200; reading main, seed 1 (cwnd axis clipped at 1200)")
     rep.figure(fig, "fig5", "Fig. 5: cwnd and bottleneck backlog of SS (A), Vegas and SSthreshless Start")
 
-    # Fig. 6-8 / Tables IV-VI
-    for sw, fig_name, title in zip(sws, ("fig6", "fig7", "fig8"),
+
+def _sweeps(rep: Report, res: Results, ctx: Any) -> None:
+    points = res.summary
+    for sw, fig_name, title in zip(sweeps(ctx.quick), ("fig6", "fig7", "fig8"),
                                    ("Fig. 6: link utilization vs buffer size (40 Mb/s, 100 ms RTT)",
                                     "Fig. 7: link utilization vs bottleneck one-way delay (40 Mb/s, buffer BDP/2)",
                                     "Fig. 8: link utilization vs bottleneck bandwidth (48 ms, buffer BDP/2)"), strict=True):
@@ -315,14 +318,16 @@ def reproduce(ctx: Context):  # type: ignore[no-untyped-def]
                       "ticks, so the queueing delay at which the backlog estimate first sees a queue is the distance "
                       "from the base RTT to the next rounding boundary (computed: propagation + serialization)")
 
-    # Table VII / Fig. 9
+
+def _table7_fig9(rep: Report, res: Results, ctx: Any) -> None:
+    points = res.summary
     rep.heading("Table VII and Fig. 9: 10 Mb/s UDP from 1 s to 5 s")
     rep.table(table7(points), "Table VII: TCP goodput over 10 s (Mb/s, mean ± 90% CI) beside the paper (whose Mb/s is "
                               "its highest sequence number × 8000 bit / 10 s)")
     fig = Figure(figsize=(13, 7), layout="constrained")
     axes = fig.subplots(2, 1, sharex=True)
     for k in (SLS, SLS_TICK, SS_S, VEGAS):
-        t = _example(sp, tables, "VII", MAIN, k)
+        t = _example(res, "VII", MAIN, k)
         s = _series(t["timeseries"])
         axes[0].plot(s["t"], s["cwnd"], label=k, drawstyle="steps-post", **_line_style(k))
         edges = np.arange(0, 10.01, 0.25)
@@ -339,7 +344,9 @@ def reproduce(ctx: Context):  # type: ignore[no-untyped-def]
     fig.suptitle("Fig. 9: UDP burst 1-5 s; reading main, seed 1")
     rep.figure(fig, "fig9", "Fig. 9: cwnd and goodput with a 10 Mb/s UDP burst from 1 s to 5 s")
 
-    # Fig. 10
+
+def _fig10(rep: Report, res: Results, ctx: Any) -> None:
+    points = res.summary
     dur = QUICK_FAIR_DURATION if ctx.quick else FAIR_DURATION
     late = QUICK_FAIR_LATE if ctx.quick else FAIR_LATE
     rep.heading("Fig. 10: five flows, two slow start (ssthresh 32), three SSthreshless Start, one late")
@@ -352,7 +359,7 @@ def reproduce(ctx: Context):  # type: ignore[no-untyped-def]
     axes = fig.subplots(2, 2, sharex=True)
     colors = ["tab:blue", "tab:cyan", "tab:red", "tab:orange", "tab:green"]
     for col, s in enumerate((SLS, SLS_TICK)):
-        t = _example(sp, tables, "fig10", MAIN, s)["timeseries"]
+        t = _example(res, "fig10", MAIN, s)["timeseries"]
         for i in range(5):
             ser = _series(t, i)
             kind = "SS (S)" if i < 2 else s
@@ -372,17 +379,8 @@ def reproduce(ctx: Context):  # type: ignore[no-untyped-def]
     fig.suptitle("Fig. 10: cwnd of five flows and Jain's fairness index over time")
     rep.figure(fig, "fig10", "Fig. 10: coexistence of slow start and SSthreshless Start flows")
 
-    rep.heading("Data")
-    rep.text("runs.csv: one row per run (tags exp, reading, scheme, x, seed; utilization, Mb/s, distinct segments "
-             "sent, drops, timeouts, retransmissions, and interval goodputs for Table VII and fairness metrics for "
-             "Fig. 10); "
-             "points.csv: means and 90% CI half-widths per (exp, reading, scheme, x); example-scenario.toml: one run's "
-             "scenario. The ns-2 cross-check of the baselines (NewReno with ssthresh 32/500/5000, Limited Slow Start, "
-             "Vegas) is validation/compare_ns2.py (docs/validation.md).")
-    return rep.write()
 
-
-def _setup_text(rep, seeds: int, quick: bool) -> None:  # type: ignore[no-untyped-def]
+def _setup_text(rep: Report, seeds: int, quick: bool) -> None:
     rep.heading("Set-up")
     rep.text(
         "SPEC.md §001 (the paper's numbers were lost in extraction; these are reconstructed): dumbbell, one sender "
@@ -396,9 +394,7 @@ def _setup_text(rep, seeds: int, quick: bool) -> None:  # type: ignore[no-untype
         f"Engine build {engine_build()}. What the differences from the paper mean: docs/ssthreshless.md, section "
         "'What the reproduction found'."
         + (" QUICK MODE: fewer x values, 2 seeds, Fig. 10 shortened." if quick else ""))
-    rep.table(pd.DataFrame([{"scheme": k, "paper label": PAPER_LABEL.get(k, "(ours)"),
-                             "rampup [flow.tcp]": ", ".join(f"{a} = {b!r}" for a, b in v.items())}
-                            for k, v in SCHEMES.items()]),
+    rep.table(settings_table(SCHEMES, labels=PAPER_LABEL),
               "Schemes ('BDP' = the set-up's BDP in packets). SLS = SSthreshless Start with exact RTT samples "
               "(primary); SLS (10 ms tick) = RTT rounded to ns-2's 10 ms TCP clock (docs/ssthreshless.md). γ = 3 "
               "and the halving schedule unless Table II says otherwise. LSS keeps an unlimited initial ssthresh "
@@ -411,3 +407,7 @@ def _setup_text(rep, seeds: int, quick: bool) -> None:  # type: ignore[no-untype
                              "used in": "all" if r.name in (MAIN, NS2) else "Table I"} for r in READINGS.values()]),
               "Readings of the TCP around every scheme: main is primary; ns2 is what ns-2 needs to give the paper's "
               "Table I (SPEC §001)")
+
+
+#: The report's sections after the verdict rules, in order.
+SECTIONS = (_table1_fig2, _fig3, _table2_fig4, _table3_fig5, _sweeps, _table7_fig9, _fig10)

@@ -3,12 +3,16 @@ scenario, and every run of every experiment (`specs`)."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ... import _toml
-from .. import Context, Job
+import pandas as pd
+
+from ...api import inspect
+from .. import profiles
+from ..framework import Point
 
 MSS = 1000  # payload bytes per segment
 ACCESS_DELAY_MS = 1.0
@@ -20,7 +24,7 @@ SLS, SLS_TICK, HC, LSS, SS_S, SS_A, SS_L, VEGAS = (
     "SLS", "SLS (10 ms tick)", "HC", "LSS", "SS (S)", "SS (A)", "SS (L)", "Vegas")
 VEGAS_RFC = "Vegas (rampup default)"
 
-NS2_VEGAS = {"cc": "vegas", "vegas_rtt": "mean", "vegas_slow_start_exit": "eighth"}
+NS2_VEGAS = {"cc": "vegas", **profiles.NS2_35.vegas}
 
 #: Scheme -> rampup [flow.tcp] keys. "BDP" is replaced by the set-up's BDP in packets.
 SCHEMES: dict[str, dict[str, Any]] = {
@@ -72,13 +76,19 @@ class Net:
     udp: bool = False  # 10 Mb/s CBR from 1 s to 5 s on a second pair
 
     @property
-    def base_rtt_s(self) -> float:
-        return 2 * (self.delay_ms + 2 * ACCESS_DELAY_MS) / 1e3
+    def path(self) -> pd.Series:
+        """The engine's path of a flow across this dumbbell (`rampup.inspect`)."""
+        return _path(self.rate_mbps, self.delay_ms)
+
+    @property
+    def base_rtt_ms(self) -> float:
+        """Propagation plus serialising one segment there and its ACK back, on every link."""
+        return float(self.path["base_rtt_ns"]) / 1e6
 
     @property
     def bdp(self) -> int:
-        """Packets of MSS payload in one base RTT at the bottleneck rate (500 for the default)."""
-        return round(self.rate_mbps * 1e6 * self.base_rtt_s / 8 / MSS)
+        """Packets of MSS payload in one propagation RTT at the bottleneck rate (500 for the default)."""
+        return round(float(self.path["bdp_bytes"]) / MSS)
 
     @property
     def queue(self) -> int:
@@ -89,6 +99,12 @@ class Net:
         return self.rate_mbps * 1e6 / 8 * self.duration_s
 
 
+@functools.cache
+def _path(rate_mbps: float, delay_ms: float) -> pd.Series:
+    # The buffer is given, so that the scenario does not ask for the BDP this computes.
+    return inspect(scenario([({"mss": MSS}, 0.0)], Net(rate_mbps, delay_ms, buffer=1), seed=1)).iloc[0]
+
+
 def tcp_for(scheme: str, net: Net, reading: Reading, gamma: float | None = None) -> dict[str, Any]:
     """The [flow.tcp] table of `scheme` on `net` under `reading`."""
     if scheme not in SCHEMES:
@@ -97,11 +113,11 @@ def tcp_for(scheme: str, net: Net, reading: Reading, gamma: float | None = None)
     for k, v in SCHEMES[scheme].items():
         tcp[k] = net.bdp if v == "BDP" else v
     if reading.delayed_ack:
-        tcp.update({"delayed_ack": True, "ack_every": 2, "delack_timeout": "100ms"})
+        tcp.update(profiles.NS2_35.delayed_ack)
     if reading.cap and scheme in CAPPED:
         tcp["max_window"] = tcp["initial_ssthresh"]
     if reading.loss == "ns2":
-        tcp.update({"loss_window": "cwnd", "rto_in_recovery": "halve"})
+        tcp.update(profiles.NS2_35.loss)
     if gamma is not None:
         tcp["ssthreshless_gamma"] = float(gamma)
     return tcp
@@ -174,19 +190,10 @@ def sweeps(quick: bool) -> list[Sweep]:
     ]
 
 
-@dataclass
-class Spec:
-    tags: dict[str, Any]
-    job: Job
-    net: Net
-
-
 def _single(exp: str, scheme: str, net: Net, reading: str, seed: int, x: float, trace: str = "",
-            gamma: float | None = None) -> Spec:
-    tcp = tcp_for(scheme, net, READINGS[reading], gamma)
-    doc = scenario([(tcp, 0.0)], net, seed, trace)
-    tags = {"exp": exp, "reading": reading, "scheme": scheme, "x": float(x), "seed": seed}
-    return Spec(tags, Job(_toml.dumps(doc), seed, tags=tags, keep=_keep(trace)), net)
+            gamma: float | None = None) -> Point:
+    doc = scenario([(tcp_for(scheme, net, READINGS[reading], gamma), 0.0)], net, seed, trace)
+    return Point({"exp": exp, "reading": reading, "scheme": scheme, "x": float(x), "seed": seed}, doc, _keep(trace), net)
 
 
 def fairness_flows(sls: str, late_s: float) -> list[tuple[str, float]]:
@@ -194,49 +201,36 @@ def fairness_flows(sls: str, late_s: float) -> list[tuple[str, float]]:
     return [(SS_S, 0.0), (SS_S, 0.0), (sls, 0.0), (sls, 0.0), (sls, late_s)]
 
 
-def specs(ctx: Context) -> list[Spec]:
-    seeds = range(1, ctx.seeds_or(5) + 1)
-    q = ctx.quick
-    out: list[Spec] = []
-    for seed in seeds:
-        ts = "ts"
-        tsq = "tsq" if seed == 1 else "ts"  # queues for Fig. 3 and 5's example runs only
-        # Table I / Fig. 2: every reading.
-        for r in READINGS:
-            for s in (SS_L, SS_A, SS_S):
-                out.append(_single("I", s, Net(), r, seed, 250, ts))
-        # Fig. 3: ssthresh = BDP, buffer 0.2 BDP.
-        for r in (MAIN, NS2):
-            out.append(_single("fig3", SS_A, Net(buffer=100), r, seed, 100, tsq))
-        # Table II / Fig. 4: gamma.
-        for r in (MAIN, NS2):
-            for s in (SLS, SLS_TICK):
-                for g in (QUICK_GAMMAS if q else GAMMAS):
-                    out.append(_single("II", s, Net(), r, seed, g, ts, gamma=g))
-        # Table III / Fig. 5: buffer 200.
-        for r in (MAIN, NS2):
-            for s in (SLS, SLS_TICK, SS_A, VEGAS, VEGAS_RFC):
-                out.append(_single("III", s, Net(buffer=200), r, seed, 200, tsq))
-        # Fig. 6-8 / Tables IV-VI.
-        for sw in sweeps(q):
-            for r in (MAIN, NS2):
-                for x in sw.xs:
-                    for s in SWEEP_SCHEMES:
-                        out.append(_single(sw.name, s, sw.make(x), r, seed, x))
-        # Table VII / Fig. 9: UDP burst.
-        for r in (MAIN, NS2):
-            for s in SWEEP_SCHEMES:
-                out.append(_single("VII", s, Net(udp=True), r, seed, 10, ts))
-        # Fig. 10: five flows.
-        dur, late = (QUICK_FAIR_DURATION, QUICK_FAIR_LATE) if q else (FAIR_DURATION, FAIR_LATE)
-        net = Net(duration_s=dur)
-        for r in (MAIN, NS2):
-            # No window cap here: capped at 32, the slow-start flows could never reach BDP/5 = 100
-            # segments, where the paper's Fig. 10 shows every flow converging.
-            uncapped = replace(READINGS[r], cap=False)
-            for sls in (SLS, SLS_TICK):
-                flows = [(tcp_for(s, net, uncapped), start) for s, start in fairness_flows(sls, late)]
-                doc = scenario(flows, net, seed, "ts")
-                tags = {"exp": "fig10", "reading": r, "scheme": sls, "x": late, "seed": seed}
-                out.append(Spec(tags, Job(_toml.dumps(doc), seed, tags=tags, keep=("flows", "timeseries")), net))
+def points(seeds: int, quick: bool) -> list[Point]:
+    """Every run of every experiment: Table I / Fig. 2 in every reading, then the rest in
+    readings main and ns2; queues only for the seed-1 runs Fig. 3 and 5 plot."""
+    out: list[Point] = []
+    for seed in range(1, seeds + 1):
+        tsq = "tsq" if seed == 1 else "ts"
+        out += [_single("I", s, Net(), r, seed, 250, "ts") for r in READINGS for s in (SS_L, SS_A, SS_S)]
+        out += [_single("fig3", SS_A, Net(buffer=100), r, seed, 100, tsq) for r in (MAIN, NS2)]
+        out += [_single("II", s, Net(), r, seed, g, "ts", gamma=g) for r in (MAIN, NS2) for s in (SLS, SLS_TICK)
+                for g in (QUICK_GAMMAS if quick else GAMMAS)]
+        out += [_single("III", s, Net(buffer=200), r, seed, 200, tsq) for r in (MAIN, NS2)
+                for s in (SLS, SLS_TICK, SS_A, VEGAS, VEGAS_RFC)]
+        out += [_single(sw.name, s, sw.make(x), r, seed, x) for sw in sweeps(quick) for r in (MAIN, NS2) for x in sw.xs
+                for s in SWEEP_SCHEMES]
+        out += [_single("VII", s, Net(udp=True), r, seed, 10, "ts") for r in (MAIN, NS2) for s in SWEEP_SCHEMES]
+        out += _fairness(seed, quick)
+    return out
+
+
+def _fairness(seed: int, quick: bool) -> list[Point]:
+    """Fig. 10's runs: five flows, both readings, SSthreshless Start with either RTT reading."""
+    dur, late = (QUICK_FAIR_DURATION, QUICK_FAIR_LATE) if quick else (FAIR_DURATION, FAIR_LATE)
+    net = Net(duration_s=dur)
+    out = []
+    for r in (MAIN, NS2):
+        # No window cap here: capped at 32, the slow-start flows could never reach BDP/5 = 100
+        # segments, where the paper's Fig. 10 shows every flow converging.
+        uncapped = replace(READINGS[r], cap=False)
+        for sls in (SLS, SLS_TICK):
+            doc = scenario([(tcp_for(s, net, uncapped), start) for s, start in fairness_flows(sls, late)], net, seed, "ts")
+            tags = {"exp": "fig10", "reading": r, "scheme": sls, "x": late, "seed": seed}
+            out.append(Point(tags, doc, ("flows", "timeseries"), net))
     return out

@@ -7,16 +7,10 @@ from typing import Any
 
 import pandas as pd
 
+from ..present import pm, x_table
 from .metrics import points_of
 from .paper import PAPER_LABEL, TABLE2_GAMMAS, paper
-from .runs import MAIN, MSS, NS2, READINGS, SLS, SLS_TICK, SS_A, SS_L, SS_S, SWEEP_SCHEMES, VEGAS, VEGAS_RFC, Net, Sweep
-
-
-def _pm(p: pd.DataFrame, x: float, col: str, fmt: str = "{:.2f}") -> str:
-    if x not in p.index or col not in p or pd.isna(p.at[x, col]):
-        return ""
-    ci = p.at[x, f"{col}_ci90"] if f"{col}_ci90" in p else 0.0
-    return f"{fmt.format(p.at[x, col])} ± {fmt.format(ci)}"
+from .runs import MAIN, MSS, NS2, READINGS, SLS, SLS_TICK, SS_A, SS_L, SS_S, SWEEP_SCHEMES, VEGAS, VEGAS_RFC, Sweep
 
 
 def _fmt(v: float | None, fmt: str = "{:.2f}") -> str:
@@ -30,11 +24,11 @@ def table1(points: pd.DataFrame) -> pd.DataFrame:
                                "paper highest seq": _fmt(paper("I", k, 1), "{:.0f}")}
         for r in READINGS:
             p = points_of(points, "I", r, k)
-            row[f"util % [{r}]"] = _pm(p, 250, "util_pct")
+            row[f"util % [{r}]"] = pm(p, 250, "util_pct")
         m = points_of(points, "I", MAIN, k)
         n = points_of(points, "I", NS2, k)
-        row["new segs [main]"] = _pm(m, 250, "new_segments", "{:.0f}")
-        row["new segs [ns2]"] = _pm(n, 250, "new_segments", "{:.0f}")
+        row["new segs [main]"] = pm(m, 250, "new_segments", "{:.0f}")
+        row["new segs [ns2]"] = pm(n, 250, "new_segments", "{:.0f}")
         row["drops / timeouts [main]"] = f"{m.at[250, 'drops']:.0f} / {m.at[250, 'timeouts']:.1f}"
         row["drops / timeouts [ns2]"] = f"{n.at[250, 'drops']:.0f} / {n.at[250, 'timeouts']:.1f}"
         rows.append(row)
@@ -50,7 +44,7 @@ def table2(points: pd.DataFrame) -> pd.DataFrame:
                                "paper highest seq": _fmt(paper("II", str(int(g)), 1), "{:.0f}")}
         for r in (MAIN, NS2):
             for s in (SLS, SLS_TICK):
-                row[f"{s} util % [{r}]"] = _pm(points_of(points, "II", r, s), g, "util_pct")
+                row[f"{s} util % [{r}]"] = pm(points_of(points, "II", r, s), g, "util_pct")
         row["SLS drops [main]"] = f"{points_of(points, 'II', MAIN, SLS).at[g, 'drops']:.0f}"
         rows.append(row)
     return pd.DataFrame(rows)
@@ -64,9 +58,9 @@ def table3(points: pd.DataFrame) -> pd.DataFrame:
         rows.append({
             "scheme": k, "paper": lab, "paper util %": _fmt(paper("III", k, 0)) if k in PAPER_LABEL else "",
             "paper highest seq": _fmt(paper("III", k, 1), "{:.0f}") if k in PAPER_LABEL else "",
-            "util % [main]": _pm(m, 200, "util_pct"), "new segs [main]": _pm(m, 200, "new_segments", "{:.0f}"),
+            "util % [main]": pm(m, 200, "util_pct"), "new segs [main]": pm(m, 200, "new_segments", "{:.0f}"),
             "drops / timeouts [main]": f"{m.at[200, 'drops']:.0f} / {m.at[200, 'timeouts']:.1f}",
-            "util % [ns2]": _pm(n, 200, "util_pct"), "new segs [ns2]": _pm(n, 200, "new_segments", "{:.0f}"),
+            "util % [ns2]": pm(n, 200, "util_pct"), "new segs [ns2]": pm(n, 200, "new_segments", "{:.0f}"),
             "drops / timeouts [ns2]": f"{n.at[200, 'drops']:.0f} / {n.at[200, 'timeouts']:.1f}",
         })
     return pd.DataFrame(rows)
@@ -86,7 +80,7 @@ def table_sweep_point(points: pd.DataFrame, sw: Sweep) -> pd.DataFrame:
                                "paper util implied by ratio %": _fmt(100 * ps / pr if pr and ps else None)}
         for r in (MAIN, NS2):
             p = points_of(points, sw.name, r, k)
-            row[f"util % [{r}]"] = _pm(p, x, "util_pct")
+            row[f"util % [{r}]"] = pm(p, x, "util_pct")
             for s, lab in ((SLS, "ratio %"), (SLS_TICK, "ratio (tick) %")):
                 b = base[r][s]
                 ok = x in p.index and x in b.index and p.at[x, "util_pct"] > 0
@@ -98,19 +92,7 @@ def table_sweep_point(points: pd.DataFrame, sw: Sweep) -> pd.DataFrame:
 def table_sweep(points: pd.DataFrame, sw: Sweep, reading: str) -> pd.DataFrame:
     """Figure data: x rows, one column per scheme, mean utilization ± 90% CI."""
     xs = sorted(points_of(points, sw.name, reading, SLS).index)
-    out = pd.DataFrame({"x": [f"{x:g}" for x in xs]})
-    for k in SWEEP_SCHEMES:
-        p = points_of(points, sw.name, reading, k)
-        out[k] = [_pm(p, x, "util_pct", "{:.1f}") for x in xs]
-    return out
-
-
-def base_rtt_ms(net: Net) -> float:
-    """Propagation plus serialization of one 1040-byte segment and its 40-byte ACK on the three links."""
-    bits_data, bits_ack, side = (MSS + 40) * 8, 40 * 8, 1e9
-    rate = net.rate_mbps * 1e6
-    serialization_s = bits_data / rate + 2 * bits_data / side + bits_ack / rate + 2 * bits_ack / side
-    return net.base_rtt_s * 1e3 + 1e3 * serialization_s
+    return x_table({k: points_of(points, sw.name, reading, k) for k in SWEEP_SCHEMES}, xs, [("util_pct", "", 1.0, "{:.1f}")])
 
 
 def tick_table(points: pd.DataFrame, sw: Sweep) -> pd.DataFrame:
@@ -120,7 +102,7 @@ def tick_table(points: pd.DataFrame, sw: Sweep) -> pd.DataFrame:
     q = points_of(points, sw.name, MAIN, SLS)
     for x in sorted(p.index):
         net = sw.make(x)
-        base = base_rtt_ms(net)
+        base = net.base_rtt_ms
         ticks = int(base / 10 + 0.5)
         margin = (ticks + 0.5) * 10 - base
         pkt_ms = (MSS + 40) * 8 / (net.rate_mbps * 1e6) * 1e3
@@ -139,10 +121,10 @@ def table7(points: pd.DataFrame) -> pd.DataFrame:
         rows.append({
             "scheme": k, "paper Mb/s": _fmt(paper("VII", k, 3)),
             "paper highest seq": _fmt(paper("VII", k, 1), "{:.0f}"),
-            "Mb/s [main]": _pm(m, 10, "mbps"), "new segs [main]": _pm(m, 10, "new_segments", "{:.0f}"),
+            "Mb/s [main]": pm(m, 10, "mbps"), "new segs [main]": pm(m, 10, "new_segments", "{:.0f}"),
             "Mb/s in 1-5 s / 6-10 s [main]": f"{m.at[10, 'mbps_1_5']:.1f} / {m.at[10, 'mbps_6_10']:.1f}",
             "drops / timeouts [main]": f"{m.at[10, 'drops']:.0f} / {m.at[10, 'timeouts']:.1f}",
-            "Mb/s [ns2]": _pm(n, 10, "mbps"), "new segs [ns2]": _pm(n, 10, "new_segments", "{:.0f}"),
+            "Mb/s [ns2]": pm(n, 10, "mbps"), "new segs [ns2]": pm(n, 10, "new_segments", "{:.0f}"),
         })
     return pd.DataFrame(rows)
 
@@ -167,7 +149,7 @@ def table_fig3(points: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for r in (MAIN, NS2):
         p = points_of(points, "fig3", r, SS_A)
-        rows.append({"reading": r, "util %": _pm(p, 100, "util_pct"), "drops": f"{p.at[100, 'drops']:.0f}",
+        rows.append({"reading": r, "util %": pm(p, 100, "util_pct"), "drops": f"{p.at[100, 'drops']:.0f}",
                      "timeouts": f"{p.at[100, 'timeouts']:.1f}",
-                     "seeds with a timeout": int(p.at[100, "timeouts_runs"])})
+                     "seeds with a timeout": int(p.at[100, "timed_out"])})
     return pd.DataFrame(rows)

@@ -1,0 +1,295 @@
+"""What every reproduction shares: points in, report out.
+
+An `Experiment` declares
+- its points (`Point`: tags and a scenario; one per run),
+- what a run measures (`measure`: one row of runs.csv),
+- how runs group into figure points (`group`, the tags other than the seed) and which of
+  their columns are averaged over seeds with a 90% CI (`metrics`), summed (`totals`) or
+  copied (`firsts`),
+- its claims (`ClaimRule`: the rule in words and the function that checks it on a `View`),
+  and the readings each claim is judged again under (`alternates`),
+- the paper-specific sections of its report (`setup`, `sections`).
+
+`reproduce` does the rest: runs every point once (a scenario shared by two points runs
+once), through the cache (`Context.run`), in chunks so that memory holds one chunk's
+tables; keeps the examples the figures plot; summarises; judges every claim; writes
+runs.csv, points.csv, the kept engine table, an example scenario, the claims table of the
+docs page and the report.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any
+
+import pandas as pd
+
+from .. import _toml
+from .checks import MEANING, Check, by_part, count, rule_table, verdict
+from .report import Claim, Report
+from .runner import Job
+from .stats import mean_ci90
+
+__all__ = ["ClaimRule", "Experiment", "Point", "Results", "Verdict", "View", "judge", "paper_data", "reproduce",
+           "summarize"]
+
+#: The claims table docs/<paper>.md shows (between its `claims` markers), written beside
+#: the report; a test checks that the page has the one the full reproduction writes.
+DOCS_TABLE = "claims-table.md"
+#: Runs per `Context.run` call: each chunk's tables are reduced before the next runs.
+CHUNK = 64
+
+
+def paper_data(name: str) -> dict[str, Any]:
+    """The paper's own numbers and words (``data/<name>.toml``), as printed in it."""
+    return tomllib.loads(resources.files(__package__).joinpath("data", f"{name}.toml").read_text(encoding="utf-8"))
+
+
+@dataclass
+class Point:
+    """One run: its tags (including ``seed``), its scenario, the engine tables it keeps and
+    anything the experiment's `measure` needs besides (``info``)."""
+
+    tags: dict[str, Any]
+    scenario: dict[str, Any]
+    keep: tuple[str, ...] = ("flows",)
+    info: Any = None
+
+    def job(self) -> Job:
+        return Job(_toml.dumps(self.scenario), self.tags["seed"], tags=self.tags, keep=self.keep)
+
+
+@dataclass(frozen=True)
+class View:
+    """The summarised points of one reading: ``where`` fixes tags (e.g. the variant), and
+    ``roles`` maps a role a claim speaks of (e.g. "RBP") to the scheme that plays it."""
+
+    points: pd.DataFrame
+    where: dict[str, Any]
+    roles: dict[str, str] = field(default_factory=dict)
+
+    def name(self, scheme: str) -> str:
+        """The scheme playing ``scheme`` if it is a role, else ``scheme``."""
+        return self.roles.get(scheme, scheme)
+
+    def of(self, scheme: str, **tags: Any) -> pd.DataFrame:
+        """One scheme's points (a role is replaced by its scheme), indexed by x."""
+        p = self.points
+        mask = p["scheme"] == self.name(scheme)
+        for k, v in {**self.where, **tags}.items():
+            mask &= p[k] == v
+        return p[mask].set_index("x").sort_index()
+
+
+@dataclass(frozen=True)
+class ClaimRule:
+    """A claim of the paper: its words and what the paper reports (from the paper's data
+    file), the rule in our words, and the function that checks it on a view."""
+
+    id: str
+    statement: str
+    paper: str
+    rule: str
+    check: Callable[[View], list[Check]]
+    numbers: Callable[[View], str]  # our numbers for the claim, briefly
+    unit: str = ""  # of the x values a failing check names
+
+
+@dataclass
+class Verdict:
+    """A claim judged on one view, with the other readings' checks beside it."""
+
+    rule: ClaimRule
+    checks: list[Check]
+    ours: str
+    alternates: list[tuple[str, list[Check], str]]  # (label, checks, numbers or "")
+
+    @property
+    def verdict(self) -> str:
+        return verdict(self.checks)
+
+    def cell(self) -> str:
+        """``verdict (passed/total)``, as the claims tables show it."""
+        return f"{self.verdict} ({count(self.checks)})"
+
+    def reason(self, intro: str) -> str:
+        alts = "; ".join(f"{label}: {verdict(ch)} ({count(ch)}{'; ' + n if n else ''})" for label, ch, n in self.alternates)
+        tail = f" {intro}{alts}." if self.alternates else ""
+        return f"{self.verdict}: {count(self.checks)} checks pass ({by_part(self.checks, self.rule.unit)}). Rule: {self.rule.rule}{tail}"
+
+
+@dataclass(frozen=True)
+class Alternate:
+    """Another reading a claim is judged under: its label, its view and whether the reason
+    gives its numbers too."""
+
+    label: str
+    view: View
+    numbers: bool = False
+
+
+def judge(rules: Sequence[ClaimRule], view: View, alternates: Callable[[ClaimRule], Sequence[Alternate]] = lambda r: ()) -> list[Verdict]:
+    out = []
+    for r in rules:
+        alts = [(a.label, r.check(a.view), r.numbers(a.view) if a.numbers else "") for a in alternates(r)]
+        out.append(Verdict(r, r.check(view), r.numbers(view), alts))
+    return out
+
+
+def summarize(runs: pd.DataFrame, group: Sequence[str], metrics: Sequence[str], totals: Sequence[str] = (),
+              firsts: Sequence[str] = ()) -> pd.DataFrame:
+    """One row per figure point (the runs sharing ``group``'s tags): the seeds, each of
+    ``metrics`` as the mean over seeds and the half-width of its 90% CI (``<m>_ci90``; a
+    metric no run of the point has is left out), ``totals`` summed and ``firsts`` copied."""
+    rows = []
+    for key, g in runs.groupby(list(group), sort=False):
+        row: dict[str, Any] = dict(zip(group, key, strict=True))
+        row["seeds"] = len(g)
+        row.update({c: g[c].iloc[0] for c in firsts})
+        for m in metrics:
+            if m in g and g[m].notna().any():
+                row[m], row[f"{m}_ci90"] = mean_ci90(g[m].tolist())
+        row.update({c: g[c].sum() for c in totals})
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+@dataclass
+class Results:
+    """What the runs gave: every point, the per-run rows and the figure points."""
+
+    points: list[Point]
+    runs: pd.DataFrame
+    summary: pd.DataFrame
+    examples: dict[int, dict[str, pd.DataFrame]]  # point index -> its slimmed tables
+    data: pd.DataFrame | None = None  # the experiment's `data_table` of every run, with a ``run`` column
+
+    def example(self, **tags: Any) -> dict[str, pd.DataFrame]:
+        """The kept tables of the (first) example point with these tags."""
+        for i, t in self.examples.items():
+            if all(self.points[i].tags.get(k) == v for k, v in tags.items()):
+                return t
+        raise KeyError(tags)
+
+
+class Experiment:
+    """A paper's reproduction; subclasses fill in what is specific to the paper."""
+
+    title: str = ""
+    group: tuple[str, ...] = ()
+    metrics: tuple[str, ...] = ()
+    totals: tuple[str, ...] = ()
+    firsts: tuple[str, ...] = ()
+    #: An engine table kept whole, tagged, as ``<name>.parquet`` (None: none).
+    data_table: str | None = None
+    #: Before the other readings' verdicts in a claim's reason.
+    alternates_intro: str = ""
+    #: The report's "Verdict rules" text before `MEANING`, and the check table's caption.
+    rules_intro: str = ""
+    rules_after: str = ""
+    checks_caption: str = ""
+    data_text: str = ""
+
+    def points(self, ctx: Any) -> list[Point]:
+        raise NotImplementedError
+
+    def measure(self, point: Point, tables: dict[str, pd.DataFrame]) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def example_of(self, point: Point, tables: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame] | None:
+        """What the figures need of this run's tables, if it is one they plot (else None)."""
+        return None
+
+    def example_scenario(self) -> tuple[str, dict[str, Any]]:
+        """(a comment line, one run's scenario) for example-scenario.toml."""
+        raise NotImplementedError
+
+    def claims(self) -> list[ClaimRule]:
+        raise NotImplementedError
+
+    def views(self, summary: pd.DataFrame) -> tuple[View, Callable[[ClaimRule], Sequence[Alternate]]]:
+        """The primary view and, per claim, the readings it is judged again under."""
+        raise NotImplementedError
+
+    def docs_table(self, res: Results, verdicts: list[Verdict]) -> str:
+        raise NotImplementedError
+
+    def setup(self, rep: Report, res: Results, ctx: Any) -> None:
+        raise NotImplementedError
+
+    def sections(self, rep: Report, res: Results, verdicts: list[Verdict], ctx: Any) -> None:
+        raise NotImplementedError
+
+
+def run_points(exp: Experiment, ctx: Any) -> Results:
+    """Every point of ``exp``, each distinct scenario run once, reduced chunk by chunk."""
+    points = exp.points(ctx)
+    jobs = [p.job() for p in points]
+    by_key: dict[str, list[int]] = {}
+    for i, job in enumerate(jobs):
+        by_key.setdefault(job.key, []).append(i)
+    keys = list(by_key)
+    rows: list[dict[str, Any]] = [{}] * len(points)
+    examples: dict[int, dict[str, pd.DataFrame]] = {}
+    kept: list[pd.DataFrame] = []
+    outer = ctx.progress
+    if outer is not None:
+        ctx.progress = lambda done, _total: outer(done, len(keys))
+    try:
+        for c in range(0, len(keys), CHUNK):
+            chunk = keys[c:c + CHUNK]
+            for k, tables in zip(chunk, ctx.run([jobs[by_key[k][0]] for k in chunk]), strict=True):
+                for i in by_key[k]:
+                    rows[i] = {**points[i].tags, **exp.measure(points[i], tables)}
+                    example = exp.example_of(points[i], tables)
+                    if example is not None:
+                        examples[i] = example
+                    if exp.data_table:
+                        kept.append(tables[exp.data_table].assign(run=i))
+    finally:
+        ctx.progress = outer
+    runs = pd.DataFrame(rows)
+    data = pd.concat(kept, ignore_index=True).sort_values("run", kind="stable", ignore_index=True) if kept else None
+    return Results(points, runs, summarize(runs, exp.group, exp.metrics, exp.totals, exp.firsts), examples, data)
+
+
+def _write_data(exp: Experiment, ctx: Any, res: Results) -> None:
+    out = ctx.out
+    out.mkdir(parents=True, exist_ok=True)
+    if exp.data_table and res.data is not None:
+        res.data.join(res.runs[[*exp.group, "seed"]], on="run").to_parquet(out / f"{exp.data_table}.parquet", index=False)
+    res.runs.to_csv(out / "runs.csv", index=False)
+    res.summary.to_csv(out / "points.csv", index=False)
+    comment, doc = exp.example_scenario()
+    (out / "example-scenario.toml").write_text(f"# {comment}\n# rampup run example-scenario.toml\n" + _toml.dumps(doc),
+                                               encoding="utf-8")
+
+
+def verdict_rules(rep: Report, exp: Experiment, verdicts: list[Verdict]) -> None:
+    """The "Verdict rules" section: how a verdict is reached, each rule and each check."""
+    rep.heading("Verdict rules")
+    rep.text(f"{exp.rules_intro} {MEANING} {exp.rules_after}")
+    rep.table(pd.DataFrame([{"claim": v.rule.id, "checks": v.rule.rule} for v in verdicts]), "Rules")
+    rep.table(pd.DataFrame([{"claim": v.rule.id, **row} for v in verdicts for row in rule_table(v.checks)]), exp.checks_caption)
+
+
+def reproduce(exp: Experiment, ctx: Any):  # type: ignore[no-untyped-def]
+    """Runs ``exp`` and writes its data and report into ``ctx.out``: (report.md, report.html)."""
+    res = run_points(exp, ctx)
+    _write_data(exp, ctx, res)
+    view, alternates = exp.views(res.summary)
+    verdicts = judge(exp.claims(), view, alternates)
+    (ctx.out / DOCS_TABLE).write_text(exp.docs_table(res, verdicts), encoding="utf-8")
+    rep = ctx.report(exp.title)
+    for v in verdicts:
+        rep.claim(Claim(id=v.rule.id, text=v.rule.statement, paper=v.rule.paper, ours=v.ours, verdict=v.verdict,
+                        reason=v.reason(exp.alternates_intro), checks=count(v.checks)))
+    exp.setup(rep, res, ctx)
+    verdict_rules(rep, exp, verdicts)
+    exp.sections(rep, res, verdicts, ctx)
+    rep.heading("Data")
+    rep.text(exp.data_text)
+    return rep.write()

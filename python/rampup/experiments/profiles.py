@@ -1,0 +1,67 @@
+"""TCP profiles the reproductions share: the [flow.tcp] keys that make rampup's TCP behave as
+a given simulator or stack did, for the parts a paper leaves to its tools.
+
+A profile is a set of key groups; an experiment takes the groups its reading needs
+(`tcp`). Each group says which documented behaviour it models (docs/validation.md gives
+the cross-checks). Adding a stack (e.g. ``linux`` once issue 20's CUBIC and pacing exist)
+is adding a `Profile` to `PROFILES`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["NS2_0B17", "NS2_35", "PROFILES", "RFC", "Profile", "tcp"]
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    #: Keys for every congestion control: timers, windows, what the receiver ACKs.
+    base: dict[str, Any] = field(default_factory=dict)
+    #: How the sender responds to loss (window after a timeout, a timeout in recovery).
+    loss: dict[str, Any] = field(default_factory=dict)
+    #: How Vegas reads its RTT and leaves slow start.
+    vegas: dict[str, Any] = field(default_factory=dict)
+    #: The receiver's delayed ACKs as this stack does them, where a reading asks for them.
+    delayed_ack: dict[str, Any] = field(default_factory=dict)
+
+
+#: ns-2.35's agents (Agent/TCP/Newreno, Agent/TCP/Vegas, TCPSink/DelAck): NS2-NOTES.md.
+NS2_35 = Profile(
+    "ns-2.35",
+    loss={"loss_window": "cwnd", "rto_in_recovery": "halve"},
+    vegas={"vegas_rtt": "mean", "vegas_slow_start_exit": "eighth"},
+    delayed_ack={"delayed_ack": True, "ack_every": 2, "delack_timeout": "100ms"},
+)
+
+#: ns 2.0b17 (paper 000 §4.1) with the authors' rbp_demo.tcl: initial window 1, a 100 ms
+#: clock, minimum RTO 1 s, delayed ACKs, a window cap of 32 = the initial ssthresh, no
+#: limited transmit, no handshake; loss response and Vegas as ns-2.35's.
+NS2_0B17 = Profile(
+    "ns-2.0b17",
+    base={"initial_window": 1, "initial_ssthresh": 32, "max_window": 32, "delayed_ack": True, "delack_timeout": "100ms",
+          "min_rto": "1s", "initial_rto": "3s", "max_rto": "60s", "clock_granularity": "100ms", "handshake": False,
+          "limited_transmit": False},
+    loss=NS2_35.loss,
+    vegas=NS2_35.vegas,
+)
+
+#: rampup's defaults: RFC 5681 / 6582 loss response, rampup's Vegas (docs/tcp.md).
+RFC = Profile("rfc")
+
+PROFILES: dict[str, Profile] = {"ns2": NS2_35, "ns2.0b17": NS2_0B17, "rfc": RFC}
+
+
+def tcp(profile: Profile, cc: str, *, base: bool = True, loss: bool = True, delayed_ack: bool = False) -> dict[str, Any]:
+    """The keys of ``profile`` for congestion control ``cc``: its base keys, its loss
+    response, its Vegas details when ``cc`` is Vegas, and its delayed ACKs if asked."""
+    keys: dict[str, Any] = dict(profile.base) if base else {}
+    if delayed_ack:
+        keys.update(profile.delayed_ack)
+    if loss:
+        keys.update(profile.loss)
+    if cc == "vegas":
+        keys.update(profile.vegas)
+    return keys

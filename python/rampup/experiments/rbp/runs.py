@@ -1,0 +1,134 @@
+"""What runs: the schemes, one run's scenario, the sweeps of Figures 6-10 and the variants."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from .. import profiles
+
+#: The paper's labels -> rampup TCP settings. The paper's "Reno" is Reno recovery; its
+#: RBP is RBP/rate over Vegas with scale 1 (§3.4); RBP/cwnd runs over Reno (§3.3).
+SCHEMES: dict[str, dict[str, Any]] = {
+    "reno-ssr": {"cc": "newreno", "recovery": "reno", "restart": "ssr"},
+    "reno-nssr": {"cc": "newreno", "recovery": "reno", "restart": "nssr"},
+    "vegas-nssr": {"cc": "vegas", "recovery": "reno", "restart": "nssr"},
+    "RBP/rate": {"cc": "vegas", "recovery": "reno", "restart": "rbp-rate", "rbp_scale": 1.0},
+    "RBP/cwnd": {"cc": "newreno", "recovery": "reno", "restart": "rbp-cwnd", "rbp_scale": 1.0},
+}
+NSSR, SSR, VEGAS, RBP, RBP_CWND = "reno-nssr", "reno-ssr", "vegas-nssr", "RBP/rate", "RBP/cwnd"
+
+#: Profiles of the loss response and Vegas details: "ns2" models ns-2's agents (the
+#: paper's simulator; docs/validation.md), "rfc" keeps rampup's defaults (RFC 5681 / Linux).
+#: Every scheme runs on ns 2.0b17's timers and windows (`profiles.NS2_0B17`) in both.
+PROFILES = {"ns2": profiles.NS2_35, "rfc": profiles.RFC}
+
+
+@dataclass(frozen=True)
+class Setup:
+    """One experiment configuration (everything but the scheme and the seed)."""
+
+    burst: int = 24_000  # bytes per response
+    queue: int = 10_000  # bytes, SR<->CR drop-tail limit (both directions)
+    delay_ms: float = 100.0  # bottleneck one-way delay
+    mss: int = 1000
+    profile: str = "ns2"
+    clients: int = 10
+    rounds: int = 10
+    gap_s: float = 120.0  # between round centres
+    first_s: float = 5.0  # centre of round 1
+    jitter_s: float = 1.5  # starts uniform in centre ± jitter
+    tail_s: float = 120.0  # simulated after the last round's window
+
+    @property
+    def segments(self) -> int:
+        """Segments of one response."""
+        return -(-self.burst // self.mss)
+
+
+def start_times(seed: int, setup: Setup = Setup()) -> np.ndarray:
+    """Start time (s) of each round's response to each client, shape (rounds, clients).
+
+    Drawn from ``numpy.random.default_rng(seed)`` only: the same for every scheme, burst size,
+    queue and delay, so comparisons between them use common random numbers."""
+    rng = np.random.default_rng(seed)
+    offsets = rng.uniform(-setup.jitter_s, setup.jitter_s, size=(setup.rounds, setup.clients))
+    centres = setup.first_s + setup.gap_s * np.arange(setup.rounds)
+    # Whole microseconds, as written into the scenario.
+    return np.round((centres[:, None] + offsets) * 1e6) / 1e6
+
+
+def _time(seconds: float) -> str:
+    return f"{round(seconds * 1e6)}us"
+
+
+def tcp_of(scheme: str, setup: Setup) -> dict[str, Any]:
+    """The [tcp] table of ``scheme``: its settings on ns 2.0b17's TCP, with the profile's
+    loss response (and Vegas details)."""
+    s = SCHEMES[scheme]
+    return {**s, **profiles.NS2_0B17.base, "mss": setup.mss, **profiles.tcp(PROFILES[setup.profile], s["cc"], base=False)}
+
+
+def scenario(scheme: str, setup: Setup, seed: int) -> dict[str, Any]:
+    """The scenario (as a dict) of one run: `scheme` on `setup` with `seed`'s schedule."""
+    if scheme not in SCHEMES:
+        raise ValueError(f"scheme: {scheme!r} is not one of {', '.join(SCHEMES)}")
+    if setup.profile not in PROFILES:
+        raise ValueError(f"profile: {setup.profile!r} is not one of {', '.join(PROFILES)}")
+    clients = [f"c{i}" for i in range(setup.clients)]
+    links = [{"a": c, "b": "CR", "rate": "10Mbps", "delay": "1ms", "queue": {"packets": 1000}} for c in clients]
+    links.append({"a": "CR", "b": "SR", "rate": "800kbps", "delay": _time(setup.delay_ms / 1e3), "queue": {"bytes": setup.queue}})
+    links.append({"a": "SR", "b": "server", "rate": "10Mbps", "delay": "1ms", "queue": {"packets": 1000}})
+    starts = start_times(seed, setup)
+    flows = [{"from": "server", "to": c, "start": "0s",
+              "app": {"kind": "writes", "schedule": [{"at": _time(starts[r, i]), "bytes": setup.burst} for r in range(setup.rounds)]}}
+             for i, c in enumerate(clients)]
+    end = setup.first_s + setup.gap_s * (setup.rounds - 1) + setup.jitter_s + setup.tail_s
+    return {
+        "name": f"rbp {scheme} B={setup.burst} Q={setup.queue} d={setup.delay_ms:g}ms mss={setup.mss} {setup.profile}",
+        "duration": _time(end),
+        "seed": seed,
+        "tcp": tcp_of(scheme, setup),
+        "topology": {"kind": "custom", "nodes": [*clients, "CR", "SR", "server"], "link": links},
+        "flow": flows,
+        "trace": {"timeseries": False, "queues": False},
+    }
+
+
+BURSTS_KB = list(range(2, 41, 2))
+DELAYS_MS = [25, 50, 100, 200, 300, 400, 600, 800]
+QUICK_BURSTS_KB = [4, 10, 24, 40]
+QUICK_DELAYS_MS = [50, 200, 800]
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """A paper figure's sweep: x values and how each becomes a `Setup`."""
+
+    name: str  # "burst" (Fig. 6, 7), "delay24" (Fig. 8, 9), "delay10" (Fig. 10)
+    xs: tuple[float, ...]
+    make: Callable[[Setup, float], Setup]
+    xlabel: str
+
+
+def sweeps(quick: bool) -> list[Sweep]:
+    bursts = QUICK_BURSTS_KB if quick else BURSTS_KB
+    delays = QUICK_DELAYS_MS if quick else DELAYS_MS
+    return [
+        Sweep("burst", tuple(bursts), lambda s, x: replace(s, burst=int(x * 1000), queue=10_000, delay_ms=100.0), "burst size (KB)"),
+        Sweep("delay24", tuple(delays), lambda s, x: replace(s, burst=24_000, queue=24_000, delay_ms=float(x)),
+              "bottleneck one-way delay (ms)"),
+        Sweep("delay10", tuple(delays), lambda s, x: replace(s, burst=24_000, queue=10_000, delay_ms=float(x)),
+              "bottleneck one-way delay (ms)"),
+    ]
+
+
+#: Variants of the whole experiment: the main one and two robustness checks.
+VARIANTS: dict[str, tuple[Setup, str]] = {
+    "main": (Setup(), "mss 1000, ns-2-like loss response (the paper's simulator)"),
+    "mss512": (Setup(mss=512), "mss 512 (the paper does not give its segment size)"),
+    "rfc": (Setup(profile="rfc"), "rampup's RFC defaults for the loss response and Vegas instead of ns-2's"),
+}
