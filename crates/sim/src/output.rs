@@ -82,8 +82,8 @@ pub struct RunOutput {
     pub tables: Vec<(String, Table)>,
     /// (link name, pcap bytes) for each captured link.
     pub pcaps: Vec<(String, Vec<u8>)>,
-    /// Events the event queue handled: fewer when hops are cut through or a split run takes
-    /// packets across the cut outside events, so it varies with the thread count.
+    /// Events handled, a packet taken across a split run's cut counted as one: fewer when
+    /// hops are cut through, so it varies with the fast paths and the thread count.
     pub events: u64,
     /// Packets offered to a link, each hop counted once: the same on one thread or two.
     pub packet_hops: u64,

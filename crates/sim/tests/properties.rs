@@ -143,7 +143,9 @@ proptest! {
         let (sc, text) = traced_scenario(n, &links, &flows, udp, change);
         let fast = rampup_sim::run(&sc, seed, &mut rampup_sim::to_the_end).unwrap();
         let reference = rampup_sim::run_hop_by_hop(&sc, seed);
-        prop_assert!(fast.events <= reference.events);
+        // Fewer events on one thread; split over two, each packet taken across the cut counts
+        // as an event too, so that count may pass the hop-by-hop one.
+        prop_assert!(rampup_sim::run_on_one_thread(&sc, seed, &mut rampup_sim::to_the_end).unwrap().events <= reference.events);
         prop_assert_eq!(fast.packet_hops, reference.packet_hops, "the same hops, cut through or not, in\n{}", text);
         prop_assert_eq!(spilled(&sc, seed).digest(), fast.digest(), "traces through temporary files in\n{}", text);
         for (name, table) in &reference.tables {

@@ -277,15 +277,13 @@ fn check(f: File) -> Result<Scenario, ScenarioError> {
     };
     // The defaults are checked on their own first, so that an error in them names the key
     // written (`tcp.mss`), not the first flow it reached (`flow[0].tcp.mss`).
-    if let Some(t) = &f.tcp {
-        tcp_config(t.clone(), "tcp")?;
-    }
-    let defaults = f.tcp.unwrap_or_default();
+    let defaults = f.tcp.unwrap_or_default().nested("tcp")?;
+    tcp_config(defaults.clone(), "tcp")?;
     let mut flows = Vec::new();
     for (i, fl) in f.flow.into_iter().enumerate() {
         let p = format!("flow[{i}]");
         let (from, to) = ends(&p, &fl.from, &fl.to)?;
-        let tcp = tcp_config(fl.tcp.unwrap_or_default().over(&defaults), &format!("{p}.tcp"))?;
+        let tcp = tcp_config(fl.tcp.unwrap_or_default().nested(&format!("{p}.tcp"))?.over(&defaults), &format!("{p}.tcp"))?;
         let app = app(fl.app, &format!("{p}.app"))?;
         let (start, start_jitter) = (fl.start.map_or(Duration::ZERO, |t| t.0), fl.start_jitter.map_or(Duration::ZERO, |t| t.0));
         flows.push(Flow { from, to, start, start_jitter, app, tcp });

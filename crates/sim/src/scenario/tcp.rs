@@ -5,7 +5,9 @@ use rampup_tcp::cc::{AdjustiveSchedule, LimitedSlowStartConfig, SsthreshlessConf
 use rampup_tcp::measure::{RtoConfig, RtoRule};
 use rampup_tcp::restart::{IdleThreshold, Restart};
 use rampup_tcp::{CcKind, Duration, LossWindow, PreemptiveConfig, RecoveryKind, RtoInRecovery, SackPermitted, SackPipe, StartupKind, TcpConfig};
-use serde::Deserialize;
+use serde::de::{self, IntoDeserializer, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer};
+use std::{fmt, marker::PhantomData};
 
 use super::{err, within, ScenarioError, MAX_COUNT};
 use crate::units::{SizeValue, TimeValue};
@@ -128,8 +130,8 @@ enum SackPipeName {
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(deny_unknown_fields)]
 pub(super) struct TcpFile {
-    cc: Option<CcName>,
-    startup: Option<StartupName>,
+    cc: Option<Part<CcName, CcTable>>,
+    startup: Option<Part<StartupName, StartupTable>>,
     recovery: Option<RecoveryName>,
     mss: Option<SizeValue>,
     initial_window: Option<u32>,
@@ -146,7 +148,7 @@ pub(super) struct TcpFile {
     clock_granularity: Option<TimeValue>,
     handshake: Option<bool>,
     time_wait: Option<TimeValue>,
-    restart: Option<RestartName>,
+    restart: Option<Part<RestartName, RestartTable>>,
     rbp_scale: Option<f64>,
     /// "rto" or a time.
     idle_threshold: Option<String>,
@@ -178,7 +180,142 @@ struct PreemptiveFile {
     cutout: Option<SizeValue>,
 }
 
+/// A part of the TCP given by its name (`cc = "vegas"`, its defaults) or as a table with
+/// its `kind` and settings (`cc = { kind = "vegas", alpha = 2.0 }`): one serde description
+/// per part. The flat keys (`vegas_alpha`) stay as the short form of the same settings;
+/// `TcpFile::nested` moves a table's settings onto them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Part<N, T> {
+    Name(N),
+    Table(T),
+}
+
+impl<'de, N: Deserialize<'de>, T: Deserialize<'de>> Deserialize<'de> for Part<N, T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Either<N, T>(PhantomData<(N, T)>);
+        impl<'de, N: Deserialize<'de>, T: Deserialize<'de>> Visitor<'de> for Either<N, T> {
+            type Value = Part<N, T>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a name, or a table with its `kind` and settings")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                N::deserialize(v.into_deserializer()).map(Part::Name)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                T::deserialize(de::value::MapAccessDeserializer::new(map)).map(Part::Table)
+            }
+        }
+        d.deserialize_any(Either(PhantomData))
+    }
+}
+
+impl<N: Copy, T> Part<N, T> {
+    fn name(&self, kind: impl Fn(&T) -> N) -> N {
+        match self {
+            Part::Name(n) => *n,
+            Part::Table(t) => kind(t),
+        }
+    }
+}
+
+/// `cc = { kind = "vegas", alpha = 1.0, beta = 3.0, gamma = 1.0, rtt = "mean", slow_start_exit = "eighth" }`,
+/// `cc = { kind = "newreno", byte_counting = true }`; a startup's name as `kind` takes that
+/// startup's settings (`cc = { kind = "ssthreshless", gamma = 3.0 }`).
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq)]
+#[serde(deny_unknown_fields)]
+struct CcTable {
+    kind: CcName,
+    byte_counting: Option<bool>,
+    alpha: Option<f64>,
+    beta: Option<f64>,
+    gamma: Option<f64>,
+    rtt: Option<VegasRttName>,
+    slow_start_exit: Option<VegasExitName>,
+    schedule: Option<ScheduleName>,
+    rtt_tick: Option<TimeValue>,
+    max_ssthresh: Option<u64>,
+}
+
+/// `startup = { kind = "ssthreshless", gamma = 3.0, schedule = "halving", rtt_tick = "10ms" }`,
+/// `startup = { kind = "limited-slow-start", max_ssthresh = 100 }`.
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq)]
+#[serde(deny_unknown_fields)]
+struct StartupTable {
+    kind: StartupName,
+    gamma: Option<f64>,
+    schedule: Option<ScheduleName>,
+    rtt_tick: Option<TimeValue>,
+    max_ssthresh: Option<u64>,
+}
+
+/// `restart = { kind = "rbp-rate", scale = 0.5 }`.
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq)]
+#[serde(deny_unknown_fields)]
+struct RestartTable {
+    kind: RestartName,
+    scale: Option<f64>,
+}
+
+/// Moves a part table's setting `part.name` onto its flat key: refused where the part's
+/// kind has no such setting (`applies` names the kinds that do) or the flat key is given too.
+fn put<V>(flat: &mut Option<V>, nested: Option<V>, [part, name, flat_key]: [&str; 3], applies: Option<&str>, p: &str) -> Result<(), ScenarioError> {
+    let Some(v) = nested else { return Ok(()) };
+    if let Some(kinds) = applies {
+        return err(format!("{p}.{part}.{name}"), format!("applies to {part} kind {kinds} only"));
+    }
+    if flat.is_some() {
+        return err(format!("{p}.{flat_key}"), format!("given twice: also as {part}.{name}; keep one"));
+    }
+    *flat = Some(v);
+    Ok(())
+}
+
 impl TcpFile {
+    /// The part tables' settings moved onto the flat keys (and each part left as its name),
+    /// so that the defaults and a flow merge key by key (`over`) whichever form each uses.
+    pub(super) fn nested(mut self, p: &str) -> Result<TcpFile, ScenarioError> {
+        if let Some(Part::Table(c)) = self.cc {
+            self.cc = Some(Part::Name(c.kind));
+            let only = |kind: CcName, kinds: &'static str| (c.kind != kind).then_some(kinds);
+            let vegas = only(CcName::Vegas, "\"vegas\"");
+            put(
+                &mut self.byte_counting,
+                c.byte_counting,
+                ["cc", "byte_counting", "byte_counting"],
+                (c.kind == CcName::Vegas).then_some("\"newreno\" or a startup's name"),
+                p,
+            )?;
+            put(&mut self.vegas_alpha, c.alpha, ["cc", "alpha", "vegas_alpha"], vegas, p)?;
+            put(&mut self.vegas_beta, c.beta, ["cc", "beta", "vegas_beta"], vegas, p)?;
+            put(&mut self.vegas_rtt, c.rtt, ["cc", "rtt", "vegas_rtt"], vegas, p)?;
+            put(&mut self.vegas_slow_start_exit, c.slow_start_exit, ["cc", "slow_start_exit", "vegas_slow_start_exit"], vegas, p)?;
+            let gamma = match c.kind {
+                CcName::Vegas => (&mut self.vegas_gamma, "vegas_gamma", None),
+                _ => (&mut self.ssthreshless_gamma, "ssthreshless_gamma", only(CcName::Ssthreshless, "\"vegas\" or \"ssthreshless\"")),
+            };
+            put(gamma.0, c.gamma, ["cc", "gamma", gamma.1], gamma.2, p)?;
+            let sls = only(CcName::Ssthreshless, "\"ssthreshless\"");
+            put(&mut self.ssthreshless_schedule, c.schedule, ["cc", "schedule", "ssthreshless_schedule"], sls, p)?;
+            put(&mut self.ssthreshless_rtt_tick, c.rtt_tick, ["cc", "rtt_tick", "ssthreshless_rtt_tick"], sls, p)?;
+            put(&mut self.max_ssthresh, c.max_ssthresh, ["cc", "max_ssthresh", "max_ssthresh"], only(CcName::LimitedSlowStart, "\"limited-slow-start\""), p)?;
+        }
+        if let Some(Part::Table(s)) = self.startup {
+            self.startup = Some(Part::Name(s.kind));
+            let sls = (s.kind != StartupName::Ssthreshless).then_some("\"ssthreshless\"");
+            put(&mut self.ssthreshless_gamma, s.gamma, ["startup", "gamma", "ssthreshless_gamma"], sls, p)?;
+            put(&mut self.ssthreshless_schedule, s.schedule, ["startup", "schedule", "ssthreshless_schedule"], sls, p)?;
+            put(&mut self.ssthreshless_rtt_tick, s.rtt_tick, ["startup", "rtt_tick", "ssthreshless_rtt_tick"], sls, p)?;
+            let lss = (s.kind != StartupName::LimitedSlowStart).then_some("\"limited-slow-start\"");
+            put(&mut self.max_ssthresh, s.max_ssthresh, ["startup", "max_ssthresh", "max_ssthresh"], lss, p)?;
+        }
+        if let Some(Part::Table(r)) = self.restart {
+            self.restart = Some(Part::Name(r.kind));
+            let rbp = (!matches!(r.kind, RestartName::RbpRate | RestartName::RbpCwnd)).then_some("\"rbp-rate\" or \"rbp-cwnd\"");
+            put(&mut self.rbp_scale, r.scale, ["restart", "scale", "rbp_scale"], rbp, p)?;
+        }
+        Ok(self)
+    }
+
     /// Keys set here win over `defaults`.
     pub(super) fn over(self, d: &TcpFile) -> TcpFile {
         macro_rules! pick {
@@ -303,8 +440,8 @@ pub(super) fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError
         StartupName::Ssthreshless => StartupKind::Ssthreshless(ssthreshless),
     };
     let newreno = CcKind::NewReno { byte_counting: t.byte_counting.unwrap_or(false) };
-    let cc_name = t.cc.unwrap_or(CcName::Newreno);
-    let (cc, startup) = match (cc_name, cc_name.startup(), t.startup) {
+    let cc_name = t.cc.map_or(CcName::Newreno, |c| c.name(|t| t.kind));
+    let (cc, startup) = match (cc_name, cc_name.startup(), t.startup.map(|s| s.name(|t| t.kind))) {
         (CcName::Vegas, ..) if t.byte_counting == Some(true) => {
             return err(format!("{p}.byte_counting"), "applies to cc = \"newreno\" (RFC 3465), not to cc = \"vegas\"");
         }
@@ -374,7 +511,7 @@ pub(super) fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError
         rto,
         handshake: t.handshake.unwrap_or(d.handshake),
         time_wait: t.time_wait.map_or(d.time_wait, |v| v.0),
-        restart: restart(t.restart, t.rbp_scale, p)?,
+        restart: restart(t.restart.map(|r| r.name(|t| t.kind)), t.rbp_scale, p)?,
         idle_threshold: match t.idle_threshold.as_deref() {
             None => d.idle_threshold,
             Some("rto") => IdleThreshold::Rto,

@@ -136,7 +136,7 @@ impl<'s> World<'s> {
                 ("connections".into(), connections_table(&rows, |f| names(sc.flows[f].from), |f| names(sc.flows[f].to))),
             ],
             pcaps: Vec::new(),
-            events: self.events.processed() + self.other_events,
+            events: self.events.processed() + self.crossings_taken + self.other_events,
             packet_hops,
             seed: self.seed,
             sim_end_ns: end.as_nanos(),

@@ -168,8 +168,11 @@ pub struct World<'s> {
     /// The cut link's port out of this half, in a split run (`u32::MAX` otherwise): the
     /// other half simulates it (`Crossing`).
     cut_port: u32,
-    /// Taken over from the other half at the end of a split run: its events handled and
-    /// its packets in flight outside the ports' wires.
+    /// Packets this half of a split run took across the cut: each is handled as an arrival
+    /// event would be, outside the event queue, so the run's `events` count them too.
+    crossings_taken: u64,
+    /// Taken over from the other half at the end of a split run: its events handled (its
+    /// crossings taken included) and its packets in flight outside the ports' wires.
     other_events: u64,
     other_in_flight: u64,
     /// Why this half of a split run stopped early, if it did.
@@ -223,6 +226,7 @@ impl<'s> World<'s> {
             ends_in_service: 0,
             half: None,
             cut_port: u32::MAX,
+            crossings_taken: 0,
             other_events: 0,
             other_in_flight: 0,
             stop: None,

@@ -201,6 +201,7 @@ impl<'s> World<'s> {
     fn take_crossings(&mut self, crossings: &mut Vec<Crossing>, me: usize, halves: &[HalfLink; 2]) {
         let port = self.net.reverse(self.cut_port);
         let lookahead = self.half.as_ref().expect("a split run").lookahead;
+        self.crossings_taken += crossings.len() as u64;
         for (i, c) in crossings.drain(..).enumerate() {
             if i > 0 && (i as u64).is_multiple_of(PUBLISH_EVERY) {
                 self.hand_over(me, halves);
@@ -250,7 +251,7 @@ impl<'s> World<'s> {
         p.dropped += o.dropped;
         p.lost += o.lost;
         self.series.append(std::mem::take(&mut other.series));
-        self.other_events = other.events.processed();
+        self.other_events = other.events.processed() + other.crossings_taken;
         self.other_in_flight = other.late_in_flight();
     }
 }

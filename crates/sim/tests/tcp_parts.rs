@@ -1,0 +1,89 @@
+//! A part of the TCP given as a table (`cc = { kind = "vegas", alpha = 2.0 }`) is the same
+//! configuration as its flat keys (`cc = "vegas"`, `vegas_alpha = 2.0`); a setting its kind
+//! does not have, or one given both ways, is one line naming the key.
+
+use rampup_sim::scenario::parse;
+
+fn scenario(tcp: &str, flow_tcp: &str) -> String {
+    format!(
+        r#"
+duration = "1s"
+[topology]
+kind = "dumbbell"
+pairs = 1
+access_rate = "100Mbps"
+access_delay = "1ms"
+bottleneck_rate = "10Mbps"
+bottleneck_delay = "20ms"
+[tcp]
+{tcp}
+[[flow]]
+from = "s0"
+to = "r0"
+app = {{ kind = "bulk" }}
+tcp = {{ {flow_tcp} }}
+"#
+    )
+}
+
+#[track_caller]
+fn same(nested: (&str, &str), flat: (&str, &str)) {
+    let a = parse(&scenario(nested.0, nested.1)).unwrap_or_else(|e| panic!("{e}"));
+    let b = parse(&scenario(flat.0, flat.1)).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(a.flows[0].tcp, b.flows[0].tcp, "{nested:?} is not {flat:?}");
+}
+
+#[track_caller]
+fn error(tcp: &str, flow_tcp: &str, expect: &str) {
+    match parse(&scenario(tcp, flow_tcp)) {
+        Ok(_) => panic!("accepted: {tcp} / {flow_tcp}"),
+        Err(e) => {
+            let msg = e.to_string();
+            assert!(!msg.contains('\n') && msg.contains(expect), "{msg:?} does not say {expect:?}");
+        }
+    }
+}
+
+#[test]
+fn a_part_table_is_its_flat_keys() {
+    same(
+        (r#"cc = { kind = "vegas", alpha = 2.0, beta = 4.0, gamma = 0.5, rtt = "mean", slow_start_exit = "eighth" }"#, ""),
+        ("cc = \"vegas\"\nvegas_alpha = 2.0\nvegas_beta = 4.0\nvegas_gamma = 0.5\nvegas_rtt = \"mean\"\nvegas_slow_start_exit = \"eighth\"", ""),
+    );
+    same(
+        ("", r#"cc = { kind = "ssthreshless", gamma = 7.0, rtt_tick = "10ms" }"#),
+        ("", r#"cc = "ssthreshless", ssthreshless_gamma = 7.0, ssthreshless_rtt_tick = "10ms""#),
+    );
+    same(("", r#"startup = { kind = "limited-slow-start", max_ssthresh = 50 }"#), ("", r#"startup = "limited-slow-start", max_ssthresh = 50"#));
+    same(("", r#"restart = { kind = "rbp-rate", scale = 0.5 }"#), ("", r#"restart = "rbp-rate", rbp_scale = 0.5"#));
+    same(("", r#"cc = { kind = "newreno", byte_counting = true }"#), ("", r#"byte_counting = true"#));
+}
+
+#[test]
+fn a_flow_and_the_defaults_merge_key_by_key_whichever_form_each_uses() {
+    // The defaults' table sets alpha; the flow names the part and sets beta flat.
+    same((r#"cc = { kind = "vegas", alpha = 2.0 }"#, r#"cc = "vegas", vegas_beta = 5.0"#), ("", r#"cc = "vegas", vegas_alpha = 2.0, vegas_beta = 5.0"#));
+    // A flow's table wins over the defaults' flat key.
+    same(("vegas_alpha = 2.0", r#"cc = { kind = "vegas", alpha = 1.5 }"#), ("", r#"cc = "vegas", vegas_alpha = 1.5"#));
+}
+
+#[test]
+fn a_setting_the_kind_does_not_have_names_the_kinds_that_do() {
+    error("", r#"cc = { kind = "newreno", alpha = 2.0 }"#, r#"flow[0].tcp.cc.alpha: applies to cc kind "vegas" only"#);
+    error("", r#"cc = { kind = "hoe", gamma = 2.0 }"#, r#"flow[0].tcp.cc.gamma: applies to cc kind "vegas" or "ssthreshless" only"#);
+    error(r#"restart = { kind = "ssr", scale = 2.0 }"#, "", r#"tcp.restart.scale: applies to restart kind "rbp-rate" or "rbp-cwnd" only"#);
+    error("", r#"startup = { kind = "hoe", max_ssthresh = 9 }"#, r#"flow[0].tcp.startup.max_ssthresh: applies to startup kind "limited-slow-start" only"#);
+}
+
+#[test]
+fn a_setting_given_both_ways_is_refused() {
+    error("", r#"cc = { kind = "vegas", alpha = 2.0 }, vegas_alpha = 1.0"#, "flow[0].tcp.vegas_alpha: given twice: also as cc.alpha; keep one");
+}
+
+#[test]
+fn a_part_table_names_its_keys() {
+    error("", r#"cc = { kind = "vegas", alfa = 2.0 }"#, "flow[0].tcp.cc.alfa: unknown field `alfa`, expected one of `kind`");
+    error("", r#"cc = { kind = "reno" }"#, "flow[0].tcp.cc.kind: unknown variant `reno`");
+    error("", r#"cc = { alpha = 2.0 }"#, "flow[0].tcp.cc: missing field `kind`");
+    error("", r#"cc = 3"#, "flow[0].tcp.cc: invalid type: integer `3`, expected a name, or a table with its `kind` and settings");
+}
