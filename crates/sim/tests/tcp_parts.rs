@@ -4,26 +4,11 @@
 
 use rampup_sim::scenario::parse;
 
+mod common;
+
 fn scenario(tcp: &str, flow_tcp: &str) -> String {
-    format!(
-        r#"
-duration = "1s"
-[topology]
-kind = "dumbbell"
-pairs = 1
-access_rate = "100Mbps"
-access_delay = "1ms"
-bottleneck_rate = "10Mbps"
-bottleneck_delay = "20ms"
-[tcp]
-{tcp}
-[[flow]]
-from = "s0"
-to = "r0"
-app = {{ kind = "bulk" }}
-tcp = {{ {flow_tcp} }}
-"#
-    )
+    let flow = format!("[tcp]\n{tcp}\n[[flow]]\nfrom = \"s0\"\nto = \"r0\"\napp = {{ kind = \"bulk\" }}\ntcp = {{ {flow_tcp} }}\n");
+    common::dumbbell(("100Mbps", "1ms"), ("10Mbps", "20ms"), &flow)
 }
 
 #[track_caller]

@@ -1,5 +1,8 @@
 //! Random networks for the property tests: connected graphs whose links lose, duplicate
-//! and reorder packets some of the time.
+//! and reorder packets some of the time; and the scenario texts several tests share.
+
+// Each test file that includes this module uses some of its helpers.
+#![allow(dead_code)]
 
 use proptest::prelude::*;
 
@@ -13,6 +16,22 @@ pub struct Link {
     loss: f64,
     duplicate: f64,
     reorder: f64,
+}
+
+impl Link {
+    /// A link without loss, duplication or reordering.
+    pub fn plain(a: usize, b: usize, rate_mbps: u32, delay_ms: u32) -> Link {
+        Link { a, b, rate_mbps, delay_ms, queue: 100, loss: 0.0, duplicate: 0.0, reorder: 0.0 }
+    }
+}
+
+/// A scenario of 1 s on a dumbbell of one pair (s0, r0) with `access` and `bottleneck`
+/// links (rate, delay), followed by `rest` (its `[tcp]` and `[[flow]]` tables).
+pub fn dumbbell(access: (&str, &str), bottleneck: (&str, &str), rest: &str) -> String {
+    format!(
+        "duration = \"1s\"\n[topology]\nkind = \"dumbbell\"\npairs = 1\naccess_rate = \"{}\"\naccess_delay = \"{}\"\nbottleneck_rate = \"{}\"\nbottleneck_delay = \"{}\"\n{rest}",
+        access.0, access.1, bottleneck.0, bottleneck.1
+    )
 }
 
 /// A connected random graph: a random spanning tree plus a few extra links.

@@ -1,0 +1,40 @@
+//! Each flow's path as the engine routes it (`rampup_sim::paths`), against closed forms.
+
+use rampup_sim::output::Column;
+use rampup_sim::paths::{flow_paths, paths_table};
+use rampup_sim::scenario::parse;
+use rampup_tcp::{Duration, Rate};
+
+mod common;
+
+const BULK: &str = "app = { kind = \"bulk\" }";
+
+/// Paper 001's dumbbell (SPEC.md §001): a 1040-byte segment and a 40-byte ACK serialised on
+/// each link there and back, plus the delays.
+#[test]
+fn base_rtt_and_bdp_of_a_dumbbell() {
+    let flow = format!("[[flow]]\nfrom = \"s0\"\nto = \"r0\"\n{BULK}\ntcp = {{ mss = 1000 }}\n");
+    let text = "header_bytes = 40\nack_bytes = 40\n".to_owned() + &common::dumbbell(("1Gbps", "1ms"), ("40Mbps", "48ms"), &flow);
+    let p = &flow_paths(&parse(&text).unwrap())[0];
+    assert_eq!(p.hops, ["s0->left", "left->right", "right->r0"]);
+    assert_eq!(p.bottleneck, Rate::from_bps(40_000_000));
+    assert_eq!(p.propagation_rtt, Duration(100_000_000));
+    // 1040 B: 208,000 ns at 40 Mb/s, 8,320 ns at 1 Gb/s; 40 B: 8,000 ns and 320 ns.
+    assert_eq!(p.base_rtt.0, 100_000_000 + 208_000 + 2 * 8_320 + 8_000 + 2 * 320);
+    assert_eq!(p.bdp_bytes(), 500_000.0);
+}
+
+/// On a custom graph each flow gets the route the engine forwards on.
+#[test]
+fn each_flow_gets_its_own_route() {
+    let links = [common::Link::plain(0, 1, 10, 5), common::Link::plain(1, 2, 2, 20)];
+    let flows = format!("[[flow]]\nfrom = \"n0\"\nto = \"n2\"\n{BULK}\n[[flow]]\nfrom = \"n1\"\nto = \"n0\"\n{BULK}\n");
+    let sc = parse(&(common::network(3, &links, "1s") + &flows)).unwrap();
+    let paths = flow_paths(&sc);
+    assert_eq!(paths[0].hops, ["n0->n1", "n1->n2"]);
+    assert_eq!(paths[0].bottleneck, Rate::from_bps(2_000_000));
+    assert_eq!(paths[0].propagation_rtt, Duration(50_000_000));
+    assert_eq!(paths[1].hops, ["n1->n0"]);
+    assert_eq!(paths[1].propagation_rtt, Duration(10_000_000));
+    assert_eq!(paths_table(&sc).column("bdp_bytes"), Some(&Column::F64(vec![2e6 * 0.05 / 8.0, 1e7 * 0.01 / 8.0])));
+}
