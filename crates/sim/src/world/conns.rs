@@ -10,7 +10,7 @@ use super::{Conn, Event, FlowState, Transfer, World};
 use crate::engine::{Class, Order};
 use crate::traffic::{Action, App, Driver, EndId, Hook, Side};
 
-/// The most connections open at once: two `Endpoint`s of 1,272 bytes each per connection,
+/// The most connections open at once: two `Endpoint`s of 1,248 bytes each per connection,
 /// with their ends' other state and buffers some 3 GB in all, far below the 2^23 that
 /// event ranks could tell apart (`engine::MAX_INDEX`), so that a run whose connections pile
 /// up (arriving faster than they finish) stops with an error before it exhausts memory.

@@ -117,6 +117,22 @@ pub struct Milestones {
     pub last_delivery: Option<Time>,
 }
 
+/// `Milestones` as an endpoint keeps them, `Time::MAX` where not reached yet: 24 bytes, not
+/// the 48 of three `Option<Time>` (an endpoint's size is in the engine's per-packet cache
+/// footprint).
+#[derive(Clone, Copy, Debug)]
+struct Reached {
+    established: Time,
+    first_delivery: Time,
+    last_delivery: Time,
+}
+
+impl Default for Reached {
+    fn default() -> Self {
+        Reached { established: Time::MAX, first_delivery: Time::MAX, last_delivery: Time::MAX }
+    }
+}
+
 /// The values a trace records on change.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Snapshot {
@@ -148,7 +164,7 @@ pub struct Endpoint {
     timers: [Option<Time>; TIMER_COUNT],
     ack_due: bool,
     bytes_received: u64,
-    milestones: Milestones,
+    reached: Reached,
     /// Active while a restart after idle is paced; the first ACK ends it (paper 000 §3).
     pacer: Pacer,
     /// The last send before the idle whose restart policy already ran.
@@ -191,7 +207,7 @@ impl Endpoint {
             timers: [None; TIMER_COUNT],
             ack_due: false,
             bytes_received: 0,
-            milestones: Milestones::default(),
+            reached: Reached::default(),
             pacer: Pacer::default(),
             restarted_after: None,
             preemptive,
@@ -256,7 +272,9 @@ impl Endpoint {
         self.bytes_received
     }
     pub fn milestones(&self) -> Milestones {
-        self.milestones
+        let r = self.reached;
+        let at = |t: Time| (t != Time::MAX).then_some(t);
+        Milestones { established: at(r.established), first_delivery: at(r.first_delivery), last_delivery: at(r.last_delivery) }
     }
     /// Payload bytes of ours that the peer acknowledged.
     pub fn bytes_acked(&self) -> u64 {
@@ -360,8 +378,8 @@ impl Endpoint {
         if let Some(r) = delivered {
             self.bytes_received += r.len();
             if !r.is_empty() {
-                self.milestones.first_delivery.get_or_insert(now);
-                self.milestones.last_delivery = Some(now);
+                self.reached.first_delivery = self.reached.first_delivery.min(now);
+                self.reached.last_delivery = now;
             }
             self.emit(Event::Delivered { bytes: r.len() });
         }
@@ -628,7 +646,7 @@ impl Endpoint {
     }
 
     fn established(&mut self, now: Time, handshake_rtt: Option<Duration>) {
-        self.milestones.established = Some(now);
+        self.reached.established = now;
         // A close before the handshake completed takes effect now (see `close`).
         self.state = if self.sender.is_closing() { State::FinWait1 } else { State::Established };
         if !self.sack_ok {
