@@ -20,6 +20,9 @@ def run(scenario_toml: str, seed: int | None = None, progress: Progress | None =
 
 def check(scenario_toml: str) -> list[str]: ...
 
+def defaults() -> list[tuple[str, str, str]]:
+    """Every scenario key that may be left out and its default: (table, key, value)."""
+
 def paths(scenario_toml: str) -> dict[str, Any]:
     """The `paths` table (one row per flow: route, bottleneck, propagation and base RTT, BDP), without running."""
 

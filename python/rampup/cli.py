@@ -508,6 +508,34 @@ def inspect(file: Path) -> None:
     Console().print(table)
 
 
+def defaults_markdown() -> str:
+    """The defaults table of docs/scenarios.md."""
+    from . import _engine
+
+    def cell(value: str) -> str:  # in words where the default is an absence or follows another key
+        return value[1:-1] if value.startswith("(") else f"`{value}`"
+
+    rows = [f"| {table or '(top level)'} | `{key}` | {cell(value)} |" for table, key, value in _engine.defaults()]
+    return "\n".join(["| table | key | default |", "| --- | --- | --- |", *rows]) + "\n"
+
+
+@main.command(name="defaults")
+@click.option("--markdown", is_flag=True, help="As the Markdown table of docs/scenarios.md.")
+def defaults_command(markdown: bool) -> None:
+    """Every scenario key that may be left out, and the value rampup then uses."""
+    from . import _engine
+
+    if markdown:
+        click.echo(defaults_markdown(), nl=False)
+        return
+    table = Table(box=None)
+    for column in ("table", "key", "default"):
+        table.add_column(column)
+    for where, key, value in _engine.defaults():
+        table.add_row(where or "(top level)", key, value)
+    Console().print(table)
+
+
 def _int_list(value: str) -> list[int]:
     try:
         ns = [int(v) for v in value.split(",") if v.strip()]

@@ -25,6 +25,19 @@ def test_every_toml_example_in_the_scenario_reference_is_valid() -> None:
         rampup.check(block)
 
 
+def test_the_defaults_table_is_the_engines(run_cli) -> None:
+    # docs/scenarios.md carries `rampup defaults --markdown` between its markers: a default that
+    # changes, or a key added with one, without the page changing fails here (the engine's own
+    # test, scenario::defaults, fails for a tcp key without a row).
+    text = DOC.read_text(encoding="utf-8")
+    block = re.search(r"<!-- defaults: rampup defaults --markdown -->\n(.*?)<!-- /defaults -->", text, re.S)
+    assert block, "docs/scenarios.md has no defaults table"
+    proc = run_cli("defaults", "--markdown")
+    assert proc.returncode == 0, proc.stderr
+    assert block.group(1) == proc.stdout
+    assert "| topology | `bottleneck_queue` | `{ packets = 1000 }` |" in proc.stdout
+
+
 def test_the_docs_name_only_files_a_clone_has() -> None:
     # A path in backticks that looks like a file of ours must exist in the repository; and no
     # page points outside it (a reader's clone has no ../shared or /work).

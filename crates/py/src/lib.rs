@@ -237,11 +237,20 @@ fn paths<'py>(py: Python<'py>, scenario_toml: &str) -> PyResult<Bound<'py, PyDic
     table_to_py(py, t)
 }
 
+/// defaults() -> list[tuple[str, str, str]]
+///
+/// Every scenario key that may be left out and the value the engine then uses, as
+/// (table, key, value): read back from minimal scenarios (`rampup_sim::scenario::defaults`).
+#[pyfunction]
+fn defaults() -> Vec<(String, String, String)> {
+    rampup_sim::scenario::defaults::defaults().into_iter().map(|d| (d.table.to_owned(), d.key.to_owned(), d.value)).collect()
+}
+
 /// The rampup engine (Rust). Use the `rampup` package rather than this module.
 #[pymodule]
 mod _engine {
     #[pymodule_export]
-    use super::{check, delivered_packets, paths, run, Progress, ScenarioError};
+    use super::{check, defaults, delivered_packets, paths, run, Progress, ScenarioError};
 
     use pyo3::prelude::*;
 

@@ -7,6 +7,7 @@ use rampup_tcp::{Duration, Rate, TcpConfig};
 use rand::Rng;
 use serde::Deserialize;
 
+pub mod defaults;
 mod tcp;
 pub mod topology;
 

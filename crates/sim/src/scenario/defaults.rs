@@ -1,0 +1,280 @@
+//! Every scenario key that may be left out, and what the code then uses: read back from
+//! minimal scenarios that leave the keys out, so that the table cannot drift from the code
+//! (`rampup defaults`; docs/scenarios.md carries the same table, which a test compares).
+
+use rampup_tcp::restart::IdleThreshold;
+use rampup_tcp::{CcKind, Duration, LossWindow, StartupKind, TcpConfig};
+
+use super::topology::QueueLimit;
+use super::{parse, Scenario};
+use crate::traffic::{App, Closer};
+
+/// One key's default.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KeyDefault {
+    /// Where the key goes: "" (the top level), "topology", "topology (lan)", "flow", "tcp", …
+    pub table: &'static str,
+    pub key: &'static str,
+    /// As TOML would write it (`"1s"`, `1000`, `true`), or in words in parentheses where
+    /// the default is an absence (`(unlimited)`) or follows another key (`(= access_rate)`).
+    pub value: String,
+}
+
+const HEAD: &str = "duration = \"1s\"\n";
+const DUMBBELL: &str =
+    "[topology]\nkind = \"dumbbell\"\naccess_rate = \"1Gbps\"\naccess_delay = \"1ms\"\nbottleneck_rate = \"1Gbps\"\nbottleneck_delay = \"1ms\"\n";
+const FLOW: &str = "[[flow]]\nfrom = \"s0\"\nto = \"r0\"\n";
+const UDP: &str = "[[udp]]\nfrom = \"s0\"\nto = \"r0\"\nrate = \"1Mbps\"\n";
+const LAN: &str = "[topology]\nkind = \"lan\"\ndelay = \"1ms\"\nhosts = [{ name = \"a\", rate = \"1Gbps\" }, { name = \"b\", rate = \"1Gbps\" }]\n";
+const CUSTOM: &str = "[topology]\nkind = \"custom\"\nnodes = [\"a\", \"b\"]\nlink = [{ a = \"a\", b = \"b\", rate = \"1Gbps\", delay = \"1ms\" }]\n";
+
+/// A minimal dumbbell scenario with one flow of `app` and `tcp` (inline tables' contents).
+pub(super) fn minimal(app: &str, tcp: &str) -> String {
+    format!("{HEAD}{DUMBBELL}{FLOW}app = {{ {app} }}\ntcp = {{ {tcp} }}\n")
+}
+
+fn scenario(text: &str) -> Scenario {
+    parse(text).unwrap_or_else(|e| panic!("a minimal scenario is valid: {e}\n{text}"))
+}
+
+fn tcp_of(tcp: &str) -> TcpConfig {
+    scenario(&minimal("kind = \"bulk\"", tcp)).flows[0].tcp.clone()
+}
+
+/// A time as a scenario writes it, quoted: `"200ms"`.
+fn time(d: Duration) -> String {
+    let ns = d.as_nanos();
+    let (n, unit) = [(1_000_000_000, "s"), (1_000_000, "ms"), (1_000, "us"), (1, "ns")].into_iter().find(|(u, _)| ns.is_multiple_of(*u)).unwrap();
+    format!("\"{}{unit}\"", ns / n)
+}
+
+fn queue(q: QueueLimit) -> String {
+    match q {
+        QueueLimit::Packets(n) => format!("{{ packets = {n} }}"),
+        QueueLimit::Bytes(n) => format!("{{ bytes = {n} }}"),
+    }
+}
+
+/// A variant's name as the scenario spells it, from its `Debug` name ("SsrLinux",
+/// "RbpRate { scale: 1.0 }"): lower case, words joined by `sep` (kebab-case "-", snake_case
+/// "_", or none).
+fn name(debug: &impl std::fmt::Debug, sep: &str) -> String {
+    let d = format!("{debug:?}");
+    let head = d.split([' ', '(']).next().unwrap_or_default();
+    let mut out = String::new();
+    for (i, c) in head.chars().enumerate() {
+        if c.is_uppercase() && i > 0 {
+            out += sep;
+        }
+        out.extend(c.to_lowercase());
+    }
+    format!("\"{out}\"")
+}
+
+fn segments(bytes: u64, mss: u64) -> String {
+    if bytes == u64::MAX {
+        "(unlimited)".into()
+    } else {
+        (bytes / mss).to_string()
+    }
+}
+
+/// Every key with a default, table by table.
+pub fn defaults() -> Vec<KeyDefault> {
+    let mut rows = Vec::new();
+    let mut put = |table: &'static str, key: &'static str, value: String| rows.push(KeyDefault { table, key, value });
+    let sc = scenario(&minimal("kind = \"bulk\"", ""));
+    put("", "name", format!("{:?}", sc.name));
+    put("", "seed", sc.seed.to_string());
+    put("", "header_bytes", sc.header_bytes.to_string());
+    put("", "ack_bytes", sc.ack_bytes.to_string());
+    put("topology", "pairs", ((sc.net.nodes.len() - 2) / 2).to_string());
+    let (access, bottleneck) = (&sc.net.links[0], sc.net.links.iter().find(|l| sc.net.nodes[l.a].name == "left" && sc.net.nodes[l.b].name == "right"));
+    put("topology", "access_queue", queue(access.queue));
+    put("topology", "bottleneck_queue", queue(bottleneck.expect("a dumbbell has a bottleneck").queue));
+    put("topology", "loss", format!("{:?}", bottleneck.expect("a dumbbell has a bottleneck").loss[0]));
+    for side in ["left_access_rate", "left_access_delay", "right_access_rate", "right_access_delay"] {
+        put("topology", side, format!("(= {})", &side[side.find('_').unwrap() + 1..]));
+    }
+    other_topologies(&mut put);
+    let f = &sc.flows[0];
+    put("flow", "start", time(f.start));
+    put("flow", "start_jitter", time(f.start_jitter));
+    request_response(&mut put);
+    let udp = &scenario(&format!("{}{UDP}", minimal("kind = \"bulk\"", ""))).udp[0];
+    put("udp", "packet_bytes", udp.packet_bytes.to_string());
+    put("udp", "start", time(udp.start));
+    put("udp", "stop", "(= duration)".into());
+    let trace = &sc.trace;
+    put("trace", "timeseries", trace.timeseries.to_string());
+    put("trace", "queues", trace.queues.to_string());
+    put("trace", "pcap", "[]".into());
+    put("trace", "max_rows", trace.max_rows.map_or("(no limit)".into(), |n| n.to_string()));
+    tcp(&mut put);
+    rows
+}
+
+/// A LAN's and a custom link's settings.
+fn other_topologies(put: &mut impl FnMut(&'static str, &'static str, String)) {
+    let lan = scenario(&format!("{HEAD}{LAN}"));
+    put("topology (lan)", "queue", queue(lan.net.links[0].queue));
+    put("topology (lan)", "jitter", time(lan.net.links[0].jitter));
+    let custom = scenario(&format!("{HEAD}{CUSTOM}"));
+    let l = &custom.net.links[0];
+    put("topology.link (custom)", "queue", queue(l.queue));
+    put("topology.link (custom)", "loss", format!("{:?}", l.loss[0]));
+    put("topology.link (custom)", "duplicate", format!("{:?}", l.duplicate));
+    put("topology.link (custom)", "reorder", format!("{:?}", l.reorder));
+    put("topology.link (custom)", "reorder_delay", time(l.reorder_delay));
+    put("topology.link (custom)", "jitter", time(l.jitter));
+}
+
+fn request_response(put: &mut impl FnMut(&'static str, &'static str, String)) {
+    let sc = scenario(&minimal("kind = \"request-response\", request = 1, response = 1", ""));
+    let App::RequestResponse { exchange, arrivals } = &sc.flows[0].app else { unreachable!("a request-response app") };
+    put("flow.app (request-response)", "pairs", exchange.pairs.to_string());
+    put("flow.app (request-response)", "think", time(exchange.think));
+    put("flow.app (request-response)", "close", if exchange.closer == Closer::Server { "\"server\"" } else { "\"client\"" }.into());
+    put("flow.app (request-response)", "connections", arrivals.connections.to_string());
+    put("flow.app (request-response)", "gaps", if arrivals.poisson { "\"exponential\"" } else { "\"fixed\"" }.into());
+}
+
+fn tcp(put: &mut impl FnMut(&'static str, &'static str, String)) {
+    let t = tcp_of("");
+    let mss = t.mss_bytes as u64;
+    put("tcp", "mss", mss.to_string());
+    put("tcp", "initial_window", t.initial_window_segments.to_string());
+    put("tcp", "initial_ssthresh", segments(t.initial_ssthresh_bytes, mss));
+    put("tcp", "max_window", segments(t.max_window_bytes, mss));
+    put("tcp", "rcv_window", t.rcv_window_bytes.to_string());
+    put("tcp", "cc", name(&t.cc, ""));
+    put("tcp", "byte_counting", matches!(t.cc, CcKind::NewReno { byte_counting: true }).to_string());
+    put("tcp", "startup", name(&t.startup, "-"));
+    put("tcp", "recovery", name(&t.recovery, ""));
+    put("tcp", "dupthresh", t.dupthresh.to_string());
+    put("tcp", "limited_transmit", t.limited_transmit.to_string());
+    put("tcp", "sack_permitted", name(&t.sack_permitted, "-"));
+    put("tcp", "sack_pipe", name(&t.sack_pipe, ""));
+    put("tcp", "loss_window", if t.loss_window == LossWindow::FlightSize { "\"flight\"".into() } else { name(&t.loss_window, "") });
+    put("tcp", "rto_in_recovery", name(&t.rto_in_recovery, "_"));
+    put("tcp", "delayed_ack", t.delayed_ack.to_string());
+    put("tcp", "ack_every", t.ack_every.to_string());
+    put("tcp", "delack_timeout", time(t.delack_timeout));
+    put("tcp", "initial_rto", time(t.rto.initial));
+    put("tcp", "min_rto", time(t.rto.min));
+    put("tcp", "max_rto", time(t.rto.max));
+    put("tcp", "clock_granularity", time(t.rto.granularity));
+    put("tcp", "rto_rule", name(&t.rto.rule, ""));
+    put("tcp", "handshake", t.handshake.to_string());
+    put("tcp", "time_wait", time(t.time_wait));
+    put("tcp", "restart", name(&t.restart, "-"));
+    put(
+        "tcp",
+        "idle_threshold",
+        match t.idle_threshold {
+            IdleThreshold::Rto => "\"rto\"".into(),
+            IdleThreshold::Fixed(d) => time(d),
+        },
+    );
+    put("tcp", "preemptive", t.preemptive.map_or("(off)".into(), |_| "(on)".into()));
+    parts(put);
+}
+
+/// The settings of the parts that have them, from a scenario that picks each part.
+fn parts(put: &mut impl FnMut(&'static str, &'static str, String)) {
+    if let CcKind::Vegas(v) = tcp_of("cc = \"vegas\"").cc {
+        put("tcp", "vegas_alpha", format!("{:?}", v.alpha));
+        put("tcp", "vegas_beta", format!("{:?}", v.beta));
+        put("tcp", "vegas_gamma", format!("{:?}", v.gamma));
+        put("tcp", "vegas_rtt", name(&v.rtt, ""));
+        put("tcp", "vegas_slow_start_exit", name(&v.slow_start_exit, ""));
+    }
+    if let StartupKind::Ssthreshless(s) = tcp_of("cc = \"ssthreshless\"").startup {
+        put("tcp", "ssthreshless_gamma", format!("{:?}", s.gamma_segments));
+        put("tcp", "ssthreshless_schedule", name(&s.schedule, ""));
+        put("tcp", "ssthreshless_rtt_tick", time(s.rtt_tick));
+    }
+    if let StartupKind::LimitedSlowStart(l) = tcp_of("cc = \"limited-slow-start\"").startup {
+        put("tcp", "max_ssthresh", (l.max_ssthresh_bytes / TcpConfig::default().mss_bytes as u64).to_string());
+    }
+    if let rampup_tcp::restart::Restart::RbpRate { scale } = tcp_of("restart = \"rbp-rate\"").restart {
+        put("tcp", "rbp_scale", format!("{scale:?}"));
+    }
+    if let Some(p) = tcp_of("preemptive = {}").preemptive {
+        put("tcp.preemptive", "factor", format!("{:?}", p.factor));
+        put("tcp.preemptive", "cutout", p.cutout_bytes.to_string());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::de::{self, Deserialize, Deserializer, Visitor};
+
+    /// The keys a `Deserialize` struct accepts, as its derive lists them.
+    fn keys<T: for<'de> Deserialize<'de>>() -> &'static [&'static str] {
+        struct Grab(&'static [&'static str]);
+        impl<'de> Deserializer<'de> for &mut Grab {
+            type Error = de::value::Error;
+            fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Self::Error> {
+                Err(de::Error::custom("not a struct"))
+            }
+            fn deserialize_struct<V: Visitor<'de>>(self, _: &'static str, fields: &'static [&'static str], _: V) -> Result<V::Value, Self::Error> {
+                self.0 = fields;
+                Err(de::Error::custom("keys taken"))
+            }
+            serde::forward_to_deserialize_any! {
+                bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option unit
+                unit_struct newtype_struct seq tuple tuple_struct map enum identifier ignored_any
+            }
+        }
+        let mut g = Grab(&[]);
+        let _ = T::deserialize(&mut g);
+        g.0
+    }
+
+    /// Every key of a flow's `tcp` table has its row: a key added without one fails here.
+    #[test]
+    fn every_tcp_key_has_a_default() {
+        let rows = defaults();
+        for key in keys::<super::super::tcp::TcpFile>() {
+            assert!(rows.iter().any(|r| r.table == "tcp" && r.key == *key), "tcp.{key} has no row in defaults()");
+        }
+    }
+
+    /// Writing a default out changes nothing: each row whose value is a TOML value gives the
+    /// scenario that leaving it out gives (in the context that picks its part).
+    #[test]
+    fn writing_a_default_out_changes_nothing() {
+        let mut checked = 0;
+        for r in defaults().iter().filter(|r| !r.value.starts_with('(')) {
+            let line = format!("{} = {}", r.key, r.value);
+            let part = match r.key {
+                k if k.starts_with("vegas_") => "cc = \"vegas\"",
+                k if k.starts_with("ssthreshless_") => "cc = \"ssthreshless\"",
+                "max_ssthresh" => "cc = \"limited-slow-start\"",
+                "rbp_scale" => "restart = \"rbp-rate\"",
+                _ => "",
+            };
+            let rr = "kind = \"request-response\", request = 1, response = 1";
+            let (left_out, written) = match r.table {
+                "" => (minimal("kind = \"bulk\"", ""), format!("{line}\n{}", minimal("kind = \"bulk\"", ""))),
+                "topology" => (minimal("kind = \"bulk\"", ""), minimal("kind = \"bulk\"", "").replace("[[flow]]", &format!("{line}\n[[flow]]"))),
+                "flow" => (minimal("kind = \"bulk\"", ""), minimal("kind = \"bulk\"", "").replace("app =", &format!("{line}\napp ="))),
+                "flow.app (request-response)" => (minimal(rr, ""), minimal(&format!("{rr}, {line}"), "")),
+                "trace" => (minimal("kind = \"bulk\"", ""), minimal("kind = \"bulk\"", "") + &format!("[trace]\n{line}\n")),
+                "udp" => (minimal("kind = \"bulk\"", "") + UDP, minimal("kind = \"bulk\"", "") + UDP + &line + "\n"),
+                "topology (lan)" => (format!("{HEAD}{LAN}"), format!("{HEAD}{LAN}{line}\n")),
+                "topology.link (custom)" => {
+                    (format!("{HEAD}{CUSTOM}"), format!("{HEAD}{CUSTOM}").replace("delay = \"1ms\" }", &format!("delay = \"1ms\", {line} }}")))
+                }
+                "tcp" => (minimal("kind = \"bulk\"", part), minimal("kind = \"bulk\"", &[part, &line].join(if part.is_empty() { "" } else { ", " }))),
+                "tcp.preemptive" => (minimal("kind = \"bulk\"", "preemptive = {}"), minimal("kind = \"bulk\"", &format!("preemptive = {{ {line} }}"))),
+                t => panic!("no context for table {t:?}"),
+            };
+            assert_eq!(scenario(&written), scenario(&left_out), "{}.{} = {}", r.table, r.key, r.value);
+            checked += 1;
+        }
+        assert!(checked > 50, "only {checked} rows checked");
+    }
+}
