@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import os
+import shlex
 import sys
 import threading
 import time
@@ -642,8 +643,8 @@ def reproduce(paper: str, out: Path | None, overwrite: bool, cache: Path, seeds:
             bar.update(task, completed=done, total=total)
 
         try:
-            md, page, ctx = reproduce_into(paper, out, overwrite, cache=cache, seeds=seeds, workers=workers,
-                                           backend=backend, quick=quick, progress=progress)
+            md, page, ctx = reproduce_into(paper, out, overwrite, cache=cache, seeds=seeds, workers=workers, backend=backend,
+                                           quick=quick, progress=progress, invoked_as=shlex.join(["rampup", *sys.argv[1:]]))
         except OutputError as e:
             raise CliError(f"--out {e}") from None
         except OSError as e:

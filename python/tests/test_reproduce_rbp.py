@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 from conftest import verdict_cells
 
-from rampup.experiments import Context, load, rbp
+import rampup
+from rampup.experiments import Context, load, rbp, runner
 from rampup.experiments.checks import Check, verdict
 from rampup.experiments.report import VERDICTS
 
@@ -45,6 +46,23 @@ def test_report_claims_and_figures_exist(quick: tuple[Path, Path, Context]) -> N
     assert set(points["scheme"]) == set(rbp.SCHEMES)
     assert set(points["sweep"]) == {"burst", "delay24", "delay10"}
     assert ctx.runs > 0
+
+
+def test_the_report_says_what_it_reproduces_and_shares_as_one_file(quick: tuple[Path, Path, Context]) -> None:
+    md, html, ctx = quick
+    text = md.read_text(encoding="utf-8")
+    intro = text[:text.index("## Claims")]
+    assert 'Visweswaraiah and John Heidemann, "Improving Restart of Idle TCP Connections"' in intro and "1997" in intro
+    assert f"rampup {rampup.__version__} (engine build {runner.engine_build()})" in intro
+    assert "`rampup reproduce rbp --quick`" in intro and "Quick run: a smoke test" in intro
+    page = html.read_text(encoding="utf-8")
+    # Self-contained: every figure embedded, none fetched from beside the page.
+    assert page.count("<img src='data:image/png;base64,") == len(FIGURES) and "src='fig" not in page
+    # Each figure's title once: its heading, not again in its caption.
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("![") and lines[i - 2].startswith("## "):
+            assert lines[i - 2][3:] not in lines[i + 2], lines[i - 2]
 
 
 def test_second_run_is_all_cached(quick: tuple[Path, Path, Context]) -> None:

@@ -45,6 +45,9 @@ class Context:
     backend: str = "threads"
     quick: bool = False
     progress: Callable[[int, int], None] | None = None
+    #: The command that asked for the reproduction, as its report quotes it (None: the
+    #: `rampup reproduce` command these settings stand for).
+    invoked_as: str | None = None
     runs: int = field(default=0, init=False)
     cached: int = field(default=0, init=False)
 
@@ -66,6 +69,13 @@ class Context:
         self.runs += len(jobs)
         self.cached = total_before + before
         return results
+
+    def command(self, paper: str) -> str:
+        """How the reproduction of ``paper`` with these settings is asked for."""
+        if self.invoked_as:
+            return self.invoked_as
+        flags = [("--quick", self.quick), (f"--seeds {self.seeds}", self.seeds is not None)]
+        return " ".join(["rampup reproduce", paper, *(f for f, on in flags if on)])
 
     def report(self, title: str) -> Report:
         return Report(title=title, folder=self.out)

@@ -19,6 +19,7 @@ docs page and the report.
 
 from __future__ import annotations
 
+import datetime
 import tomllib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -27,10 +28,10 @@ from typing import Any
 
 import pandas as pd
 
-from .. import _toml
+from .. import _engine, _toml
 from .checks import MEANING, Check, by_part, count, rule_table, verdict
 from .report import Claim, Report
-from .runner import Job
+from .runner import Job, engine_build
 from .stats import mean_ci90
 
 __all__ = ["ClaimRule", "Experiment", "Point", "Results", "Verdict", "View", "judge", "paper_data", "reproduce",
@@ -179,6 +180,8 @@ class Experiment:
     """A paper's reproduction; subclasses fill in what is specific to the paper."""
 
     title: str = ""
+    #: The paper's name in `PAPERS` and its data file, ``data/<name>.toml``.
+    name: str = ""
     group: tuple[str, ...] = ()
     metrics: tuple[str, ...] = ()
     totals: tuple[str, ...] = ()
@@ -268,6 +271,19 @@ def _write_data(exp: Experiment, ctx: Any, res: Results) -> None:
                                                encoding="utf-8")
 
 
+QUICK = ("Quick run: a smoke test of the pipeline, with fewer points and seeds. Its verdicts are not the paper's "
+         "reproduction; run without --quick for those.")
+
+
+def about(exp: Experiment, ctx: Any) -> list[str]:
+    """What was reproduced (the paper, from its data file), by what and how: the report's intro."""
+    p = paper_data(exp.name)["paper"]
+    lines = [f"Paper: {p['authors']}, \"{p['title']}\", {p['published']}.",
+             f"Reproduced by rampup {_engine.__version__} (engine build {engine_build()}) on "
+             f"{datetime.datetime.now(datetime.UTC):%Y-%m-%d} with `{ctx.command(exp.name)}`."]
+    return lines + ([QUICK] if ctx.quick else [])
+
+
 def verdict_rules(rep: Report, exp: Experiment, verdicts: list[Verdict]) -> None:
     """The "Verdict rules" section: how a verdict is reached, each rule and each check."""
     rep.heading("Verdict rules")
@@ -284,6 +300,7 @@ def reproduce(exp: Experiment, ctx: Any):  # type: ignore[no-untyped-def]
     verdicts = judge(exp.claims(), view, alternates)
     (ctx.out / DOCS_TABLE).write_text(exp.docs_table(res, verdicts), encoding="utf-8")
     rep = ctx.report(exp.title)
+    rep.intro = about(exp, ctx)
     for v in verdicts:
         rep.claim(Claim(id=v.rule.id, text=v.rule.statement, paper=v.rule.paper, ours=v.ours, verdict=v.verdict,
                         reason=v.reason(exp.alternates_intro), checks=count(v.checks)))

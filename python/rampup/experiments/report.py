@@ -1,8 +1,10 @@
 """A reproduction report: text, tables, figures and a verdict per claim, written both as
-Markdown (`report.md`) and HTML (`report.html`) from one structure."""
+Markdown (`report.md`, beside its figures) and HTML (`report.html`, its figures embedded, so
+that the one file can be shared) from one structure."""
 
 from __future__ import annotations
 
+import base64
 import html
 import os
 import tempfile
@@ -40,6 +42,8 @@ class Report:
     folder: Path
     blocks: list[tuple[str, object]] = field(default_factory=list)
     claims: list[Claim] = field(default_factory=list)
+    #: Paragraphs under the title, before the claims: what was reproduced, by what, how.
+    intro: list[str] = field(default_factory=list)
 
     def heading(self, text: str) -> None:
         self.blocks.append(("h2", text))
@@ -77,6 +81,8 @@ class Report:
 
     def _markdown(self) -> str:
         out = [f"# {self.title}", ""]
+        for p in self.intro:
+            out += [p, ""]
         if self.claims:
             out += ["## Claims", "", _md_table(self._claims_frame()), ""]
         for kind, value in self.blocks:
@@ -89,7 +95,7 @@ class Report:
                 out += ([f"*{caption}*", ""] if caption else []) + [_md_table(df), ""]
             elif kind == "figure":
                 name, caption = value  # type: ignore[misc]
-                out += [f"![{caption}]({name})", "", f"*{caption}*", ""]
+                out += [f"![{name}]({name})", "", f"*{caption}*", ""]
         return "\n".join(out)
 
     def _html(self) -> str:
@@ -102,6 +108,7 @@ class Report:
             "text-align:left;vertical-align:top}th{background:#eee}img{max-width:100%}"
             ".holds{background:#dfd}.partly{background:#ffd}.does.not.hold{background:#fdd}</style>",
             f"</head><body><h1>{e(self.title)}</h1>",
+            *(f"<p>{e(p)}</p>" for p in self.intro),
         ]
         if self.claims:
             out.append("<h2>Claims</h2>")
@@ -118,7 +125,8 @@ class Report:
                 out.append(_html_table(df))
             elif kind == "figure":
                 name, caption = value  # type: ignore[misc]
-                out.append(f"<figure><img src='{e(name)}' alt='{e(caption)}'><figcaption>{e(caption)}</figcaption></figure>")
+                data = base64.b64encode((self.folder / name).read_bytes()).decode("ascii")
+                out.append(f"<figure><img src='data:image/png;base64,{data}' alt='{e(name)}'><figcaption>{e(caption)}</figcaption></figure>")
         out.append("</body></html>")
         return "\n".join(out)
 

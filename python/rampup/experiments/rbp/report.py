@@ -64,6 +64,7 @@ METRICS_TEXT = (
 
 
 class Rbp(Experiment):
+    name = "rbp"
     title = "Paper 000 (RBP): restart after idle — reproduction of §4, Figures 6-10"
     group = ("variant", "sweep", "scheme", "x")
     metrics = tuple(f"{part}_{m}" for part in PARTS for m in PER_PART)
@@ -136,8 +137,7 @@ class Rbp(Experiment):
         main = View(res.summary, {"variant": "main"})
         for name, sweep_name, col, ylabel, scale, title in FIGURES:
             rep.heading(title)
-            rep.figure(_figure(main, sweep_name, col, ylabel, title, scale, ctx.quick), name,
-                       f"{title}. Mean over seeds with 90% CI; restarts (rounds 2-10).")
+            rep.figure(_figure(main, sweep_name, col, ylabel, scale, ctx.quick), name, "Mean over seeds with 90% CI; restarts (rounds 2-10).")
         _figure_data(rep, main)
         _startup(rep, res, main)
         for variant in (k for k in VARIANTS if k != "main"):
@@ -156,7 +156,7 @@ def _series(v: View, sweep: str) -> dict[str, pd.DataFrame]:
     return {k: v.of(k, sweep=sweep) for k in SCHEMES}
 
 
-def _figure(v: View, sweep: str, col: str, ylabel: str, title: str, scale: float, quick: bool, ax: Any = None) -> Figure | None:
+def _figure(v: View, sweep: str, col: str, ylabel: str, scale: float, quick: bool, ax: Any = None, title: str = "") -> Figure | None:
     """One paper figure: every scheme's mean of ``col`` with its CI against the sweep's x."""
     fig = None
     if ax is None:
@@ -165,7 +165,8 @@ def _figure(v: View, sweep: str, col: str, ylabel: str, title: str, scale: float
     errorbars(ax, _series(v, sweep), col, STYLE, scale)
     ax.set_xlabel(next(s for s in sweeps(quick) if s.name == sweep).xlabel)
     ax.set_ylabel(ylabel)
-    ax.set_title(title, fontsize="medium")
+    if title:  # a panel's; a figure's own title is its report heading
+        ax.set_title(title, fontsize="medium")
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
     ax.legend(fontsize="small")
@@ -209,8 +210,7 @@ def _robustness(rep: Report, res: Results, variant: str, main: list[Verdict], qu
     fig = Figure(figsize=(12, 4.5), layout="constrained")
     axes = fig.subplots(1, 2)
     v = View(res.summary, {"variant": variant})
-    _figure(v, "burst", "restart_elapsed_s", "elapsed time per transfer (s)", "Fig. 6 set-up", 1.0, quick, ax=axes[0])
-    _figure(v, "burst", "restart_drop_rate", "packet drop rate per transfer (%)", "Fig. 7 set-up", 100.0, quick, ax=axes[1])
-    fig.suptitle(desc)
+    _figure(v, "burst", "restart_elapsed_s", "elapsed time per transfer (s)", 1.0, quick, ax=axes[0], title="Fig. 6 set-up")
+    _figure(v, "burst", "restart_drop_rate", "packet drop rate per transfer (%)", 100.0, quick, ax=axes[1], title="Fig. 7 set-up")
     rep.figure(fig, f"fig6-7-{variant}", f"Fig. 6 and 7 with {desc}")
 

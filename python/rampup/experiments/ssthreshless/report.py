@@ -13,7 +13,6 @@ from ..checks import count, verdict
 from ..framework import Alternate, ClaimRule, Experiment, Point, Results, Verdict, View
 from ..present import docs_table, errorbars, settings_table
 from ..report import Report
-from ..runner import engine_build
 from .claims import ABOUT_SLS, claim_rules
 from .metrics import METRICS, acked_at, jain, measure, points_of
 from .paper import PAPER_LABEL
@@ -100,7 +99,6 @@ def fig_sweep(points: pd.DataFrame, sw: Sweep, title: str) -> Figure:
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("link utilization over 10 s (%)")
     axes[1].legend(fontsize="small", loc="lower right")
-    fig.suptitle(title)
     return fig
 
 
@@ -111,6 +109,7 @@ FIGURE_EXPS = {"I", "fig3", "II", "III", "VII", "fig10"}
 
 
 class Ssthreshless(Experiment):
+    name = "ssthreshless"
     title = "Paper 001 (SSthreshless Start) — reproduction of §II and §V, Tables I-VII, Figures 2-10"
     group = ("exp", "reading", "scheme", "x")
     metrics = tuple(METRICS)
@@ -215,8 +214,7 @@ def _table1_fig2(rep: Report, res: Results, ctx: Any) -> None:
         axes[1, col].set_ylabel("snd_nxt (segments; falls back after a timeout)")
         axes[1, col].set_xlabel("time (s)")
         _grid_and_legend(axes[:, col])
-    fig.suptitle("Fig. 2: NewReno slow start with ssthresh 5000 (L), 500 (A), 32 (S); seed 1")
-    rep.figure(fig, "fig2", "Fig. 2: cwnd and sequence number over time, seed 1")
+    rep.figure(fig, "fig2", "Fig. 2: cwnd and sequence number over time of NewReno slow start with ssthresh 5000 (L), 500 (A), 32 (S); seed 1")
 
 
 def _fig3(rep: Report, res: Results, ctx: Any) -> None:
@@ -235,8 +233,7 @@ def _fig3(rep: Report, res: Results, ctx: Any) -> None:
         ax.set_title(f"reading {r}", fontsize="small")
         _grid_and_legend(ax)
     axes[0].set_ylabel("packets")
-    fig.suptitle("Fig. 3: SS (A) (ssthresh 500) with buffer 100 = 0.2 BDP; seed 1, first 4 s")
-    rep.figure(fig, "fig3", "Fig. 3: cwnd and bottleneck queue, ssthresh = BDP, buffer 0.2 BDP")
+    rep.figure(fig, "fig3", "Fig. 3: cwnd and bottleneck queue of SS (A) (ssthresh 500 = BDP) with buffer 100 = 0.2 BDP; seed 1, first 4 s")
     rep.table(table_fig3(points), "Fig. 3 runs: utilization, drops and timeouts (means over seeds)")
 
 
@@ -271,8 +268,7 @@ def _table2_fig4(rep: Report, res: Results, ctx: Any) -> None:
     axes[2].set_ylabel("link utilization (%)")
     axes[2].set_ylim(0, 100)
     _grid_and_legend(axes[2])
-    fig.suptitle("Fig. 4: cwnd for three γ values and utilization against γ")
-    rep.figure(fig, "fig4", "Fig. 4: SSthreshless Start for several γ")
+    rep.figure(fig, "fig4", "Fig. 4: SSthreshless Start's cwnd for three γ values, and utilization against γ")
 
 
 def _table3_fig5(rep: Report, res: Results, ctx: Any) -> None:
@@ -293,8 +289,8 @@ def _table3_fig5(rep: Report, res: Results, ctx: Any) -> None:
     axes[1].set_ylabel("bottleneck backlog (packets, max per 20 ms)")
     axes[1].set_xlabel("time (s)")
     _grid_and_legend(axes)
-    fig.suptitle("Fig. 5: buffer 200; reading main, seed 1 (cwnd axis clipped at 1200)")
-    rep.figure(fig, "fig5", "Fig. 5: cwnd and bottleneck backlog of SS (A), Vegas and SSthreshless Start")
+    rep.figure(fig, "fig5", "Fig. 5: cwnd and bottleneck backlog of SS (A), Vegas and SSthreshless Start, buffer 200; reading main, seed 1 "
+                            "(cwnd axis clipped at 1200)")
 
 
 def _sweeps(rep: Report, res: Results, ctx: Any) -> None:
@@ -341,8 +337,7 @@ def _table7_fig9(rep: Report, res: Results, ctx: Any) -> None:
     axes[1].set_ylabel("TCP goodput (Mb/s, per 250 ms)")
     axes[1].set_xlabel("time (s)")
     axes[1].axhline(30, color="gray", linestyle=":", linewidth=1)
-    fig.suptitle("Fig. 9: UDP burst 1-5 s; reading main, seed 1")
-    rep.figure(fig, "fig9", "Fig. 9: cwnd and goodput with a 10 Mb/s UDP burst from 1 s to 5 s")
+    rep.figure(fig, "fig9", "Fig. 9: cwnd and goodput with a 10 Mb/s UDP burst from 1 s to 5 s; reading main, seed 1")
 
 
 def _fig10(rep: Report, res: Results, ctx: Any) -> None:
@@ -376,8 +371,8 @@ def _fig10(rep: Report, res: Results, ctx: Any) -> None:
         axes[1, col].set_ylim(0, 1.05)
         axes[1, col].set_xlabel("time (s)")
         _grid_and_legend(axes[:, col])
-    fig.suptitle("Fig. 10: cwnd of five flows and Jain's fairness index over time")
-    rep.figure(fig, "fig10", "Fig. 10: coexistence of slow start and SSthreshless Start flows")
+    rep.figure(fig, "fig10", "Fig. 10: coexistence of slow start and SSthreshless Start flows: cwnd of five flows and Jain's fairness "
+                             "index over time")
 
 
 def _setup_text(rep: Report, seeds: int, quick: bool) -> None:
@@ -391,7 +386,7 @@ def _setup_text(rep: Report, seeds: int, quick: bool) -> None:
         "the BDP changes with x (BDP = rate × 2 × (delay + 2 ms) / 8000 bytes) and the buffer is BDP/2; SS (A) then "
         "uses ssthresh = that BDP. Every TCP flow starts at a uniform random time in [0, 10 ms] drawn from the seed; "
         f"{seeds} seeds per point; every number is a mean over seeds with its 90% confidence interval (Student t). "
-        f"Engine build {engine_build()}. What the differences from the paper mean: docs/ssthreshless.md, section "
+        "What the differences from the paper mean: docs/ssthreshless.md, section "
         "'What the reproduction found'."
         + (" QUICK MODE: fewer x values, 2 seeds, Fig. 10 shortened." if quick else ""))
     rep.table(settings_table(SCHEMES, labels=PAPER_LABEL),
