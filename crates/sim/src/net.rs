@@ -429,8 +429,9 @@ impl Net {
     /// from one upstream port `q`. Packets reach `p` in `q`'s FIFO order, so `p`'s state at a
     /// packet's arrival depends only on the packets `q` sent before it: the moment `q` admits
     /// a packet, its admission at `p` can be computed too, and a packet crossing such a chain
-    /// costs one event, at its last hop, instead of one per hop. Excluded: links whose rate
-    /// changes during the run (`changing`, which re-time packets already admitted) and
+    /// costs one event, at its last hop, instead of one per hop. Excluded: links that change
+    /// during the run (`changing`: a rate change re-times packets already admitted, a delay
+    /// or loss change alters what an admission computed ahead assumed) and
     /// upstream ports that duplicate or reorder (their late copies would reach `p` out of
     /// order).
     pub fn plan_cut_through(&mut self, paths: impl IntoIterator<Item = (u32, u32)>, changing: &[usize]) {
@@ -484,6 +485,23 @@ impl Net {
 
     /// Set the rate of both directions of link `link` at `now`; returns the ports whose
     /// wire head arrival changed, with the new head to schedule.
+    /// A `[[change]]` of a link's delay or loss, both directions: for the packets that start
+    /// onto its wire from now on (those on it keep their arrival, and the wire its order). A
+    /// port that gains loss takes its random stream then, as if it had had it from the start.
+    pub fn set_link_path(&mut self, link: usize, delay: Option<Duration>, loss: Option<f64>, seed: u64) {
+        for p in self.ports.iter_mut().filter(|p| p.link == link) {
+            if let Some(d) = delay {
+                p.delay = d;
+            }
+            if let Some(l) = loss {
+                p.loss = l;
+                if p.rng.is_none() {
+                    p.rng = Some(Box::new(rng::stream(seed, &format!("port:{}", p.name))));
+                }
+            }
+        }
+    }
+
     pub fn set_link_rate(&mut self, now: Time, link: usize, rate: Rate) -> Vec<(u32, OnWire)> {
         let mut heads = Vec::new();
         for (i, p) in self.ports.iter_mut().enumerate().filter(|(_, p)| p.link == link) {

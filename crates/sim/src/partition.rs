@@ -23,8 +23,8 @@ pub struct Split {
 
 /// The cut for `sc`, if it has one that pays and keeps the results exact.
 ///
-/// Candidates are bridges (links on no cycle) whose rate never changes (a change re-times
-/// packets already sent across) and whose delay is at least `MIN_LOOKAHEAD`; of these, the
+/// Candidates are bridges (links on no cycle) that never change (a `[[change]]` re-times
+/// or alters packets already sent across) and whose delay is at least `MIN_LOOKAHEAD`; of these, the
 /// one with the longest delay, then the one that divides the connection ends most evenly.
 /// Every flow's application must allow it (`traffic::App::fast_paths`).
 pub fn plan(sc: &Scenario) -> Option<Split> {

@@ -38,3 +38,27 @@ fn each_flow_gets_its_own_route() {
     assert_eq!(paths[1].propagation_rtt, Duration(10_000_000));
     assert_eq!(paths_table(&sc).column("bdp_bytes"), Some(&Column::F64(vec![2e6 * 0.05 / 8.0, 1e7 * 0.01 / 8.0])));
 }
+
+/// A dumbbell whose access delays are listed per pair gives each pair its own RTT (issue:
+/// flows of different RTTs need no custom topology).
+#[test]
+fn a_dumbbell_takes_one_access_delay_per_pair() {
+    let flows: String = (0..3).map(|i| format!("[[flow]]\nfrom = \"s{i}\"\nto = \"r{i}\"\n{BULK}\n")).collect();
+    let text = common::dumbbell(("100Mbps", "1ms"), ("10Mbps", "20ms"), &flows)
+        .replace("pairs = 1", "pairs = 3")
+        .replace("access_delay = \"1ms\"", "access_delay = [\"1ms\", \"5ms\", \"20ms\"]\nright_access_rate = [\"1Gbps\", \"1Gbps\", \"2Mbps\"]");
+    let paths = flow_paths(&parse(&text).unwrap());
+    let rtts: Vec<u64> = paths.iter().map(|p| p.propagation_rtt.0 / 1_000_000).collect();
+    // 2 x (access + 20 ms + access): both sides take the pair's access delay.
+    assert_eq!(rtts, [44, 60, 120]);
+    assert_eq!(paths[2].bottleneck, Rate::from_bps(2_000_000), "pair 2's right access link is its bottleneck");
+    for (list, expect) in [
+        (r#"["1ms", "5ms"]"#, "topology.access_delay: a list of 2 values for 3 pairs: give one per pair, or one value for all"),
+        (r#"["1ms", 5, "20ms"]"#, "topology.access_delay[1]"),
+        ("5", "topology.access_delay: 5 is not a time with a unit"),
+    ] {
+        let bad = text.replace(r#"["1ms", "5ms", "20ms"]"#, list);
+        let e = parse(&bad).map(|_| ()).unwrap_err().to_string();
+        assert!(e.starts_with(expect) && !e.contains('\n'), "{e}");
+    }
+}

@@ -100,7 +100,8 @@ tcp = { recovery = "sack", delayed_ack = true }
 "#;
 
 /// `flows` over `links` for 3 s with queue and state traces, a UDP source (from, offset to
-/// its destination, Mb/s) and a rate change (link, Mb/s, at ms) if drawn; and its text.
+/// its destination, Mb/s) and a link change (link, n, at ms) if drawn: of the rate to n Mb/s,
+/// the delay to n ms or the loss to (n mod 10)% as n mod 3 says; and its text.
 fn traced_scenario(
     n: usize,
     links: &[Link],
@@ -118,7 +119,12 @@ fn traced_scenario(
     }
     if let Some((link, mbps, at_ms)) = change {
         let l = &links[link % links.len()];
-        text += &format!("[[change]]\nat = \"{at_ms}ms\"\nlink = \"n{}-n{}\"\nrate = \"{mbps}Mbps\"\n", l.a, l.b);
+        let what = match mbps % 3 {
+            0 => format!("rate = \"{mbps}Mbps\""),
+            1 => format!("delay = \"{mbps}ms\""),
+            _ => format!("loss = {}", f64::from(mbps % 10) / 100.0),
+        };
+        text += &format!("[[change]]\nat = \"{at_ms}ms\"\nlink = \"n{}-n{}\"\n{what}\n", l.a, l.b);
     }
     (rampup_sim::scenario::parse(&text).expect("generated scenarios are valid"), text)
 }
@@ -129,7 +135,7 @@ proptest! {
     /// Admissions computed ahead (`Net::plan_cut_through`) and segments taken ahead
     /// (`World::receive_ahead`) change nothing: the same tables, queue and state rows
     /// included, as a run that takes every packet hop by hop. With unlimited flows (whose
-    /// senders may take ACKs ahead), UDP cross traffic and a rate change on some link (whose
+    /// senders may take ACKs ahead), UDP cross traffic and a change of some link's rate, delay or loss (whose
     /// ports are then taken hop by hop).
     #[test]
     fn cutting_through_routers_changes_no_result(
@@ -180,7 +186,7 @@ proptest! {
 
     /// A run split in two halves gives the same tables, queue and state rows included, as
     /// one world: random topologies with loss, duplication and reordering, unlimited flows
-    /// (the only ones a split takes), UDP cross traffic and a rate change on some link.
+    /// (the only ones a split takes), UDP cross traffic and a change of some link.
     #[test]
     fn splitting_a_run_in_two_changes_no_result(
         (n, links, flows) in topology().prop_flat_map(|(n, links)| (Just(n), Just(links), flows(n))),

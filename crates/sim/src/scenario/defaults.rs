@@ -25,7 +25,7 @@ const DUMBBELL: &str =
     "[topology]\nkind = \"dumbbell\"\naccess_rate = \"1Gbps\"\naccess_delay = \"1ms\"\nbottleneck_rate = \"1Gbps\"\nbottleneck_delay = \"1ms\"\n";
 const FLOW: &str = "[[flow]]\nfrom = \"s0\"\nto = \"r0\"\n";
 const UDP: &str = "[[udp]]\nfrom = \"s0\"\nto = \"r0\"\nrate = \"1Mbps\"\n";
-const LAN: &str = "[topology]\nkind = \"lan\"\ndelay = \"1ms\"\nhosts = [{ name = \"a\", rate = \"1Gbps\" }, { name = \"b\", rate = \"1Gbps\" }]\n";
+const LAN: &str = "[topology]\nkind = \"lan\"\nhosts = [{ name = \"a\", rate = \"1Gbps\" }, { name = \"b\", rate = \"1Gbps\" }]\n";
 const CUSTOM: &str = "[topology]\nkind = \"custom\"\nnodes = [\"a\", \"b\"]\nlink = [{ a = \"a\", b = \"b\", rate = \"1Gbps\", delay = \"1ms\" }]\n";
 
 /// A minimal dumbbell scenario with one flow of `app` and `tcp` (inline tables' contents).
@@ -117,6 +117,7 @@ pub fn defaults() -> Vec<KeyDefault> {
 /// A LAN's and a custom link's settings.
 fn other_topologies(put: &mut impl FnMut(&'static str, &'static str, String)) {
     let lan = scenario(&format!("{HEAD}{LAN}"));
+    put("topology (lan)", "delay", time(lan.net.links[0].delay));
     put("topology (lan)", "queue", queue(lan.net.links[0].queue));
     put("topology (lan)", "jitter", time(lan.net.links[0].jitter));
     let custom = scenario(&format!("{HEAD}{CUSTOM}"));

@@ -146,7 +146,9 @@ struct UdpFile {
 struct ChangeFile {
     at: TimeValue,
     link: String,
-    rate: RateValue,
+    rate: Option<RateValue>,
+    delay: Option<TimeValue>,
+    loss: Option<f64>,
 }
 
 #[derive(Deserialize, Debug, Default)]
@@ -200,7 +202,13 @@ pub struct Change {
     pub at: Duration,
     /// Index into `NetSpec::links`.
     pub link: usize,
-    pub rate: Rate,
+    /// What changes, in both directions of the link; at least one is given.
+    pub rate: Option<Rate>,
+    /// For packets that start onto the wire from then on; the wire stays in order (one sent
+    /// later never arrives before one sent earlier).
+    pub delay: Option<Duration>,
+    /// The probability that a packet is lost in transit, from then on.
+    pub loss: Option<f64>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -307,10 +315,16 @@ fn check(f: File) -> Result<Scenario, ScenarioError> {
     let mut changes = Vec::new();
     for (i, c) in f.change.into_iter().enumerate() {
         let link = link_by_name(&net, &c.link, &format!("change[{i}].link"))?;
-        if c.rate.0 .0 == 0 {
+        if c.rate.is_some_and(|r| r.0 .0 == 0) {
             return err(format!("change[{i}].rate"), "must be greater than 0bps");
         }
-        changes.push(Change { at: c.at.0, link, rate: c.rate.0 });
+        if c.rate.is_none() && c.delay.is_none() && c.loss.is_none() {
+            return err(format!("change[{i}]"), "changes nothing: give rate, delay or loss (or several)");
+        }
+        if let Some(p) = c.loss.filter(|p| !(0.0..=1.0).contains(p)) {
+            return err(format!("change[{i}].loss"), format!("must be a probability in [0, 1] (got {p})"));
+        }
+        changes.push(Change { at: c.at.0, link, rate: c.rate.map(|r| r.0), delay: c.delay.map(|d| d.0), loss: c.loss });
     }
     let tf = f.trace.unwrap_or_default();
     let mut pcap = Vec::new();

@@ -2,7 +2,9 @@
 //! full-duplex links. The runtime network (`net.rs`) is built from that list alone.
 
 use rampup_tcp::{Duration, Rate};
-use serde::Deserialize;
+use serde::de::{self, IntoDeserializer, SeqAccess, Visitor};
+use serde::{Deserialize, Deserializer};
+use std::{fmt, marker::PhantomData};
 
 use super::{positive_rate, QueueFile, ScenarioError};
 use crate::units::{RateValue, TimeValue};
@@ -82,13 +84,13 @@ pub struct TopologyFile {
     kind: TopologyKind,
     // dumbbell
     pairs: Option<u32>,
-    access_rate: Option<RateValue>,
-    access_delay: Option<TimeValue>,
+    access_rate: Option<PerPair<RateValue>>,
+    access_delay: Option<PerPair<TimeValue>>,
     access_queue: Option<QueueFile>,
-    left_access_rate: Option<RateValue>,
-    left_access_delay: Option<TimeValue>,
-    right_access_rate: Option<RateValue>,
-    right_access_delay: Option<TimeValue>,
+    left_access_rate: Option<PerPair<RateValue>>,
+    left_access_delay: Option<PerPair<TimeValue>>,
+    right_access_rate: Option<PerPair<RateValue>>,
+    right_access_delay: Option<PerPair<TimeValue>>,
     bottleneck_rate: Option<RateValue>,
     bottleneck_delay: Option<TimeValue>,
     bottleneck_queue: Option<QueueFile>,
@@ -101,6 +103,51 @@ pub struct TopologyFile {
     // custom
     nodes: Option<Vec<String>>,
     link: Option<Vec<LinkFile>>,
+}
+
+/// A dumbbell's access setting: one value for every pair, or a list with one per pair
+/// (`access_delay = ["1ms", "5ms", "20ms"]`: flows of different RTTs on one dumbbell).
+#[derive(Debug, Clone)]
+enum PerPair<T> {
+    All(T),
+    Each(Vec<T>),
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for PerPair<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct OneOrList<T>(PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for OneOrList<T> {
+            type Value = PerPair<T>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a value, or a list of one value per pair")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                T::deserialize(v.into_deserializer()).map(PerPair::All)
+            }
+            // A number: the value's own error ("a time with a unit, …").
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+                T::deserialize(v.into_deserializer()).map(PerPair::All)
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+                T::deserialize(v.into_deserializer()).map(PerPair::All)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+                Vec::<T>::deserialize(de::value::SeqAccessDeserializer::new(seq)).map(PerPair::Each)
+            }
+        }
+        d.deserialize_any(OneOrList(PhantomData))
+    }
+}
+
+impl<T: Copy> PerPair<T> {
+    /// The value of each of `pairs` pairs; a list must have one per pair.
+    fn each(&self, pairs: u32, key: &str) -> Result<Vec<T>, ScenarioError> {
+        match self {
+            PerPair::All(v) => Ok(vec![*v; pairs as usize]),
+            PerPair::Each(vs) if vs.len() == pairs as usize => Ok(vs.clone()),
+            PerPair::Each(vs) => fail(key, format!("a list of {} values for {pairs} pairs: give one per pair, or one value for all", vs.len())),
+        }
+    }
 }
 
 #[derive(Deserialize, Debug)]
@@ -209,20 +256,23 @@ fn dumbbell(t: &TopologyFile) -> Result<NetSpec, ScenarioError> {
     if !(1..=MAX_PAIRS).contains(&pairs) {
         return fail("topology.pairs", format!("must be 1..={MAX_PAIRS} (got {pairs})"));
     }
-    let access_rate = t.access_rate.map(|r| positive_rate(r, "topology.access_rate")).transpose()?;
-    let access_delay = t.access_delay.map(|d| d.0);
-    let side_rate = |r: Option<RateValue>, key: &str| -> Result<Rate, ScenarioError> {
-        match (r, access_rate) {
-            (Some(r), _) => positive_rate(r, &format!("topology.{key}")),
-            (None, Some(r)) => Ok(r),
-            (None, None) => fail("topology.access_rate", "missing"),
-        }
+    // Each side's rate and delay per pair: its own key, else the access_* key, for every pair.
+    let side = |own: &Option<PerPair<RateValue>>, own_key: &str, delay: &Option<PerPair<TimeValue>>, delay_key: &str| {
+        let (rates, rate_key) = match own {
+            Some(r) => (r, own_key),
+            None => (t.access_rate.as_ref().ok_or_else(|| ScenarioError("topology.access_rate: missing".into()))?, "access_rate"),
+        };
+        let (delays, delay_key) = match delay {
+            Some(d) => (d, delay_key),
+            None => (t.access_delay.as_ref().ok_or_else(|| ScenarioError("topology.access_delay: missing".into()))?, "access_delay"),
+        };
+        let rates = rates.each(pairs, &format!("topology.{rate_key}"))?;
+        let rates = rates.into_iter().map(|r| positive_rate(r, &format!("topology.{rate_key}"))).collect::<Result<Vec<_>, _>>()?;
+        let delays = delays.each(pairs, &format!("topology.{delay_key}"))?.into_iter().map(|d| d.0).collect::<Vec<_>>();
+        Ok::<_, ScenarioError>((rates, delays))
     };
-    let side_delay = |d: Option<TimeValue>| -> Result<Duration, ScenarioError> {
-        d.map(|d| d.0).or(access_delay).ok_or_else(|| ScenarioError("topology.access_delay: missing".into()))
-    };
-    let (lr, ld) = (side_rate(t.left_access_rate, "left_access_rate")?, side_delay(t.left_access_delay)?);
-    let (rr, rd) = (side_rate(t.right_access_rate, "right_access_rate")?, side_delay(t.right_access_delay)?);
+    let (lr, ld) = side(&t.left_access_rate, "left_access_rate", &t.left_access_delay, "left_access_delay")?;
+    let (rr, rd) = side(&t.right_access_rate, "right_access_rate", &t.right_access_delay, "right_access_delay")?;
     let bn_rate = positive_rate(required(t.bottleneck_rate, "topology.bottleneck_rate")?, "topology.bottleneck_rate")?;
     let bn_delay = required(t.bottleneck_delay, "topology.bottleneck_delay")?.0;
     let access_queue = queue(t.access_queue, "topology.access_queue")?;
@@ -234,13 +284,13 @@ fn dumbbell(t: &TopologyFile) -> Result<NetSpec, ScenarioError> {
     let right = net.node("right".into());
     // Random loss hits the data direction only, as the Mathis et al. model assumes.
     net.link(left, right, bn_rate, bn_delay, bn_queue).loss = [loss, 0.0];
-    for i in 0..pairs {
+    for i in 0..pairs as usize {
         let s = net.node(format!("s{i}"));
-        net.link(s, left, lr, ld, access_queue);
+        net.link(s, left, lr[i], ld[i], access_queue);
     }
-    for i in 0..pairs {
+    for i in 0..pairs as usize {
         let r = net.node(format!("r{i}"));
-        net.link(right, r, rr, rd, access_queue);
+        net.link(right, r, rr[i], rd[i], access_queue);
     }
     Ok(net)
 }

@@ -301,8 +301,8 @@ impl<'s> World<'s> {
     /// application allows it (`traffic::App::fast_paths`). Its state then changes only
     /// through the segments that come in over that link, in FIFO order, and its own timers;
     /// what it sends goes out on a port no one else feeds. A link that duplicates or
-    /// reorders towards it could hold a segment back, and one whose rate changes re-times
-    /// what it carries, so either rules this out.
+    /// reorders towards it could hold a segment back, and one that changes (`[[change]]`)
+    /// re-times or alters what it carries, so either rules this out.
     fn plan_receive_ahead(&mut self) {
         let mut ends_at = vec![0u32; self.sc.net.nodes.len()];
         for f in &self.sc.flows {
@@ -427,8 +427,11 @@ impl<'s> World<'s> {
             Event::UdpSend(u) => self.udp_send(u),
             Event::Change(i) => {
                 let c = &self.sc.changes[i as usize];
-                for (port, head) in self.net.set_link_rate(self.now, c.link, c.rate) {
-                    self.schedule_arrival(port, head);
+                self.net.set_link_path(c.link, c.delay, c.loss, self.seed);
+                if let Some(rate) = c.rate {
+                    for (port, head) in self.net.set_link_rate(self.now, c.link, rate) {
+                        self.schedule_arrival(port, head);
+                    }
                 }
             }
         }
