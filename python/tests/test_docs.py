@@ -38,6 +38,16 @@ def test_the_defaults_table_is_the_engines(run_cli) -> None:
     assert "| topology | `bottleneck_queue` | `{ packets = 1000 }` |" in proc.stdout
 
 
+def test_the_readmes_python_scenario_runs() -> None:
+    # The README's scenario built as a dict (per-pair access delays) runs as printed, with the
+    # RTTs its comment gives.
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = next(b for b in re.findall(r"```python\n(.*?)```", readme, re.S) if "scenario = {" in b)
+    names: dict = {"rampup": rampup}
+    exec(block[block.index("scenario = {"):], names)
+    assert list(rampup.inspect(names["scenario"])["propagation_rtt_ns"]) == [24_000_000, 60_000_000, 180_000_000]
+
+
 def test_the_docs_name_only_files_a_clone_has() -> None:
     # A path in backticks that looks like a file of ours must exist in the repository; and no
     # page points outside it (a reader's clone has no ../shared or /work).
