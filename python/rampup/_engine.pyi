@@ -20,6 +20,9 @@ def run(scenario_toml: str, seed: int | None = None, progress: Progress | None =
 
 def check(scenario_toml: str) -> list[str]: ...
 
+def addresses(scenario_toml: str) -> list[tuple[str, str]]:
+    """Each node's name and its IPv4 address in a capture, in node order."""
+
 def defaults() -> list[tuple[str, str, str]]:
     """Every scenario key that may be left out and its default: (table, key, value)."""
 

@@ -226,6 +226,13 @@ class TraceWriter:
             f.close()
 
 
+#: How a capture's TCP ports name connections (``manifest["capture"]["ports"]``).
+CAPTURE_PORTS = ("a connection's active end (the flow's from) uses port 10000 + slot, its passive end 20000 + slot, "
+                 "slot modulo 10000: a flow of one connection has the slot of its index among the [[flow]] tables, a "
+                 "connection opened at run time a free slot; the connections table gives each connection's "
+                 "client_port and server_port")
+
+
 def build(
     raw: dict[str, Any],
     scenario_text: str,
@@ -271,6 +278,11 @@ def build(
         "wall_time_s": round(wall_time_s, 6),
         "pyarrow_version": pa.__version__,
     }
+    if raw.get("pcaps") or (written is not None and written.pcaps):
+        manifest["capture"] = {
+            "addresses": dict(_engine.addresses(scenario_text)),
+            "ports": CAPTURE_PORTS,
+        }
     frames = {name: table.to_pandas() for name, table in tables.items()}
     if written is None:
         return Result(manifest=manifest, tables=_Lazy(names, frames, {}, lambda: None, _read_table),

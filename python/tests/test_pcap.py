@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import shutil
+import socket
 import struct
 import subprocess
 import tomllib
@@ -60,6 +62,24 @@ def test_each_direction_of_a_connection_has_its_own_host_addresses(demo_out: tup
         (src, dst), reverse = next(iter(pairs)), hosts.get((dport, sport))
         if reverse is not None:
             assert reverse == {(dst, src)}
+
+
+def test_the_manifest_and_the_connections_table_name_what_a_capture_shows(demo_out: tuple[rampup.Result, Path]) -> None:
+    # Every address and port pair in the captures maps back to nodes (manifest) and to a
+    # connection (its client and server ports) of the flow whose ends those nodes are.
+    result, out = demo_out
+    manifest = json.loads((out / "manifest.json").read_text())
+    node_of = {socket.inet_aton(a): n for n, a in manifest["capture"]["addresses"].items()}
+    assert "10000 + slot" in manifest["capture"]["ports"]
+    conns = result.connections
+    for data in result.pcaps.values():
+        for _, _, pkt in _records(data):
+            src, dst = node_of[pkt[12:16]], node_of[pkt[16:20]]
+            sport, dport = struct.unpack_from(">HH", pkt, 20)
+            up = conns[(conns.client_port == sport) & (conns.server_port == dport)]
+            down = conns[(conns.client_port == dport) & (conns.server_port == sport)]
+            row = (up if len(up) else down).iloc[0]
+            assert (src, dst) == ((row["from"], row["to"]) if len(up) else (row["to"], row["from"]))
 
 
 @pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark is not installed")

@@ -246,11 +246,19 @@ fn defaults() -> Vec<(String, String, String)> {
     rampup_sim::scenario::defaults::defaults().into_iter().map(|d| (d.table.to_owned(), d.key.to_owned(), d.value)).collect()
 }
 
+/// addresses(scenario_toml) -> list[tuple[str, str]]
+///
+/// Each node's name and the IPv4 address its packets carry in a capture, in node order.
+#[pyfunction]
+fn addresses(scenario_toml: &str) -> PyResult<Vec<(String, String)>> {
+    rampup_sim::scenario::parse(scenario_toml).map(|sc| rampup_sim::paths::addresses(&sc)).map_err(scenario_error)
+}
+
 /// The rampup engine (Rust). Use the `rampup` package rather than this module.
 #[pymodule]
 mod _engine {
     #[pymodule_export]
-    use super::{check, defaults, delivered_packets, paths, run, Progress, ScenarioError};
+    use super::{addresses, check, defaults, delivered_packets, paths, run, Progress, ScenarioError};
 
     use pyo3::prelude::*;
 

@@ -84,6 +84,12 @@ pub fn paths_table(sc: &Scenario) -> Table {
     ])
 }
 
+/// Each node's name and the IPv4 address its packets carry in a capture (`trace::pcap`), in
+/// node order.
+pub fn addresses(sc: &Scenario) -> Vec<(String, String)> {
+    (0..sc.net.nodes.len()).map(|n| (sc.net.nodes[n].name.clone(), std::net::Ipv4Addr::from(crate::trace::pcap::addr(n as u32)).to_string())).collect()
+}
+
 /// `paths_table` of a scenario given as TOML text.
 pub fn paths_toml(scenario_toml: &str) -> Result<Table, ScenarioError> {
     crate::scenario::parse(scenario_toml).map(|sc| paths_table(&sc))

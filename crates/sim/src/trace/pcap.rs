@@ -39,18 +39,20 @@ pub struct Pcap {
 }
 
 /// Node n has the address 10.0.0.0 + n + 1.
-fn addr(node: u32) -> [u8; 4] {
+pub fn addr(node: u32) -> [u8; 4] {
     (0x0a00_0000u32 + node + 1).to_be_bytes()
 }
 
-/// Ports of connection `flow`: the data sender uses 10000 + flow, the receiver 20000 + flow
-/// (both modulo the 16-bit port space).
+/// The ports of the connection in slot `slot`: (its active end's, its passive end's),
+/// 10000 + slot and 20000 + slot (slot modulo 10,000): unique among the connections open at
+/// once (up to 10,000), reused after a connection is gone, as a host reuses its ports.
+pub fn ports_of(slot: u32) -> (u16, u16) {
+    ((10_000 + slot % 10_000) as u16, (20_000 + slot % 10_000) as u16)
+}
+
+/// The (source, destination) ports of a segment from end `ep`.
 fn ports(ep: EndId) -> (u16, u16) {
-    // Ports by the connection's slot: unique among the connections open at once (up to
-    // 10,000), reused after a connection is gone, as a host reuses its ephemeral ports.
-    let conn = ep.conn();
-    let active = (10_000 + conn % 10_000) as u16;
-    let passive = (20_000 + conn % 10_000) as u16;
+    let (active, passive) = ports_of(ep.conn());
     match ep.side() {
         Side::Passive => (active, passive),
         Side::Active => (passive, active),

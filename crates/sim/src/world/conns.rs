@@ -240,7 +240,7 @@ impl<'s> World<'s> {
             return;
         }
         let (a, p) = (&self.conns[2 * slot as usize], &self.conns[2 * slot as usize + 1]);
-        self.conn_rows.push(super::finish::ConnRow::new(s, a, p));
+        self.conn_rows.push(super::finish::ConnRow::new(slot, s, a, p));
         let totals = &mut self.flows[s.flow as usize].totals;
         totals.add(&a.ep);
         totals.add(&p.ep);

@@ -39,7 +39,7 @@ impl<'s> World<'s> {
             totals.add(&a.ep);
             totals.add(&p.ep);
             if s.opened.is_some() {
-                rows.push(ConnRow::new(s, a, p));
+                rows.push(ConnRow::new(i as u32, s, a, p));
             }
         }
         rows.sort_unstable_by_key(|r| r.id);
@@ -231,6 +231,8 @@ impl EndTotals {
 pub(super) struct ConnRow {
     id: u64,
     flow: u32,
+    /// Its ends' ports in a capture (`trace::pcap`): from its slot.
+    ports: (u16, u16),
     open: Time,
     established: Option<Time>,
     first_up: Option<Time>,
@@ -246,13 +248,14 @@ pub(super) struct ConnRow {
 }
 
 impl ConnRow {
-    /// The row of an opened connection `s` with ends `a` (active) and `p` (passive).
-    pub(super) fn new(s: &Slot, a: &Conn, p: &Conn) -> ConnRow {
+    /// The row of the opened connection in slot `slot`, `s`, with ends `a` (active) and `p` (passive).
+    pub(super) fn new(slot: u32, s: &Slot, a: &Conn, p: &Conn) -> ConnRow {
         let (sa, sp) = (a.ep.stats(), p.ep.stats());
         let (ma, mp) = (a.ep.milestones(), p.ep.milestones());
         ConnRow {
             id: s.id,
             flow: s.flow,
+            ports: crate::trace::pcap::ports_of(slot),
             open: s.opened.expect("only opened connections have rows"),
             established: ma.established,
             first_up: mp.first_delivery,
@@ -278,6 +281,8 @@ fn connections_table(rows: &[ConnRow], from: impl Fn(usize) -> String, to: impl 
         ("flow", u(|r| r.flow as u64)),
         ("from", Column::Str(rows.iter().map(|r| from(r.flow as usize)).collect())),
         ("to", Column::Str(rows.iter().map(|r| to(r.flow as usize)).collect())),
+        ("client_port", u(|r| r.ports.0 as u64)),
+        ("server_port", u(|r| r.ports.1 as u64)),
         ("open_ns", u(|r| r.open.as_nanos())),
         ("established_ns", t(|r| r.established)),
         ("first_byte_up_ns", t(|r| r.first_up)),
