@@ -27,6 +27,8 @@ app = { kind = "writes", schedule = [{ at = "0s", bytes = 20000 }, { at = "1s", 
 from = "s0"
 to = "r0"
 rate = "1Mbps"
+[trace]
+throughput = "100ms"
 """
 
 

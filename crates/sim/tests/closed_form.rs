@@ -118,3 +118,28 @@ fn newreno_follows_the_mathis_law_at_one_in_a_hundred() {
     eprintln!("p = 0.01: throughput / Mathis = {r:.3}");
     assert!((0.75..=1.25).contains(&r), "throughput / Mathis = {r:.3}");
 }
+
+#[test]
+fn the_throughput_trace_adds_up_and_carries_the_bottleneck_rate() {
+    // The one-BDP buffer of the test above keeps the bottleneck busy once the flow is past
+    // slow start. The flow starts at 0.55 s; the run ends 50 ms after a multiple of 100 ms.
+    let text = one_flow("10050ms", "10Mbps", "18ms", 48, "", "").replace("to = \"r0\"\n", "to = \"r0\"\nstart = \"550ms\"\n")
+        + "throughput = \"100ms\"\n";
+    let out = run(&text, 1);
+    let tp = out.table("throughput");
+    let (t, bytes) = (tp.u64s("t_ns"), tp.u64s("bytes"));
+    assert!(tp.u64s("flow").iter().all(|&f| f == 0));
+    // One row per interval from 0, zeros included; the last, at 10 s, covers 50 ms.
+    let interval = 100_000_000;
+    assert_eq!(t, (0..=100).map(|i| i * interval).collect::<Vec<u64>>());
+    assert!(bytes[..5].iter().all(|&b| b == 0), "nothing before the flow starts: {:?}", &bytes[..6]);
+    assert!(bytes[5] > 0, "the handshake and first window arrive within 0.5-0.6 s");
+    assert_eq!(bytes.iter().sum::<u64>(), out.table("flows").u64s("bytes_received")[0]);
+    // From 5 s to 10 s the bottleneck carries 10 Mb/s of 1040-byte packets with 1000 bytes
+    // of payload. In-order delivery can hold bytes back past a boundary (a hole waits for
+    // its retransmission), by at most a window: 96 segments, 1.6% of the 6 MB.
+    let carried = bytes[50..100].iter().sum::<u64>() as f64;
+    let ratio = carried / (10e6 / 8.0 * 5.0 * 1000.0 / 1040.0);
+    eprintln!("delivered / bottleneck payload rate, 5-10 s: {ratio:.4}");
+    assert!((0.95..=1.02).contains(&ratio), "ratio {ratio:.4}");
+}

@@ -110,7 +110,7 @@ fn traced_scenario(
     change: Option<(usize, u32, u64)>,
 ) -> (rampup_sim::Scenario, String) {
     let mut text = scenario(n, links, flows, "3s");
-    text += "[trace]\nqueues = true\ntimeseries = true\n";
+    text += "[trace]\nqueues = true\ntimeseries = true\nthroughput = \"50ms\"\n";
     if let Some((from, off, mbps)) = udp {
         let (from, to) = (from % n, (from + off % n.max(2)) % n);
         if from != to {

@@ -257,6 +257,7 @@ fn a_trace_over_its_budget_stops_the_run() {
     let unlimited = run_toml(VALID, None).unwrap();
     assert_eq!(run_toml(&with(1 << 40), None).unwrap().digest(), unlimited.digest());
     assert_error("[trace]\n", "[trace]\nmax_rows = 0\n", &["trace.max_rows", "at least 1"]);
+    assert_error("[trace]\n", "[trace]\nthroughput = \"0s\"\n", &["trace.throughput", "greater than 0s"]);
 }
 
 #[test]

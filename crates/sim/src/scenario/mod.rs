@@ -159,6 +159,7 @@ struct TraceFile {
     #[serde(default)]
     pcap: Vec<String>,
     max_rows: Option<u64>,
+    throughput: Option<TimeValue>,
 }
 
 // ---------------------------------------------------------------- the checked model
@@ -220,6 +221,8 @@ pub struct Trace {
     /// A run stops with an error when a traced table passes this many rows (in each half
     /// of a split run).
     pub max_rows: Option<u64>,
+    /// The interval of the throughput table (none: not traced).
+    pub throughput: Option<Duration>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -332,7 +335,11 @@ fn check(f: File) -> Result<Scenario, ScenarioError> {
         pcap.push(link_by_name(&net, name, &format!("trace.pcap[{i}]"))?);
     }
     let max_rows = tf.max_rows.map(|n| within("trace.max_rows", n, 1..=MAX_COUNT, "rows")).transpose()?;
-    let trace = Trace { timeseries: tf.timeseries.unwrap_or(true), queues: tf.queues.unwrap_or(true), pcap, max_rows };
+    if tf.throughput.is_some_and(|t| t.0 == Duration::ZERO) {
+        return err("trace.throughput", "must be an interval greater than 0s, like \"100ms\"");
+    }
+    let throughput = tf.throughput.map(|t| t.0);
+    let trace = Trace { timeseries: tf.timeseries.unwrap_or(true), queues: tf.queues.unwrap_or(true), pcap, max_rows, throughput };
     // Events rank ports, connection ends, flows with sources, and changes by index (`Order`).
     let max = crate::engine::MAX_INDEX as usize;
     if net.links.len() * 2 > max || flows.len() * 2 > max || flows.len() + udp.len() > max || changes.len() > max {

@@ -33,7 +33,7 @@ pub trait TraceSink {
 }
 
 /// The traced tables, in the order a sink hears of them.
-pub const TRACED_TABLES: [&str; 2] = ["timeseries", "queues"];
+pub const TRACED_TABLES: [&str; 3] = ["timeseries", "queues", "throughput"];
 
 /// A sink that keeps everything: whole tables and captures, as `RunOutput` holds them.
 #[derive(Default)]
@@ -91,6 +91,50 @@ pub struct QueueRow {
     pub packets: u64,
     pub bytes: u64,
     pub drops: u64,
+}
+
+/// The payload bytes a flow's applications got in order in the interval that starts at `t`
+/// (the throughput table, `[trace] throughput`).
+#[derive(Clone, Copy)]
+pub struct ThroughputRow {
+    pub t: Time,
+    pub flow: u32,
+    pub bytes: u64,
+}
+
+/// A flow's open interval of the throughput table: it starts at `start` and has had
+/// `bytes` so far. Rows are one per flow and interval, zeros included, aligned to
+/// multiples of the interval from time 0.
+#[derive(Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Interval {
+    start: Time,
+    bytes: u64,
+}
+
+impl Interval {
+    /// `bytes` arrived at `now`: the intervals that ended by then are rows.
+    pub fn add(&mut self, flow: u32, bytes: u64, now: Time, interval: Duration, series: &mut Series) {
+        self.close(flow, now, interval, series);
+        self.bytes += bytes;
+    }
+
+    /// The rows at the end of the run, `end`. The last interval is cut short by it, or is
+    /// a row at `end` itself when bytes arrived at that instant and `end` is a multiple of
+    /// the interval.
+    pub fn end(&mut self, flow: u32, end: Time, interval: Duration, series: &mut Series) {
+        self.close(flow, end, interval, series);
+        if self.start < end || self.bytes > 0 {
+            series.throughput.push(ThroughputRow { t: self.start, flow, bytes: self.bytes });
+        }
+    }
+
+    fn close(&mut self, flow: u32, t: Time, interval: Duration, series: &mut Series) {
+        while self.start + interval <= t {
+            series.throughput.push(ThroughputRow { t: self.start, flow, bytes: self.bytes });
+            self.start = self.start + interval;
+            self.bytes = 0;
+        }
+    }
 }
 
 fn u64_at(b: &[u8], i: usize) -> u64 {
@@ -159,6 +203,23 @@ impl Row for QueueRow {
     }
 }
 
+impl Row for ThroughputRow {
+    type Ctx = ();
+    const BYTES: usize = 8 * 2 + 4;
+
+    fn key(&self) -> (u64, u32) {
+        (self.t.as_nanos(), self.flow)
+    }
+    fn encode(&self, b: &mut [u8], _: &mut ()) {
+        b[0..8].copy_from_slice(&self.t.as_nanos().to_le_bytes());
+        b[8..16].copy_from_slice(&self.bytes.to_le_bytes());
+        b[16..20].copy_from_slice(&self.flow.to_le_bytes());
+    }
+    fn decode(b: &[u8], _: &()) -> Self {
+        ThroughputRow { t: Time(u64_at(b, 0)), bytes: u64_at(b, 8), flow: u32_at(b, 16) }
+    }
+}
+
 /// The rows of the timeseries and queues tables. Ends that take segments ahead of time
 /// (`World::receive_ahead`) record their state at the segment's arrival, and ports whose
 /// admissions are computed ahead (`Net::plan_cut_through`) record their queue when next
@@ -167,6 +228,7 @@ impl Row for QueueRow {
 pub struct Series {
     states: Rows<StateRow>,
     queues: Rows<QueueRow>,
+    throughput: Rows<ThroughputRow>,
 }
 
 impl Default for Series {
@@ -178,7 +240,7 @@ impl Default for Series {
 impl Series {
     /// Traces that keep at most `rows_in_memory` rows each in memory.
     pub fn new(rows_in_memory: usize) -> Self {
-        Series { states: Rows::new(rows_in_memory), queues: Rows::new(rows_in_memory) }
+        Series { states: Rows::new(rows_in_memory), queues: Rows::new(rows_in_memory), throughput: Rows::new(rows_in_memory) }
     }
 
     pub fn record_state(&mut self, row: StateRow) {
@@ -191,19 +253,25 @@ impl Series {
 
     /// The first table with more than `max` rows, if any.
     pub fn over(&self, max: u64) -> Option<&'static str> {
-        [self.states.count(), self.queues.count()].into_iter().zip(TRACED_TABLES).find(|&(n, _)| n > max).map(|(_, t)| t)
+        [self.states.count(), self.queues.count(), self.throughput.count()].into_iter().zip(TRACED_TABLES).find(|&(n, _)| n > max).map(|(_, t)| t)
     }
 
     /// Add `other`'s rows (of the other half of a split run, recorded after these).
     pub fn append(&mut self, other: Series) {
         self.states.append(other.states);
         self.queues.append(other.queues);
+        self.throughput.append(other.throughput);
     }
 
-    /// Hand both tables to `sink`, sorted, in chunks; `port_name` names a queue.
-    pub fn drain(self, sink: &mut dyn TraceSink, port_name: impl Fn(u32) -> String) {
+    /// Hand the tables to `sink`, sorted, in chunks; `port_name` names a queue. The
+    /// throughput table is handed over only when it was traced (`with_throughput`): it is
+    /// new, and runs that do not ask for it keep the files they had.
+    pub fn drain(self, sink: &mut dyn TraceSink, port_name: impl Fn(u32) -> String, with_throughput: bool) {
         chunked(self.states.into_sorted(), |rows| sink.rows(TRACED_TABLES[0], timeseries(rows)));
         chunked(self.queues.into_sorted(), |rows| sink.rows(TRACED_TABLES[1], queues(rows, &port_name)));
+        if with_throughput {
+            chunked(self.throughput.into_sorted(), |rows| sink.rows(TRACED_TABLES[2], throughput(rows)));
+        }
     }
 }
 
@@ -244,6 +312,14 @@ fn queues(q: &[QueueRow], port_name: impl Fn(u32) -> String) -> Table {
         ("packets", Column::U64(q.iter().map(|r| r.packets).collect())),
         ("bytes", Column::U64(q.iter().map(|r| r.bytes).collect())),
         ("drops", Column::U64(q.iter().map(|r| r.drops).collect())),
+    ])
+}
+
+fn throughput(r: &[ThroughputRow]) -> Table {
+    table(vec![
+        ("t_ns", Column::U64(r.iter().map(|r| r.t.as_nanos()).collect())),
+        ("flow", Column::U64(r.iter().map(|r| r.flow as u64).collect())),
+        ("bytes", Column::U64(r.iter().map(|r| r.bytes).collect())),
     ])
 }
 

@@ -24,6 +24,11 @@ impl<'s> World<'s> {
             p.expire(end, trace.then_some(&mut record));
             p.settle(end);
         }
+        if let Some(interval) = self.sc.trace.throughput {
+            for (i, f) in self.flows.iter_mut().enumerate() {
+                f.bin.end(i as u32, end, interval, &mut self.series);
+            }
+        }
         if let Some(e) = self.over_budget(end) {
             return Err(e);
         }
@@ -119,7 +124,7 @@ impl<'s> World<'s> {
             ("lost", Column::U64(vec![pk.lost])),
             ("in_flight", Column::U64(vec![on_wire + late])),
         ]);
-        self.series.drain(sink, |port| ports[port as usize].name.clone());
+        self.series.drain(sink, |port| ports[port as usize].name.clone(), self.sc.trace.throughput.is_some());
         for (i, p) in self.pcaps.into_iter().enumerate() {
             if let Some(p) = p {
                 let link = ports[i].name.replace("->", "_to_");

@@ -13,7 +13,7 @@ use crate::partition::Split;
 use crate::rng::Stream;
 use crate::scenario::Scenario;
 use crate::trace::pcap::Pcap;
-use crate::trace::{Series, StateRow, TraceSink};
+use crate::trace::{Interval, Series, StateRow, TraceSink};
 use crate::traffic::{Action, EndId, Side};
 use crate::Progress;
 use crate::{RunError, ScenarioError};
@@ -114,6 +114,8 @@ struct FlowState {
     next: usize,
     data_drops: u64,
     ack_drops: u64,
+    /// The throughput trace's open interval (`[trace] throughput`).
+    bin: Interval,
     /// The counts of the flow's connections whose slots were reused.
     totals: EndTotals,
 }
@@ -684,7 +686,11 @@ impl<'s> World<'s> {
                 let c = &mut self.conns[ep.index()];
                 let got = c.ep.handle_segment(now, seg);
                 self.packets_in_flight.free(id);
-                if c.counted {
+                if let (Some(interval), Some(r)) = (self.sc.trace.throughput, got) {
+                    let flow = c.flow as usize;
+                    self.flows[flow].bin.add(flow as u32, r.len(), now, interval, &mut self.series);
+                }
+                if self.conns[ep.index()].counted {
                     self.delivered_counted(ep, got.is_some_and(|r| !r.is_empty()), now);
                 }
                 self.service(ep, now);

@@ -237,6 +237,9 @@ impl<'s> World<'s> {
             mine.start = mine.start.or(f.start);
             mine.data_drops += f.data_drops;
             mine.ack_drops += f.ack_drops;
+            // A flow's deliveries are in one half (a split run's flows send one way): its
+            // open throughput interval is the one further on.
+            mine.bin = mine.bin.max(f.bin);
         }
         for (mine, u) in self.udp.iter_mut().zip(&other.udp) {
             mine.sent += u.sent;
