@@ -263,7 +263,7 @@ def _headline(result: Result) -> Text:
     # Only numbers of the result (the same on every machine) and the wall time, named as
     # such; the engine's event count depends on how the run was split over threads.
     m = result.manifest
-    delivered = int(result.tables["packets"]["delivered"].iloc[0]) if "packets" in result.tables else None
+    delivered = int(result.tables["packet_totals"]["delivered"].iloc[0]) if "packet_totals" in result.tables else None
     packets = f", {delivered:,} packets delivered" if delivered is not None else ""
     return Text(
         f"{m['name'] or 'scenario'}: seed {m['seed']}, {m['sim_end_s']:g} s simulated{packets} "

@@ -20,7 +20,7 @@ tables in the engine's order -- listed in ``manifest["content_hash_covers"]``.
 For a Parquet folder from the current engine, ::
 
     cat flows.parquet timeseries.parquet queues.parquet links.parquet \
-        transfers.parquet udp.parquet packets.parquet | sha256sum
+        transfers.parquet udp.parquet packet_totals.parquet connections.parquet | sha256sum
 
 prints it. ``manifest["files"]`` has the SHA-256 of every file written, pcaps included.
 """
@@ -53,8 +53,8 @@ TABLES = ("flows", "timeseries", "queues", "links")
 #: The flow columns a notebook shows of a result (`Result._repr_html_`).
 _HTML_FLOW_COLUMNS = ("flow", "from", "to", "cc", "recovery", "bytes_received", "goodput_bps", "retransmits", "timeouts", "drops")
 #: Every table a run returns (docs/results.md; `test_results_doc` keeps the two the same);
-#: throughput only when ``[trace] throughput`` is set.
-ENGINE_TABLES = ("flows", "transfers", "timeseries", "queues", "links", "udp", "packets", "connections", "throughput")
+#: throughput and rtt only when ``[trace]`` asks for them.
+ENGINE_TABLES = ("flows", "transfers", "timeseries", "queues", "links", "udp", "packet_totals", "connections", "throughput", "rtt")
 FORMATS = ("parquet", "csv")
 #: Rows per Parquet row group: the engine hands traces over in chunks of this many rows,
 #: and tables held in memory are written in row groups of the same size, so that a

@@ -29,6 +29,7 @@ to = "r0"
 rate = "1Mbps"
 [trace]
 throughput = "100ms"
+rtt = true
 """
 
 

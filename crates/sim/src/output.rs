@@ -46,6 +46,12 @@ impl Table {
             _ => panic!("no f64 column {name}"),
         }
     }
+    pub fn strs(&self, name: &str) -> &[String] {
+        match self.column(name) {
+            Some(Column::Str(v)) => v,
+            _ => panic!("no string column {name}"),
+        }
+    }
 }
 
 impl Column {

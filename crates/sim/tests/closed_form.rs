@@ -143,3 +143,27 @@ fn the_throughput_trace_adds_up_and_carries_the_bottleneck_rate() {
     eprintln!("delivered / bottleneck payload rate, 5-10 s: {ratio:.4}");
     assert!((0.95..=1.02).contains(&ratio), "ratio {ratio:.4}");
 }
+
+#[test]
+fn rtt_samples_are_the_path_delay_plus_serialisation_and_queueing() {
+    // 1 Gb/s everywhere, 2 x (1 + 48 + 1) ms of propagation: an unqueued data segment's
+    // sample is that plus the serialisation of its 1040 bytes and of a 40-byte ACK on each
+    // of the three links (8,320 ns and 320 ns each).
+    let text = one_flow("750ms", "1Gbps", "48ms", 10_000, "", "") + "rtt = true\n";
+    let out = run(&text, 1);
+    let rtt = out.table("rtt");
+    let samples = rtt.u64s("rtt_ns");
+    let unqueued = RTT_NS + 3 * 8_320 + 3 * 320;
+    assert_eq!(samples[0], unqueued, "the first window meets empty queues");
+    assert!(samples.iter().all(|&s| s >= unqueued));
+    assert!(rtt.strs("end").iter().all(|e| e == "from"), "only the data sender takes samples");
+    // Slow start's rounds (one per RTT, the window doubling from 2) queue at the sender's
+    // access link. By 750 ms the samples are of the rounds sent by 650 ms, of at most 128
+    // segments: none waits behind more than its window, 128 x 8,320 ns.
+    assert!(samples.iter().any(|&s| s > unqueued), "some queueing");
+    assert!(samples.iter().all(|&s| s <= unqueued + 128 * 8_320), "max {}", samples.iter().max().unwrap());
+    // The smoothed RTT of the timeseries follows from these samples (RFC 6298 §2.2):
+    // the first sets srtt.
+    let srtt = out.table("timeseries").f64s("srtt_ns");
+    assert_eq!(srtt.iter().find(|s| !s.is_nan()).copied(), Some(unqueued as f64));
+}

@@ -61,7 +61,7 @@ proptest! {
             prop_assert_eq!(Some(t.u64s("bytes_received")[i]), f.bytes, "flow {} in\n{}", i, text);
             prop_assert_eq!(Some(t.u64s("bytes_acked")[i]), f.bytes);
         }
-        prop_assert!(conserved(&out), "packets not conserved: {:?}", out.table("packets"));
+        prop_assert!(conserved(&out), "packets not conserved: {:?}", out.table("packet_totals"));
     }
 
     #[test]
@@ -72,7 +72,7 @@ proptest! {
     ) {
         let text = scenario(n, &links, &flows, &format!("{stop_ms}ms"));
         let out = run_toml(&text, Some(seed)).expect("generated scenarios are valid");
-        prop_assert!(conserved(&out), "packets not conserved: {:?}", out.table("packets"));
+        prop_assert!(conserved(&out), "packets not conserved: {:?}", out.table("packet_totals"));
     }
 }
 
@@ -110,7 +110,7 @@ fn traced_scenario(
     change: Option<(usize, u32, u64)>,
 ) -> (rampup_sim::Scenario, String) {
     let mut text = scenario(n, links, flows, "3s");
-    text += "[trace]\nqueues = true\ntimeseries = true\nthroughput = \"50ms\"\n";
+    text += "[trace]\nqueues = true\ntimeseries = true\nthroughput = \"50ms\"\nrtt = true\n";
     if let Some((from, off, mbps)) = udp {
         let (from, to) = (from % n, (from + off % n.max(2)) % n);
         if from != to {
@@ -489,6 +489,6 @@ proptest! {
         }
         let tr = out.table("transfers");
         prop_assert!(tr.f64s("elapsed_s").iter().all(|e| e.is_finite()), "unfinished transfer {:?} in\n{}", tr, text);
-        prop_assert!(conserved(&out), "packets not conserved: {:?}", out.table("packets"));
+        prop_assert!(conserved(&out), "packets not conserved: {:?}", out.table("packet_totals"));
     }
 }

@@ -138,7 +138,7 @@ proptest! {
                 AppDraw::Bulk(None) => prop_assert_eq!(rows.len(), 1),
             }
         }
-        prop_assert!(conserved(&out), "packets not conserved: {:?}", out.table("packets"));
+        prop_assert!(conserved(&out), "packets not conserved: {:?}", out.table("packet_totals"));
     }
 }
 

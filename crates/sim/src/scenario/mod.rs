@@ -160,6 +160,7 @@ struct TraceFile {
     pcap: Vec<String>,
     max_rows: Option<u64>,
     throughput: Option<TimeValue>,
+    rtt: Option<bool>,
 }
 
 // ---------------------------------------------------------------- the checked model
@@ -223,6 +224,8 @@ pub struct Trace {
     pub max_rows: Option<u64>,
     /// The interval of the throughput table (none: not traced).
     pub throughput: Option<Duration>,
+    /// Every RTT sample, in the rtt table.
+    pub rtt: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -339,7 +342,7 @@ fn check(f: File) -> Result<Scenario, ScenarioError> {
         return err("trace.throughput", "must be an interval greater than 0s, like \"100ms\"");
     }
     let throughput = tf.throughput.map(|t| t.0);
-    let trace = Trace { timeseries: tf.timeseries.unwrap_or(true), queues: tf.queues.unwrap_or(true), pcap, max_rows, throughput };
+    let trace = Trace { timeseries: tf.timeseries.unwrap_or(true), queues: tf.queues.unwrap_or(true), pcap, max_rows, throughput, rtt: tf.rtt.unwrap_or(false) };
     // Events rank ports, connection ends, flows with sources, and changes by index (`Order`).
     let max = crate::engine::MAX_INDEX as usize;
     if net.links.len() * 2 > max || flows.len() * 2 > max || flows.len() + udp.len() > max || changes.len() > max {

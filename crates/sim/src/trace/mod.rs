@@ -3,16 +3,20 @@
 //! `TraceSink` that writes them to disk.
 
 pub mod pcap;
+mod rows;
 pub mod spill;
 
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom, Write};
 
-use rampup_tcp::{Duration, Snapshot, Time};
+use rampup_tcp::{Duration, Time};
 
-use self::spill::{Row, Rows};
+pub use self::rows::{QueueRow, RttRow, StateRow, ThroughputRow};
+use self::rows::{queues, rtt, throughput, timeseries};
+use self::spill::Rows;
 use crate::net::Port;
-use crate::output::{table, Column, RunOutput, Table};
+use crate::output::{RunOutput, Table};
+use crate::scenario::Trace;
 use crate::RunError;
 
 /// Rows of a trace kept in memory before they go to a temporary file (`spill`): the
@@ -33,7 +37,7 @@ pub trait TraceSink {
 }
 
 /// The traced tables, in the order a sink hears of them.
-pub const TRACED_TABLES: [&str; 3] = ["timeseries", "queues", "throughput"];
+pub const TRACED_TABLES: [&str; 4] = ["timeseries", "queues", "throughput", "rtt"];
 
 /// A sink that keeps everything: whole tables and captures, as `RunOutput` holds them.
 #[derive(Default)]
@@ -73,35 +77,6 @@ impl Collect {
     }
 }
 
-/// A sender's state when it changed (the timeseries table).
-#[derive(Clone, Copy)]
-pub struct StateRow {
-    pub t: Time,
-    pub flow: u32,
-    pub s: Snapshot,
-}
-
-/// A port's queue after an admission or a departure (the queues table). The port is kept
-/// by index and named once, at the end, so that a row (one per packet and hop) allocates
-/// nothing.
-#[derive(Clone, Copy)]
-pub struct QueueRow {
-    pub t: Time,
-    pub port: u32,
-    pub packets: u64,
-    pub bytes: u64,
-    pub drops: u64,
-}
-
-/// The payload bytes a flow's applications got in order in the interval that starts at `t`
-/// (the throughput table, `[trace] throughput`).
-#[derive(Clone, Copy)]
-pub struct ThroughputRow {
-    pub t: Time,
-    pub flow: u32,
-    pub bytes: u64,
-}
-
 /// A flow's open interval of the throughput table: it starts at `start` and has had
 /// `bytes` so far. Rows are one per flow and interval, zeros included, aligned to
 /// multiples of the interval from time 0.
@@ -137,89 +112,6 @@ impl Interval {
     }
 }
 
-fn u64_at(b: &[u8], i: usize) -> u64 {
-    u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"))
-}
-
-fn u32_at(b: &[u8], i: usize) -> u32 {
-    u32::from_le_bytes(b[i..i + 4].try_into().expect("4 bytes"))
-}
-
-impl Row for StateRow {
-    /// The controllers' mode names seen, so that a row stores an index.
-    type Ctx = Vec<&'static str>;
-    const BYTES: usize = 8 * 7 + 4 + 4 + 1 + 1 + 1;
-
-    fn key(&self) -> (u64, u32) {
-        (self.t.as_nanos(), self.flow)
-    }
-    fn encode(&self, b: &mut [u8], modes: &mut Vec<&'static str>) {
-        let s = &self.s;
-        let srtt = s.srtt.map_or(u64::MAX, |d| d.as_nanos());
-        for (i, v) in [self.t.as_nanos(), s.cwnd, s.ssthresh, srtt, s.flight, s.snd_nxt, s.snd_una].into_iter().enumerate() {
-            b[8 * i..8 * i + 8].copy_from_slice(&v.to_le_bytes());
-        }
-        b[56..60].copy_from_slice(&self.flow.to_le_bytes());
-        b[60..64].copy_from_slice(&s.congestive_events.to_le_bytes());
-        let mode = modes.iter().position(|m| *m == s.cc_mode).unwrap_or_else(|| {
-            modes.push(s.cc_mode);
-            modes.len() - 1
-        });
-        b[64] = u8::try_from(mode).expect("fewer than 256 mode names");
-        b[65] = s.pacing as u8;
-        b[66] = s.srtt.is_some() as u8;
-    }
-    fn decode(b: &[u8], modes: &Vec<&'static str>) -> Self {
-        let s = Snapshot {
-            cwnd: u64_at(b, 8),
-            ssthresh: u64_at(b, 16),
-            srtt: (b[66] == 1).then(|| Duration(u64_at(b, 24))),
-            flight: u64_at(b, 32),
-            snd_nxt: u64_at(b, 40),
-            snd_una: u64_at(b, 48),
-            pacing: b[65] == 1,
-            cc_mode: modes[b[64] as usize],
-            congestive_events: u32_at(b, 60),
-        };
-        StateRow { t: Time(u64_at(b, 0)), flow: u32_at(b, 56), s }
-    }
-}
-
-impl Row for QueueRow {
-    type Ctx = ();
-    const BYTES: usize = 8 * 4 + 4;
-
-    fn key(&self) -> (u64, u32) {
-        (self.t.as_nanos(), self.port)
-    }
-    fn encode(&self, b: &mut [u8], _: &mut ()) {
-        for (i, v) in [self.t.as_nanos(), self.packets, self.bytes, self.drops].into_iter().enumerate() {
-            b[8 * i..8 * i + 8].copy_from_slice(&v.to_le_bytes());
-        }
-        b[32..36].copy_from_slice(&self.port.to_le_bytes());
-    }
-    fn decode(b: &[u8], _: &()) -> Self {
-        QueueRow { t: Time(u64_at(b, 0)), packets: u64_at(b, 8), bytes: u64_at(b, 16), drops: u64_at(b, 24), port: u32_at(b, 32) }
-    }
-}
-
-impl Row for ThroughputRow {
-    type Ctx = ();
-    const BYTES: usize = 8 * 2 + 4;
-
-    fn key(&self) -> (u64, u32) {
-        (self.t.as_nanos(), self.flow)
-    }
-    fn encode(&self, b: &mut [u8], _: &mut ()) {
-        b[0..8].copy_from_slice(&self.t.as_nanos().to_le_bytes());
-        b[8..16].copy_from_slice(&self.bytes.to_le_bytes());
-        b[16..20].copy_from_slice(&self.flow.to_le_bytes());
-    }
-    fn decode(b: &[u8], _: &()) -> Self {
-        ThroughputRow { t: Time(u64_at(b, 0)), bytes: u64_at(b, 8), flow: u32_at(b, 16) }
-    }
-}
-
 /// The rows of the timeseries and queues tables. Ends that take segments ahead of time
 /// (`World::receive_ahead`) record their state at the segment's arrival, and ports whose
 /// admissions are computed ahead (`Net::plan_cut_through`) record their queue when next
@@ -229,6 +121,7 @@ pub struct Series {
     states: Rows<StateRow>,
     queues: Rows<QueueRow>,
     throughput: Rows<ThroughputRow>,
+    rtt: Rows<RttRow>,
 }
 
 impl Default for Series {
@@ -240,7 +133,7 @@ impl Default for Series {
 impl Series {
     /// Traces that keep at most `rows_in_memory` rows each in memory.
     pub fn new(rows_in_memory: usize) -> Self {
-        Series { states: Rows::new(rows_in_memory), queues: Rows::new(rows_in_memory), throughput: Rows::new(rows_in_memory) }
+        Series { states: Rows::new(rows_in_memory), queues: Rows::new(rows_in_memory), throughput: Rows::new(rows_in_memory), rtt: Rows::new(rows_in_memory) }
     }
 
     pub fn record_state(&mut self, row: StateRow) {
@@ -251,9 +144,13 @@ impl Series {
         self.queues.push(QueueRow { t, port, packets: p.queued_packets() as u64, bytes: p.queued_bytes(), drops: p.stats.drops });
     }
 
+    pub fn record_rtt(&mut self, row: RttRow) {
+        self.rtt.push(row);
+    }
+
     /// The first table with more than `max` rows, if any.
     pub fn over(&self, max: u64) -> Option<&'static str> {
-        [self.states.count(), self.queues.count(), self.throughput.count()].into_iter().zip(TRACED_TABLES).find(|&(n, _)| n > max).map(|(_, t)| t)
+        [self.states.count(), self.queues.count(), self.throughput.count(), self.rtt.count()].into_iter().zip(TRACED_TABLES).find(|&(n, _)| n > max).map(|(_, t)| t)
     }
 
     /// Add `other`'s rows (of the other half of a split run, recorded after these).
@@ -261,16 +158,20 @@ impl Series {
         self.states.append(other.states);
         self.queues.append(other.queues);
         self.throughput.append(other.throughput);
+        self.rtt.append(other.rtt);
     }
 
     /// Hand the tables to `sink`, sorted, in chunks; `port_name` names a queue. The
-    /// throughput table is handed over only when it was traced (`with_throughput`): it is
-    /// new, and runs that do not ask for it keep the files they had.
-    pub fn drain(self, sink: &mut dyn TraceSink, port_name: impl Fn(u32) -> String, with_throughput: bool) {
+    /// throughput and rtt tables are handed over only when `trace` asks for them: runs that
+    /// do not keep the files they had before these tables were added.
+    pub fn drain(self, sink: &mut dyn TraceSink, port_name: impl Fn(u32) -> String, trace: &Trace) {
         chunked(self.states.into_sorted(), |rows| sink.rows(TRACED_TABLES[0], timeseries(rows)));
         chunked(self.queues.into_sorted(), |rows| sink.rows(TRACED_TABLES[1], queues(rows, &port_name)));
-        if with_throughput {
+        if trace.throughput.is_some() {
             chunked(self.throughput.into_sorted(), |rows| sink.rows(TRACED_TABLES[2], throughput(rows)));
+        }
+        if trace.rtt {
+            chunked(self.rtt.into_sorted(), |rows| sink.rows(TRACED_TABLES[3], rtt(rows)));
         }
     }
 }
@@ -287,40 +188,6 @@ fn chunked<R>(mut rows: impl Iterator<Item = R>, mut f: impl FnMut(&[R])) {
             return;
         }
     }
-}
-
-fn timeseries(st: &[StateRow]) -> Table {
-    table(vec![
-        ("t_ns", Column::U64(st.iter().map(|r| r.t.as_nanos()).collect())),
-        ("flow", Column::U64(st.iter().map(|r| r.flow as u64).collect())),
-        ("cwnd_bytes", Column::U64(st.iter().map(|r| r.s.cwnd).collect())),
-        ("ssthresh_bytes", Column::F64(st.iter().map(|r| if r.s.ssthresh == u64::MAX { f64::NAN } else { r.s.ssthresh as f64 }).collect())),
-        ("srtt_ns", Column::F64(st.iter().map(|r| r.s.srtt.map_or(f64::NAN, |d| d.as_nanos() as f64)).collect())),
-        ("flight_bytes", Column::U64(st.iter().map(|r| r.s.flight).collect())),
-        ("snd_nxt", Column::U64(st.iter().map(|r| r.s.snd_nxt).collect())),
-        ("snd_una", Column::U64(st.iter().map(|r| r.s.snd_una).collect())),
-        ("cc_mode", Column::Str(st.iter().map(|r| r.s.cc_mode.to_string()).collect())),
-        ("congestive_events", Column::U64(st.iter().map(|r| r.s.congestive_events as u64).collect())),
-        ("pacing", Column::U64(st.iter().map(|r| r.s.pacing as u64).collect())),
-    ])
-}
-
-fn queues(q: &[QueueRow], port_name: impl Fn(u32) -> String) -> Table {
-    table(vec![
-        ("t_ns", Column::U64(q.iter().map(|r| r.t.as_nanos()).collect())),
-        ("queue", Column::Str(q.iter().map(|r| port_name(r.port)).collect())),
-        ("packets", Column::U64(q.iter().map(|r| r.packets).collect())),
-        ("bytes", Column::U64(q.iter().map(|r| r.bytes).collect())),
-        ("drops", Column::U64(q.iter().map(|r| r.drops).collect())),
-    ])
-}
-
-fn throughput(r: &[ThroughputRow]) -> Table {
-    table(vec![
-        ("t_ns", Column::U64(r.iter().map(|r| r.t.as_nanos()).collect())),
-        ("flow", Column::U64(r.iter().map(|r| r.flow as u64).collect())),
-        ("bytes", Column::U64(r.iter().map(|r| r.bytes).collect())),
-    ])
 }
 
 /// A capture's bytes as they are written: `memory` (appended to directly), moved to an

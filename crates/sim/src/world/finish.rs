@@ -124,7 +124,7 @@ impl<'s> World<'s> {
             ("lost", Column::U64(vec![pk.lost])),
             ("in_flight", Column::U64(vec![on_wire + late])),
         ]);
-        self.series.drain(sink, |port| ports[port as usize].name.clone(), self.sc.trace.throughput.is_some());
+        self.series.drain(sink, |port| ports[port as usize].name.clone(), &sc.trace);
         for (i, p) in self.pcaps.into_iter().enumerate() {
             if let Some(p) = p {
                 let link = ports[i].name.replace("->", "_to_");
@@ -137,7 +137,7 @@ impl<'s> World<'s> {
                 ("transfers".into(), transfers),
                 ("links".into(), links),
                 ("udp".into(), udp),
-                ("packets".into(), packets),
+                ("packet_totals".into(), packets),
                 ("connections".into(), connections_table(&rows, |f| names(sc.flows[f].from), |f| names(sc.flows[f].to))),
             ],
             pcaps: Vec::new(),

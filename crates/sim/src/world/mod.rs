@@ -4,7 +4,7 @@
 
 use std::ops::ControlFlow;
 
-use rampup_tcp::{Endpoint, Snapshot, State, Time};
+use rampup_tcp::{Endpoint, Event as TcpEvent, Snapshot, State, Time};
 
 use crate::engine::{Class, EventQueue, Order};
 use crate::net::{Body, Net, Offer, OnWire, Packet, Packets, Port};
@@ -13,7 +13,7 @@ use crate::partition::Split;
 use crate::rng::Stream;
 use crate::scenario::Scenario;
 use crate::trace::pcap::Pcap;
-use crate::trace::{Interval, Series, StateRow, TraceSink};
+use crate::trace::{Interval, RttRow, Series, StateRow, TraceSink};
 use crate::traffic::{Action, EndId, Side};
 use crate::Progress;
 use crate::{RunError, ScenarioError};
@@ -359,7 +359,7 @@ impl<'s> World<'s> {
         let max = self.sc.trace.max_rows?;
         let table = self.series.over(max)?;
         let msg =
-            format!("trace.max_rows: the {table} trace passed {max} rows by {at:.3}s of simulated time; raise trace.max_rows or set trace.{table} = false");
+            format!("trace.max_rows: the {table} trace passed {max} rows by {at:.3}s of simulated time; raise trace.max_rows or turn the {table} trace off (trace.{table})");
         Some(RunError::Scenario(ScenarioError(msg)))
     }
 
@@ -690,6 +690,9 @@ impl<'s> World<'s> {
                     let flow = c.flow as usize;
                     self.flows[flow].bin.add(flow as u32, r.len(), now, interval, &mut self.series);
                 }
+                if self.sc.trace.rtt {
+                    self.record_rtt_samples(ep, now);
+                }
                 if self.conns[ep.index()].counted {
                     self.delivered_counted(ep, got.is_some_and(|r| !r.is_empty()), now);
                 }
@@ -700,6 +703,18 @@ impl<'s> World<'s> {
                 u.received += 1;
                 u.received_bytes += pkt.wire_bytes as u64;
                 self.packets_in_flight.free(id);
+            }
+        }
+    }
+
+    /// The RTT samples end `ep` took on the segment it just handled (the rtt table); its
+    /// other events are of no use here.
+    fn record_rtt_samples(&mut self, ep: EndId, now: Time) {
+        let c = &mut self.conns[ep.index()];
+        let connection = self.slots[ep.index() / 2].id;
+        while let Some(e) = c.ep.poll_event() {
+            if let TcpEvent::RttSample { rtt, cwnd } = e {
+                self.series.record_rtt(RttRow { t: now, flow: c.flow, connection, end: ep.side() as u8, rtt, cwnd });
             }
         }
     }

@@ -93,7 +93,7 @@ pub fn cases(default: u32) -> u32 {
 
 /// Packets are conserved: created + duplicated = delivered + dropped + lost + in flight.
 pub fn conserved(out: &rampup_sim::RunOutput) -> bool {
-    let p = out.table("packets");
+    let p = out.table("packet_totals");
     let v = |c: &str| p.u64s(c)[0];
     v("created") + v("duplicated") == v("delivered") + v("dropped") + v("lost") + v("in_flight")
 }

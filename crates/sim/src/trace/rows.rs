@@ -1,0 +1,197 @@
+//! The rows of the traced tables: kept compact while a run goes (`spill::Row`), and made
+//! into columns as they leave it.
+
+use rampup_tcp::{Duration, Snapshot, Time};
+
+use super::spill::Row;
+use crate::output::{table, Column, Table};
+
+/// A sender's state when it changed (the timeseries table).
+#[derive(Clone, Copy)]
+pub struct StateRow {
+    pub t: Time,
+    pub flow: u32,
+    pub s: Snapshot,
+}
+
+/// A port's queue after an admission or a departure (the queues table). The port is kept
+/// by index and named once, at the end, so that a row (one per packet and hop) allocates
+/// nothing.
+#[derive(Clone, Copy)]
+pub struct QueueRow {
+    pub t: Time,
+    pub port: u32,
+    pub packets: u64,
+    pub bytes: u64,
+    pub drops: u64,
+}
+
+/// The payload bytes a flow's applications got in order in the interval that starts at `t`
+/// (the throughput table, `[trace] throughput`).
+#[derive(Clone, Copy)]
+pub struct ThroughputRow {
+    pub t: Time,
+    pub flow: u32,
+    pub bytes: u64,
+}
+
+/// An RTT sample an end took (RFC 6298 §3; the rtt table, `[trace] rtt`), with its
+/// window after the ACK that gave it.
+#[derive(Clone, Copy)]
+pub struct RttRow {
+    pub t: Time,
+    pub flow: u32,
+    /// The connection's number (its row in the connections table).
+    pub connection: u64,
+    /// The end that took it: 0 at the flow's `from` node (the active end), 1 at its `to`.
+    pub end: u8,
+    pub rtt: Duration,
+    pub cwnd: u64,
+}
+
+fn u64_at(b: &[u8], i: usize) -> u64 {
+    u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"))
+}
+
+fn u32_at(b: &[u8], i: usize) -> u32 {
+    u32::from_le_bytes(b[i..i + 4].try_into().expect("4 bytes"))
+}
+
+impl Row for StateRow {
+    /// The controllers' mode names seen, so that a row stores an index.
+    type Ctx = Vec<&'static str>;
+    const BYTES: usize = 8 * 7 + 4 + 4 + 1 + 1 + 1;
+
+    fn key(&self) -> (u64, u32) {
+        (self.t.as_nanos(), self.flow)
+    }
+    fn encode(&self, b: &mut [u8], modes: &mut Vec<&'static str>) {
+        let s = &self.s;
+        let srtt = s.srtt.map_or(u64::MAX, |d| d.as_nanos());
+        for (i, v) in [self.t.as_nanos(), s.cwnd, s.ssthresh, srtt, s.flight, s.snd_nxt, s.snd_una].into_iter().enumerate() {
+            b[8 * i..8 * i + 8].copy_from_slice(&v.to_le_bytes());
+        }
+        b[56..60].copy_from_slice(&self.flow.to_le_bytes());
+        b[60..64].copy_from_slice(&s.congestive_events.to_le_bytes());
+        let mode = modes.iter().position(|m| *m == s.cc_mode).unwrap_or_else(|| {
+            modes.push(s.cc_mode);
+            modes.len() - 1
+        });
+        b[64] = u8::try_from(mode).expect("fewer than 256 mode names");
+        b[65] = s.pacing as u8;
+        b[66] = s.srtt.is_some() as u8;
+    }
+    fn decode(b: &[u8], modes: &Vec<&'static str>) -> Self {
+        let s = Snapshot {
+            cwnd: u64_at(b, 8),
+            ssthresh: u64_at(b, 16),
+            srtt: (b[66] == 1).then(|| Duration(u64_at(b, 24))),
+            flight: u64_at(b, 32),
+            snd_nxt: u64_at(b, 40),
+            snd_una: u64_at(b, 48),
+            pacing: b[65] == 1,
+            cc_mode: modes[b[64] as usize],
+            congestive_events: u32_at(b, 60),
+        };
+        StateRow { t: Time(u64_at(b, 0)), flow: u32_at(b, 56), s }
+    }
+}
+
+impl Row for QueueRow {
+    type Ctx = ();
+    const BYTES: usize = 8 * 4 + 4;
+
+    fn key(&self) -> (u64, u32) {
+        (self.t.as_nanos(), self.port)
+    }
+    fn encode(&self, b: &mut [u8], _: &mut ()) {
+        for (i, v) in [self.t.as_nanos(), self.packets, self.bytes, self.drops].into_iter().enumerate() {
+            b[8 * i..8 * i + 8].copy_from_slice(&v.to_le_bytes());
+        }
+        b[32..36].copy_from_slice(&self.port.to_le_bytes());
+    }
+    fn decode(b: &[u8], _: &()) -> Self {
+        QueueRow { t: Time(u64_at(b, 0)), packets: u64_at(b, 8), bytes: u64_at(b, 16), drops: u64_at(b, 24), port: u32_at(b, 32) }
+    }
+}
+
+impl Row for ThroughputRow {
+    type Ctx = ();
+    const BYTES: usize = 8 * 2 + 4;
+
+    fn key(&self) -> (u64, u32) {
+        (self.t.as_nanos(), self.flow)
+    }
+    fn encode(&self, b: &mut [u8], _: &mut ()) {
+        b[0..8].copy_from_slice(&self.t.as_nanos().to_le_bytes());
+        b[8..16].copy_from_slice(&self.bytes.to_le_bytes());
+        b[16..20].copy_from_slice(&self.flow.to_le_bytes());
+    }
+    fn decode(b: &[u8], _: &()) -> Self {
+        ThroughputRow { t: Time(u64_at(b, 0)), bytes: u64_at(b, 8), flow: u32_at(b, 16) }
+    }
+}
+
+impl Row for RttRow {
+    type Ctx = ();
+    const BYTES: usize = 8 * 4 + 4 + 1;
+
+    fn key(&self) -> (u64, u32) {
+        (self.t.as_nanos(), self.flow)
+    }
+    fn encode(&self, b: &mut [u8], _: &mut ()) {
+        for (i, v) in [self.t.as_nanos(), self.connection, self.rtt.as_nanos(), self.cwnd].into_iter().enumerate() {
+            b[8 * i..8 * i + 8].copy_from_slice(&v.to_le_bytes());
+        }
+        b[32..36].copy_from_slice(&self.flow.to_le_bytes());
+        b[36] = self.end;
+    }
+    fn decode(b: &[u8], _: &()) -> Self {
+        RttRow { t: Time(u64_at(b, 0)), connection: u64_at(b, 8), rtt: Duration(u64_at(b, 16)), cwnd: u64_at(b, 24), flow: u32_at(b, 32), end: b[36] }
+    }
+}
+
+pub(super) fn timeseries(st: &[StateRow]) -> Table {
+    table(vec![
+        ("t_ns", Column::U64(st.iter().map(|r| r.t.as_nanos()).collect())),
+        ("flow", Column::U64(st.iter().map(|r| r.flow as u64).collect())),
+        ("cwnd_bytes", Column::U64(st.iter().map(|r| r.s.cwnd).collect())),
+        ("ssthresh_bytes", Column::F64(st.iter().map(|r| if r.s.ssthresh == u64::MAX { f64::NAN } else { r.s.ssthresh as f64 }).collect())),
+        ("srtt_ns", Column::F64(st.iter().map(|r| r.s.srtt.map_or(f64::NAN, |d| d.as_nanos() as f64)).collect())),
+        ("flight_bytes", Column::U64(st.iter().map(|r| r.s.flight).collect())),
+        ("snd_nxt", Column::U64(st.iter().map(|r| r.s.snd_nxt).collect())),
+        ("snd_una", Column::U64(st.iter().map(|r| r.s.snd_una).collect())),
+        ("cc_mode", Column::Str(st.iter().map(|r| r.s.cc_mode.to_string()).collect())),
+        ("congestive_events", Column::U64(st.iter().map(|r| r.s.congestive_events as u64).collect())),
+        ("pacing", Column::U64(st.iter().map(|r| r.s.pacing as u64).collect())),
+    ])
+}
+
+pub(super) fn queues(q: &[QueueRow], port_name: impl Fn(u32) -> String) -> Table {
+    table(vec![
+        ("t_ns", Column::U64(q.iter().map(|r| r.t.as_nanos()).collect())),
+        ("queue", Column::Str(q.iter().map(|r| port_name(r.port)).collect())),
+        ("packets", Column::U64(q.iter().map(|r| r.packets).collect())),
+        ("bytes", Column::U64(q.iter().map(|r| r.bytes).collect())),
+        ("drops", Column::U64(q.iter().map(|r| r.drops).collect())),
+    ])
+}
+
+pub(super) fn throughput(r: &[ThroughputRow]) -> Table {
+    table(vec![
+        ("t_ns", Column::U64(r.iter().map(|r| r.t.as_nanos()).collect())),
+        ("flow", Column::U64(r.iter().map(|r| r.flow as u64).collect())),
+        ("bytes", Column::U64(r.iter().map(|r| r.bytes).collect())),
+    ])
+}
+
+pub(super) fn rtt(r: &[RttRow]) -> Table {
+    table(vec![
+        ("t_ns", Column::U64(r.iter().map(|r| r.t.as_nanos()).collect())),
+        ("flow", Column::U64(r.iter().map(|r| r.flow as u64).collect())),
+        ("connection", Column::U64(r.iter().map(|r| r.connection).collect())),
+        ("end", Column::Str(r.iter().map(|r| ["from", "to"][r.end as usize].to_string()).collect())),
+        ("rtt_ns", Column::U64(r.iter().map(|r| r.rtt.as_nanos()).collect())),
+        ("cwnd_bytes", Column::U64(r.iter().map(|r| r.cwnd).collect())),
+    ])
+}
