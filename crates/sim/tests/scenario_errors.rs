@@ -258,6 +258,8 @@ fn a_trace_over_its_budget_stops_the_run() {
     assert_eq!(run_toml(&with(1 << 40), None).unwrap().digest(), unlimited.digest());
     assert_error("[trace]\n", "[trace]\nmax_rows = 0\n", &["trace.max_rows", "at least 1"]);
     assert_error("[trace]\n", "[trace]\nthroughput = \"0s\"\n", &["trace.throughput", "greater than 0s"]);
+    assert_error("[trace]\n", "[trace]\nqueues_interval = \"0s\"\n", &["trace.queues_interval", "greater than 0s"]);
+    assert_error("[trace]\n", "[trace]\nqueues = false\nqueues_interval = \"10ms\"\n", &["trace.queues_interval", "trace.queues = false"]);
 }
 
 #[test]

@@ -161,6 +161,7 @@ struct TraceFile {
     max_rows: Option<u64>,
     throughput: Option<TimeValue>,
     rtt: Option<bool>,
+    queues_interval: Option<TimeValue>,
 }
 
 // ---------------------------------------------------------------- the checked model
@@ -226,6 +227,8 @@ pub struct Trace {
     pub throughput: Option<Duration>,
     /// Every RTT sample, in the rtt table.
     pub rtt: bool,
+    /// The queues table has rows at each multiple of this interval, not at each change.
+    pub queues_interval: Option<Duration>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -338,11 +341,16 @@ fn check(f: File) -> Result<Scenario, ScenarioError> {
         pcap.push(link_by_name(&net, name, &format!("trace.pcap[{i}]"))?);
     }
     let max_rows = tf.max_rows.map(|n| within("trace.max_rows", n, 1..=MAX_COUNT, "rows")).transpose()?;
-    if tf.throughput.is_some_and(|t| t.0 == Duration::ZERO) {
-        return err("trace.throughput", "must be an interval greater than 0s, like \"100ms\"");
+    let interval = |key: &str, t: Option<TimeValue>| match t {
+        Some(TimeValue(d)) if d == Duration::ZERO => err(key, "must be an interval greater than 0s, like \"100ms\""),
+        t => Ok(t.map(|t| t.0)),
+    };
+    let (throughput, queues_interval) = (interval("trace.throughput", tf.throughput)?, interval("trace.queues_interval", tf.queues_interval)?);
+    let queues = tf.queues.unwrap_or(true);
+    if queues_interval.is_some() && !queues {
+        return err("trace.queues_interval", "samples the queues trace, which trace.queues = false turns off");
     }
-    let throughput = tf.throughput.map(|t| t.0);
-    let trace = Trace { timeseries: tf.timeseries.unwrap_or(true), queues: tf.queues.unwrap_or(true), pcap, max_rows, throughput, rtt: tf.rtt.unwrap_or(false) };
+    let trace = Trace { timeseries: tf.timeseries.unwrap_or(true), queues, pcap, max_rows, throughput, rtt: tf.rtt.unwrap_or(false), queues_interval };
     // Events rank ports, connection ends, flows with sources, and changes by index (`Order`).
     let max = crate::engine::MAX_INDEX as usize;
     if net.links.len() * 2 > max || flows.len() * 2 > max || flows.len() + udp.len() > max || changes.len() > max {

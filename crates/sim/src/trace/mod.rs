@@ -164,9 +164,16 @@ impl Series {
     /// Hand the tables to `sink`, sorted, in chunks; `port_name` names a queue. The
     /// throughput and rtt tables are handed over only when `trace` asks for them: runs that
     /// do not keep the files they had before these tables were added.
-    pub fn drain(self, sink: &mut dyn TraceSink, port_name: impl Fn(u32) -> String, trace: &Trace) {
+    /// With `[trace] queues_interval`, the queues table is sampled from the rows recorded
+    /// on change (`sampled`), up to the run's `end`.
+    pub fn drain(self, sink: &mut dyn TraceSink, port_names: &[String], trace: &Trace, end: Time) {
         chunked(self.states.into_sorted(), |rows| sink.rows(TRACED_TABLES[0], timeseries(rows)));
-        chunked(self.queues.into_sorted(), |rows| sink.rows(TRACED_TABLES[1], queues(rows, &port_name)));
+        let on_change = self.queues.into_sorted();
+        let mut hand = |rows: &[QueueRow]| sink.rows(TRACED_TABLES[1], queues(rows, port_names));
+        match trace.queues_interval {
+            Some(interval) => chunked(sampled(on_change, port_names.len() as u32, interval, end), &mut hand),
+            None => chunked(on_change, &mut hand),
+        }
         if trace.throughput.is_some() {
             chunked(self.throughput.into_sorted(), |rows| sink.rows(TRACED_TABLES[2], throughput(rows)));
         }
@@ -177,6 +184,27 @@ impl Series {
 }
 
 /// Call `f` with `rows` in chunks of `CHUNK_ROWS`, at least once.
+/// The queues at each multiple of `interval` up to `end`, every port (0..`ports`) at each:
+/// the state after the changes at or before that time, from the rows recorded on change
+/// (`on_change`, sorted by time).
+fn sampled(on_change: impl Iterator<Item = QueueRow>, ports: u32, interval: Duration, end: Time) -> impl Iterator<Item = QueueRow> {
+    let mut now: Vec<QueueRow> = (0..ports).map(|port| QueueRow { t: Time::ZERO, port, packets: 0, bytes: 0, drops: 0 }).collect();
+    let mut on_change = on_change.peekable();
+    let mut at = Time::ZERO;
+    std::iter::from_fn(move || {
+        if at > end {
+            return None;
+        }
+        while let Some(r) = on_change.next_if(|r| r.t <= at) {
+            now[r.port as usize] = r;
+        }
+        let rows: Vec<QueueRow> = now.iter().map(|r| QueueRow { t: at, ..*r }).collect();
+        at = at + interval;
+        Some(rows)
+    })
+    .flatten()
+}
+
 fn chunked<R>(mut rows: impl Iterator<Item = R>, mut f: impl FnMut(&[R])) {
     let mut chunk = Vec::with_capacity(CHUNK_ROWS);
     loop {

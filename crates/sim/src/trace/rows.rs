@@ -167,10 +167,10 @@ pub(super) fn timeseries(st: &[StateRow]) -> Table {
     ])
 }
 
-pub(super) fn queues(q: &[QueueRow], port_name: impl Fn(u32) -> String) -> Table {
+pub(super) fn queues(q: &[QueueRow], port_names: &[String]) -> Table {
     table(vec![
         ("t_ns", Column::U64(q.iter().map(|r| r.t.as_nanos()).collect())),
-        ("queue", Column::Str(q.iter().map(|r| port_name(r.port)).collect())),
+        ("queue", Column::Str(q.iter().map(|r| port_names[r.port as usize].clone()).collect())),
         ("packets", Column::U64(q.iter().map(|r| r.packets).collect())),
         ("bytes", Column::U64(q.iter().map(|r| r.bytes).collect())),
         ("drops", Column::U64(q.iter().map(|r| r.drops).collect())),

@@ -124,7 +124,8 @@ impl<'s> World<'s> {
             ("lost", Column::U64(vec![pk.lost])),
             ("in_flight", Column::U64(vec![on_wire + late])),
         ]);
-        self.series.drain(sink, |port| ports[port as usize].name.clone(), &sc.trace);
+        let port_names: Vec<String> = ports.iter().map(|p| p.name.clone()).collect();
+        self.series.drain(sink, &port_names, &sc.trace, end);
         for (i, p) in self.pcaps.into_iter().enumerate() {
             if let Some(p) = p {
                 let link = ports[i].name.replace("->", "_to_");
