@@ -30,6 +30,7 @@ rate = "1Mbps"
 [trace]
 throughput = "100ms"
 rtt = true
+packets = true
 """
 
 

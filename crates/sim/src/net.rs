@@ -208,6 +208,11 @@ impl Port {
         self.wire.len()
     }
 
+    /// When the last transmission admitted ends.
+    pub fn busy_until(&self) -> Time {
+        self.busy_until
+    }
+
     /// Retire the transmissions finished by `now`, calling `on_change` after each so that a
     /// queue trace sees every departure at its own time.
     pub fn expire(&mut self, now: Time, mut on_change: OnDeparture) {
@@ -474,6 +479,7 @@ impl Net {
 
     /// The port that takes packet `dst`'s next hop when it leaves `port` arriving at `at`,
     /// if its admission can be computed now (`plan_cut_through`) and falls within the run.
+    #[inline(always)]
     pub fn cut_through(&self, port: u32, dst: u32, at: Time, end: Time) -> Option<u32> {
         let node = self.ports[port as usize].to;
         if node == dst || at > end {

@@ -28,7 +28,8 @@ pub struct Split {
 /// one with the longest delay, then the one that divides the connection ends most evenly.
 /// Every flow's application must allow it (`traffic::App::fast_paths`).
 pub fn plan(sc: &Scenario) -> Option<Split> {
-    if sc.flows.iter().any(|f| !f.app.fast_paths().split) {
+    // The per-packet trace logs each hop at its own time (`world::traced`).
+    if sc.trace.packets || sc.flows.iter().any(|f| !f.app.fast_paths().split) {
         return None;
     }
     let mut ends_at = vec![0usize; sc.net.nodes.len()];

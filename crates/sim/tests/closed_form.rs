@@ -123,8 +123,7 @@ fn newreno_follows_the_mathis_law_at_one_in_a_hundred() {
 fn the_throughput_trace_adds_up_and_carries_the_bottleneck_rate() {
     // The one-BDP buffer of the test above keeps the bottleneck busy once the flow is past
     // slow start. The flow starts at 0.55 s; the run ends 50 ms after a multiple of 100 ms.
-    let text = one_flow("10050ms", "10Mbps", "18ms", 48, "", "").replace("to = \"r0\"\n", "to = \"r0\"\nstart = \"550ms\"\n")
-        + "throughput = \"100ms\"\n";
+    let text = one_flow("10050ms", "10Mbps", "18ms", 48, "", "").replace("to = \"r0\"\n", "to = \"r0\"\nstart = \"550ms\"\n") + "throughput = \"100ms\"\n";
     let out = run(&text, 1);
     let tp = out.table("throughput");
     let (t, bytes) = (tp.u64s("t_ns"), tp.u64s("bytes"));

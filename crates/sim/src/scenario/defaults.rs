@@ -112,6 +112,7 @@ pub fn defaults() -> Vec<KeyDefault> {
     put("trace", "max_rows", trace.max_rows.map_or("(no limit)".into(), |n| n.to_string()));
     put("trace", "queues_interval", trace.queues_interval.map_or("(on change)".into(), time));
     put("trace", "rtt", trace.rtt.to_string());
+    put("trace", "packets", trace.packets.to_string());
     put("trace", "throughput", trace.throughput.map_or("(not traced)".into(), time));
     tcp(&mut put);
     rows

@@ -162,6 +162,7 @@ struct TraceFile {
     throughput: Option<TimeValue>,
     rtt: Option<bool>,
     queues_interval: Option<TimeValue>,
+    packets: Option<bool>,
 }
 
 // ---------------------------------------------------------------- the checked model
@@ -229,6 +230,8 @@ pub struct Trace {
     pub rtt: bool,
     /// The queues table has rows at each multiple of this interval, not at each change.
     pub queues_interval: Option<Duration>,
+    /// Every packet's events at every port, in the packets table.
+    pub packets: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -350,7 +353,16 @@ fn check(f: File) -> Result<Scenario, ScenarioError> {
     if queues_interval.is_some() && !queues {
         return err("trace.queues_interval", "samples the queues trace, which trace.queues = false turns off");
     }
-    let trace = Trace { timeseries: tf.timeseries.unwrap_or(true), queues, pcap, max_rows, throughput, rtt: tf.rtt.unwrap_or(false), queues_interval };
+    let trace = Trace {
+        timeseries: tf.timeseries.unwrap_or(true),
+        queues,
+        pcap,
+        max_rows,
+        throughput,
+        rtt: tf.rtt.unwrap_or(false),
+        queues_interval,
+        packets: tf.packets.unwrap_or(false),
+    };
     // Events rank ports, connection ends, flows with sources, and changes by index (`Order`).
     let max = crate::engine::MAX_INDEX as usize;
     if net.links.len() * 2 > max || flows.len() * 2 > max || flows.len() + udp.len() > max || changes.len() > max {

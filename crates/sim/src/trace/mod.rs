@@ -11,8 +11,8 @@ use std::io::{self, Read, Seek, SeekFrom, Write};
 
 use rampup_tcp::{Duration, Time};
 
-pub use self::rows::{QueueRow, RttRow, StateRow, ThroughputRow};
-use self::rows::{queues, rtt, throughput, timeseries};
+use self::rows::{packets, queues, rtt, throughput, timeseries};
+pub use self::rows::{PacketDesc, PacketEvent, PacketKind, PacketRow, QueueRow, RttRow, StateRow, ThroughputRow};
 use self::spill::Rows;
 use crate::net::Port;
 use crate::output::{RunOutput, Table};
@@ -37,7 +37,7 @@ pub trait TraceSink {
 }
 
 /// The traced tables, in the order a sink hears of them.
-pub const TRACED_TABLES: [&str; 4] = ["timeseries", "queues", "throughput", "rtt"];
+pub const TRACED_TABLES: [&str; 5] = ["timeseries", "queues", "throughput", "rtt", "packets"];
 
 /// A sink that keeps everything: whole tables and captures, as `RunOutput` holds them.
 #[derive(Default)]
@@ -106,7 +106,7 @@ impl Interval {
     fn close(&mut self, flow: u32, t: Time, interval: Duration, series: &mut Series) {
         while self.start + interval <= t {
             series.throughput.push(ThroughputRow { t: self.start, flow, bytes: self.bytes });
-            self.start = self.start + interval;
+            self.start += interval;
             self.bytes = 0;
         }
     }
@@ -122,6 +122,7 @@ pub struct Series {
     queues: Rows<QueueRow>,
     throughput: Rows<ThroughputRow>,
     rtt: Rows<RttRow>,
+    packets: Rows<PacketRow>,
 }
 
 impl Default for Series {
@@ -133,7 +134,13 @@ impl Default for Series {
 impl Series {
     /// Traces that keep at most `rows_in_memory` rows each in memory.
     pub fn new(rows_in_memory: usize) -> Self {
-        Series { states: Rows::new(rows_in_memory), queues: Rows::new(rows_in_memory), throughput: Rows::new(rows_in_memory), rtt: Rows::new(rows_in_memory) }
+        Series {
+            states: Rows::new(rows_in_memory),
+            queues: Rows::new(rows_in_memory),
+            throughput: Rows::new(rows_in_memory),
+            rtt: Rows::new(rows_in_memory),
+            packets: Rows::new(rows_in_memory),
+        }
     }
 
     pub fn record_state(&mut self, row: StateRow) {
@@ -148,9 +155,17 @@ impl Series {
         self.rtt.push(row);
     }
 
+    pub fn record_packet(&mut self, row: PacketRow) {
+        self.packets.push(row);
+    }
+
     /// The first table with more than `max` rows, if any.
     pub fn over(&self, max: u64) -> Option<&'static str> {
-        [self.states.count(), self.queues.count(), self.throughput.count(), self.rtt.count()].into_iter().zip(TRACED_TABLES).find(|&(n, _)| n > max).map(|(_, t)| t)
+        [self.states.count(), self.queues.count(), self.throughput.count(), self.rtt.count(), self.packets.count()]
+            .into_iter()
+            .zip(TRACED_TABLES)
+            .find(|&(n, _)| n > max)
+            .map(|(_, t)| t)
     }
 
     /// Add `other`'s rows (of the other half of a split run, recorded after these).
@@ -159,10 +174,11 @@ impl Series {
         self.queues.append(other.queues);
         self.throughput.append(other.throughput);
         self.rtt.append(other.rtt);
+        self.packets.append(other.packets);
     }
 
     /// Hand the tables to `sink`, sorted, in chunks; `port_name` names a queue. The
-    /// throughput and rtt tables are handed over only when `trace` asks for them: runs that
+    /// throughput, rtt and packets tables are handed over only when `trace` asks for them: runs that
     /// do not keep the files they had before these tables were added.
     /// With `[trace] queues_interval`, the queues table is sampled from the rows recorded
     /// on change (`sampled`), up to the run's `end`.
@@ -179,6 +195,9 @@ impl Series {
         }
         if trace.rtt {
             chunked(self.rtt.into_sorted(), |rows| sink.rows(TRACED_TABLES[3], rtt(rows)));
+        }
+        if trace.packets {
+            chunked(self.packets.into_sorted(), |rows| sink.rows(TRACED_TABLES[4], packets(rows, port_names)));
         }
     }
 }
@@ -199,7 +218,7 @@ fn sampled(on_change: impl Iterator<Item = QueueRow>, ports: u32, interval: Dura
             now[r.port as usize] = r;
         }
         let rows: Vec<QueueRow> = now.iter().map(|r| QueueRow { t: at, ..*r }).collect();
-        at = at + interval;
+        at += interval;
         Some(rows)
     })
     .flatten()

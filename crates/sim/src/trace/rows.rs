@@ -49,6 +49,61 @@ pub struct RttRow {
     pub cwnd: u64,
 }
 
+/// What befell a packet at a port (the packets table, `[trace] packets`), in the order a
+/// packet meets them: offered to the port's queue and admitted (`Enqueue`) or refused
+/// (`Drop`); its transmission ends (`Depart`); it reaches the link's far end (`Arrive`) or
+/// is lost on the link (`Lost`, when it would have arrived).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PacketEvent {
+    Enqueue = 0,
+    Drop = 1,
+    Depart = 2,
+    Arrive = 3,
+    Lost = 4,
+}
+
+const PACKET_EVENTS: [&str; 5] = ["enqueue", "drop", "depart", "arrive", "lost"];
+
+/// A packet's kind in the packets table: TCP by its flags (a segment with payload and FIN
+/// is `Fin`), or UDP.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PacketKind {
+    Data = 0,
+    Ack = 1,
+    Syn = 2,
+    SynAck = 3,
+    Fin = 4,
+    Rst = 5,
+    Udp = 6,
+}
+
+const PACKET_KINDS: [PacketKind; 7] =
+    [PacketKind::Data, PacketKind::Ack, PacketKind::Syn, PacketKind::SynAck, PacketKind::Fin, PacketKind::Rst, PacketKind::Udp];
+const PACKET_KIND_NAMES: [&str; 7] = ["data", "ack", "syn", "syn-ack", "fin", "rst", "udp"];
+
+/// A packet as the packets table names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PacketDesc {
+    pub kind: PacketKind,
+    /// The flow, or for a UDP datagram its source's index among the `[[udp]]` tables.
+    pub flow: u32,
+    /// The connection's number (`connections`), -1 for UDP.
+    pub connection: i64,
+    pub seq: u64,
+    pub ack: u64,
+    pub payload: u32,
+    pub wire: u32,
+}
+
+/// One event of one packet at one port.
+#[derive(Clone, Copy)]
+pub struct PacketRow {
+    pub t: Time,
+    pub port: u32,
+    pub event: PacketEvent,
+    pub p: PacketDesc,
+}
+
 fn u64_at(b: &[u8], i: usize) -> u64 {
     u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"))
 }
@@ -151,6 +206,48 @@ impl Row for RttRow {
     }
 }
 
+impl Row for PacketRow {
+    type Ctx = ();
+    const BYTES: usize = 8 * 4 + 4 * 4 + 2;
+
+    /// By time; at one time, in causal order: departures (logged when the port is next
+    /// used, maybe after the packet's arrival over a link without delay), then arrivals,
+    /// then admissions (an arriving packet is offered to its next port at once); then by
+    /// port (below 2^24, `scenario::check`).
+    fn key(&self) -> (u64, u32) {
+        let tie = match self.event {
+            PacketEvent::Depart => 0,
+            PacketEvent::Arrive | PacketEvent::Lost => 1,
+            PacketEvent::Enqueue | PacketEvent::Drop => 2,
+        };
+        (self.t.as_nanos(), tie << 30 | self.port)
+    }
+    fn encode(&self, b: &mut [u8], _: &mut ()) {
+        let p = &self.p;
+        for (i, v) in [self.t.as_nanos(), p.connection as u64, p.seq, p.ack].into_iter().enumerate() {
+            b[8 * i..8 * i + 8].copy_from_slice(&v.to_le_bytes());
+        }
+        for (i, v) in [self.port, p.flow, p.payload, p.wire].into_iter().enumerate() {
+            b[32 + 4 * i..36 + 4 * i].copy_from_slice(&v.to_le_bytes());
+        }
+        b[48] = self.event as u8;
+        b[49] = p.kind as u8;
+    }
+    fn decode(b: &[u8], _: &()) -> Self {
+        let event = [PacketEvent::Enqueue, PacketEvent::Drop, PacketEvent::Depart, PacketEvent::Arrive, PacketEvent::Lost][b[48] as usize];
+        let p = PacketDesc {
+            connection: u64_at(b, 8) as i64,
+            seq: u64_at(b, 16),
+            ack: u64_at(b, 24),
+            flow: u32_at(b, 36),
+            payload: u32_at(b, 40),
+            wire: u32_at(b, 44),
+            kind: PACKET_KINDS[b[49] as usize],
+        };
+        PacketRow { t: Time(u64_at(b, 0)), port: u32_at(b, 32), event, p }
+    }
+}
+
 pub(super) fn timeseries(st: &[StateRow]) -> Table {
     table(vec![
         ("t_ns", Column::U64(st.iter().map(|r| r.t.as_nanos()).collect())),
@@ -193,5 +290,21 @@ pub(super) fn rtt(r: &[RttRow]) -> Table {
         ("end", Column::Str(r.iter().map(|r| ["from", "to"][r.end as usize].to_string()).collect())),
         ("rtt_ns", Column::U64(r.iter().map(|r| r.rtt.as_nanos()).collect())),
         ("cwnd_bytes", Column::U64(r.iter().map(|r| r.cwnd).collect())),
+    ])
+}
+
+pub(super) fn packets(r: &[PacketRow], port_names: &[String]) -> Table {
+    let u64s = |f: fn(&PacketRow) -> u64| Column::U64(r.iter().map(f).collect());
+    table(vec![
+        ("t_ns", u64s(|r| r.t.as_nanos())),
+        ("event", Column::Str(r.iter().map(|r| PACKET_EVENTS[r.event as usize].to_string()).collect())),
+        ("link", Column::Str(r.iter().map(|r| port_names[r.port as usize].clone()).collect())),
+        ("kind", Column::Str(r.iter().map(|r| PACKET_KIND_NAMES[r.p.kind as usize].to_string()).collect())),
+        ("flow", u64s(|r| r.p.flow as u64)),
+        ("connection", Column::I64(r.iter().map(|r| r.p.connection).collect())),
+        ("seq", u64s(|r| r.p.seq)),
+        ("ack", u64s(|r| r.p.ack)),
+        ("payload_bytes", u64s(|r| r.p.payload as u64)),
+        ("wire_bytes", u64s(|r| r.p.wire as u64)),
     ])
 }

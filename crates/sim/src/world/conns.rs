@@ -55,15 +55,14 @@ impl<'s> World<'s> {
     pub(super) fn new_conn(&mut self, f: u32) -> Option<u32> {
         let flow = &self.sc.flows[f as usize];
         let (from, to) = (flow.from as u32, flow.to as u32);
-        let ends = [(from, to, Role::Active, Side::Active), (to, from, Role::Passive, Side::Passive)]
-            .map(|(node, peer, role, side)| {
-                let mut ep = Endpoint::new(flow.tcp.clone(), role);
-                if self.sc.trace.rtt {
-                    // The RTT samples come as events (`World::record_rtt_samples`).
-                    ep.enable_events();
-                }
-                Conn::new(ep, node, peer, f, &flow.app, side)
-            });
+        let ends = [(from, to, Role::Active, Side::Active), (to, from, Role::Passive, Side::Passive)].map(|(node, peer, role, side)| {
+            let mut ep = Endpoint::new(flow.tcp.clone(), role);
+            if self.sc.trace.rtt {
+                // The RTT samples come as events (`World::delivered_traced`).
+                ep.enable_events();
+            }
+            Conn::new(ep, node, peer, f, &flow.app, side)
+        });
         let slot = Slot {
             id: self.next_conn_id,
             flow: f,

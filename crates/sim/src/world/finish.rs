@@ -3,6 +3,7 @@
 use rampup_tcp::{Duration, Endpoint, Time};
 
 use super::conns::Slot;
+use super::traced::PortTraces;
 use super::{Conn, World};
 use crate::net::Port;
 use crate::output::{table, Column, RunOutput, Table};
@@ -14,14 +15,13 @@ impl<'s> World<'s> {
     /// `sink`, not into the output. An error if a trace has passed its budget by the end.
     pub(super) fn finish(mut self, sink: &mut dyn TraceSink) -> Result<RunOutput, RunError> {
         let end = self.now;
-        let trace = self.sc.trace.queues;
         // Every packet offered to a port was admitted (a transmission) or dropped: counted
         // before `settle` takes out the transmissions that would start after the end.
         let packet_hops = self.net.ports.iter().map(|p| p.stats.tx_packets + p.stats.drops).sum();
+        let mut traces = PortTraces { series: &mut self.series, log: &mut self.packet_log, queues: self.sc.trace.queues };
         for (i, p) in self.net.ports.iter_mut().enumerate() {
-            let series = &mut self.series;
-            let mut record = |p: &Port, t| series.record_queue(t, i as u32, p);
-            p.expire(end, trace.then_some(&mut record));
+            let mut record = |p: &Port, t| traces.departed(i as u32, p, t);
+            p.expire(end, self.traces_ports.then_some(&mut record));
             p.settle(end);
         }
         if let Some(interval) = self.sc.trace.throughput {

@@ -4,7 +4,7 @@
 
 use std::ops::ControlFlow;
 
-use rampup_tcp::{Endpoint, Event as TcpEvent, Snapshot, State, Time};
+use rampup_tcp::{Endpoint, Snapshot, State, Time};
 
 use crate::engine::{Class, EventQueue, Order};
 use crate::net::{Body, Net, Offer, OnWire, Packet, Packets, Port};
@@ -13,7 +13,7 @@ use crate::partition::Split;
 use crate::rng::Stream;
 use crate::scenario::Scenario;
 use crate::trace::pcap::Pcap;
-use crate::trace::{Interval, RttRow, Series, StateRow, TraceSink};
+use crate::trace::{Interval, PacketEvent, Series, StateRow, TraceSink};
 use crate::traffic::{Action, EndId, Side};
 use crate::Progress;
 use crate::{RunError, ScenarioError};
@@ -21,9 +21,11 @@ use crate::{RunError, ScenarioError};
 mod conns;
 mod finish;
 mod split;
+mod traced;
 
 use conns::Slot;
 use finish::{ConnRow, EndTotals};
+use traced::{PacketLog, PortTraces};
 
 pub use split::run_split;
 use split::{Crossing, Half};
@@ -162,6 +164,12 @@ pub struct World<'s> {
     udp: Vec<UdpState>,
     pcaps: Vec<Option<Pcap>>,
     series: Series,
+    /// The per-packet trace's state (`[trace] packets`).
+    packet_log: Option<PacketLog>,
+    /// Whether a trace watches the ports (queues, packets) or what ends receive
+    /// (throughput, rtt): then the hooks in `traced` run.
+    traces_ports: bool,
+    traces_deliveries: bool,
     packets: PacketCounts,
     packets_in_flight: Packets,
     /// Connection ends now sending (`service`), nested when a segment is taken ahead.
@@ -223,6 +231,9 @@ impl<'s> World<'s> {
             udp: Vec::new(),
             pcaps,
             series: Series::default(),
+            packet_log: sc.trace.packets.then(|| PacketLog::new(sc.net.links.len() * 2)),
+            traces_ports: sc.trace.queues || sc.trace.packets,
+            traces_deliveries: sc.trace.throughput.is_some() || sc.trace.rtt,
             packets: PacketCounts::default(),
             packets_in_flight: Packets::default(),
             ends_in_service: 0,
@@ -261,6 +272,10 @@ impl<'s> World<'s> {
         let changing: Vec<usize> = sc.changes.iter().map(|c| c.link).collect();
         w.net.plan_cut_through(paths.map(|(a, b)| (a as u32, b as u32)), &changing);
         w.plan_receive_ahead();
+        if sc.trace.packets {
+            // Every hop an event, every row logged at its time (`traced`).
+            w = w.hop_by_hop();
+        }
         if let Some((split, _)) = split {
             let cut = &sc.net.links[split.link];
             // A link's two ports are made in a row, a->b first (`Net::new`).
@@ -511,18 +526,29 @@ impl<'s> World<'s> {
     /// (`receive_ahead`). `crossed` is the port the packet last crossed while cut through,
     /// and its transmission there: a hop-by-hop run would take the next hop in that
     /// packet's arrival event.
-    fn enqueue(&mut self, mut port: u32, id: u32, mut at: Time, mut crossed: Option<(u32, u64)>) {
+    #[inline(always)]
+    fn enqueue(&mut self, port: u32, id: u32, at: Time, crossed: Option<(u32, u64)>) {
+        if self.traces_ports {
+            self.enqueue_as::<true>(port, id, at, crossed);
+        } else {
+            self.enqueue_as::<false>(port, id, at, crossed);
+        }
+    }
+
+    /// `enqueue`, made twice: without the traces that watch ports (`TRACED` false) the
+    /// hop has none of their code, and the compiler inlines it as it did before they were.
+    fn enqueue_as<const TRACED: bool>(&mut self, mut port: u32, id: u32, mut at: Time, mut crossed: Option<(u32, u64)>) {
         let end = Time::ZERO + self.sc.duration;
-        let trace = self.sc.trace.queues;
+        let (traced, queues) = (TRACED, self.sc.trace.queues);
         loop {
             if port == self.cut_port {
                 self.cross(id, at);
                 return;
             }
-            let series = &mut self.series;
             let p = &mut self.net.ports[port as usize];
-            let mut record = |p: &Port, t| series.record_queue(t, port, p);
-            p.expire(at, trace.then_some(&mut record));
+            let mut traces = PortTraces { series: &mut self.series, log: &mut self.packet_log, queues };
+            let mut record = |p: &Port, t| traces.departed(port, p, t);
+            p.expire(at, traced.then_some(&mut record));
             let pkt = self.packets_in_flight.get(id);
             let dst = pkt.dst;
             let pcap = &mut self.pcaps[port as usize];
@@ -538,8 +564,15 @@ impl<'s> World<'s> {
                     pc.record(start, src, pkt);
                 }
             });
-            if trace {
-                series.record_queue(at, port, p);
+            if traced {
+                // By value: a reference would keep `offer` out of registers.
+                let outcome = match offer {
+                    Offer::Dropped => PacketEvent::Drop,
+                    Offer::Lost => PacketEvent::Lost,
+                    _ => PacketEvent::Enqueue,
+                };
+                let desc = traces.log.is_some().then(|| traced::describe(conns, &self.slots, pkt));
+                traces.offered(port, p, at, outcome, desc);
             }
             match offer {
                 Offer::Dropped | Offer::Lost => {
@@ -628,6 +661,9 @@ impl<'s> World<'s> {
     }
 
     fn arrive(&mut self, port: u32, id: u32) {
+        if self.packet_log.is_some() {
+            self.log_arrival(port, id);
+        }
         let node = self.net.ports[port as usize].to;
         let dst = self.packets_in_flight.get(id).dst;
         if dst != node {
@@ -651,6 +687,7 @@ impl<'s> World<'s> {
     /// would run through the whole flow inside one event, each refused by the other
     /// whenever it is itself sending. A receiver answers with an ACK, which stops at its
     /// sender.
+    #[inline(always)]
     fn receive_ahead(&mut self, port: u32, id: u32, at: Time, end: Time) -> bool {
         let Body::Tcp { ep, .. } = self.packets_in_flight.get(id).body else { return false };
         let c = &self.conns[ep.index()];
@@ -686,12 +723,8 @@ impl<'s> World<'s> {
                 let c = &mut self.conns[ep.index()];
                 let got = c.ep.handle_segment(now, seg);
                 self.packets_in_flight.free(id);
-                if let (Some(interval), Some(r)) = (self.sc.trace.throughput, got) {
-                    let flow = c.flow as usize;
-                    self.flows[flow].bin.add(flow as u32, r.len(), now, interval, &mut self.series);
-                }
-                if self.sc.trace.rtt {
-                    self.record_rtt_samples(ep, now);
+                if self.traces_deliveries {
+                    self.delivered_traced(ep, got.map_or(0, |r| r.len()), now);
                 }
                 if self.conns[ep.index()].counted {
                     self.delivered_counted(ep, got.is_some_and(|r| !r.is_empty()), now);
@@ -703,18 +736,6 @@ impl<'s> World<'s> {
                 u.received += 1;
                 u.received_bytes += pkt.wire_bytes as u64;
                 self.packets_in_flight.free(id);
-            }
-        }
-    }
-
-    /// The RTT samples end `ep` took on the segment it just handled (the rtt table); its
-    /// other events are of no use here.
-    fn record_rtt_samples(&mut self, ep: EndId, now: Time) {
-        let c = &mut self.conns[ep.index()];
-        let connection = self.slots[ep.index() / 2].id;
-        while let Some(e) = c.ep.poll_event() {
-            if let TcpEvent::RttSample { rtt, cwnd } = e {
-                self.series.record_rtt(RttRow { t: now, flow: c.flow, connection, end: ep.side() as u8, rtt, cwnd });
             }
         }
     }
