@@ -259,6 +259,7 @@ fn a_trace_over_its_budget_stops_the_run() {
     assert_error("[trace]\n", "[trace]\nmax_rows = 0\n", &["trace.max_rows", "at least 1"]);
     assert_error("[trace]\n", "[trace]\nthroughput = \"0s\"\n", &["trace.throughput", "greater than 0s"]);
     assert_error("[trace]\n", "[trace]\nqueues_interval = \"0s\"\n", &["trace.queues_interval", "greater than 0s"]);
+    assert_error("[trace]\n", "[trace]\npcap_per = \"flow\"\n", &["trace.pcap_per", "\"direction\"", "\"link\""]);
     assert_error("[trace]\n", "[trace]\nqueues = false\nqueues_interval = \"10ms\"\n", &["trace.queues_interval", "trace.queues = false"]);
 }
 

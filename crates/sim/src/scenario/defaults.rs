@@ -109,6 +109,7 @@ pub fn defaults() -> Vec<KeyDefault> {
     put("trace", "timeseries", trace.timeseries.to_string());
     put("trace", "queues", trace.queues.to_string());
     put("trace", "pcap", "[]".into());
+    put("trace", "pcap_per", format!("\"{}\"", if trace.pcap_per_link { "link" } else { "direction" }));
     put("trace", "max_rows", trace.max_rows.map_or("(no limit)".into(), |n| n.to_string()));
     put("trace", "queues_interval", trace.queues_interval.map_or("(on change)".into(), time));
     put("trace", "rtt", trace.rtt.to_string());

@@ -158,6 +158,7 @@ struct TraceFile {
     queues: Option<bool>,
     #[serde(default)]
     pcap: Vec<String>,
+    pcap_per: Option<String>,
     max_rows: Option<u64>,
     throughput: Option<TimeValue>,
     rtt: Option<bool>,
@@ -221,6 +222,9 @@ pub struct Trace {
     pub queues: bool,
     /// Indices into `NetSpec::links`.
     pub pcap: Vec<usize>,
+    /// One capture file per link, both directions in it (`pcap_per = "link"`), not one per
+    /// direction.
+    pub pcap_per_link: bool,
     /// A run stops with an error when a traced table passes this many rows (in each half
     /// of a split run).
     pub max_rows: Option<u64>,
@@ -343,6 +347,16 @@ fn check(f: File) -> Result<Scenario, ScenarioError> {
     for (i, name) in tf.pcap.iter().enumerate() {
         pcap.push(link_by_name(&net, name, &format!("trace.pcap[{i}]"))?);
     }
+    let pcap_per_link = match tf.pcap_per.as_deref() {
+        None | Some("direction") => false,
+        Some("link") => true,
+        Some(other) => {
+            return err(
+                "trace.pcap_per",
+                format!("\"{other}\" is not one of \"direction\" (a file per direction of a link) or \"link\" (one file, both directions)"),
+            )
+        }
+    };
     let max_rows = tf.max_rows.map(|n| within("trace.max_rows", n, 1..=MAX_COUNT, "rows")).transpose()?;
     let interval = |key: &str, t: Option<TimeValue>| match t {
         Some(TimeValue(d)) if d == Duration::ZERO => err(key, "must be an interval greater than 0s, like \"100ms\""),
@@ -357,6 +371,7 @@ fn check(f: File) -> Result<Scenario, ScenarioError> {
         timeseries: tf.timeseries.unwrap_or(true),
         queues,
         pcap,
+        pcap_per_link,
         max_rows,
         throughput,
         rtt: tf.rtt.unwrap_or(false),

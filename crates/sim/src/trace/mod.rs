@@ -277,6 +277,19 @@ impl Spooled {
         })
     }
 
+    /// Every byte written, in order, to read back.
+    pub fn into_reader(self) -> impl Read {
+        let file = self.file.map(|mut f| {
+            f.seek(SeekFrom::Start(0)).expect("rewinding a capture's temporary file");
+            f
+        });
+        let from_file: Box<dyn Read> = match file {
+            Some(f) => Box::new(io::BufReader::new(f)),
+            None => Box::new(io::empty()),
+        };
+        from_file.chain(io::Cursor::new(self.memory))
+    }
+
     /// Hand every byte written, in order, to `f` in pieces.
     pub fn drain(self, mut f: impl FnMut(&[u8])) {
         if let Some(mut file) = self.file {

@@ -9,6 +9,14 @@
 //! TSopt: Linux's 66-byte data header is Ethernet 14 + IPv4 20 + TCP 20 + 12). What is left
 //! is link-layer trailer after the IP datagram. The IP total length is always the IP and
 //! TCP headers plus the segment's payload, so tshark's segment lengths are true.
+//!
+//! A SYN or SYN-ACK carries the options its end would send: MSS (its `mss`), SACK-permitted
+//! when it offers SACK, and window scale (RFC 7323 §2.2) by the shift its receive window
+//! needs; its window field is unscaled, that of later segments scaled by the shift (§2.3),
+//! so Wireshark shows the receive window the end advertises. These 12 bytes are not in the
+//! simulator's wire size (as SACK blocks are not): such records are that much longer.
+
+use std::io::Read;
 
 use rampup_tcp::Time;
 
@@ -24,6 +32,21 @@ const ETHERNET_BYTES: usize = 14;
 pub const ETHERNET_FRAMING_FROM: u32 = 54;
 /// NOP, NOP, kind 8, length 10, TSval, TSecr (RFC 7323 §3, Appendix A's layout).
 const TIMESTAMPS_OPTION_BYTES: usize = 12;
+/// MSS (4 bytes), SACK-permitted after two NOPs (4), window scale after a NOP (4).
+const SYN_OPTIONS_BYTES: usize = 12;
+
+/// What a TCP header of a segment shows of the end that sent it.
+#[derive(Clone, Copy, Debug)]
+pub struct SenderTcp {
+    pub mss: u32,
+    /// The receive window it advertises, in bytes.
+    pub rcv_window: u32,
+}
+
+/// RFC 7323 §2.3: the smallest shift that brings `window` into the 16-bit field, at most 14.
+pub fn window_shift(window: u32) -> u8 {
+    (0..14u8).find(|&s| window >> s <= 65_535).unwrap_or(14)
+}
 
 pub struct Pcap {
     /// The file's bytes so far.
@@ -83,8 +106,9 @@ impl Pcap {
         Pcap { out: Spooled { memory: buf, ..Default::default() }, ethernet, end, l4: Vec::with_capacity(60) }
     }
 
-    /// Record packet `p`, sent by node `src`, leaving at `now`.
-    pub fn record(&mut self, now: Time, src: u32, p: &Packet) {
+    /// Record packet `p`, sent by node `src` (and for TCP by an end with `tcp`), leaving at
+    /// `now`.
+    pub fn record(&mut self, now: Time, src: u32, p: &Packet, tcp: SenderTcp) {
         if now >= self.end {
             return;
         }
@@ -96,10 +120,14 @@ impl Pcap {
                 let (sport, dport) = ports(*ep);
                 let blocks = seg.sack.len();
                 let sack_len = if blocks == 0 { 0 } else { 2 + 2 + 8 * blocks };
+                let syn_len = if seg.flags.syn { SYN_OPTIONS_BYTES } else { 0 };
                 // Header bytes the wire size leaves beyond the headers without options.
                 let spare = (p.wire_bytes as usize).saturating_sub(seg.len as usize + link + 40 + sack_len);
-                let timestamps = spare >= TIMESTAMPS_OPTION_BYTES && sack_len + TIMESTAMPS_OPTION_BYTES <= 40;
-                let hdr_len = 20 + sack_len + if timestamps { TIMESTAMPS_OPTION_BYTES } else { 0 };
+                let timestamps = spare >= TIMESTAMPS_OPTION_BYTES && sack_len + syn_len + TIMESTAMPS_OPTION_BYTES <= 40;
+                let hdr_len = 20 + sack_len + syn_len + if timestamps { TIMESTAMPS_OPTION_BYTES } else { 0 };
+                let shift = window_shift(tcp.rcv_window);
+                // RFC 7323 §2.2: the window of a SYN is never scaled.
+                let window = if seg.flags.syn { seg.window.min(65_535) } else { (seg.window >> shift).min(65_535) };
                 l4.extend_from_slice(&sport.to_be_bytes());
                 l4.extend_from_slice(&dport.to_be_bytes());
                 // 32-bit sequence space on the wire; the engine's 64-bit numbers wrap here.
@@ -108,8 +136,16 @@ impl Pcap {
                 let flags = (seg.flags.fin as u8) | (seg.flags.syn as u8) << 1 | (seg.flags.rst as u8) << 2 | (seg.flags.ack as u8) << 4;
                 l4.push(((hdr_len / 4) as u8) << 4);
                 l4.push(flags);
-                l4.extend_from_slice(&(seg.window.min(65_535) as u16).to_be_bytes());
+                l4.extend_from_slice(&(window as u16).to_be_bytes());
                 l4.extend_from_slice(&[0, 0, 0, 0]); // checksum (not computed), urgent pointer
+                if seg.flags.syn {
+                    // MSS (RFC 9293 §3.7.1), SACK-permitted (RFC 2018 §2) or two NOPs, and
+                    // window scale after a NOP (RFC 7323 §2.2).
+                    l4.extend_from_slice(&[2, 4]);
+                    l4.extend_from_slice(&(tcp.mss.min(65_535) as u16).to_be_bytes());
+                    l4.extend_from_slice(if seg.sack_permitted { &[1, 1, 4, 2] } else { &[1, 1, 1, 1] });
+                    l4.extend_from_slice(&[1, 3, 3, shift]);
+                }
                 if blocks > 0 {
                     l4.extend_from_slice(&[1, 1, 5, (2 + 8 * blocks) as u8]);
                     for b in seg.sack_blocks() {
@@ -172,4 +208,51 @@ impl Pcap {
         self.l4 = l4;
         self.out.spill_if_full();
     }
+}
+
+/// The records of two captures of the same kind (each in time order) as one capture, in
+/// time order (`a`'s first at equal times), handed to `f` in pieces: a link's two
+/// directions in one file (`[trace] pcap_per = "link"`).
+pub fn merge(a: Spooled, b: Spooled, mut f: impl FnMut(&[u8])) {
+    const GLOBAL_HEADER: usize = 24;
+    let mut header = [0u8; GLOBAL_HEADER];
+    let (mut a, mut b) = (a.into_reader(), b.into_reader());
+    a.read_exact(&mut header).expect("a capture starts with its header");
+    let mut skipped = [0u8; GLOBAL_HEADER];
+    b.read_exact(&mut skipped).expect("a capture starts with its header");
+    let mut out = header.to_vec();
+    let (mut next_a, mut next_b) = (next_record(&mut a), next_record(&mut b));
+    loop {
+        let take_a = match (&next_a, &next_b) {
+            (Some(ra), Some(rb)) => record_time(ra) <= record_time(rb),
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+            (None, None) => break,
+        };
+        let (record, reader) = if take_a { (&mut next_a, &mut a) } else { (&mut next_b, &mut b) };
+        out.extend_from_slice(record.as_ref().expect("chosen because it is there"));
+        *record = next_record(reader);
+        if out.len() >= 1 << 20 {
+            f(&out);
+            out.clear();
+        }
+    }
+    f(&out);
+}
+
+/// The next record (its 16-byte header and captured bytes), if any.
+fn next_record(r: &mut impl Read) -> Option<Vec<u8>> {
+    let mut head = [0u8; 16];
+    r.read_exact(&mut head).ok()?;
+    let caplen = u32::from_le_bytes(head[8..12].try_into().expect("4 bytes")) as usize;
+    let mut record = head.to_vec();
+    record.resize(16 + caplen, 0);
+    r.read_exact(&mut record[16..]).expect("a capture's record is whole");
+    Some(record)
+}
+
+/// A record's timestamp: seconds, then nanoseconds.
+fn record_time(record: &[u8]) -> (u32, u32) {
+    let word = |i: usize| u32::from_le_bytes(record[i..i + 4].try_into().expect("4 bytes"));
+    (word(0), word(4))
 }

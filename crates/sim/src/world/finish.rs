@@ -7,7 +7,7 @@ use super::traced::PortTraces;
 use super::{Conn, World};
 use crate::net::Port;
 use crate::output::{table, Column, RunOutput, Table};
-use crate::trace::TraceSink;
+use crate::trace::{pcap, TraceSink};
 use crate::RunError;
 
 impl<'s> World<'s> {
@@ -126,8 +126,17 @@ impl<'s> World<'s> {
         ]);
         let port_names: Vec<String> = ports.iter().map(|p| p.name.clone()).collect();
         self.series.drain(sink, &port_names, &sc.trace, end);
-        for (i, p) in self.pcaps.into_iter().enumerate() {
-            if let Some(p) = p {
+        let mut pcaps = self.pcaps.into_iter().enumerate();
+        while let Some((i, p)) = pcaps.next() {
+            let Some(p) = p else { continue };
+            if sc.trace.pcap_per_link {
+                // A link's two ports are made in a row, a->b first (`Net::new`).
+                let (_, back) = pcaps.next().expect("a captured link's other direction");
+                let back = back.expect("both directions of a captured link are captured");
+                let l = &sc.net.links[ports[i].link];
+                let link = format!("{}-{}", sc.net.nodes[l.a].name, sc.net.nodes[l.b].name);
+                pcap::merge(p.out, back.out, |bytes| sink.pcap(&link, bytes));
+            } else {
                 let link = ports[i].name.replace("->", "_to_");
                 p.out.drain(|bytes| sink.pcap(&link, bytes));
             }

@@ -12,7 +12,7 @@ use crate::output::RunOutput;
 use crate::partition::Split;
 use crate::rng::Stream;
 use crate::scenario::Scenario;
-use crate::trace::pcap::Pcap;
+use crate::trace::pcap::{Pcap, SenderTcp};
 use crate::trace::{Interval, PacketEvent, Series, StateRow, TraceSink};
 use crate::traffic::{Action, EndId, Side};
 use crate::Progress;
@@ -557,11 +557,15 @@ impl<'s> World<'s> {
                 if let Some(pc) = pcap {
                     // A packet does not carry its source (it is needed only here): it is
                     // the host of the connection end that sent it, or the UDP source's.
-                    let src = match pkt.body {
-                        Body::Tcp { ep, .. } => conns[ep.peer().index()].node,
-                        Body::Udp { source } => udp[source as usize].from as u32,
+                    let (src, tcp) = match pkt.body {
+                        Body::Tcp { ep, .. } => {
+                            let sender = &conns[ep.peer().index()];
+                            let cfg = sender.ep.config();
+                            (sender.node, SenderTcp { mss: cfg.mss_bytes, rcv_window: cfg.rcv_window_bytes })
+                        }
+                        Body::Udp { source } => (udp[source as usize].from as u32, SenderTcp { mss: 0, rcv_window: 0 }),
                     };
-                    pc.record(start, src, pkt);
+                    pc.record(start, src, pkt, tcp);
                 }
             });
             if traced {
