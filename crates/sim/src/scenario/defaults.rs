@@ -239,13 +239,20 @@ mod tests {
         g.0
     }
 
-    /// Every key of a flow's `tcp` table has its row: a key added without one fails here.
-    #[test]
-    fn every_tcp_key_has_a_default() {
+    /// Every key of `T`, a table written as `table`, has its row in `defaults()`.
+    fn assert_every_key_has_a_default<T: for<'de> Deserialize<'de>>(table: &str) {
         let rows = defaults();
-        for key in keys::<super::super::tcp::TcpFile>() {
-            assert!(rows.iter().any(|r| r.table == "tcp" && r.key == *key), "tcp.{key} has no row in defaults()");
+        for key in keys::<T>() {
+            assert!(rows.iter().any(|r| r.table == table && r.key == *key), "{table}.{key} has no row in defaults()");
         }
+    }
+
+    /// Every key of a flow's `tcp` table and of `[trace]` has its row: a key added without
+    /// one fails here.
+    #[test]
+    fn every_tcp_and_trace_key_has_a_default() {
+        assert_every_key_has_a_default::<super::super::tcp::TcpFile>("tcp");
+        assert_every_key_has_a_default::<super::super::TraceFile>("trace");
     }
 
     /// Writing a default out changes nothing: each row whose value is a TOML value gives the
