@@ -104,6 +104,19 @@ pub struct PacketRow {
     pub p: PacketDesc,
 }
 
+/// Write `words` into `b` from byte `at` on (a row's fixed layout, little-endian).
+fn put_u64s(b: &mut [u8], at: usize, words: &[u64]) {
+    for (i, v) in words.iter().enumerate() {
+        b[at + 8 * i..at + 8 * i + 8].copy_from_slice(&v.to_le_bytes());
+    }
+}
+
+fn put_u32s(b: &mut [u8], at: usize, words: &[u32]) {
+    for (i, v) in words.iter().enumerate() {
+        b[at + 4 * i..at + 4 * i + 4].copy_from_slice(&v.to_le_bytes());
+    }
+}
+
 fn u64_at(b: &[u8], i: usize) -> u64 {
     u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"))
 }
@@ -123,11 +136,8 @@ impl Row for StateRow {
     fn encode(&self, b: &mut [u8], modes: &mut Vec<&'static str>) {
         let s = &self.s;
         let srtt = s.srtt.map_or(u64::MAX, |d| d.as_nanos());
-        for (i, v) in [self.t.as_nanos(), s.cwnd, s.ssthresh, srtt, s.flight, s.snd_nxt, s.snd_una].into_iter().enumerate() {
-            b[8 * i..8 * i + 8].copy_from_slice(&v.to_le_bytes());
-        }
-        b[56..60].copy_from_slice(&self.flow.to_le_bytes());
-        b[60..64].copy_from_slice(&s.congestive_events.to_le_bytes());
+        put_u64s(b, 0, &[self.t.as_nanos(), s.cwnd, s.ssthresh, srtt, s.flight, s.snd_nxt, s.snd_una]);
+        put_u32s(b, 56, &[self.flow, s.congestive_events]);
         let mode = modes.iter().position(|m| *m == s.cc_mode).unwrap_or_else(|| {
             modes.push(s.cc_mode);
             modes.len() - 1
@@ -160,10 +170,8 @@ impl Row for QueueRow {
         (self.t.as_nanos(), self.port)
     }
     fn encode(&self, b: &mut [u8], _: &mut ()) {
-        for (i, v) in [self.t.as_nanos(), self.packets, self.bytes, self.drops].into_iter().enumerate() {
-            b[8 * i..8 * i + 8].copy_from_slice(&v.to_le_bytes());
-        }
-        b[32..36].copy_from_slice(&self.port.to_le_bytes());
+        put_u64s(b, 0, &[self.t.as_nanos(), self.packets, self.bytes, self.drops]);
+        put_u32s(b, 32, &[self.port]);
     }
     fn decode(b: &[u8], _: &()) -> Self {
         QueueRow { t: Time(u64_at(b, 0)), packets: u64_at(b, 8), bytes: u64_at(b, 16), drops: u64_at(b, 24), port: u32_at(b, 32) }
@@ -178,9 +186,8 @@ impl Row for ThroughputRow {
         (self.t.as_nanos(), self.flow)
     }
     fn encode(&self, b: &mut [u8], _: &mut ()) {
-        b[0..8].copy_from_slice(&self.t.as_nanos().to_le_bytes());
-        b[8..16].copy_from_slice(&self.bytes.to_le_bytes());
-        b[16..20].copy_from_slice(&self.flow.to_le_bytes());
+        put_u64s(b, 0, &[self.t.as_nanos(), self.bytes]);
+        put_u32s(b, 16, &[self.flow]);
     }
     fn decode(b: &[u8], _: &()) -> Self {
         ThroughputRow { t: Time(u64_at(b, 0)), bytes: u64_at(b, 8), flow: u32_at(b, 16) }
@@ -195,10 +202,8 @@ impl Row for RttRow {
         (self.t.as_nanos(), self.flow)
     }
     fn encode(&self, b: &mut [u8], _: &mut ()) {
-        for (i, v) in [self.t.as_nanos(), self.connection, self.rtt.as_nanos(), self.cwnd].into_iter().enumerate() {
-            b[8 * i..8 * i + 8].copy_from_slice(&v.to_le_bytes());
-        }
-        b[32..36].copy_from_slice(&self.flow.to_le_bytes());
+        put_u64s(b, 0, &[self.t.as_nanos(), self.connection, self.rtt.as_nanos(), self.cwnd]);
+        put_u32s(b, 32, &[self.flow]);
         b[36] = self.end;
     }
     fn decode(b: &[u8], _: &()) -> Self {
@@ -224,12 +229,8 @@ impl Row for PacketRow {
     }
     fn encode(&self, b: &mut [u8], _: &mut ()) {
         let p = &self.p;
-        for (i, v) in [self.t.as_nanos(), p.connection as u64, p.seq, p.ack].into_iter().enumerate() {
-            b[8 * i..8 * i + 8].copy_from_slice(&v.to_le_bytes());
-        }
-        for (i, v) in [self.port, p.flow, p.payload, p.wire].into_iter().enumerate() {
-            b[32 + 4 * i..36 + 4 * i].copy_from_slice(&v.to_le_bytes());
-        }
+        put_u64s(b, 0, &[self.t.as_nanos(), p.connection as u64, p.seq, p.ack]);
+        put_u32s(b, 32, &[self.port, p.flow, p.payload, p.wire]);
         b[48] = self.event as u8;
         b[49] = p.kind as u8;
     }
