@@ -55,11 +55,11 @@ pub struct RttRow {
 /// is lost on the link (`Lost`, when it would have arrived).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PacketEvent {
-    Enqueue = 0,
-    Drop = 1,
-    Depart = 2,
-    Arrive = 3,
-    Lost = 4,
+    Enqueue,
+    Drop,
+    Depart,
+    Arrive,
+    Lost,
 }
 
 const PACKET_EVENTS: [&str; 5] = ["enqueue", "drop", "depart", "arrive", "lost"];
@@ -68,13 +68,13 @@ const PACKET_EVENTS: [&str; 5] = ["enqueue", "drop", "depart", "arrive", "lost"]
 /// is `Fin`), or UDP.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PacketKind {
-    Data = 0,
-    Ack = 1,
-    Syn = 2,
-    SynAck = 3,
-    Fin = 4,
-    Rst = 5,
-    Udp = 6,
+    Data,
+    Ack,
+    Syn,
+    SynAck,
+    Fin,
+    Rst,
+    Udp,
 }
 
 const PACKET_KINDS: [PacketKind; 7] =
