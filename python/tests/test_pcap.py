@@ -60,10 +60,12 @@ def test_syns_carry_the_options_of_their_end_and_windows_are_scaled(tmp_path: Pa
            "flow": [{"from": "s0", "to": "r0", "app": {"kind": "bulk", "bytes": 20000}, "tcp": tcp}],
            "trace": {"pcap": ["left-right"]}}
     result = rampup.run(doc, out=tmp_path / "run")
+    syns = []
     for name, data in result.pcaps.items():
         for _, _, pkt in _records(data):
             flags, field = pkt[33], struct.unpack_from(">H", pkt, 34)[0]
             if flags & 0x02:
+                syns.append((name, flags & 0x10 != 0))
                 opts = _syn_options(pkt)
                 assert struct.unpack(">H", opts[2])[0] == mss, name
                 assert (4 in opts) == sack, name
@@ -71,6 +73,7 @@ def test_syns_carry_the_options_of_their_end_and_windows_are_scaled(tmp_path: Pa
                 assert field == min(tcp.get("rcv_window", 1 << 30), 65535), name
             else:
                 assert field == window, name
+    assert sorted(syns) == [("left_to_right", False), ("right_to_left", True)], "one SYN each way, the second a SYN-ACK"
 
 
 @pytest.fixture(scope="module")

@@ -177,11 +177,11 @@ impl Series {
         self.packets.append(other.packets);
     }
 
-    /// Hand the tables to `sink`, sorted, in chunks; `port_name` names a queue. The
-    /// throughput, rtt and packets tables are handed over only when `trace` asks for them: runs that
-    /// do not keep the files they had before these tables were added.
-    /// With `[trace] queues_interval`, the queues table is sampled from the rows recorded
-    /// on change (`sampled`), up to the run's `end`.
+    /// Hand the tables to `sink`, sorted, in chunks; `port_names` name the queues and links.
+    /// The throughput, rtt and packets tables go only when `trace` asks for them, so that a
+    /// run without them writes the files it wrote before they existed. With `[trace]
+    /// queues_interval`, the queues table is sampled from the rows recorded on change
+    /// (`sampled`), up to the run's `end`.
     pub fn drain(self, sink: &mut dyn TraceSink, port_names: &[String], trace: &Trace, end: Time) {
         chunked(self.states.into_sorted(), |rows| sink.rows(TRACED_TABLES[0], timeseries(rows)));
         let on_change = self.queues.into_sorted();
@@ -202,7 +202,6 @@ impl Series {
     }
 }
 
-/// Call `f` with `rows` in chunks of `CHUNK_ROWS`, at least once.
 /// The queues at each multiple of `interval` up to `end`, every port (0..`ports`) at each:
 /// the state after the changes at or before that time, from the rows recorded on change
 /// (`on_change`, sorted by time).
@@ -224,6 +223,7 @@ fn sampled(on_change: impl Iterator<Item = QueueRow>, ports: u32, interval: Dura
     .flatten()
 }
 
+/// Call `f` with `rows` in chunks of `CHUNK_ROWS`, at least once.
 fn chunked<R>(mut rows: impl Iterator<Item = R>, mut f: impl FnMut(&[R])) {
     let mut chunk = Vec::with_capacity(CHUNK_ROWS);
     loop {
@@ -292,17 +292,14 @@ impl Spooled {
 
     /// Hand every byte written, in order, to `f` in pieces.
     pub fn drain(self, mut f: impl FnMut(&[u8])) {
-        if let Some(mut file) = self.file {
-            let mut buf = vec![0u8; 1 << 20];
-            file.seek(SeekFrom::Start(0)).expect("rewinding a capture's temporary file");
-            loop {
-                let n = file.read(&mut buf).expect("reading back a capture's temporary file");
-                if n == 0 {
-                    break;
-                }
-                f(&buf[..n]);
+        let mut bytes = self.into_reader();
+        let mut buf = vec![0u8; 1 << 20];
+        loop {
+            let n = bytes.read(&mut buf).expect("reading back a capture's temporary file");
+            if n == 0 {
+                return;
             }
+            f(&buf[..n]);
         }
-        f(&self.memory);
     }
 }

@@ -106,9 +106,9 @@ impl Pcap {
         Pcap { out: Spooled { memory: buf, ..Default::default() }, ethernet, end, l4: Vec::with_capacity(60) }
     }
 
-    /// Record packet `p`, sent by node `src` (and for TCP by an end with `tcp`), leaving at
-    /// `now`.
-    pub fn record(&mut self, now: Time, src: u32, p: &Packet, tcp: SenderTcp) {
+    /// Record packet `p`, sent by node `src` (and, for a TCP segment, by an end with `tcp`),
+    /// leaving at `now`.
+    pub fn record(&mut self, now: Time, src: u32, p: &Packet, tcp: Option<SenderTcp>) {
         if now >= self.end {
             return;
         }
@@ -117,6 +117,7 @@ impl Pcap {
         l4.clear();
         let proto = match &p.body {
             Body::Tcp { ep, seg } => {
+                let tcp = tcp.expect("a TCP segment's sender is given");
                 let (sport, dport) = ports(*ep);
                 let blocks = seg.sack.len();
                 let sack_len = if blocks == 0 { 0 } else { 2 + 2 + 8 * blocks };
@@ -214,24 +215,19 @@ impl Pcap {
 /// time order (`a`'s first at equal times), handed to `f` in pieces: a link's two
 /// directions in one file (`[trace] pcap_per = "link"`).
 pub fn merge(a: Spooled, b: Spooled, mut f: impl FnMut(&[u8])) {
-    const GLOBAL_HEADER: usize = 24;
-    let mut header = [0u8; GLOBAL_HEADER];
-    let (mut a, mut b) = (a.into_reader(), b.into_reader());
-    a.read_exact(&mut header).expect("a capture starts with its header");
-    let mut skipped = [0u8; GLOBAL_HEADER];
-    b.read_exact(&mut skipped).expect("a capture starts with its header");
-    let mut out = header.to_vec();
-    let (mut next_a, mut next_b) = (next_record(&mut a), next_record(&mut b));
+    let (mut a, mut b) = (records(a), records(b));
+    // Both files start with the same header (`Pcap::new`): it is written once.
+    let mut out = a.header.to_vec();
     loop {
-        let take_a = match (&next_a, &next_b) {
-            (Some(ra), Some(rb)) => record_time(ra) <= record_time(rb),
-            (Some(_), None) => true,
-            (None, Some(_)) => false,
-            (None, None) => break,
+        let from = match (a.record.is_empty(), b.record.is_empty()) {
+            (true, true) => break,
+            (false, true) => &mut a,
+            (true, false) => &mut b,
+            (false, false) if a.time() <= b.time() => &mut a,
+            (false, false) => &mut b,
         };
-        let (record, reader) = if take_a { (&mut next_a, &mut a) } else { (&mut next_b, &mut b) };
-        out.extend_from_slice(record.as_ref().expect("chosen because it is there"));
-        *record = next_record(reader);
+        out.extend_from_slice(&from.record);
+        from.advance();
         if out.len() >= 1 << 20 {
             f(&out);
             out.clear();
@@ -240,19 +236,39 @@ pub fn merge(a: Spooled, b: Spooled, mut f: impl FnMut(&[u8])) {
     f(&out);
 }
 
-/// The next record (its 16-byte header and captured bytes), if any.
-fn next_record(r: &mut impl Read) -> Option<Vec<u8>> {
-    let mut head = [0u8; 16];
-    r.read_exact(&mut head).ok()?;
-    let caplen = u32::from_le_bytes(head[8..12].try_into().expect("4 bytes")) as usize;
-    let mut record = head.to_vec();
-    record.resize(16 + caplen, 0);
-    r.read_exact(&mut record[16..]).expect("a capture's record is whole");
-    Some(record)
+/// A capture read back record by record; `record` (its 16-byte header and captured bytes)
+/// is the current one, empty at the end. One buffer serves every record.
+struct Records<R> {
+    bytes: R,
+    header: [u8; 24],
+    record: Vec<u8>,
 }
 
-/// A record's timestamp: seconds, then nanoseconds.
-fn record_time(record: &[u8]) -> (u32, u32) {
-    let word = |i: usize| u32::from_le_bytes(record[i..i + 4].try_into().expect("4 bytes"));
-    (word(0), word(4))
+/// `capture` read back from its first record.
+fn records(capture: Spooled) -> Records<impl Read> {
+    let mut bytes = capture.into_reader();
+    let mut header = [0u8; 24];
+    bytes.read_exact(&mut header).expect("a capture starts with its header");
+    let mut r = Records { bytes, header, record: Vec::new() };
+    r.advance();
+    r
+}
+
+impl<R: Read> Records<R> {
+    fn advance(&mut self) {
+        self.record.resize(16, 0);
+        if self.bytes.read_exact(&mut self.record).is_err() {
+            self.record.clear();
+            return;
+        }
+        let caplen = u32::from_le_bytes(self.record[8..12].try_into().expect("4 bytes")) as usize;
+        self.record.resize(16 + caplen, 0);
+        self.bytes.read_exact(&mut self.record[16..]).expect("a capture's record is whole");
+    }
+
+    /// The current record's timestamp: seconds, then nanoseconds.
+    fn time(&self) -> (u32, u32) {
+        let word = |i: usize| u32::from_le_bytes(self.record[i..i + 4].try_into().expect("4 bytes"));
+        (word(0), word(4))
+    }
 }

@@ -539,7 +539,7 @@ impl<'s> World<'s> {
     /// hop has none of their code, and the compiler inlines it as it did before they were.
     fn enqueue_as<const TRACED: bool>(&mut self, mut port: u32, id: u32, mut at: Time, mut crossed: Option<(u32, u64)>) {
         let end = Time::ZERO + self.sc.duration;
-        let (traced, queues) = (TRACED, self.sc.trace.queues);
+        let queues = self.sc.trace.queues;
         loop {
             if port == self.cut_port {
                 self.cross(id, at);
@@ -548,7 +548,7 @@ impl<'s> World<'s> {
             let p = &mut self.net.ports[port as usize];
             let mut traces = PortTraces { series: &mut self.series, log: &mut self.packet_log, queues };
             let mut record = |p: &Port, t| traces.departed(port, p, t);
-            p.expire(at, traced.then_some(&mut record));
+            p.expire(at, TRACED.then_some(&mut record));
             let pkt = self.packets_in_flight.get(id);
             let dst = pkt.dst;
             let pcap = &mut self.pcaps[port as usize];
@@ -561,14 +561,14 @@ impl<'s> World<'s> {
                         Body::Tcp { ep, .. } => {
                             let sender = &conns[ep.peer().index()];
                             let cfg = sender.ep.config();
-                            (sender.node, SenderTcp { mss: cfg.mss_bytes, rcv_window: cfg.rcv_window_bytes })
+                            (sender.node, Some(SenderTcp { mss: cfg.mss_bytes, rcv_window: cfg.rcv_window_bytes }))
                         }
-                        Body::Udp { source } => (udp[source as usize].from as u32, SenderTcp { mss: 0, rcv_window: 0 }),
+                        Body::Udp { source } => (udp[source as usize].from as u32, None),
                     };
                     pc.record(start, src, pkt, tcp);
                 }
             });
-            if traced {
+            if TRACED {
                 // By value: a reference would keep `offer` out of registers.
                 let outcome = match offer {
                     Offer::Dropped => PacketEvent::Drop,
