@@ -55,6 +55,11 @@ pub fn flow_paths(sc: &Scenario) -> Vec<FlowPath> {
         .collect()
 }
 
+/// The slowest link on the way from `from` to `to`.
+pub fn bottleneck(net: &Net, from: usize, to: usize) -> Rate {
+    walk(net, from, to).iter().map(|&p| net.ports[p as usize].rate).min().unwrap_or_default()
+}
+
 /// The output ports from `from` to `to` (the scenario check guarantees a path).
 fn walk(net: &Net, from: usize, to: usize) -> Vec<u32> {
     let (mut node, mut ports) = (from as u32, Vec::new());

@@ -7,6 +7,7 @@
 //! `traffic::App::fast_paths`).
 
 use proptest::prelude::*;
+use rampup_sim::traffic::{Http, PackMime};
 
 mod common;
 use common::{cases, conserved, network, schedule, topology, Link};
@@ -15,7 +16,22 @@ use common::{cases, conserved, network, schedule, topology, Link};
 enum AppDraw {
     Bulk(Option<u64>),
     Writes(Vec<(u64, u64)>),
-    Exchange { request: u64, response: u64, pairs: u32, think_ms: u64, client_closes: bool, connections: u64, mean_gap_ms: u64, poisson: bool },
+    Exchange {
+        request: u64,
+        response: u64,
+        pairs: u32,
+        think_ms: u64,
+        client_closes: bool,
+        connections: u64,
+        mean_gap_ms: u64,
+        poisson: bool,
+    },
+    /// PackMime-HTTP connections (`traffic::packmime`).
+    Web {
+        rate: u32,
+        http11: bool,
+        connections: u64,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -46,8 +62,10 @@ fn app_draw(unlimited: bool) -> impl Strategy<Value = AppDraw> {
         },
     );
     let writes = prop::collection::vec((0u64..2_000, 1u64..50_000), 1..3).prop_map(|w| AppDraw::Writes(schedule(w)));
+    let web = (1u32..60, any::<bool>(), 1u64..6).prop_map(|(rate, http11, connections)| AppDraw::Web { rate, http11, connections });
     prop_oneof![
         3 => exchange,
+        1 => web,
         1 => (1u64..100_000, any::<bool>()).prop_map(move |(b, u)| AppDraw::Bulk(Some(b).filter(|_| !(u && unlimited)))),
         1 => writes,
     ]
@@ -84,6 +102,9 @@ impl AppDraw {
                 if *client_closes { "client" } else { "server" },
                 if *poisson { "exponential" } else { "fixed" },
             ),
+            AppDraw::Web { rate, http11, connections } => {
+                format!("{{ kind = \"web\", rate = {rate}, http = \"{}\", connections = {connections} }}", if *http11 { "1.1" } else { "1.0" })
+            }
         }
     }
 }
@@ -133,6 +154,19 @@ proptest! {
                         prop_assert!(!close[r].is_nan(), "connection {} of flow {} still open in\n{}", r, i, text);
                     }
                 }
+                AppDraw::Web { rate, http11, connections } => {
+                    // The connections carry what the flow's generator draws for this seed.
+                    let http = if http11 { Http::V1_1 } else { Http::V1_0 };
+                    let mut g = PackMime::new(rate as f64, http, seed, i as u32);
+                    prop_assert_eq!(rows.len() as u64, connections, "flow {} in\n{}", i, text);
+                    for r in rows {
+                        let pairs = g.connection();
+                        let want = (pairs.iter().map(|p| p.request_bytes).sum::<u64>(), pairs.iter().map(|p| p.response_bytes).sum::<u64>());
+                        prop_assert_eq!((up[r], down[r]), want, "connection {} of flow {} in\n{}", r, i, text);
+                        prop_assert!(!close[r].is_nan(), "connection {} of flow {} still open in\n{}", r, i, text);
+                        prop_assert!(!c.f64s("duration_ns")[r].is_nan());
+                    }
+                }
                 AppDraw::Bulk(Some(b)) => prop_assert_eq!(rows.iter().map(|&r| up[r]).collect::<Vec<_>>(), vec![b]),
                 AppDraw::Writes(ref w) => prop_assert_eq!(rows.iter().map(|&r| up[r]).collect::<Vec<_>>(), vec![w.iter().map(|&(_, b)| b).sum::<u64>()]),
                 AppDraw::Bulk(None) => prop_assert_eq!(rows.len(), 1),
@@ -157,7 +191,7 @@ proptest! {
     ) {
         let text = scenario(n, &links, &flows, &format!("{stop_ms}ms"), true);
         let sc = rampup_sim::scenario::parse(&text).expect("generated scenarios are valid");
-        let many = flows.iter().any(|f| matches!(f.app, AppDraw::Exchange { .. }));
+        let many = flows.iter().any(|f| matches!(f.app, AppDraw::Exchange { .. } | AppDraw::Web { .. }));
         prop_assert!(!many || rampup_sim::partition::plan(&sc).is_none(), "a split with connections opened at run time");
         let fast = rampup_sim::run(&sc, seed, &mut rampup_sim::to_the_end).unwrap();
         let reference = rampup_sim::run_hop_by_hop(&sc, seed);
@@ -242,4 +276,28 @@ app = { kind = "request-response", request = 1000, response = 100000, connection
     let Err(rampup_sim::RunError::Scenario(e)) = run(20) else { panic!("20 open connections were enough") };
     assert!(e.0.starts_with("flow: more than 20 connections were open at once by "), "{}", e.0);
     assert!(run(100).is_ok(), "with room for all of them");
+}
+
+/// A web flow's seed fixes its connections: under another TCP (here with Preemptive
+/// Retransmission) the same connections open at the same times with the same requests and
+/// responses, so that two TCPs' runs compare connection by connection; the run repeats
+/// byte for byte.
+#[test]
+fn a_web_seed_gives_the_same_connections_under_any_tcp() {
+    let base =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/web.toml")).unwrap().replace("duration = \"300s\"", "duration = \"20s\"");
+    let preemptive = base.replace("time_wait = \"1s\"", "time_wait = \"1s\"\npreemptive = { factor = 2 }");
+    assert_ne!(base, preemptive);
+    let (a, b) = (rampup_sim::run_toml(&base, Some(5)).unwrap(), rampup_sim::run_toml(&preemptive, Some(5)).unwrap());
+    let (ca, cb) = (a.table("connections"), b.table("connections"));
+    assert!(ca.u64s("conn").len() > 500, "{} connections", ca.u64s("conn").len());
+    for col in ["open_ns", "bytes_up", "requests"] {
+        assert_eq!(ca.u64s(col), cb.u64s(col), "{col}");
+    }
+    // Every response completed in both runs carried the same bytes.
+    let done = |c: &rampup_sim::output::Table, r: usize| !c.f64s("duration_ns")[r].is_nan();
+    let n = ca.u64s("conn").len().min(cb.u64s("conn").len());
+    assert!((0..n).filter(|&r| done(ca, r) && done(cb, r)).all(|r| ca.u64s("bytes_down")[r] == cb.u64s("bytes_down")[r]));
+    assert!(cb.u64s("preemptive").iter().sum::<u64>() > 0, "Preemptive Retransmission never fired");
+    assert_eq!(a.digest(), rampup_sim::run_toml(&base, Some(5)).unwrap().digest());
 }

@@ -7,7 +7,7 @@ use rampup_tcp::{CcKind, Duration, LossWindow, StartupKind, TcpConfig};
 
 use super::topology::QueueLimit;
 use super::{parse, Scenario};
-use crate::traffic::{App, Closer};
+use crate::traffic::{App, Closer, Http};
 
 /// One key's default.
 #[derive(Clone, Debug, PartialEq)]
@@ -101,6 +101,7 @@ pub fn defaults() -> Vec<KeyDefault> {
     put("flow", "start", time(f.start));
     put("flow", "start_jitter", time(f.start_jitter));
     request_response(&mut put);
+    web(&mut put);
     let udp = &scenario(&format!("{}{UDP}", minimal("kind = \"bulk\"", ""))).udp[0];
     put("udp", "packet_bytes", udp.packet_bytes.to_string());
     put("udp", "start", time(udp.start));
@@ -143,6 +144,13 @@ fn request_response(put: &mut impl FnMut(&'static str, &'static str, String)) {
     put("flow.app (request-response)", "close", if exchange.closer == Closer::Server { "\"server\"" } else { "\"client\"" }.into());
     put("flow.app (request-response)", "connections", arrivals.connections.to_string());
     put("flow.app (request-response)", "gaps", if arrivals.poisson { "\"exponential\"" } else { "\"fixed\"" }.into());
+}
+
+fn web(put: &mut impl FnMut(&'static str, &'static str, String)) {
+    let sc = scenario(&minimal("kind = \"web\", rate = 1", ""));
+    let App::Web(w) = &sc.flows[0].app else { unreachable!("a web app") };
+    put("flow.app (web)", "http", if w.http == Http::V1_0 { "\"1.0\"" } else { "\"1.1\"" }.into());
+    put("flow.app (web)", "connections", w.connections.map_or("(unlimited: until the run ends)".into(), |n| n.to_string()));
 }
 
 fn tcp(put: &mut impl FnMut(&'static str, &'static str, String)) {
@@ -275,6 +283,7 @@ mod tests {
                 "topology" => (minimal("kind = \"bulk\"", ""), minimal("kind = \"bulk\"", "").replace("[[flow]]", &format!("{line}\n[[flow]]"))),
                 "flow" => (minimal("kind = \"bulk\"", ""), minimal("kind = \"bulk\"", "").replace("app =", &format!("{line}\napp ="))),
                 "flow.app (request-response)" => (minimal(rr, ""), minimal(&format!("{rr}, {line}"), "")),
+                "flow.app (web)" => (minimal("kind = \"web\", rate = 1", ""), minimal(&format!("kind = \"web\", rate = 1, {line}"), "")),
                 "trace" => (minimal("kind = \"bulk\"", ""), minimal("kind = \"bulk\"", "") + &format!("[trace]\n{line}\n")),
                 "udp" => (minimal("kind = \"bulk\"", "") + UDP, minimal("kind = \"bulk\"", "") + UDP + &line + "\n"),
                 "topology (lan)" => (format!("{HEAD}{LAN}"), format!("{HEAD}{LAN}{line}\n")),

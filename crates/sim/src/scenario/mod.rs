@@ -13,7 +13,7 @@ pub mod topology;
 
 use self::tcp::{tcp_config, TcpFile};
 use self::topology::{LinkSpec, NetSpec, QueueLimit};
-use crate::traffic::{App, Arrivals, Closer, ExchangeSpec};
+use crate::traffic::{App, Arrivals, Closer, ExchangeSpec, Http, Load, WebSpec};
 use crate::units::{RateValue, SizeValue, TimeValue};
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -91,6 +91,7 @@ enum AppKind {
     /// The old name of `writes`: refused with a line that gives the new one.
     Requests,
     RequestResponse,
+    Web,
 }
 
 #[derive(Deserialize, Debug)]
@@ -107,6 +108,9 @@ struct AppFile {
     connections: Option<u64>,
     mean_gap: Option<TimeValue>,
     gaps: Option<GapsFile>,
+    rate: Option<f64>,
+    utilization: Option<f64>,
+    http: Option<String>,
 }
 
 #[derive(Deserialize, Debug, Clone, Copy)]
@@ -476,6 +480,7 @@ fn app(a: AppFile, p: &str) -> Result<App, ScenarioError> {
         AppKind::Bulk => "bulk",
         AppKind::Writes => "writes",
         AppKind::RequestResponse => "request-response",
+        AppKind::Web => "web",
         AppKind::Requests => {
             return err(
                 format!("{p}.kind"),
@@ -484,7 +489,7 @@ fn app(a: AppFile, p: &str) -> Result<App, ScenarioError> {
         }
     };
     // Every key given must belong to the kind.
-    let keys: [(&str, bool, &[AppKind]); 10] = [
+    let keys: [(&str, bool, &[AppKind]); 13] = [
         ("bytes", a.bytes.is_some(), &[AppKind::Bulk]),
         ("schedule", a.schedule.is_some(), &[AppKind::Writes]),
         ("request", a.request.is_some(), &[AppKind::RequestResponse]),
@@ -492,12 +497,15 @@ fn app(a: AppFile, p: &str) -> Result<App, ScenarioError> {
         ("pairs", a.pairs.is_some(), &[AppKind::RequestResponse]),
         ("think", a.think.is_some(), &[AppKind::RequestResponse]),
         ("close", a.close.is_some(), &[AppKind::RequestResponse]),
-        ("connections", a.connections.is_some(), &[AppKind::RequestResponse]),
+        ("connections", a.connections.is_some(), &[AppKind::RequestResponse, AppKind::Web]),
         ("mean_gap", a.mean_gap.is_some(), &[AppKind::RequestResponse]),
         ("gaps", a.gaps.is_some(), &[AppKind::RequestResponse]),
+        ("rate", a.rate.is_some(), &[AppKind::Web]),
+        ("utilization", a.utilization.is_some(), &[AppKind::Web]),
+        ("http", a.http.is_some(), &[AppKind::Web]),
     ];
     if let Some((key, _, _)) = keys.iter().find(|(_, given, kinds)| *given && !kinds.contains(&a.kind)) {
-        return err(format!("{p}.{key}"), format!("not a key of kind = \"{kind}\" (bulk: bytes; writes: schedule; request-response: request, response, pairs, think, close, connections, mean_gap, gaps)"));
+        return err(format!("{p}.{key}"), format!("not a key of kind = \"{kind}\" (bulk: bytes; writes: schedule; request-response: request, response, pairs, think, close, connections, mean_gap, gaps; web: rate or utilization, http, connections)"));
     }
     match a.kind {
         AppKind::Bulk => {
@@ -521,8 +529,30 @@ fn app(a: AppFile, p: &str) -> Result<App, ScenarioError> {
             }
             Ok(App::Writes { schedule })
         }
+        AppKind::Web => web(a, p),
         _ => request_response(a, p),
     }
+}
+
+fn web(a: AppFile, p: &str) -> Result<App, ScenarioError> {
+    let load = match (a.rate, a.utilization) {
+        (Some(r), None) if r.is_finite() && r > 0.0 && r <= 1e6 => Load::Rate(r),
+        (Some(_), None) => return err(format!("{p}.rate"), "must be a number of new connections per second in (0, 1e6]"),
+        (None, Some(u)) if u.is_finite() && u > 0.0 && u <= 10.0 => Load::Utilization(u),
+        (None, Some(_)) => return err(format!("{p}.utilization"), "must be a share of the bottleneck in (0, 10] (e.g. 0.5)"),
+        (Some(_), Some(_)) => return err(format!("{p}.utilization"), "give rate or utilization, not both"),
+        (None, None) => return err(format!("{p}.rate"), "missing: new connections per second (rate = 10), or a share of the bottleneck (utilization = 0.5)"),
+    };
+    let http = match a.http.as_deref() {
+        None | Some("1.0") => Http::V1_0,
+        Some("1.1") => Http::V1_1,
+        Some(other) => return err(format!("{p}.http"), format!("{other:?} is not an HTTP version here (\"1.0\" or \"1.1\")")),
+    };
+    let connections = match a.connections {
+        None => None,
+        Some(n) => Some(within(format!("{p}.connections"), n, 1..=u32::MAX as u64, "connections")?),
+    };
+    Ok(App::Web(WebSpec { load, http, connections }))
 }
 
 fn request_response(a: AppFile, p: &str) -> Result<App, ScenarioError> {

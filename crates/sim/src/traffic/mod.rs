@@ -8,8 +8,10 @@ use rampup_tcp::Duration;
 use rand::Rng;
 
 mod exchange;
+pub mod packmime;
 
-pub use exchange::{Closer, Exchange, ExchangeSpec};
+pub use exchange::{Closer, Exchange, ExchangeSpec, Pair};
+pub use packmime::{Http, Load, PackMime, WebSpec};
 
 /// Which end of a connection: the one that opened it (it sends the SYN) or the one that
 /// accepted it.
@@ -86,6 +88,9 @@ pub enum App {
     Writes { schedule: Vec<(Duration, u64)> },
     /// Connections opened as `arrivals` say, each carrying request/response exchanges.
     RequestResponse { exchange: ExchangeSpec, arrivals: Arrivals },
+    /// Web connections as PackMime-HTTP draws them (`packmime`): when each opens, and the
+    /// requests and responses it carries.
+    Web(WebSpec),
 }
 
 /// When a flow opens its connections: the first at the flow's start, then one after each
@@ -134,7 +139,7 @@ impl App {
         match self {
             App::Bulk { bytes: None } => FastPaths { active_ahead: true, passive_ahead: true, split: true },
             App::Bulk { bytes: Some(_) } | App::Writes { .. } => FastPaths { active_ahead: false, passive_ahead: true, split: false },
-            App::RequestResponse { .. } => FastPaths { active_ahead: false, passive_ahead: false, split: false },
+            App::RequestResponse { .. } | App::Web(_) => FastPaths { active_ahead: false, passive_ahead: false, split: false },
         }
     }
 
@@ -143,7 +148,16 @@ impl App {
     /// follow that connection's active end). Its application acts only then and on its
     /// schedule; the others open connections at run time and hear what their ends receive.
     pub fn one_connection(&self) -> bool {
-        !matches!(self, App::RequestResponse { .. })
+        !matches!(self, App::RequestResponse { .. } | App::Web(_))
+    }
+
+    /// How many connections the flow opens in all (`u64::MAX`: until the run ends).
+    pub fn connections(&self) -> u64 {
+        match self {
+            App::RequestResponse { arrivals, .. } => arrivals.connections,
+            App::Web(w) => w.connections.unwrap_or(u64::MAX),
+            _ => 1,
+        }
     }
 }
 
@@ -159,11 +173,17 @@ pub enum Driver {
 }
 
 impl Driver {
-    pub fn new(app: &App) -> Driver {
-        match app {
-            App::Bulk { bytes } => Driver::Bulk { bytes: *bytes },
-            App::Writes { .. } => Driver::Writes,
-            App::RequestResponse { exchange, .. } => Driver::Exchange(Exchange::new(*exchange)),
+    /// The driver of a new connection of a flow with `app`; a web flow's draws what the
+    /// connection carries from the flow's generator `web`.
+    pub fn new(app: &App, web: Option<&mut PackMime>) -> Driver {
+        match (app, web) {
+            (App::Bulk { bytes }, _) => Driver::Bulk { bytes: *bytes },
+            (App::Writes { .. }, _) => Driver::Writes,
+            (App::RequestResponse { exchange, .. }, _) => Driver::Exchange(Exchange::new(*exchange)),
+            // HTTP/1.0 and 1.1 alike: the server's FIN rides on the last response (ns-2's
+            // `MSG_EOF`), and the client closes when it sees it.
+            (App::Web(_), Some(g)) => Driver::Exchange(Exchange::drawn(g.connection(), Closer::Server)),
+            (App::Web(_), None) => unreachable!("a web flow's connections are drawn from its generator"),
         }
     }
 

@@ -8,7 +8,7 @@ use rampup_tcp::{Endpoint, Role, State, Time};
 
 use super::{Conn, Event, FlowState, Transfer, World};
 use crate::engine::{Class, Order};
-use crate::traffic::{Action, App, Driver, EndId, Hook, Side};
+use crate::traffic::{packmime, Action, App, Driver, EndId, Hook, Load, PackMime, Side};
 
 /// The most connections open at once: two `Endpoint`s of 1,248 bytes each per connection,
 /// with their ends' other state and buffers some 3 GB in all, far below the 2^23 that
@@ -54,6 +54,13 @@ impl<'s> World<'s> {
     /// A connection for flow `f` in a free slot, or `None` when `MAX_OPEN` are open.
     pub(super) fn new_conn(&mut self, f: u32) -> Option<u32> {
         let flow = &self.sc.flows[f as usize];
+        if let (App::Web(w), None) = (&flow.app, &self.flows[f as usize].web) {
+            let rate = match w.load {
+                Load::Rate(r) => r,
+                Load::Utilization(u) => packmime::rate_for(u, crate::paths::bottleneck(&self.net, flow.to, flow.from).bps() as f64, w.http),
+            };
+            self.flows[f as usize].web = Some(Box::new(PackMime::new(rate, w.http, self.seed, f)));
+        }
         let (from, to) = (flow.from as u32, flow.to as u32);
         let ends = [(from, to, Role::Active, Side::Active), (to, from, Role::Passive, Side::Passive)].map(|(node, peer, role, side)| {
             let mut ep = Endpoint::new(flow.tcp.clone(), role);
@@ -70,7 +77,7 @@ impl<'s> World<'s> {
             opened: None,
             ends_closed: 0,
             closed: None,
-            driver: Driver::new(&flow.app),
+            driver: Driver::new(&flow.app, self.flows[f as usize].web.as_deref_mut()),
             app_timers: [None; 2],
         };
         let s = match self.free_slots.pop() {
@@ -122,6 +129,10 @@ impl<'s> World<'s> {
             App::RequestResponse { arrivals, .. } if (k as u64) + 1 < arrivals.connections => {
                 let rng = self.flows[f as usize].arrivals.get_or_insert_with(|| crate::rng::stream(self.seed, &format!("flow:{f}:arrivals")));
                 let at = now + arrivals.gap(rng);
+                self.events.push_timer(at, Order::new(Class::App, f, k as u64 + 1), Event::Open(f, k + 1));
+            }
+            App::Web(w) if (k as u64) + 1 < w.connections.unwrap_or(u64::MAX) => {
+                let at = now + self.flows[f as usize].web.as_mut().expect("made by new_conn").gap();
                 self.events.push_timer(at, Order::new(Class::App, f, k as u64 + 1), Event::Open(f, k + 1));
             }
             _ => {}
@@ -223,11 +234,7 @@ impl<'s> World<'s> {
                 slot.closed = Some(now);
                 let fs = &mut self.flows[slot.flow as usize];
                 fs.open -= 1;
-                let all = match &self.sc.flows[slot.flow as usize].app {
-                    App::RequestResponse { arrivals, .. } => arrivals.connections,
-                    _ => 1,
-                };
-                if fs.open == 0 && fs.opened == all {
+                if fs.open == 0 && fs.opened == self.sc.flows[slot.flow as usize].app.connections() {
                     fs.all_closed = Some(now);
                 }
             }

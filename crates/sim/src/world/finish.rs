@@ -8,6 +8,7 @@ use super::{Conn, World};
 use crate::net::Port;
 use crate::output::{table, Column, RunOutput, Table};
 use crate::trace::{pcap, TraceSink};
+use crate::traffic::Driver;
 use crate::RunError;
 
 impl<'s> World<'s> {
@@ -259,6 +260,12 @@ pub(super) struct ConnRow {
     bytes_down: u64,
     retransmits: u64,
     timeouts: u64,
+    preemptive: u64,
+    spurious_preemptive: u64,
+    /// Request/response exchanges the connection's application has, and those whose
+    /// response the client received whole (0 for other applications).
+    requests: u32,
+    responses: u32,
     handshake_rtt: Option<Duration>,
 }
 
@@ -267,6 +274,11 @@ impl ConnRow {
     pub(super) fn new(slot: u32, s: &Slot, a: &Conn, p: &Conn) -> ConnRow {
         let (sa, sp) = (a.ep.stats(), p.ep.stats());
         let (ma, mp) = (a.ep.milestones(), p.ep.milestones());
+        let (pa, pp) = (a.ep.preemptive_stats(), p.ep.preemptive_stats());
+        let (requests, responses) = match &s.driver {
+            Driver::Exchange(x) => x.pairs(),
+            _ => (0, 0),
+        };
         ConnRow {
             id: s.id,
             flow: s.flow,
@@ -282,6 +294,10 @@ impl ConnRow {
             bytes_down: a.ep.bytes_received(),
             retransmits: sa.retransmits + sp.retransmits,
             timeouts: sa.timeouts + sp.timeouts,
+            preemptive: pa.retransmits + pp.retransmits,
+            spurious_preemptive: pa.spurious + pp.spurious,
+            requests,
+            responses,
             handshake_rtt: a.ep.measure().handshake_rtt(),
         }
     }
@@ -309,6 +325,22 @@ fn connections_table(rows: &[ConnRow], from: impl Fn(usize) -> String, to: impl 
         ("bytes_down", u(|r| r.bytes_down)),
         ("retransmits", u(|r| r.retransmits)),
         ("timeouts", u(|r| r.timeouts)),
+        ("preemptive", u(|r| r.preemptive)),
+        ("spurious_preemptive", u(|r| r.spurious_preemptive)),
+        ("requests", u(|r| r.requests as u64)),
+        ("responses", u(|r| r.responses as u64)),
+        // From the SYN to the last byte of the last response, once all responses are in.
+        (
+            "duration_ns",
+            Column::F64(
+                rows.iter()
+                    .map(|r| match r.last_down {
+                        Some(t) if r.responses == r.requests && r.requests > 0 => t.since(r.open).as_nanos() as f64,
+                        _ => f64::NAN,
+                    })
+                    .collect(),
+            ),
+        ),
         ("handshake_rtt_s", Column::F64(rows.iter().map(|r| r.handshake_rtt.map_or(f64::NAN, |d| d.as_secs_f64())).collect())),
     ])
 }

@@ -14,7 +14,7 @@ use crate::rng::Stream;
 use crate::scenario::Scenario;
 use crate::trace::pcap::{Pcap, SenderTcp};
 use crate::trace::{Interval, PacketEvent, Series, StateRow, TraceSink};
-use crate::traffic::{Action, EndId, Side};
+use crate::traffic::{Action, EndId, PackMime, Side};
 use crate::Progress;
 use crate::{RunError, ScenarioError};
 
@@ -111,6 +111,8 @@ struct FlowState {
     all_closed: Option<Time>,
     /// The stream of gaps between its connections' openings (`traffic::Arrivals`).
     arrivals: Option<Stream>,
+    /// A web flow's generator (`traffic::packmime`), made at its first opening.
+    web: Option<Box<PackMime>>,
     /// Transfers of this flow, in order; `next` is the first not yet complete.
     transfers: Vec<usize>,
     next: usize,
