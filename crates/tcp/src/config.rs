@@ -79,6 +79,22 @@ pub enum SackPermitted {
     Never,
 }
 
+/// When the RTT estimator takes its samples, as against when the retransmission timer
+/// reads the RTO.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RtoTiming {
+    /// The handshake's RTT is the first sample (RFC 6298 §3's note on SYN timing), and a
+    /// timer restarted by an ACK (§5.3) gets the RTO after that ACK's sample.
+    #[default]
+    Rfc6298,
+    /// ns-2's `FullTcpAgent`: a handshake gives no sample (SYN_SENT does not call
+    /// `rtt_update`, and the passive end does not time its SYN-ACK), and `newack` restarts the
+    /// timer before it takes the ACK's sample, with the RTO from before it. Until an RTT is
+    /// known, a passive end's first flight is thus guarded by the initial RTO (3 s in ns-2),
+    /// even after the first data ACK.
+    Ns2Full,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct TcpConfig {
     /// Payload bytes per segment.
@@ -100,6 +116,9 @@ pub struct TcpConfig {
     pub sack_pipe: SackPipe,
     pub dupthresh: u32,
     pub limited_transmit: bool,
+    /// Nagle's algorithm (RFC 896): a short segment waits while data is unacknowledged.
+    pub nagle: bool,
+    pub rto_timing: RtoTiming,
     /// The window a loss halves to give ssthresh.
     pub loss_window: LossWindow,
     /// What a timeout during fast recovery does to ssthresh.
@@ -138,6 +157,8 @@ impl Default for TcpConfig {
             sack_pipe: SackPipe::Rfc6675,
             dupthresh: 3,
             limited_transmit: true,
+            nagle: false,
+            rto_timing: RtoTiming::Rfc6298,
             loss_window: LossWindow::FlightSize,
             rto_in_recovery: RtoInRecovery::KeepSsthresh,
             delayed_ack: false,
@@ -193,6 +214,7 @@ impl TcpConfig {
             limited_transmit: self.limited_transmit,
             loss_window: self.loss_window,
             rto_in_recovery: self.rto_in_recovery,
+            nagle: self.nagle,
         }
     }
 }

@@ -19,7 +19,7 @@ pub mod time;
 #[cfg(test)]
 mod test_util;
 
-pub use config::{CcKind, SackPermitted, StartupKind, TcpConfig};
+pub use config::{CcKind, RtoTiming, SackPermitted, StartupKind, TcpConfig};
 pub use endpoint::{Endpoint, Event, Milestones, Role, Snapshot, State, Timer};
 pub use preemptive::{PreemptiveConfig, PreemptiveStats};
 pub use recovery::{RecoveryKind, SackPipe};

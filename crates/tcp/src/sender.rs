@@ -69,6 +69,9 @@ pub struct SenderConfig {
     pub limited_transmit: bool,
     pub loss_window: LossWindow,
     pub rto_in_recovery: RtoInRecovery,
+    /// Nagle's algorithm (RFC 896; RFC 1122 §4.2.3.4): a segment shorter than the MSS waits
+    /// while data is unacknowledged.
+    pub nagle: bool,
 }
 
 /// One data segment the sender wants on the wire.
@@ -125,6 +128,7 @@ pub struct Sender {
     retransmit_first_requested: bool,
     loss_window: LossWindow,
     rto_in_recovery: RtoInRecovery,
+    nagle: bool,
     last_send: Option<Time>,
     /// See `cc::AckCtx::app_limited`.
     app_limited: bool,
@@ -153,6 +157,7 @@ impl Sender {
             retransmit_first_requested: false,
             loss_window: cfg.loss_window,
             rto_in_recovery: cfg.rto_in_recovery,
+            nagle: cfg.nagle,
             last_send: None,
             app_limited: false,
             stats: SenderStats::default(),
@@ -507,6 +512,12 @@ impl Sender {
     #[inline]
     fn send_new(&mut self, now: Time, len: u64, fin: bool, wnd: u64) -> Option<TxData> {
         let in_flight = self.snd_nxt - self.snd_una;
+        if self.nagle && len > 0 && len < self.mss && in_flight > 0 {
+            // Nagle: the short segment goes when all sent is acknowledged (BSD's tcp_output
+            // and ns-2's FullTcp send it also when it is half the peer's largest window,
+            // which no MSS-sized segment is short of in practice; not modelled).
+            return None;
+        }
         if in_flight + len > wnd.min(self.peer_window) && !(len == 0 && in_flight < wnd) {
             self.app_limited = false;
             return None;
@@ -533,8 +544,8 @@ mod tests {
 
     const MSS: u64 = 1000;
 
-    fn sender(recovery: RecoveryKind, f: impl FnOnce(&mut SenderConfig)) -> (Sender, Measure) {
-        let mut cfg = SenderConfig {
+    fn config(recovery: RecoveryKind) -> SenderConfig {
+        SenderConfig {
             mss_bytes: MSS,
             initial_window_segments: 10,
             initial_ssthresh_bytes: u64::MAX,
@@ -545,7 +556,13 @@ mod tests {
             limited_transmit: false,
             loss_window: LossWindow::FlightSize,
             rto_in_recovery: RtoInRecovery::KeepSsthresh,
-        };
+            nagle: false,
+        }
+    }
+
+    /// A sender of unlimited data.
+    fn sender(recovery: RecoveryKind, f: impl FnOnce(&mut SenderConfig)) -> (Sender, Measure) {
+        let mut cfg = config(recovery);
         f(&mut cfg);
         let mut s = Sender::new(&cfg, Cc::plain(Avoidance::NewReno(NewReno::new(false))), Restart::Ssr.build(), 0);
         s.write_unlimited();
@@ -566,6 +583,28 @@ mod tests {
         assert_eq!(drain(s).len(), 10);
         for k in 1..=n {
             s.on_ack(Time(1), 1, [sacked(k)], true, m);
+        }
+    }
+
+    /// RFC 1122 §4.2.3.4: with Nagle, the short tail of a write waits for the ACK of all that
+    /// is outstanding; without, it goes with the rest.
+    #[test]
+    fn nagle_holds_a_short_segment_while_data_is_unacknowledged() {
+        for nagle in [false, true] {
+            let cfg = SenderConfig { nagle, ..config(RecoveryKind::NewReno) };
+            let (mut s, mut m) =
+                (Sender::new(&cfg, Cc::plain(Avoidance::NewReno(NewReno::new(false))), Restart::Ssr.build(), 0), Measure::new(RtoConfig::default()));
+            s.write(2 * MSS + 300);
+            let lens: Vec<u32> = drain(&mut s).iter().map(|t| t.len).collect();
+            if !nagle {
+                assert_eq!(lens, [1000, 1000, 300]);
+                continue;
+            }
+            assert_eq!(lens, [1000, 1000]);
+            s.on_ack(Time(1), 1 + MSS, [], true, &mut m);
+            assert!(drain(&mut s).is_empty(), "one segment still unacknowledged");
+            s.on_ack(Time(2), 1 + 2 * MSS, [], true, &mut m);
+            assert_eq!(drain(&mut s).iter().map(|t| t.len).collect::<Vec<_>>(), [300]);
         }
     }
 
@@ -650,18 +689,7 @@ mod tests {
     #[test]
     fn vegas_slow_start_grows_after_a_timeout_with_much_outstanding() {
         use crate::cc::{Vegas, VegasConfig};
-        let cfg = SenderConfig {
-            mss_bytes: MSS,
-            initial_window_segments: 100,
-            initial_ssthresh_bytes: u64::MAX,
-            max_window_bytes: u64::MAX,
-            recovery: RecoveryKind::NewReno,
-            sack_pipe: SackPipe::Rfc6675,
-            dupthresh: 3,
-            limited_transmit: false,
-            loss_window: LossWindow::FlightSize,
-            rto_in_recovery: RtoInRecovery::KeepSsthresh,
-        };
+        let cfg = SenderConfig { initial_window_segments: 100, ..config(RecoveryKind::NewReno) };
         let mut s = Sender::new(&cfg, Cc::plain(Avoidance::Vegas(Vegas::new(VegasConfig::default()))), Restart::Ssr.build(), 0);
         s.write_unlimited();
         let mut m = Measure::new(RtoConfig::default());

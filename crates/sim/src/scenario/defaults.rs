@@ -167,6 +167,7 @@ fn tcp(put: &mut impl FnMut(&'static str, &'static str, String)) {
     put("tcp", "recovery", name(&t.recovery, ""));
     put("tcp", "dupthresh", t.dupthresh.to_string());
     put("tcp", "limited_transmit", t.limited_transmit.to_string());
+    put("tcp", "nagle", t.nagle.to_string());
     put("tcp", "sack_permitted", name(&t.sack_permitted, "-"));
     put("tcp", "sack_pipe", name(&t.sack_pipe, ""));
     put("tcp", "loss_window", if t.loss_window == LossWindow::FlightSize { "\"flight\"".into() } else { name(&t.loss_window, "") });
@@ -179,6 +180,7 @@ fn tcp(put: &mut impl FnMut(&'static str, &'static str, String)) {
     put("tcp", "max_rto", time(t.rto.max));
     put("tcp", "clock_granularity", time(t.rto.granularity));
     put("tcp", "rto_rule", name(&t.rto.rule, ""));
+    put("tcp", "rto_timing", name(&t.rto_timing, "-"));
     put("tcp", "handshake", t.handshake.to_string());
     put("tcp", "time_wait", time(t.time_wait));
     put("tcp", "restart", name(&t.restart, "-"));

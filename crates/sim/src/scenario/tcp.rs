@@ -4,7 +4,7 @@
 use rampup_tcp::cc::{AdjustiveSchedule, LimitedSlowStartConfig, SsthreshlessConfig, VegasConfig, VegasRtt, VegasSlowStartExit};
 use rampup_tcp::measure::{RtoConfig, RtoRule};
 use rampup_tcp::restart::{IdleThreshold, Restart};
-use rampup_tcp::{CcKind, Duration, LossWindow, PreemptiveConfig, RecoveryKind, RtoInRecovery, SackPermitted, SackPipe, StartupKind, TcpConfig};
+use rampup_tcp::{CcKind, Duration, LossWindow, PreemptiveConfig, RecoveryKind, RtoInRecovery, RtoTiming, SackPermitted, SackPipe, StartupKind, TcpConfig};
 use serde::de::{self, IntoDeserializer, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use std::{fmt, marker::PhantomData};
@@ -112,6 +112,14 @@ enum SackPermittedName {
     Never,
 }
 
+/// When samples are taken and the RTO read (`rampup_tcp::RtoTiming`).
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+enum RtoTimingName {
+    Rfc6298,
+    Ns2Full,
+}
+
 /// How the RTO follows the RTT (`rampup_tcp::measure::RtoRule`).
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
@@ -145,6 +153,7 @@ pub(super) struct TcpFile {
     initial_rto: Option<TimeValue>,
     max_rto: Option<TimeValue>,
     rto_rule: Option<RtoRuleName>,
+    rto_timing: Option<RtoTimingName>,
     clock_granularity: Option<TimeValue>,
     handshake: Option<bool>,
     time_wait: Option<TimeValue>,
@@ -153,6 +162,7 @@ pub(super) struct TcpFile {
     /// "rto" or a time.
     idle_threshold: Option<String>,
     limited_transmit: Option<bool>,
+    nagle: Option<bool>,
     rto_in_recovery: Option<RtoInRecoveryName>,
     sack_pipe: Option<SackPipeName>,
     sack_permitted: Option<SackPermittedName>,
@@ -337,6 +347,7 @@ impl TcpFile {
             initial_rto,
             max_rto,
             rto_rule,
+            rto_timing,
             clock_granularity,
             handshake,
             time_wait,
@@ -344,6 +355,7 @@ impl TcpFile {
             rbp_scale,
             idle_threshold,
             limited_transmit,
+            nagle,
             rto_in_recovery,
             sack_pipe,
             sack_permitted,
@@ -484,6 +496,12 @@ pub(super) fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError
         recovery,
         dupthresh: at_least_one("dupthresh", t.dupthresh, d.dupthresh)?,
         limited_transmit: t.limited_transmit.unwrap_or(d.limited_transmit),
+        nagle: t.nagle.unwrap_or(d.nagle),
+        rto_timing: match t.rto_timing {
+            None => d.rto_timing,
+            Some(RtoTimingName::Rfc6298) => RtoTiming::Rfc6298,
+            Some(RtoTimingName::Ns2Full) => RtoTiming::Ns2Full,
+        },
         sack_permitted: match t.sack_permitted {
             None => d.sack_permitted,
             Some(SackPermittedName::AsRecovery) => SackPermitted::AsRecovery,

@@ -12,7 +12,7 @@
 //! `poll_timeout` to learn when to call `handle_timeout` next. Time only moves forward:
 //! every `now` must be at least the previous one. The endpoint never reads a clock.
 
-use crate::config::TcpConfig;
+use crate::config::{RtoTiming, TcpConfig};
 use std::collections::VecDeque;
 
 use crate::measure::Measure;
@@ -340,6 +340,7 @@ impl Endpoint {
             self.sender.on_first_ack_after_pacing();
         }
         if seg.flags.ack {
+            let rto_before = (self.cfg.rto_timing == RtoTiming::Ns2Full).then(|| self.measure.rto());
             let r = self.sender.on_ack(now, seg.ack, seg.sack_blocks(), seg.is_pure_ack(), &mut self.measure);
             if let Some(rtt) = r.rtt_sample {
                 self.emit(Event::RttSample { rtt, cwnd: self.sender.window().cwnd });
@@ -350,7 +351,7 @@ impl Endpoint {
                     self.timers[Timer::Rto as usize] = None;
                 } else if r.restart_rto {
                     // RFC 6298 §5.3
-                    self.arm(Timer::Rto, now + self.measure.rto());
+                    self.arm(Timer::Rto, now + rto_before.unwrap_or_else(|| self.measure.rto()));
                 }
                 if let Some(p) = &mut self.preemptive {
                     let s = &self.sender;
@@ -465,7 +466,7 @@ impl Endpoint {
                 // Karn's rule holds for the SYN too: no sample from a retransmitted SYN.
                 let rtt = self.handshake_sample(now);
                 if let Some(rtt) = rtt {
-                    self.measure.on_handshake_rtt(rtt);
+                    self.measure.on_handshake_rtt(rtt, self.cfg.rto_timing == RtoTiming::Rfc6298);
                 }
                 // The SYN-ACK carries the peer's window, which binds our first flight.
                 self.sender.set_peer_window(seg.window as u64);
@@ -483,7 +484,7 @@ impl Endpoint {
                 }
                 let rtt = self.handshake_sample(now);
                 if let Some(rtt) = rtt {
-                    self.measure.on_handshake_rtt(rtt);
+                    self.measure.on_handshake_rtt(rtt, self.cfg.rto_timing == RtoTiming::Rfc6298);
                 }
                 self.established(now, rtt);
                 true

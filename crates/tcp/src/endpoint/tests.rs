@@ -379,3 +379,32 @@ fn test_established_measure_keeps_the_windowed_min_rtt_and_the_pipe_ack_sample()
     // segment sent after it began (the third round's first): four segments' worth.
     assert_eq!(m.delivered_last_rtt(), Some(4 * MSS));
 }
+
+/// `RtoTiming::Ns2Full`, as ns-2's FullTcpAgent: the handshake gives no RTT sample, and the
+/// timer restarted by the first data ACK gets the RTO from before that ACK's sample (the
+/// initial RTO); the next ACK's restart gets the sampled one. RFC 6298 timing uses the
+/// handshake's sample from the start.
+#[test]
+fn test_established_ns2_full_timing_guards_the_first_flight_with_the_initial_rto() {
+    let ns2_rto = crate::measure::RtoConfig { initial: Duration::from_secs(3), min: ms(200), ..config().rto };
+    let cfg = |timing| TcpConfig { rto_timing: timing, rto: ns2_rto, ..config() };
+    let first_restarts = |timing| {
+        let mut server = established_passive(cfg(timing));
+        assert_eq!(server.measure().handshake_rtt(), Some(HANDSHAKE_RTT), "measured in both timings, for Preemptive");
+        server.write(10 * MSS);
+        assert_eq!(send_data(&mut server, at(20)).len(), 2);
+        let armed = server.timer(Timer::Rto).unwrap();
+        recv_ack(&mut server, at(40), 1 + MSS);
+        let first = server.timer(Timer::Rto).unwrap();
+        send_data(&mut server, at(40));
+        recv_ack(&mut server, at(41), 1 + 2 * MSS);
+        (armed, first, server.timer(Timer::Rto).unwrap(), server.measure().rto())
+    };
+    let initial = ns2_rto.initial;
+    let (armed, first, second, rto) = first_restarts(RtoTiming::Ns2Full);
+    assert_eq!((armed, first), (at(20) + initial, at(40) + initial));
+    assert_eq!(second, at(41) + rto, "the second ACK restarts with the sampled RTO");
+    assert!(rto < initial);
+    let (armed, first, _, _) = first_restarts(RtoTiming::Rfc6298);
+    assert!(armed < at(20) + initial && first < at(40) + initial, "the handshake's sample sets the RTO");
+}

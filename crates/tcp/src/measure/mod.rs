@@ -296,8 +296,13 @@ impl Measure {
         }
     }
 
-    pub fn on_handshake_rtt(&mut self, sample: Duration) {
+    /// The handshake's RTT; `seeds_rto`: it is also the estimator's first sample
+    /// (`RtoTiming`).
+    pub fn on_handshake_rtt(&mut self, sample: Duration, seeds_rto: bool) {
         self.handshake_rtt = Some(sample);
+        if !seeds_rto {
+            return;
+        }
         self.on_rtt_sample(sample);
         if let Some(l) = self.linux.as_deref_mut() {
             // tcp_rtt_estimator sets rtt_seq = snd_nxt at the first sample: here the SYN's
@@ -499,7 +504,7 @@ mod tests {
         // the SYN's end, so the first RTT of data already lets rttvar fall.
         let cfg = RtoConfig { min: ms(200), rule: RtoRule::Linux, ..Default::default() };
         let (mut syn, mut data) = (Measure::new(cfg), Measure::new(cfg));
-        syn.on_handshake_rtt(ms(200));
+        syn.on_handshake_rtt(ms(200), true);
         let mut falls_at = [None, None];
         for (k, m) in [&mut syn, &mut data].into_iter().enumerate() {
             for i in 1..=40u64 {
