@@ -86,7 +86,8 @@ def inspect(scenario: Scenario) -> pd.DataFrame:
     ``from``, ``to``, ``hops``, ``path`` (output ports, sender to receiver),
     ``bottleneck_bps``, ``propagation_rtt_ns`` (link delays there and back),
     ``base_rtt_ns`` (plus one segment's and one ACK's serialisation per hop),
-    ``mss_bytes`` and ``bdp_bytes`` (bottleneck rate × propagation RTT). Raises
+    ``mss_bytes``, ``bdp_bytes`` (bottleneck rate × propagation RTT) and ``web_rate`` (a web
+    flow's new connections per second, the one its ``utilization`` gives; NaN for others). Raises
     `ScenarioError` for an invalid scenario."""
     return pd.DataFrame(_engine.paths(scenario_text(scenario)))
 

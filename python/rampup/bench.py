@@ -26,10 +26,11 @@ from pathlib import Path
 
 from . import _engine
 
-__all__ = ["Measurement", "bench_scenario", "measure_ns2", "measure_rampup"]
+__all__ = ["Measurement", "bench_scenario", "measure_ns2", "measure_rampup", "run_web_bench", "web_scenario"]
 
 #: Shipped in the package (with the helpers it sources), so a plain `pip install` has it.
 NS2_SCRIPT = Path(__file__).resolve().parent / "ns2" / "bench.tcl"
+NS2_WEB_SCRIPT = Path(__file__).resolve().parent / "ns2" / "packmime.tcl"
 
 
 def bench_scenario(flows: int, duration_s: float = 60.0) -> str:
@@ -134,8 +135,9 @@ def _timed(cmd: list[str], sample_peak: bool) -> tuple[str, float, float, float]
         return out.read().decode(), wall, peak[0], usage.ru_utime + usage.ru_stime
 
 
-def measure_rampup(scenario_path: Path) -> Measurement:
-    cmd = [sys.executable, "-S", "-c", _CHILD, str(Path(_engine.__file__).parent), str(scenario_path)]
+def measure_rampup(scenario_path: Path, child: str = _CHILD) -> Measurement:
+    """`packets` is what the child counts: data packets delivered, or connections completed."""
+    cmd = [sys.executable, "-S", "-c", child, str(Path(_engine.__file__).parent), str(scenario_path)]
     out, wall, _, cpu = _timed(cmd, sample_peak=False)
     packets, hwm_kb = out.split()
     return Measurement(int(packets), wall, int(hwm_kb) / 1024.0, cpu)
@@ -198,5 +200,51 @@ def _summarise(n: int, ours: list[Measurement], theirs: list[Measurement]) -> di
             "ns2_peak_mb": med(theirs, lambda m: m.peak_rss_mb),
         }
         row["speedup"] = row["rampup_pkts_per_s"] / row["ns2_pkts_per_s"]
+        row["same_work"] = abs(row["packets"] - row["ns2_packets"]) <= 0.05 * row["ns2_packets"]
+    return row
+
+
+# --web: paper 002's base case (PackMime-HTTP/1.0 at 50% of 5 Mb/s, 10 ms, Full-TCP Reno), the
+# count being the connections whose response arrived whole.
+_WEB_CHILD = _CHILD.replace("_engine.delivered_packets(open(sys.argv[2]).read(), 1000)",
+                            "_engine.completed_connections(open(sys.argv[2]).read())")
+
+
+def web_scenario(duration_s: float) -> tuple[str, float]:
+    """The --web scenario as TOML text, and its PackMime rate (connections per second)."""
+    from . import _toml
+    from .experiments.preemptive.runs import RENO, Setup, scenario
+
+    text = _toml.dumps(scenario(RENO, Setup(duration_s=round(duration_s), tail_s=0), 1))
+    rate = _engine.paths(text)["web_rate"][0]
+    return text, rate
+
+
+def measure_ns2_web(rate: float, duration_s: float, work: Path) -> Measurement:
+    out_file = work / "ns2-web.dat"
+    _, wall, rss, cpu = _timed(["ns", str(NS2_WEB_SCRIPT), f"{rate:.6f}", "10", "50", f"{round(duration_s)}", "1", "1.0", str(out_file)],
+                               sample_peak=True)
+    completed = sum(1 for line in out_file.read_text().splitlines() if line.strip())
+    return Measurement(completed, wall, rss, cpu)
+
+
+def run_web_bench(repeat: int, duration_s: float, with_ns2: bool) -> dict:
+    """The --web case `repeat` times, rampup and ns-2 alternately: the medians, as a row
+    whose ``packets`` are completed connections."""
+    text, rate = web_scenario(duration_s)
+    with tempfile.TemporaryDirectory(prefix="rampup-bench-web-") as tmp:
+        path = Path(tmp) / "web.toml"
+        path.write_text(text)
+        ours: list[Measurement] = []
+        theirs: list[Measurement] = []
+        for _ in range(repeat):
+            ours.append(measure_rampup(path, _WEB_CHILD))
+            if with_ns2:
+                theirs.append(measure_ns2_web(rate, duration_s, Path(tmp)))
+    row = _summarise(0, ours, theirs)
+    row["rate"] = rate
+    if theirs:
+        # The same connections arrive in both (the rate and model are ns-2's); how many
+        # complete depends on each TCP, within a few per cent.
         row["same_work"] = abs(row["packets"] - row["ns2_packets"]) <= 0.05 * row["ns2_packets"]
     return row

@@ -507,6 +507,36 @@ def inspect(file: Path) -> None:
                       f"{p['propagation_rtt_ns'] / 1e6:.3f} ms", f"{p['base_rtt_ns'] / 1e6:.3f} ms",
                       f"{p['bdp_bytes']:,.0f} B", f"{p['bdp_bytes'] / p['mss_bytes']:,.1f}")
     Console().print(table)
+    for p in paths.to_dict("records"):
+        if p["web_rate"] == p["web_rate"]:  # not NaN: a web flow
+            Console().print(f"flow {p['flow']}: web, {p['web_rate']:.2f} new connections per second")
+
+
+def _bench_web(repeat: int, duration: float, ns2: bool) -> None:
+    from .bench import ns2_missing, run_web_bench
+
+    missing = ns2_missing() if ns2 else None
+    console = Console()
+    if missing:
+        console.print(f"ns-2 skipped: {missing}; timing rampup only")
+    try:
+        row = run_web_bench(repeat, duration, ns2 and missing is None)
+    except RuntimeError as e:
+        raise CliError(str(e), EXIT_FAILURE) from None
+    table = Table(box=box.SIMPLE_HEAD)
+    cols = ["", "connections completed", "wall s", "connections / wall s", "peak MB"]
+    for c in cols:
+        table.add_column(c, justify="right")
+    table.add_row("rampup", str(row["packets"]), f"{row['rampup_wall_s']:.2f}", f"{row['rampup_pkts_per_s']:,.0f}",
+                  f"{row['rampup_peak_mb']:.0f}")
+    if "ns2_packets" in row:
+        table.add_row("ns-2", str(row["ns2_packets"]), f"{row['ns2_wall_s']:.2f}", f"{row['ns2_pkts_per_s']:,.0f}",
+                      f"{row['ns2_peak_mb']:.0f}")
+        table.add_row("ratio", "" if row["same_work"] else "differs by > 5%", "", f"{row['speedup']:.1f}x",
+                      f"{row['rampup_peak_mb'] / row['ns2_peak_mb']:.2f}")
+    console.print(table)
+    console.print(f"medians of {repeat} run(s); paper 002's base case, {row['rate']:.2f} new connections/s, {duration:g} "
+                  "simulated seconds; whole processes, set-up included; one thread (web runs are not split)")
 
 
 def defaults_markdown() -> str:
@@ -553,9 +583,16 @@ def _int_list(value: str) -> list[int]:
 @click.option("--repeat", type=click.IntRange(1, 50), default=3, show_default=True, help="Runs per N (medians).")
 @click.option("--duration", type=click.FloatRange(0.001, 3600), default=60.0, show_default=True, help="Simulated seconds.")
 @click.option("--ns2/--no-ns2", default=True, show_default=True, help="Also time ns-2 when `ns` is on the PATH.")
-def bench(flows: str, large: bool, repeat: int, duration: float, ns2: bool) -> None:
+@click.option("--web", is_flag=True, help="Time short web connections instead: paper 002's base case (PackMime-HTTP at "
+              "50% of 5 Mb/s, Full-TCP Reno), completed connections per wall second; --duration 300 unless given.")
+def bench(flows: str, large: bool, repeat: int, duration: float, ns2: bool, web: bool) -> None:
     """Time the benchmark dumbbell: data packets delivered per wall second and peak memory."""
     from .bench import ns2_missing, run_bench
+
+    if web:
+        source = click.get_current_context().get_parameter_source("duration")
+        _bench_web(repeat, 300.0 if source == click.core.ParameterSource.DEFAULT else duration, ns2)
+        return
 
     ns = _int_list(flows) + ([100_000] if large else [])
     missing = ns2_missing() if ns2 else None

@@ -36,3 +36,19 @@ def test_bench_rejects_a_bad_flow_list(run_cli) -> None:  # type: ignore[no-unty
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == ["rampup: error: --flows: '1,x' is not a comma-separated list of whole numbers"]
 
+
+
+def test_the_web_bench_counts_the_connections_the_engine_completes() -> None:
+    from rampup.bench import run_web_bench, web_scenario
+
+    text, rate = web_scenario(20)
+    assert abs(rate - 36.77) < 0.01, "paper 002's base case: 50% of 5 Mb/s"
+    row = run_web_bench(1, 20, with_ns2=False)
+    assert row["packets"] == _engine.completed_connections(text)
+    assert row["packets"] > 500, "about 37 connections a second for 20 s"
+
+
+def test_bench_web_prints_its_table(run_cli) -> None:  # type: ignore[no-untyped-def]
+    proc = run_cli("bench", "--web", "--duration", "5", "--repeat", "1", "--no-ns2")
+    assert proc.returncode == 0, proc.stderr
+    assert "connections / wall s" in proc.stdout and "rampup" in proc.stdout

@@ -219,6 +219,15 @@ fn delivered_packets(py: Python<'_>, scenario_toml: &str, mss: u64) -> PyResult<
 ///
 /// Parses and validates the scenario without running it; returns its warnings (valid
 /// but likely a mistake, one line each). Raises ScenarioError if the scenario is invalid.
+/// Run a scenario and count its connections whose every response arrived whole (the
+/// `connections` table's rows with a duration): what `rampup bench --web` times.
+#[pyfunction]
+fn completed_connections(py: Python<'_>, scenario_toml: &str) -> PyResult<u64> {
+    let text = scenario_toml.to_owned();
+    let out = detached(py, move || rampup_sim::run_toml(&text, None))?.map_err(scenario_error)?;
+    Ok(out.table("connections").f64s("duration_ns").iter().filter(|d| !d.is_nan()).count() as u64)
+}
+
 #[pyfunction]
 fn check(py: Python<'_>, scenario_toml: &str) -> PyResult<Vec<String>> {
     let text = scenario_toml.to_owned();
@@ -258,7 +267,7 @@ fn addresses(scenario_toml: &str) -> PyResult<Vec<(String, String)>> {
 #[pymodule]
 mod _engine {
     #[pymodule_export]
-    use super::{addresses, check, defaults, delivered_packets, paths, run, Progress, ScenarioError};
+    use super::{addresses, check, completed_connections, defaults, delivered_packets, paths, run, Progress, ScenarioError};
 
     use pyo3::prelude::*;
 

@@ -4,7 +4,8 @@
 
 use crate::net::Net;
 use crate::output::{table, Column, Table};
-use crate::scenario::{Scenario, ScenarioError};
+use crate::scenario::{Flow, Scenario, ScenarioError};
+use crate::traffic::{packmime, App, Load};
 use rampup_tcp::time::{Duration, Rate};
 
 /// One flow's path as the engine routes it.
@@ -55,6 +56,16 @@ pub fn flow_paths(sc: &Scenario) -> Vec<FlowPath> {
         .collect()
 }
 
+/// A web flow's new connections per second (`traffic::Load`): as given, or the rate whose
+/// mean responses fill the given share of the slowest link from server to client.
+pub fn web_rate(net: &Net, flow: &Flow) -> Option<f64> {
+    let App::Web(w) = &flow.app else { return None };
+    Some(match w.load {
+        Load::Rate(r) => r,
+        Load::Utilization(u) => packmime::rate_for(u, bottleneck(net, flow.to, flow.from).bps() as f64, w.http),
+    })
+}
+
 /// The slowest link on the way from `from` to `to`.
 pub fn bottleneck(net: &Net, from: usize, to: usize) -> Rate {
     walk(net, from, to).iter().map(|&p| net.ports[p as usize].rate).min().unwrap_or_default()
@@ -74,6 +85,7 @@ fn walk(net: &Net, from: usize, to: usize) -> Vec<u32> {
 /// The `paths` table: one row per flow.
 pub fn paths_table(sc: &Scenario) -> Table {
     let paths = flow_paths(sc);
+    let net = Net::new(&sc.net, sc.seed);
     let u64s = |f: fn(&FlowPath) -> u64| Column::U64(paths.iter().map(f).collect());
     table(vec![
         ("flow", Column::U64((0..paths.len() as u64).collect())),
@@ -86,6 +98,7 @@ pub fn paths_table(sc: &Scenario) -> Table {
         ("base_rtt_ns", u64s(|p| p.base_rtt.0)),
         ("mss_bytes", u64s(|p| p.mss_bytes)),
         ("bdp_bytes", Column::F64(paths.iter().map(FlowPath::bdp_bytes).collect())),
+        ("web_rate", Column::F64(sc.flows.iter().map(|f| web_rate(&net, f).unwrap_or(f64::NAN)).collect())),
     ])
 }
 

@@ -163,6 +163,7 @@ proptest! {
                         let pairs = g.connection();
                         let want = (pairs.iter().map(|p| p.request_bytes).sum::<u64>(), pairs.iter().map(|p| p.response_bytes).sum::<u64>());
                         prop_assert_eq!((up[r], down[r]), want, "connection {} of flow {} in\n{}", r, i, text);
+                        prop_assert_eq!((c.u64s("request_bytes")[r], c.u64s("response_bytes")[r]), want);
                         prop_assert!(!close[r].is_nan(), "connection {} of flow {} still open in\n{}", r, i, text);
                         prop_assert!(!c.f64s("duration_ns")[r].is_nan());
                     }
@@ -286,7 +287,7 @@ app = { kind = "request-response", request = 1000, response = 100000, connection
 fn a_web_seed_gives_the_same_connections_under_any_tcp() {
     let base =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/web.toml")).unwrap().replace("duration = \"300s\"", "duration = \"20s\"");
-    let preemptive = base.replace("time_wait = \"1s\"", "time_wait = \"1s\"\npreemptive = { factor = 2 }");
+    let preemptive = base.replace("[tcp]", "[tcp]\npreemptive = { factor = 2 }");
     assert_ne!(base, preemptive);
     let (a, b) = (rampup_sim::run_toml(&base, Some(5)).unwrap(), rampup_sim::run_toml(&preemptive, Some(5)).unwrap());
     let (ca, cb) = (a.table("connections"), b.table("connections"));

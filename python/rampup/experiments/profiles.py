@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["NS2_0B17", "NS2_35", "PROFILES", "RFC", "Profile", "tcp"]
+__all__ = ["NS2_0B17", "NS2_35", "NS2_FULLTCP", "PROFILES", "RFC", "Profile", "tcp"]
 
 
 @dataclass(frozen=True)
@@ -48,10 +48,25 @@ NS2_0B17 = Profile(
     vegas=NS2_35.vegas,
 )
 
+#: ns-2.35's Agent/TCP/FullTcp (Reno) with its defaults, as PackMimeHTTP and paper 002 ran it
+#: (tcl/lib/ns-default.tcl, tcp/tcp-full.cc): 536-byte segments (576 on the wire with the
+#: scenario's 40-byte headers), initial window 2, window_ 20, Reno recovery without limited
+#: transmit, an ACK per full segment, Nagle on (nodelay_ false), a 10 ms clock, minimum RTO
+#: 200 ms, initial RTO 3 s, no TIME-WAIT, and FullTcp's RTO timing (no handshake sample; the
+#: timer an ACK restarts reads the RTO from before its sample). Not modelled: the delayed ACK
+#: of a segment shorter than the MSS until the next 100 ms tick (docs/web-workload.md).
+NS2_FULLTCP = Profile(
+    "ns-2.35 Full-TCP",
+    base={"mss": 536, "initial_window": 2, "max_window": 20, "recovery": "reno", "limited_transmit": False,
+          "delayed_ack": False, "nagle": True, "clock_granularity": "10ms", "min_rto": "200ms", "initial_rto": "3s",
+          "max_rto": "60s", "time_wait": "0s", "rto_timing": "ns2-full"},
+    loss=NS2_35.loss,
+)
+
 #: rampup's defaults: RFC 5681 / 6582 loss response, rampup's Vegas (docs/tcp.md).
 RFC = Profile("rfc")
 
-PROFILES: dict[str, Profile] = {"ns2": NS2_35, "ns2.0b17": NS2_0B17, "rfc": RFC}
+PROFILES: dict[str, Profile] = {"ns2": NS2_35, "ns2.0b17": NS2_0B17, "ns2-fulltcp": NS2_FULLTCP, "rfc": RFC}
 
 
 def tcp(profile: Profile, cc: str, *, base: bool = True, loss: bool = True, delayed_ack: bool = False) -> dict[str, Any]:

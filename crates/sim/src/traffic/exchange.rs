@@ -99,6 +99,11 @@ impl Exchange {
         (self.script.len(), self.received)
     }
 
+    /// The bytes of all the requests and of all the responses the connection is to carry.
+    pub fn bytes(&self) -> (u64, u64) {
+        (0..self.script.len()).map(|i| self.script.pair(i)).fold((0, 0), |(q, r), p| (q + p.request_bytes, r + p.response_bytes))
+    }
+
     pub fn on(&mut self, side: Side, hook: Hook, out: &mut Vec<Action>) {
         let n = self.script.len();
         match (side, hook) {

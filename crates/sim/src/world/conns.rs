@@ -8,7 +8,7 @@ use rampup_tcp::{Endpoint, Role, State, Time};
 
 use super::{Conn, Event, FlowState, Transfer, World};
 use crate::engine::{Class, Order};
-use crate::traffic::{packmime, Action, App, Driver, EndId, Hook, Load, PackMime, Side};
+use crate::traffic::{Action, App, Driver, EndId, Hook, PackMime, Side};
 
 /// The most connections open at once: two `Endpoint`s of 1,248 bytes each per connection,
 /// with their ends' other state and buffers some 3 GB in all, far below the 2^23 that
@@ -55,10 +55,7 @@ impl<'s> World<'s> {
     pub(super) fn new_conn(&mut self, f: u32) -> Option<u32> {
         let flow = &self.sc.flows[f as usize];
         if let (App::Web(w), None) = (&flow.app, &self.flows[f as usize].web) {
-            let rate = match w.load {
-                Load::Rate(r) => r,
-                Load::Utilization(u) => packmime::rate_for(u, crate::paths::bottleneck(&self.net, flow.to, flow.from).bps() as f64, w.http),
-            };
+            let rate = crate::paths::web_rate(&self.net, flow).expect("a web flow");
             self.flows[f as usize].web = Some(Box::new(PackMime::new(rate, w.http, self.seed, f)));
         }
         let (from, to) = (flow.from as u32, flow.to as u32);

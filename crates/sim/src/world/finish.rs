@@ -266,6 +266,9 @@ pub(super) struct ConnRow {
     /// response the client received whole (0 for other applications).
     requests: u32,
     responses: u32,
+    /// What the application is to send each way, in all.
+    request_bytes: u64,
+    response_bytes: u64,
     handshake_rtt: Option<Duration>,
 }
 
@@ -275,9 +278,9 @@ impl ConnRow {
         let (sa, sp) = (a.ep.stats(), p.ep.stats());
         let (ma, mp) = (a.ep.milestones(), p.ep.milestones());
         let (pa, pp) = (a.ep.preemptive_stats(), p.ep.preemptive_stats());
-        let (requests, responses) = match &s.driver {
-            Driver::Exchange(x) => x.pairs(),
-            _ => (0, 0),
+        let ((requests, responses), (request_bytes, response_bytes)) = match &s.driver {
+            Driver::Exchange(x) => (x.pairs(), x.bytes()),
+            _ => ((0, 0), (0, 0)),
         };
         ConnRow {
             id: s.id,
@@ -298,6 +301,8 @@ impl ConnRow {
             spurious_preemptive: pa.spurious + pp.spurious,
             requests,
             responses,
+            request_bytes,
+            response_bytes,
             handshake_rtt: a.ep.measure().handshake_rtt(),
         }
     }
@@ -329,6 +334,8 @@ fn connections_table(rows: &[ConnRow], from: impl Fn(usize) -> String, to: impl 
         ("spurious_preemptive", u(|r| r.spurious_preemptive)),
         ("requests", u(|r| r.requests as u64)),
         ("responses", u(|r| r.responses as u64)),
+        ("request_bytes", u(|r| r.request_bytes)),
+        ("response_bytes", u(|r| r.response_bytes)),
         // From the SYN to the last byte of the last response, once all responses are in.
         (
             "duration_ns",
