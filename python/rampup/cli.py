@@ -405,10 +405,15 @@ PARTS: dict[str, tuple[str, dict[str, str]]] = {
         "rfc6298": "RTO = max(min_rto, SRTT + 4 RTTVAR)",
         "linux": "Linux's estimator: RTO = SRTT + rttvar, rttvar at least min_rto",
     }),
+    "RTO timing": ("tcp.rto_timing", {
+        "rfc6298": "the handshake's RTT seeds the RTO; a restarted timer reads the RTO after the ACK's sample",
+        "ns2-full": "ns-2's FullTcp: no handshake sample; a restarted timer reads the RTO from before the sample",
+    }),
     "application": ("flow[i].app.kind", {
         "bulk": "the client sends bytes (or unlimited data) on one connection",
         "writes": "the client writes on one connection at set times (a schedule)",
         "request-response": "connections arriving as a Poisson process, each with request/response exchanges",
+        "web": "PackMime-HTTP web traffic as ns-2.35 draws it (paper 002; docs/web-workload.md)",
     }),
     "topology": ("topology.kind", {
         "dumbbell": "senders s0.., receivers r0.., routers left and right, one bottleneck",

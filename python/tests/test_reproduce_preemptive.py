@@ -11,7 +11,7 @@ import pytest
 from conftest import verdict_cells
 
 from rampup.experiments import Context, load, preemptive
-from rampup.experiments.preemptive.runs import PREEMPTIVE, RENO
+from rampup.experiments.preemptive.runs import PREEMPTIVE, RACK, RACK_PREEMPTIVE, RENO
 from rampup.experiments.report import VERDICTS
 
 FIGURES = ["fig6", "duration-cdf", "gain-by-size", "duration-by-load"]
@@ -53,12 +53,14 @@ def test_report_claims_figures_and_data_exist(quick: tuple[Path, Path, Context])
     for name in FIGURES:
         assert (ctx.out / f"{name}.png").stat().st_size > 1000, name
         assert f"({name}.png)" in text, name
-    # The paper's numbers stand beside ours, and the missing modern baseline is said.
-    assert "297" in text and "268" in text and "RACK-TLP" in text
+    # The paper's numbers stand beside ours, and today's RACK-TLP beside the paper's pair.
+    assert "297" in text and "268" in text and "Preemptive over RACK-TLP" in text
     points = pd.read_csv(ctx.out / "points.csv")
     assert set(points["sweep"]) == {"load", "delay", "factor", "cutout", "queue"}
     load_points = points[points["sweep"] == "load"]
-    assert set(load_points["scheme"]) == {RENO, PREEMPTIVE}
+    assert set(load_points["scheme"]) == {RENO, PREEMPTIVE, RACK, RACK_PREEMPTIVE}
+    factor_points = points[points["sweep"] == "factor"]
+    assert set(factor_points["scheme"]) == {RENO, PREEMPTIVE}
     # Preemptive fired, and counted its spurious retransmissions, in the base case.
     base = load_points[(load_points["scheme"] == PREEMPTIVE) & (load_points["x"] == 50)].iloc[0]
     assert base["preemptive"] > 0 and 0 <= base["spurious"] <= base["preemptive"]
@@ -80,5 +82,7 @@ def test_the_scenario_is_the_papers_set_up() -> None:
     assert (tcp["mss"], tcp["recovery"], tcp["initial_window"], tcp["max_window"]) == (536, "reno", 2, 20)
     assert tcp["preemptive"] == {"factor": 3.0, "cutout": "80KiB"}
     assert "preemptive" not in preemptive.scenario(RENO, preemptive.Setup(), 1)["tcp"]
+    modern = preemptive.scenario(RACK_PREEMPTIVE, preemptive.Setup(), 1)["tcp"]
+    assert (modern["recovery"], modern["rack_tlp"], modern["mss"]) == ("sack", True, 536)
     with pytest.raises(ValueError, match="scheme"):
         preemptive.scenario("cubic", preemptive.Setup(), 1)

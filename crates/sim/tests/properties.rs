@@ -18,16 +18,29 @@ struct Flow {
     /// Start time in microseconds: flows that start together run in lockstep, and their
     /// simultaneous events make the order of equal-time events matter.
     start_us: u64,
+    /// The recovery part's keys (`recovery = "sack", rack_tlp = true`).
     recovery: &'static str,
     delayed_ack: bool,
 }
 
 fn flows(n: usize) -> impl Strategy<Value = Vec<Flow>> {
     // Half the flows start at 0: together, so that their events coincide.
-    let flow =
-        (0..n, 1..n, 1u64..150_000, prop_oneof![Just(0u64), 0u64..200_000], prop_oneof![Just("reno"), Just("newreno"), Just("sack")], any::<bool>()).prop_map(
-            move |(from, off, bytes, start_us, recovery, delayed_ack)| Flow { from, to: (from + off) % n, bytes: Some(bytes), start_us, recovery, delayed_ack },
-        );
+    let flow = (
+        0..n,
+        1..n,
+        1u64..150_000,
+        prop_oneof![Just(0u64), 0u64..200_000],
+        prop_oneof![Just("recovery = \"reno\""), Just("recovery = \"newreno\""), Just("recovery = \"sack\""), Just("recovery = \"sack\", rack_tlp = true")],
+        any::<bool>(),
+    )
+        .prop_map(move |(from, off, bytes, start_us, recovery, delayed_ack)| Flow {
+            from,
+            to: (from + off) % n,
+            bytes: Some(bytes),
+            start_us,
+            recovery,
+            delayed_ack,
+        });
     prop::collection::vec(flow, 1..4)
 }
 
@@ -36,7 +49,7 @@ fn scenario(n: usize, links: &[Link], flows: &[Flow], duration: &str) -> String 
     for f in flows {
         let bytes = f.bytes.map_or(String::new(), |b| format!(", bytes = {b}"));
         s += &format!(
-            "[[flow]]\nfrom = \"n{}\"\nto = \"n{}\"\nstart = \"{}us\"\napp = {{ kind = \"bulk\"{} }}\ntcp = {{ recovery = \"{}\", delayed_ack = {} }}\n",
+            "[[flow]]\nfrom = \"n{}\"\nto = \"n{}\"\nstart = \"{}us\"\napp = {{ kind = \"bulk\"{} }}\ntcp = {{ {}, delayed_ack = {} }}\n",
             f.from, f.to, f.start_us, bytes, f.recovery, f.delayed_ack
         );
     }

@@ -72,7 +72,9 @@ fn app_draw(unlimited: bool) -> impl Strategy<Value = AppDraw> {
 }
 
 fn flows(n: usize, unlimited: bool) -> impl Strategy<Value = Vec<FlowDraw>> {
-    let recovery = prop_oneof![Just("reno"), Just("newreno"), Just("sack")];
+    // The recovery part's keys, RACK-TLP (RFC 8985) beside SACK among them.
+    let recovery =
+        prop_oneof![Just("recovery = \"reno\""), Just("recovery = \"newreno\""), Just("recovery = \"sack\""), Just("recovery = \"sack\", rack_tlp = true")];
     let time_wait = prop_oneof![Just("0s"), Just("10ms"), Just("2s")];
     let flow = (0..n, 1..n, prop_oneof![Just(0u64), 0u64..200_000], app_draw(unlimited), recovery, any::<bool>(), time_wait).prop_map(
         move |(from, off, start_us, app, recovery, delayed_ack, time_wait)| FlowDraw {
@@ -116,7 +118,7 @@ fn scenario(n: usize, links: &[Link], flows: &[FlowDraw], duration: &str, traced
     }
     for f in flows {
         s += &format!(
-            "[[flow]]\nfrom = \"n{}\"\nto = \"n{}\"\nstart = \"{}us\"\napp = {}\ntcp = {{ recovery = \"{}\", delayed_ack = {}, time_wait = \"{}\" }}\n",
+            "[[flow]]\nfrom = \"n{}\"\nto = \"n{}\"\nstart = \"{}us\"\napp = {}\ntcp = {{ {}, delayed_ack = {}, time_wait = \"{}\" }}\n",
             f.from,
             f.to,
             f.start_us,

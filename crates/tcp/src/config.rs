@@ -119,6 +119,8 @@ pub struct TcpConfig {
     /// Nagle's algorithm (RFC 896): a short segment waits while data is unacknowledged.
     pub nagle: bool,
     pub rto_timing: RtoTiming,
+    /// RACK-TLP (RFC 8985) with SACK recovery: time-based loss marks and the tail loss probe.
+    pub rack_tlp: bool,
     /// The window a loss halves to give ssthresh.
     pub loss_window: LossWindow,
     /// What a timeout during fast recovery does to ssthresh.
@@ -159,6 +161,7 @@ impl Default for TcpConfig {
             limited_transmit: true,
             nagle: false,
             rto_timing: RtoTiming::Rfc6298,
+            rack_tlp: false,
             loss_window: LossWindow::FlightSize,
             rto_in_recovery: RtoInRecovery::KeepSsthresh,
             delayed_ack: false,
@@ -215,6 +218,7 @@ impl TcpConfig {
             loss_window: self.loss_window,
             rto_in_recovery: self.rto_in_recovery,
             nagle: self.nagle,
+            rack_tlp: self.rack_tlp,
         }
     }
 }

@@ -94,7 +94,7 @@ impl Segment {
         self.seq + self.seq_len()
     }
     /// The SACK blocks as sequence ranges, most recent first.
-    pub fn sack_blocks(&self) -> impl ExactSizeIterator<Item = SeqRange> + '_ {
+    pub fn sack_blocks(&self) -> impl ExactSizeIterator<Item = SeqRange> + Clone + '_ {
         let ack = self.ack;
         self.sack.offsets[..self.sack.len()].iter().map(move |&[start, end]| SeqRange { start: ack + start as u64, end: ack + end as u64 })
     }

@@ -15,9 +15,19 @@ pub struct SentSeg {
     pub sent_at: Time,
     /// Sent more than once (Karn's rule: no RTT sample from it).
     pub retransmitted: bool,
-    /// Retransmitted in the current SACK recovery episode (counts twice in pipe).
-    pub rtx_in_recovery: bool,
     pub sacked: bool,
+    pub repair: Repair,
+}
+
+/// Where a segment stands in the repair of losses. One field, not two flags, so that a
+/// record stays 24 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Repair {
+    None,
+    /// RACK marked it lost (RFC 8985 §6.2 step 5); it may be resent in this recovery.
+    Lost,
+    /// Retransmitted in the current SACK recovery episode (counts twice in pipe).
+    Resent,
 }
 
 impl SentSeg {
@@ -55,6 +65,11 @@ impl SendQueue {
         (i < self.segs.len() && self.segs[i].seq == seq).then_some(i)
     }
 
+    /// The highest segment sent (what a tail loss probe sends again).
+    pub fn last(&self) -> Option<&SentSeg> {
+        self.segs.back()
+    }
+
     pub fn get(&self, seq: u64) -> Option<&SentSeg> {
         self.index_of(seq).map(|i| &self.segs[i])
     }
@@ -62,7 +77,7 @@ impl SendQueue {
     /// Record a first transmission at the end of the queue.
     pub fn push_new(&mut self, seq: u64, len: u32, fin: bool, now: Time) {
         debug_assert!(self.segs.back().is_none_or(|s| s.seq_end() <= seq));
-        self.segs.push_back(SentSeg { seq, len, fin, sent_at: now, retransmitted: false, rtx_in_recovery: false, sacked: false });
+        self.segs.push_back(SentSeg { seq, len, fin, sent_at: now, retransmitted: false, sacked: false, repair: Repair::None });
     }
 
     /// Mark the record at `seq` as sent again now; returns it.
@@ -71,7 +86,11 @@ impl SendQueue {
         let s = &mut self.segs[i];
         s.sent_at = now;
         s.retransmitted = true;
-        s.rtx_in_recovery |= in_recovery;
+        if in_recovery || s.repair == Repair::Resent {
+            s.repair = Repair::Resent;
+        } else {
+            s.repair = Repair::None;
+        }
         Some(*s)
     }
 
@@ -133,6 +152,12 @@ pub(crate) fn queue_of(n: u64, mss: u32) -> SendQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_record_stays_24_bytes() {
+        // The sender scans its records on every ACK in recovery: keep them small.
+        assert_eq!(std::mem::size_of::<SentSeg>(), 24);
+    }
 
     #[test]
     fn cumulative_ack_removes_records_and_samples_the_newest() {

@@ -163,6 +163,7 @@ pub(super) struct TcpFile {
     idle_threshold: Option<String>,
     limited_transmit: Option<bool>,
     nagle: Option<bool>,
+    rack_tlp: Option<bool>,
     rto_in_recovery: Option<RtoInRecoveryName>,
     sack_pipe: Option<SackPipeName>,
     sack_permitted: Option<SackPermittedName>,
@@ -356,6 +357,7 @@ impl TcpFile {
             idle_threshold,
             limited_transmit,
             nagle,
+            rack_tlp,
             rto_in_recovery,
             sack_pipe,
             sack_permitted,
@@ -472,6 +474,9 @@ pub(super) fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError
         RecoveryName::Newreno => RecoveryKind::NewReno,
         RecoveryName::Sack => RecoveryKind::Sack,
     };
+    if t.rack_tlp == Some(true) && recovery != RecoveryKind::Sack {
+        return err(format!("{p}.rack_tlp"), "RACK-TLP (RFC 8985) needs SACK: give recovery = \"sack\" with it");
+    }
     let preemptive = match &t.preemptive {
         None => None,
         Some(f) => Some(preemptive(f, p)?),
@@ -497,6 +502,7 @@ pub(super) fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError
         dupthresh: at_least_one("dupthresh", t.dupthresh, d.dupthresh)?,
         limited_transmit: t.limited_transmit.unwrap_or(d.limited_transmit),
         nagle: t.nagle.unwrap_or(d.nagle),
+        rack_tlp: t.rack_tlp.unwrap_or(d.rack_tlp),
         rto_timing: match t.rto_timing {
             None => d.rto_timing,
             Some(RtoTimingName::Rfc6298) => RtoTiming::Rfc6298,

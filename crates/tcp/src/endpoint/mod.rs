@@ -84,11 +84,15 @@ pub enum Timer {
     Preemptive = 3,
     /// TIME-WAIT's 2 MSL (RFC 9293 §3.4.2, `TcpConfig::time_wait`).
     TimeWait = 4,
+    /// RACK's reordering timer (RFC 8985 §6.2 step 5).
+    Reorder = 5,
+    /// The tail loss probe's timeout, PTO (RFC 8985 §7.2).
+    Probe = 6,
 }
 
-const TIMER_COUNT: usize = 5;
+const TIMER_COUNT: usize = 7;
 /// Timers due at the same instant fire in this order.
-const TIMERS: [Timer; TIMER_COUNT] = [Timer::Rto, Timer::DelayedAck, Timer::Pace, Timer::Preemptive, Timer::TimeWait];
+const TIMERS: [Timer; TIMER_COUNT] = [Timer::Rto, Timer::DelayedAck, Timer::Pace, Timer::Preemptive, Timer::Reorder, Timer::Probe, Timer::TimeWait];
 
 /// What an endpoint reports to its application besides segments (`Endpoint::poll_event`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -359,6 +363,9 @@ impl Endpoint {
                     self.apply_preemptive(cmd);
                 }
             }
+            if self.cfg.rack_tlp {
+                self.rack_tlp_timers(now, r.new_data);
+            }
         }
         if seg.is_pure_ack() {
             if self.state != State::Established {
@@ -527,6 +534,11 @@ impl Endpoint {
                 }
             }
             Timer::TimeWait => self.closed(false),
+            Timer::Reorder => {
+                self.sender.on_reorder_timer(now, &self.measure);
+                self.timers[Timer::Reorder as usize] = self.sender.reorder_timer();
+            }
+            Timer::Probe => self.sender.on_probe_timer(),
             Timer::Rto => match self.state {
                 State::SynSent | State::SynReceived => {
                     self.syn_due = true;
@@ -541,6 +553,8 @@ impl Endpoint {
                     // §3.1 sets ssthresh when a segment first times out.
                     let repeated = self.measure.is_backed_off() && self.sender.stats().timeouts > 0;
                     self.sender.on_rto(now, repeated, &mut self.measure);
+                    self.timers[Timer::Reorder as usize] = None;
+                    self.timers[Timer::Probe as usize] = None;
                     // RFC 6298 §5.5-5.6: back off and restart the timer.
                     self.measure.back_off();
                     self.arm(Timer::Rto, now + self.measure.rto());
@@ -567,9 +581,16 @@ impl Endpoint {
         self.restart_after_idle(now);
         let tx = if self.pacer.may_send(now) { self.sender.poll(now) } else { None };
         if let Some(tx) = tx {
-            // RFC 6298 §5.1: start the timer if it is not running.
-            if self.timers[Timer::Rto as usize].is_none() {
+            if tx.probe {
+                // RFC 8985 §7.3: after the probe, the RTO guards what is outstanding.
                 self.arm(Timer::Rto, now + self.measure.rto());
+            } else if self.timers[Timer::Rto as usize].is_none() {
+                // RFC 6298 §5.1: start the timer if it is not running.
+                self.arm(Timer::Rto, now + self.measure.rto());
+            }
+            if self.cfg.rack_tlp && !tx.retransmission {
+                // §7.2: (re)start the probe timer after new data that was not a probe.
+                self.arm_probe(now, !tx.probe);
             }
             self.pacer.on_send(now);
             if let Some(at) = self.pacer.next_release() {
@@ -673,6 +694,24 @@ impl Endpoint {
             TimerCmd::Keep => {}
             TimerCmd::Arm(at) => self.arm(Timer::Preemptive, at),
             TimerCmd::Stop => self.timers[Timer::Preemptive as usize] = None,
+        }
+    }
+
+    /// RACK-TLP's timers after an ACK (`new_data`: it acknowledged new data): RACK's
+    /// reordering timer as RACK asks; the probe timer restarted on new data (RFC 8985 §7.2),
+    /// and stopped when a probe may not be scheduled (recovery began, SACKs came).
+    fn rack_tlp_timers(&mut self, now: Time, new_data: bool) {
+        self.timers[Timer::Reorder as usize] = self.sender.reorder_timer();
+        self.arm_probe(now, new_data);
+    }
+
+    /// Arm the probe timer if a probe may be scheduled (restarting it when `restart`), else
+    /// stop it.
+    fn arm_probe(&mut self, now: Time, restart: bool) {
+        match self.sender.probe_at(now, self.measure.srtt(), self.timers[Timer::Rto as usize]) {
+            None => self.timers[Timer::Probe as usize] = None,
+            Some(at) if restart || self.timers[Timer::Probe as usize].is_none() => self.arm(Timer::Probe, at),
+            Some(_) => {}
         }
     }
 

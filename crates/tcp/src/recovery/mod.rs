@@ -8,13 +8,17 @@
 //! retransmit the first hole, a window change for `cc::Congestion`, what to send next), so
 //! the sender keeps no recovery state of its own.
 
+mod rack;
 mod reno;
 mod sack;
 mod scoreboard;
+mod tlp;
 
+pub use rack::Rack;
 pub use reno::Reno;
 pub use sack::Sack;
 pub use scoreboard::{next_unsacked_from, Scoreboard};
+pub use tlp::{ProbeOutcome, Tlp};
 
 use crate::cc::RecoveryWindow;
 use crate::segment::SeqRange;
@@ -242,11 +246,14 @@ impl Recovery {
         self.ep.limited_transmit_bytes += len;
     }
 
-    /// An ACK came with these SACK blocks: a SACK part marks them on the scoreboard.
-    #[inline]
-    pub fn on_sack(&mut self, queue: &mut SendQueue, blocks: impl IntoIterator<Item = SeqRange>) {
+    /// An ACK came with these SACK blocks: a SACK part marks them on the scoreboard; the
+    /// bytes newly SACKed. Always inlined: on every ACK, and without SACK it is one test.
+    #[inline(always)]
+    pub fn on_sack(&mut self, queue: &mut SendQueue, blocks: impl IntoIterator<Item = SeqRange>) -> u64 {
         if self.uses_sack() {
-            scoreboard::mark_sacked(queue, blocks);
+            scoreboard::mark_sacked(queue, blocks)
+        } else {
+            0
         }
     }
 

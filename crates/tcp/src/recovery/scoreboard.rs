@@ -3,7 +3,7 @@
 //! from them which segments are lost (IsLost()) and how much is in the network (SetPipe()).
 
 use crate::segment::SeqRange;
-use crate::send_queue::{SendQueue, SentSeg};
+use crate::send_queue::{Repair, SendQueue, SentSeg};
 
 /// The RFC 6675 view of the outstanding data.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -28,12 +28,13 @@ impl Scoreboard {
                 sacked_bytes += s.len as u64;
                 continue;
             }
-            let lost = sacked_segs >= dupthresh || sacked_bytes > (dupthresh as u64 - 1) * mss;
+            // RACK's mark (RFC 8985 §6) is a loss too; without RACK none is set.
+            let lost = s.repair == Repair::Lost || sacked_segs >= dupthresh || sacked_bytes > (dupthresh as u64 - 1) * mss;
             let len = s.len as u64 + s.fin as u64;
             if !lost {
                 sb.pipe += len;
             }
-            if s.rtx_in_recovery {
+            if s.repair == Repair::Resent {
                 sb.pipe += len;
             } else if lost {
                 sb.first_lost = Some(s.seq);
@@ -64,14 +65,20 @@ pub fn mark_sacked(queue: &mut SendQueue, blocks: impl IntoIterator<Item = SeqRa
 /// A new recovery episode starts: no segment counts as retransmitted in it yet.
 pub fn start_episode(queue: &mut SendQueue) {
     for s in queue.from_mut(0) {
-        s.rtx_in_recovery = false;
+        if s.repair == Repair::Resent {
+            s.repair = Repair::None;
+        }
     }
 }
 
-/// Forget the SACK marks: after a timeout the receiver may have reneged (RFC 2018 §8).
+/// Forget the SACK marks: after a timeout the receiver may have reneged (RFC 2018 §8); and
+/// RACK's loss marks, as go-back-N resends everything.
 pub fn forget_sacks(queue: &mut SendQueue) {
     for s in queue.from_mut(0) {
         s.sacked = false;
+        if s.repair == Repair::Lost {
+            s.repair = Repair::None;
+        }
     }
 }
 

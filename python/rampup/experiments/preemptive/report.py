@@ -15,9 +15,10 @@ from ..framework import ClaimRule, Experiment, Point, Results, Verdict, View
 from ..present import docs_table, errorbars, settings_table, x_table
 from ..report import Report
 from .claims import MEAN, claim_rules, improvement, paper_improvements
-from .runs import PREEMPTIVE, RENO, SCHEMES, SIZE_EDGES, SIZE_LABELS, Setup, base, scenario, sweeps, tcp_of
+from .runs import PREEMPTIVE, RACK, RACK_PREEMPTIVE, RENO, SCHEMES, SIZE_EDGES, SIZE_LABELS, Setup, base, scenario, sweeps, tcp_of
 
-STYLE = {RENO: dict(color="tab:blue", marker="s"), PREEMPTIVE: dict(color="tab:green", marker="D")}
+STYLE = {RENO: dict(color="tab:blue", marker="s"), PREEMPTIVE: dict(color="tab:green", marker="D"),
+         RACK: dict(color="tab:orange", marker="^"), RACK_PREEMPTIVE: dict(color="tab:purple", marker="v")}
 SIZES = tuple(f"size{i}_ms" for i in range(len(SIZE_LABELS)))
 
 SETUP = (
@@ -38,8 +39,10 @@ TCP = (
     "cut-out {cutout} KiB unless swept: the response goes from the passive end, which times it from its handshake RTT "
     "(SYN-ACK to ACK); the paper's Step 1 says \"between the SYN and its acknowledgement\", the active end's reading.")
 MODERN = (
-    "The modern baseline of SACK with RACK-TLP (RFC 8985) is not in this report yet: rampup does not have RACK-TLP "
-    "(issue 17, item 5). The rows for it will stand beside every point here when it lands.")
+    "Then and now: today's repair of a lost tail is RACK-TLP (RFC 8985, docs/tlp.md): SACK recovery whose losses RACK "
+    "marks by time, and a tail loss probe about two round trips after the ACKs stop. The schemes sack+rack-tlp and "
+    "sack+rack-tlp+preemptive keep every Full-TCP setting above but the loss recovery, and run beside the paper's pair "
+    "at every load, delay and queue point.")
 
 
 class Preemptive(Experiment):
@@ -117,7 +120,8 @@ class Preemptive(Experiment):
         for name, caption in (("factor", "Multiplication factor k (base case)"), ("cutout", "Cut-out limit (base case)"),
                               ("queue", "Bottleneck queue, packets (base case): a set-up detail the paper leaves out")):
             rep.heading(caption)
-            rep.table(_sweep_table(v, name), f"{caption}: mean duration (ms), improvement, preemptive and spurious retransmissions per run")
+            rep.table(_sweep_table(v, name), f"{caption}: mean duration (ms), reductions, Preemptive's retransmissions per run, "
+                      "timeouts per connection (schemes in column order)")
         _distribution(rep, res)
         _by_size(rep, v)
 
@@ -148,21 +152,25 @@ def _fig6(rep: Report, v: View) -> None:
         ax.grid(alpha=0.3, axis="y")
         ax.legend(fontsize="small")
     rep.figure(fig, "fig6", "Preemptive's reduction of the mean connection duration against Reno's: the paper's and ours.")
-    table = _sweep_table(v, "load")
-    rep.table(table, "Utilization at 10 ms: mean duration (ms) and improvement; the paper: 23%, 38%, 8%")
+    rep.table(_sweep_table(v, "load"), "Utilization at 10 ms: mean duration (ms) and reductions; the paper: 23%, 38%, 8% for Preemptive vs Reno")
     rep.table(_sweep_table(v, "delay"), "Delay at 25% utilization: the paper: 39% (10 ms), 8% (60 ms)")
 
 
 def _sweep_table(v: View, sweep: str) -> pd.DataFrame:
-    series = {s: v.of(s, sweep=sweep) for s in SCHEMES}
+    series = {s: p for s in SCHEMES if not (p := v.of(s, sweep=sweep)).empty}
     xs = list(series[PREEMPTIVE].index)
-    if sweep in ("factor", "cutout"):  # Reno ran at the base set-up only
-        series[RENO] = v.of(RENO, sweep="load").loc[[50.0] * len(xs)].set_axis(xs)
     out = x_table(series, xs, [(MEAN, "mean ms", 1, "{:.1f}")])
-    out["improvement"] = [f"{1 - series[PREEMPTIVE].at[x, MEAN] / series[RENO].at[x, MEAN]:.1%}" for x in xs]
+
+    def gain(a: str, b: str) -> list[str]:
+        return [f"{1 - series[a].at[x, MEAN] / series[b].at[x, MEAN]:.1%}" for x in xs]
+
+    out["Preemptive vs Reno"] = gain(PREEMPTIVE, RENO)
+    if RACK in series:
+        out["RACK-TLP vs Reno"] = gain(RACK, RENO)
+        out["Preemptive over RACK-TLP"] = gain(RACK_PREEMPTIVE, RACK)
     out["preemptive/run"] = [f"{series[PREEMPTIVE].at[x, 'preemptive']:.0f}" for x in xs]
     out["spurious/run"] = [f"{series[PREEMPTIVE].at[x, 'spurious']:.0f}" for x in xs]
-    out["timeouts/conn (Reno, Preemptive)"] = [f"{series[RENO].at[x, 'timeouts']:.3f}, {series[PREEMPTIVE].at[x, 'timeouts']:.3f}" for x in xs]
+    out["timeouts/conn"] = [", ".join(f"{series[s].at[x, 'timeouts']:.3f}" for s in series) for x in xs]
     return out
 
 
@@ -206,9 +214,14 @@ def _by_size(rep: Report, v: View) -> None:
     ax.axhline(0, color="black", linewidth=0.8)
     ax.grid(alpha=0.3, axis="y")
     rep.figure(fig, "gain-by-size", "Preemptive's reduction of the mean duration per response-size class (means over seeds).")
-    rep.table(pd.DataFrame({"response size": SIZE_LABELS, "Reno mean ms": [f"{reno.at[50, k]:.1f}" for k in SIZES],
-                            "Preemptive mean ms": [f"{pre.at[50, k]:.1f}" for k in SIZES], "improvement": [f"{g:.1%}" for g in gain]}),
-              "Mean duration per response-size class, base case")
+    table = pd.DataFrame({"response size": SIZE_LABELS})
+    for scheme in SCHEMES:
+        p = v.of(scheme, sweep="load")
+        table[f"{scheme} mean ms"] = [f"{p.at[50, k]:.1f}" for k in SIZES]
+    table["Preemptive vs Reno"] = [f"{g:.1%}" for g in gain]
+    rack, rack_pre = v.of(RACK, sweep="load"), v.of(RACK_PREEMPTIVE, sweep="load")
+    table["Preemptive over RACK-TLP"] = [f"{1 - rack_pre.at[50, k] / rack.at[50, k]:.1%}" for k in SIZES]
+    rep.table(table, "Mean duration per response-size class, base case")
     series = {s: v.of(s, sweep="load") for s in SCHEMES}
     fig2 = Figure(figsize=(7, 4.5), layout="constrained")
     ax2 = fig2.add_subplot()

@@ -9,7 +9,11 @@ from typing import Any
 from .. import profiles
 
 RENO, PREEMPTIVE = "reno", "reno+preemptive"
-SCHEMES = (RENO, PREEMPTIVE)
+#: Today's repair of a lost tail (RFC 8985), with and without Preemptive on top.
+RACK, RACK_PREEMPTIVE = "sack+rack-tlp", "sack+rack-tlp+preemptive"
+SCHEMES = (RENO, PREEMPTIVE, RACK, RACK_PREEMPTIVE)
+#: The paper's comparison, run at every point; the modern pair beside it where it says most.
+PAPER_SCHEMES = (RENO, PREEMPTIVE)
 
 
 @dataclass(frozen=True)
@@ -33,9 +37,12 @@ class Setup:
 
 def tcp_of(scheme: str, setup: Setup) -> dict[str, Any]:
     """ns-2.35's Full-TCP Reno (the paper's baseline); with Preemptive Retransmission at
-    both ends, so that the server, which sends the response, uses its handshake RTT."""
+    both ends, so that the server, which sends the response, uses its handshake RTT. The
+    modern schemes keep every Full-TCP setting but the loss recovery: SACK with RACK-TLP."""
     keys = profiles.tcp(profiles.NS2_FULLTCP, "newreno")
-    if scheme == PREEMPTIVE:
+    if scheme in (RACK, RACK_PREEMPTIVE):
+        keys |= {"recovery": "sack", "rack_tlp": True}
+    if scheme in (PREEMPTIVE, RACK_PREEMPTIVE):
         keys["preemptive"] = {"factor": setup.factor, "cutout": f"{setup.cutout_kib}KiB"}
     return keys
 
@@ -77,8 +84,8 @@ def sweeps(quick: bool) -> list[Sweep]:
     return [
         Sweep("load", (25, 50, 75), lambda s, x: replace(s, utilization=x / 100), "bottleneck utilization (%)"),
         Sweep("delay", (10, 60), lambda s, x: replace(s, delay_ms=x, utilization=0.25), "one-way delay (ms), 25% utilization"),
-        Sweep("factor", (2, 3, 4), lambda s, x: replace(s, factor=x), "multiplication factor k"),
-        Sweep("cutout", (40, 80, 160), lambda s, x: replace(s, cutout_kib=int(x)), "cut-out limit (KiB)"),
+        Sweep("factor", (2, 3, 4), lambda s, x: replace(s, factor=x), "multiplication factor k", PAPER_SCHEMES),
+        Sweep("cutout", (40, 80, 160), lambda s, x: replace(s, cutout_kib=int(x)), "cut-out limit (KiB)", PAPER_SCHEMES),
         Sweep("queue", (25, 50, 100), lambda s, x: replace(s, queue=int(x)), "bottleneck queue (packets)"),
     ]
 

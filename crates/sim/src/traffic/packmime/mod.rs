@@ -186,6 +186,9 @@ struct Farima {
     /// The last `lags` values of x, twice: x_t at t % lags and again `lags` on, so that the
     /// history is one slice, oldest first, wherever the ring stands.
     x: Vec<f64>,
+    /// While t < lags: x_t at lags − 1 − t, so that x_(t-1) … x_0 is one slice, newest
+    /// first, in the order of φ_1 … φ_t.
+    newest_first: Vec<f64>,
     t: usize,
     /// 1 / sd(y).
     norm: f64,
@@ -196,7 +199,7 @@ impl Farima {
         let v0 = (libm::lgamma(1.0 - 2.0 * d) - 2.0 * libm::lgamma(1.0 - d)).exp();
         // Var(x_t + x_t-1) = 2 v0 (1 + ρ1), ρ1 = d / (1 - d).
         let norm = 1.0 / (v0 * (2.0 + 2.0 * d / (1.0 - d))).sqrt();
-        Farima { d, lags, phi: vec![0.0; lags], phi_oldest_first: Vec::new(), v: v0, x: vec![0.0; 2 * lags], t: 0, norm }
+        Farima { d, lags, phi: vec![0.0; lags], phi_oldest_first: Vec::new(), v: v0, x: vec![0.0; 2 * lags], newest_first: vec![0.0; lags], t: 0, norm }
     }
 
     fn step(&mut self, rng: &mut Stream) -> f64 {
@@ -207,7 +210,7 @@ impl Farima {
                 self.durbin_levinson(t);
             }
             // Σ φ_j x_(t-j), j = 1 … t.
-            self.phi[1..=t].iter().zip(self.x[..t].iter().rev()).map(|(p, x)| p * x).sum()
+            dot(&self.phi[1..=t], &self.newest_first[lags - t..])
         } else {
             if self.phi_oldest_first.is_empty() {
                 self.phi_oldest_first = self.phi[1..].iter().rev().copied().collect();
@@ -219,6 +222,11 @@ impl Farima {
         let xt = mean + self.v.sqrt() * z;
         self.x[k] = xt;
         self.x[k + lags] = xt;
+        if t < lags {
+            self.newest_first[lags - 1 - t] = xt;
+        } else if t == lags {
+            self.newest_first = Vec::new();
+        }
         self.t += 1;
         xt
     }
