@@ -60,7 +60,7 @@ def test_report_claims_figures_and_data_exist(quick: tuple[Path, Path, Context])
     load_points = points[points["sweep"] == "load"]
     assert set(load_points["scheme"]) == {RENO, PREEMPTIVE, RACK, RACK_PREEMPTIVE}
     factor_points = points[points["sweep"] == "factor"]
-    assert set(factor_points["scheme"]) == {RENO, PREEMPTIVE}
+    assert set(factor_points["scheme"]) == {RENO, PREEMPTIVE, RACK, RACK_PREEMPTIVE}
     # Preemptive fired, and counted its spurious retransmissions, in the base case.
     base = load_points[(load_points["scheme"] == PREEMPTIVE) & (load_points["x"] == 50)].iloc[0]
     assert base["preemptive"] > 0 and 0 <= base["spurious"] <= base["preemptive"]

@@ -91,7 +91,8 @@ pub enum RtoTiming {
     /// `rtt_update`, and the passive end does not time its SYN-ACK), and `newack` restarts the
     /// timer before it takes the ACK's sample, with the RTO from before it. Until an RTT is
     /// known, a passive end's first flight is thus guarded by the initial RTO (3 s in ns-2),
-    /// even after the first data ACK.
+    /// even after the first data ACK. And one segment is timed per round trip (`rtt_active_`),
+    /// so the RTO follows the RTT with fewer samples.
     Ns2Full,
 }
 
@@ -219,6 +220,7 @@ impl TcpConfig {
             rto_in_recovery: self.rto_in_recovery,
             nagle: self.nagle,
             rack_tlp: self.rack_tlp,
+            time_one_segment: self.rto_timing == RtoTiming::Ns2Full,
         }
     }
 }

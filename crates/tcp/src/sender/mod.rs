@@ -78,6 +78,10 @@ pub struct SenderConfig {
     pub nagle: bool,
     /// RACK-TLP (RFC 8985) beside SACK recovery; off for other recoveries.
     pub rack_tlp: bool,
+    /// Time one segment per round trip, as BSD (`t_rtt`) and ns-2 (`rtt_active_`) do: an RTT
+    /// sample only when the timed segment is acknowledged; a retransmission cancels the
+    /// timing (Karn). Else every ACK of never-retransmitted data gives one.
+    pub time_one_segment: bool,
 }
 
 /// One data segment the sender wants on the wire.
@@ -143,6 +147,9 @@ pub struct Sender {
     rack_tlp: Option<RackTlp>,
     /// The probe timer fired: the next `poll` sends the probe (RFC 8985 §7.3).
     probe_due: bool,
+    time_one_segment: bool,
+    /// The segment being timed (`time_one_segment`): its end and when it was sent.
+    timed: Option<(u64, Time)>,
     last_send: Option<Time>,
     /// See `cc::AckCtx::app_limited`.
     app_limited: bool,
@@ -174,6 +181,8 @@ impl Sender {
             nagle: cfg.nagle,
             rack_tlp: (cfg.rack_tlp && cfg.recovery == RecoveryKind::Sack).then(RackTlp::default),
             probe_due: false,
+            time_one_segment: cfg.time_one_segment,
+            timed: None,
             last_send: None,
             app_limited: false,
             stats: SenderStats::default(),
@@ -300,14 +309,15 @@ impl Sender {
     #[inline(always)]
     fn on_new_ack(&mut self, now: Time, ack: u64, measure: &mut Measure) -> AckResult {
         let acked = self.queue.on_cumulative_ack(ack, now);
-        if let Some(rtt) = acked.rtt_sample {
+        let rtt_sample = if self.time_one_segment { self.timed_sample(now, ack) } else { acked.rtt_sample };
+        if let Some(rtt) = rtt_sample {
             measure.on_rtt_sample(rtt);
         }
         let acked_bytes = ack - self.snd_una;
         self.snd_una = ack;
         self.snd_nxt = self.snd_nxt.max(ack);
         let rate_epoch = measure.on_ack(now, ack, acked_bytes, self.snd_nxt);
-        let ctx = AckCtx { now, mss: self.mss, acked_bytes, rtt_sample: acked.rtt_sample, app_limited: self.app_limited, measure, rate_epoch };
+        let ctx = AckCtx { now, mss: self.mss, acked_bytes, rtt_sample, app_limited: self.app_limited, measure, rate_epoch };
         self.restart.on_ack(&ctx);
         let restart_rto = match self.rec.on_new_ack(ack, acked_bytes, self.mss) {
             NewAck::Outside => {
@@ -327,7 +337,18 @@ impl Sender {
                 d.restart_rto
             }
         };
-        AckResult { new_data: true, restart_rto, rtt_sample: acked.rtt_sample }
+        AckResult { new_data: true, restart_rto, rtt_sample }
+    }
+
+    /// The sample of the timed segment, if `ack` covers it (`time_one_segment`).
+    #[cold]
+    fn timed_sample(&mut self, now: Time, ack: u64) -> Option<Duration> {
+        let (end, sent_at) = self.timed?;
+        if ack < end {
+            return None;
+        }
+        self.timed = None;
+        Some(now.since(sent_at))
     }
 
     fn on_dupack(&mut self, now: Time) {
@@ -390,6 +411,7 @@ impl Sender {
             rt.on_rto();
         }
         self.probe_due = false;
+        self.timed = None;
         self.retransmit_first_pending = false;
         self.stats.timeouts += 1;
     }
@@ -522,6 +544,8 @@ impl Sender {
     fn retransmit(&mut self, seq: u64, now: Time) -> Option<TxData> {
         let in_rec = self.rec.in_recovery();
         let s = self.queue.mark_retransmitted(seq, now, in_rec)?;
+        // Karn: what is timed may be this segment's retransmission's ACK.
+        self.timed = None;
         self.on_sent(now, s.len as u64);
         self.stats.retransmits += 1;
         Some(TxData { seq: s.seq, len: s.len, fin: s.fin, retransmission: true, probe: false })
@@ -585,6 +609,9 @@ impl Sender {
         self.queue.push_new(seq, len as u32, fin, now);
         self.snd_nxt += len + fin as u64;
         self.snd_max = self.snd_nxt;
+        if self.time_one_segment && self.timed.is_none() {
+            self.timed = Some((self.snd_nxt, now));
+        }
         TxData { seq, len: len as u32, fin, retransmission: false, probe: false }
     }
 }
