@@ -406,8 +406,8 @@ PARTS: dict[str, tuple[str, dict[str, str]]] = {
         "linux": "Linux's estimator: RTO = SRTT + rttvar, rttvar at least min_rto",
     }),
     "RTO timing": ("tcp.rto_timing", {
-        "rfc6298": "the handshake's RTT seeds the RTO; a restarted timer reads the RTO after the ACK's sample",
-        "ns2-full": "ns-2's FullTcp: no handshake sample; a restarted timer reads the RTO from before the sample",
+        "rfc6298": "RTT samples (the handshake's first) set the RTO",
+        "ns2-full": "ns-2's FullTcp: no RTT sample sets the RTO, which stays at initial_rto (backed off on timeouts)",
     }),
     "application": ("flow[i].app.kind", {
         "bulk": "the client sends bytes (or unlimited data) on one connection",

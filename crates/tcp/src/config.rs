@@ -79,20 +79,17 @@ pub enum SackPermitted {
     Never,
 }
 
-/// When the RTT estimator takes its samples, as against when the retransmission timer
-/// reads the RTO.
+/// Whether RTT samples set the RTO.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum RtoTiming {
-    /// The handshake's RTT is the first sample (RFC 6298 §3's note on SYN timing), and a
-    /// timer restarted by an ACK (§5.3) gets the RTO after that ACK's sample.
+    /// RFC 6298: the handshake's RTT is the first sample (§3's note on SYN timing), every
+    /// ACK of data never retransmitted gives one.
     #[default]
     Rfc6298,
-    /// ns-2's `FullTcpAgent`: a handshake gives no sample (SYN_SENT does not call
-    /// `rtt_update`, and the passive end does not time its SYN-ACK), and `newack` restarts the
-    /// timer before it takes the ACK's sample, with the RTO from before it. Until an RTT is
-    /// known, a passive end's first flight is thus guarded by the initial RTO (3 s in ns-2),
-    /// even after the first data ACK. And one segment is timed per round trip (`rtt_active_`),
-    /// so the RTO follows the RTT with fewer samples.
+    /// ns-2.35's `FullTcpAgent` without the timestamp option: no sample ever reaches its
+    /// estimator (`srtt_` stays 0 at both ends of a connection, checked with ns-2 itself), so
+    /// the RTO stays at the initial value (3 s), backed off after timeouts. RTTs are still
+    /// observed (the least RTT, for RACK and Preemptive's spurious count).
     Ns2Full,
 }
 
@@ -220,7 +217,7 @@ impl TcpConfig {
             rto_in_recovery: self.rto_in_recovery,
             nagle: self.nagle,
             rack_tlp: self.rack_tlp,
-            time_one_segment: self.rto_timing == RtoTiming::Ns2Full,
+            rto_samples: self.rto_timing != RtoTiming::Ns2Full,
         }
     }
 }

@@ -52,9 +52,9 @@ NS2_0B17 = Profile(
 #: (tcl/lib/ns-default.tcl, tcp/tcp-full.cc): 536-byte segments (576 on the wire with the
 #: scenario's 40-byte headers), initial window 2, window_ 20, Reno recovery without limited
 #: transmit, an ACK per full segment, Nagle on (nodelay_ false), a 10 ms clock, minimum RTO
-#: 200 ms, initial RTO 3 s, no TIME-WAIT, and FullTcp's RTO timing (no handshake sample; the
-#: timer an ACK restarts reads the RTO from before its sample). Not modelled: the delayed ACK
-#: of a segment shorter than the MSS until the next 100 ms tick (docs/web-workload.md).
+#: 200 ms, initial RTO 3 s, no TIME-WAIT, and FullTcp's RTO timing: no RTT sample sets the RTO,
+#: which stays at 3 s. Not modelled: the delayed ACK of a segment shorter than the MSS until
+#: the next 100 ms tick (docs/web-workload.md).
 NS2_FULLTCP = Profile(
     "ns-2.35 Full-TCP",
     base={"mss": 536, "initial_window": 2, "max_window": 20, "recovery": "reno", "limited_transmit": False,

@@ -344,7 +344,6 @@ impl Endpoint {
             self.sender.on_first_ack_after_pacing();
         }
         if seg.flags.ack {
-            let rto_before = (self.cfg.rto_timing == RtoTiming::Ns2Full).then(|| self.measure.rto());
             let r = self.sender.on_ack(now, seg.ack, seg.sack_blocks(), seg.is_pure_ack(), &mut self.measure);
             if let Some(rtt) = r.rtt_sample {
                 self.emit(Event::RttSample { rtt, cwnd: self.sender.window().cwnd });
@@ -355,7 +354,7 @@ impl Endpoint {
                     self.timers[Timer::Rto as usize] = None;
                 } else if r.restart_rto {
                     // RFC 6298 §5.3
-                    self.arm(Timer::Rto, now + rto_before.unwrap_or_else(|| self.measure.rto()));
+                    self.arm(Timer::Rto, now + self.measure.rto());
                 }
                 if let Some(p) = &mut self.preemptive {
                     let s = &self.sender;

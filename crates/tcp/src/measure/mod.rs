@@ -344,6 +344,13 @@ impl Measure {
         };
         // RFC 6298 §5.7: a new sample after backoff collapses the backed-off RTO.
         self.backoff_shift = 0;
+        self.on_rtt_observed(r);
+    }
+
+    /// An RTT measured, for everything but the RTO: the latest and least RTTs and the
+    /// epoch's (`on_rtt_sample` calls it; alone, for a stack that does not time its RTO from
+    /// samples, `RtoTiming::Ns2Full`).
+    pub fn on_rtt_observed(&mut self, r: Duration) {
         self.latest_rtt = Some(r);
         self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
         self.epoch_min_rtt = Some(self.epoch_min_rtt.map_or(r, |m| m.min(r)));

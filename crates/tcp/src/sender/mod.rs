@@ -78,10 +78,10 @@ pub struct SenderConfig {
     pub nagle: bool,
     /// RACK-TLP (RFC 8985) beside SACK recovery; off for other recoveries.
     pub rack_tlp: bool,
-    /// Time one segment per round trip, as BSD (`t_rtt`) and ns-2 (`rtt_active_`) do: an RTT
-    /// sample only when the timed segment is acknowledged; a retransmission cancels the
-    /// timing (Karn). Else every ACK of never-retransmitted data gives one.
-    pub time_one_segment: bool,
+    /// RTT samples set the RTO (RFC 6298); else they are only observed (min RTT, Vegas'
+    /// epochs) and the RTO stays at its initial value, backed off after timeouts, as in
+    /// ns-2's FullTcp (`RtoTiming::Ns2Full`).
+    pub rto_samples: bool,
 }
 
 /// One data segment the sender wants on the wire.
@@ -147,9 +147,7 @@ pub struct Sender {
     rack_tlp: Option<RackTlp>,
     /// The probe timer fired: the next `poll` sends the probe (RFC 8985 §7.3).
     probe_due: bool,
-    time_one_segment: bool,
-    /// The segment being timed (`time_one_segment`): its end and when it was sent.
-    timed: Option<(u64, Time)>,
+    rto_samples: bool,
     last_send: Option<Time>,
     /// See `cc::AckCtx::app_limited`.
     app_limited: bool,
@@ -181,8 +179,7 @@ impl Sender {
             nagle: cfg.nagle,
             rack_tlp: (cfg.rack_tlp && cfg.recovery == RecoveryKind::Sack).then(RackTlp::default),
             probe_due: false,
-            time_one_segment: cfg.time_one_segment,
-            timed: None,
+            rto_samples: cfg.rto_samples,
             last_send: None,
             app_limited: false,
             stats: SenderStats::default(),
@@ -309,9 +306,13 @@ impl Sender {
     #[inline(always)]
     fn on_new_ack(&mut self, now: Time, ack: u64, measure: &mut Measure) -> AckResult {
         let acked = self.queue.on_cumulative_ack(ack, now);
-        let rtt_sample = if self.time_one_segment { self.timed_sample(now, ack) } else { acked.rtt_sample };
+        let rtt_sample = acked.rtt_sample;
         if let Some(rtt) = rtt_sample {
-            measure.on_rtt_sample(rtt);
+            if self.rto_samples {
+                measure.on_rtt_sample(rtt);
+            } else {
+                measure.on_rtt_observed(rtt);
+            }
         }
         let acked_bytes = ack - self.snd_una;
         self.snd_una = ack;
@@ -338,17 +339,6 @@ impl Sender {
             }
         };
         AckResult { new_data: true, restart_rto, rtt_sample }
-    }
-
-    /// The sample of the timed segment, if `ack` covers it (`time_one_segment`).
-    #[cold]
-    fn timed_sample(&mut self, now: Time, ack: u64) -> Option<Duration> {
-        let (end, sent_at) = self.timed?;
-        if ack < end {
-            return None;
-        }
-        self.timed = None;
-        Some(now.since(sent_at))
     }
 
     fn on_dupack(&mut self, now: Time) {
@@ -411,7 +401,6 @@ impl Sender {
             rt.on_rto();
         }
         self.probe_due = false;
-        self.timed = None;
         self.retransmit_first_pending = false;
         self.stats.timeouts += 1;
     }
@@ -544,8 +533,6 @@ impl Sender {
     fn retransmit(&mut self, seq: u64, now: Time) -> Option<TxData> {
         let in_rec = self.rec.in_recovery();
         let s = self.queue.mark_retransmitted(seq, now, in_rec)?;
-        // Karn: what is timed may be this segment's retransmission's ACK.
-        self.timed = None;
         self.on_sent(now, s.len as u64);
         self.stats.retransmits += 1;
         Some(TxData { seq: s.seq, len: s.len, fin: s.fin, retransmission: true, probe: false })
@@ -611,9 +598,6 @@ impl Sender {
         self.queue.push_new(seq, len as u32, fin, now);
         self.snd_nxt += len + fin as u64;
         self.snd_max = self.snd_nxt;
-        if self.time_one_segment && self.timed.is_none() {
-            self.timed = Some((self.snd_nxt, now));
-        }
         TxData { seq, len: len as u32, fin, retransmission: false, probe: false }
     }
 }

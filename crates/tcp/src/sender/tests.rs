@@ -19,7 +19,7 @@ fn config(recovery: RecoveryKind) -> SenderConfig {
         rto_in_recovery: RtoInRecovery::KeepSsthresh,
         nagle: false,
         rack_tlp: false,
-        time_one_segment: false,
+        rto_samples: true,
     }
 }
 
@@ -229,25 +229,16 @@ fn rfc_8985_7_2_when_a_probe_may_be_scheduled() {
     assert_eq!(s.probe_at(Time(1), srtt, None), None, "in recovery");
 }
 
-/// One segment timed per round trip (BSD's t_rtt, ns-2's rtt_active_): the ACK of the timed
-/// segment gives a sample, the ACKs of the others none; the next segment sent after it is
-/// timed next; a retransmission cancels the timing (Karn).
+/// Without RTO samples (ns-2's FullTcp), an ACK's RTT is observed (the least RTT) but the
+/// RTO stays at its initial value.
 #[test]
-fn one_segment_timed_at_a_time() {
-    let cfg = SenderConfig { time_one_segment: true, initial_window_segments: 3, ..config(RecoveryKind::NewReno) };
+fn rtt_observed_without_setting_the_rto() {
+    let cfg = SenderConfig { rto_samples: false, ..config(RecoveryKind::NewReno) };
     let mut s = Sender::new(&cfg, Cc::plain(Avoidance::NewReno(NewReno::new(false))), Restart::Ssr.build(), 0);
     let mut m = Measure::new(RtoConfig::default());
-    s.write(10 * MSS);
-    assert_eq!(drain(&mut s).len(), 3);
-    let ms = |v: u64| Time(v * 1_000_000);
-    assert_eq!(s.on_ack(ms(20), 1 + MSS, [], true, &mut m).rtt_sample, Some(Duration(20_000_000)), "the timed segment");
-    // Its ACK sent two more (cwnd 4): the first of them, sent at 20 ms, is timed now.
-    assert_eq!(std::iter::from_fn(|| s.poll(ms(20))).count(), 2);
-    assert_eq!(s.on_ack(ms(21), 1 + 2 * MSS, [], true, &mut m).rtt_sample, None);
-    assert_eq!(s.on_ack(ms(22), 1 + 3 * MSS, [], true, &mut m).rtt_sample, None);
-    assert_eq!(s.on_ack(ms(45), 1 + 4 * MSS, [], true, &mut m).rtt_sample, Some(Duration(25_000_000)));
+    s.write(3 * MSS);
     drain(&mut s);
-    s.request_retransmit_first();
-    drain(&mut s);
-    assert_eq!(s.on_ack(ms(60), 1 + 8 * MSS, [], true, &mut m).rtt_sample, None, "a retransmission cancelled the timing");
+    let r = s.on_ack(Time(20_000_000), 1 + MSS, [], true, &mut m);
+    assert_eq!(r.rtt_sample, Some(Duration(20_000_000)));
+    assert_eq!((m.min_rtt(), m.srtt(), m.rto()), (Some(Duration(20_000_000)), None, RtoConfig::default().initial));
 }

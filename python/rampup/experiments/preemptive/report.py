@@ -41,8 +41,8 @@ TCP = (
 MODERN = (
     "Then and now: today's repair of a lost tail is RACK-TLP (RFC 8985, docs/tlp.md): SACK recovery whose losses RACK "
     "marks by time, and a tail loss probe about two round trips after the ACKs stop. The schemes sack+rack-tlp and "
-    "sack+rack-tlp+preemptive keep every Full-TCP setting above but the loss recovery, and run beside the paper's pair "
-    "at every load, delay and queue point.")
+    "sack+rack-tlp+preemptive keep every Full-TCP setting above but the loss recovery and the RTT timing (RFC 6298's, "
+    "which RACK-TLP presumes: its probe waits 2·SRTT), and run beside the paper's pair at every point.")
 
 
 class Preemptive(Experiment):

@@ -36,10 +36,12 @@ class Setup:
 def tcp_of(scheme: str, setup: Setup) -> dict[str, Any]:
     """ns-2.35's Full-TCP Reno (the paper's baseline); with Preemptive Retransmission at
     both ends, so that the server, which sends the response, uses its handshake RTT. The
-    modern schemes keep every Full-TCP setting but the loss recovery: SACK with RACK-TLP."""
+    modern schemes keep every Full-TCP setting but the loss recovery, SACK with RACK-TLP, and
+    the RTT timing: RFC 6298's, as RACK-TLP presumes (its probe waits 2·SRTT), not FullTcp's,
+    which takes no RTT sample."""
     keys = profiles.tcp(profiles.NS2_FULLTCP, "newreno")
     if scheme in (RACK, RACK_PREEMPTIVE):
-        keys |= {"recovery": "sack", "rack_tlp": True}
+        keys |= {"recovery": "sack", "rack_tlp": True, "rto_timing": "rfc6298"}
     if scheme in (PREEMPTIVE, RACK_PREEMPTIVE):
         keys["preemptive"] = {"factor": setup.factor, "cutout": f"{setup.cutout_kib}KiB"}
     return keys
