@@ -33,8 +33,9 @@ impl Rack {
         let end = seg.seq_end();
         let rtt = now.since(seg.sent_at);
         // Step 2: a retransmitted segment delivered sooner than the connection's least RTT
-        // answers its original: no RTT, no send time to go by.
-        if seg.retransmitted && min_rtt.is_some_and(|m| rtt < m) {
+        // answers its original: no RTT, no send time to go by. Without a least RTT yet, the
+        // ACK of a retransmission is as ambiguous (Karn): it is not used either.
+        if seg.retransmitted && min_rtt.is_none_or(|m| rtt < m) {
             return;
         }
         // Step 3: delivered below what was delivered before it, and not a retransmission.
