@@ -53,6 +53,13 @@ impl Script {
             Script::Drawn(p) => p.len() as u32,
         }
     }
+    /// The bytes of all the requests and of all the responses.
+    fn bytes(&self) -> (u64, u64) {
+        match self {
+            Script::Same(s) => (s.request_bytes * s.pairs as u64, s.response_bytes * s.pairs as u64),
+            Script::Drawn(p) => p.iter().fold((0, 0), |(q, r), p| (q + p.request_bytes, r + p.response_bytes)),
+        }
+    }
     fn pair(&self, i: u32) -> Pair {
         match self {
             Script::Same(s) => Pair { request_bytes: s.request_bytes, response_bytes: s.response_bytes, think: s.think, gap: Duration::ZERO },
@@ -101,7 +108,7 @@ impl Exchange {
 
     /// The bytes of all the requests and of all the responses the connection is to carry.
     pub fn bytes(&self) -> (u64, u64) {
-        (0..self.script.len()).map(|i| self.script.pair(i)).fold((0, 0), |(q, r), p| (q + p.request_bytes, r + p.response_bytes))
+        self.script.bytes()
     }
 
     pub fn on(&mut self, side: Side, hook: Hook, out: &mut Vec<Action>) {
@@ -192,6 +199,7 @@ mod tests {
         assert_eq!(on(&mut x, Side::Passive, Hook::Delivered { total: 2000 }), [Action::Write(10_000)]);
         assert_eq!(on(&mut x, Side::Active, Hook::Delivered { total: 20_000 }), [Action::Close]);
         assert_eq!(on(&mut x, Side::Passive, Hook::PeerFinished), [Action::Close]);
+        assert_eq!(x.bytes(), (2000, 20_000), "both exchanges' bytes");
     }
 
     #[test]

@@ -143,8 +143,9 @@ pub struct Sender {
     loss_window: LossWindow,
     rto_in_recovery: RtoInRecovery,
     nagle: bool,
-    /// RACK-TLP's state, when it runs (`SenderConfig::rack_tlp` with SACK in use).
-    rack_tlp: Option<RackTlp>,
+    /// RACK-TLP's state, when it runs (`SenderConfig::rack_tlp` with SACK in use); boxed, so
+    /// that the many connections without it carry a pointer, not some 100 bytes.
+    rack_tlp: Option<Box<RackTlp>>,
     /// The probe timer fired: the next `poll` sends the probe (RFC 8985 §7.3).
     probe_due: bool,
     rto_samples: bool,
@@ -177,7 +178,7 @@ impl Sender {
             loss_window: cfg.loss_window,
             rto_in_recovery: cfg.rto_in_recovery,
             nagle: cfg.nagle,
-            rack_tlp: (cfg.rack_tlp && cfg.recovery == RecoveryKind::Sack).then(RackTlp::default),
+            rack_tlp: (cfg.rack_tlp && cfg.recovery == RecoveryKind::Sack).then(Box::default),
             probe_due: false,
             rto_samples: cfg.rto_samples,
             last_send: None,
