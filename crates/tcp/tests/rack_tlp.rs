@@ -107,3 +107,32 @@ fn rfc_8985_without_sack_rack_tlp_is_off() {
     p.run_until_acked(Time::ZERO + Duration::from_secs(30));
     assert_eq!((p.ends[0].stats().tlp_probes, p.ends[0].stats().timeouts), (0, 1));
 }
+
+/// RFC 6675 §5.1 with RACK (RFC 8985 §6.3): after a timeout no recovery starts until the
+/// cumulative ACK passes what was sent before it. Segments 10-19 are lost, and so is the
+/// probe; after the RTO the ACK of the resent segment 10 shows RACK that 11-19, sent long
+/// before it, are lost. Go-back-N is resending them already: a recovery entered here would
+/// send "new" data from snd_nxt, below snd_max (a retransmission storm in the simulator).
+#[test]
+fn rfc_6675_5_1_rack_starts_no_recovery_inside_the_window_a_timeout_repairs() {
+    let mut sent = [0usize; 20];
+    let network = move |from: usize, seg: &Segment| {
+        if from == 0 && seg.len > 0 {
+            let k = ((seg.seq - 1) / MSS) as usize;
+            sent[k] += 1;
+            // First transmissions of 10-19, and the probe's copy of 19.
+            if (k >= 10 && sent[k] == 1) || (k == 19 && sent[k] == 2) {
+                return Fate::Lose;
+            }
+        }
+        Fate::Deliver(DELAY)
+    };
+    let mut p = Pair::new(config(true), network);
+    p.ends[0].write(20 * MSS);
+    p.run_until_acked(Time::ZERO + Duration::from_secs(30));
+    let s = p.ends[0].stats();
+    assert!(p.ends[0].all_acked());
+    assert_eq!((s.tlp_probes, s.timeouts, s.fast_retransmits), (1, 1, 0));
+    assert_eq!(s.retransmits, 1 + 10, "the probe, then go-back-N resends each lost segment once");
+    common::check_delivered(&p, 1, 20 * MSS).unwrap();
+}

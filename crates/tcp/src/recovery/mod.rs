@@ -286,14 +286,19 @@ impl Recovery {
             };
         }
         let lost = self.ep.dupacks >= self.ep.dupthresh || dispatch!(&self.part, p => p.loss_detected_early(&self.ep, queue, snd_una, mss));
-        // RFC 6582 §3.2 step 2 (and ns-2's `bugfix_` for Reno): a new recovery may start only
-        // when the cumulative ACK covers more than `recover`, so one window of losses causes
-        // one reduction.
-        if lost && snd_una > self.ep.recover {
+        if lost && self.may_enter(snd_una) {
             DupAck::LossDetected
         } else {
             DupAck::Nothing
         }
+    }
+
+    /// Whether a loss detected now may start a new recovery. RFC 6582 §3.2 step 2 (and
+    /// ns-2's `bugfix_` for Reno): only once the cumulative ACK covers more than `recover`,
+    /// so that one window of losses causes one reduction; and RFC 6675 §5.1: after a
+    /// timeout, not before go-back-N has repaired everything sent before it.
+    pub fn may_enter(&self, snd_una: u64) -> bool {
+        !self.ep.in_recovery && snd_una > self.ep.recover
     }
 
     /// Recovery begins (after `DupAck::LossDetected`): `snd_max` is the recovery point and

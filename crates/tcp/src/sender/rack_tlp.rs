@@ -104,7 +104,9 @@ impl Sender {
         let reo_wnd = rt.rack.reo_wnd(self.rec.in_recovery(), sacked, self.rec.dupthresh(), measure.min_rtt(), measure.srtt());
         let (lost, wait) = rt.rack.detect_loss(&mut self.queue, now, reo_wnd);
         rt.reorder_at = wait.map(|w| now + w);
-        if lost && !self.rec.in_recovery() {
+        // RFC 8985 §6.3 starts a recovery on RACK's marks, under the same rule as duplicate
+        // ACKs: never inside the window a timeout is still repairing, where go-back-N resends.
+        if lost && self.rec.may_enter(self.snd_una) {
             self.enter_recovery(now);
         }
     }
