@@ -653,8 +653,9 @@ def reproduce(paper: str, out: Path | None, overwrite: bool, cache: Path, seeds:
               backend: str, quick: bool) -> None:
     """Re-run every experiment of PAPER and write a report with figures and claim verdicts.
 
-    PAPER is rbp (paper 000: rate-based pacing after idle, Visweswaraiah and Heidemann, 1997)
-    or ssthreshless (paper 001: SSthreshless Start, Lu, Zhang, Fu and Foh).
+    PAPER is rbp (paper 000: rate-based pacing after idle, Visweswaraiah and Heidemann, 1997),
+    ssthreshless (paper 001: SSthreshless Start, Lu, Zhang, Fu and Foh) or preemptive
+    (paper 002: Preemptive Retransmission on PackMime-HTTP web traffic).
     """
     from .experiments import PAPERS, reproduce_into
 
