@@ -400,6 +400,8 @@ PARTS: dict[str, tuple[str, dict[str, str]]] = {
         "nssr": "no restart: keep cwnd",
         "rbp-rate": "paper 000: rate-based pacing at the Vegas rate measured before the idle",
         "rbp-cwnd": "paper 000: pace cwnd over one srtt",
+        "cwv": "RFC 2861 (TCP-CWV): an unused window decays, after an idle and while application-limited",
+        "new-cwv": "paper 003 / RFC 7661: a rate-limited sender keeps cwnd for the NVP (new_cwv_form, nvp, nvp_loss_response)",
     }),
     "RTO rule": ("tcp.rto_rule", {
         "rfc6298": "RTO = max(min_rto, SRTT + 4 RTTVAR)",

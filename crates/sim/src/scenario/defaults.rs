@@ -217,6 +217,11 @@ fn parts(put: &mut impl FnMut(&'static str, &'static str, String)) {
     if let rampup_tcp::restart::Restart::RbpRate { scale } = tcp_of("restart = \"rbp-rate\"").restart {
         put("tcp", "rbp_scale", format!("{scale:?}"));
     }
+    if let rampup_tcp::restart::Restart::NewCwv(c) = tcp_of("restart = \"new-cwv\"").restart {
+        put("tcp", "new_cwv_form", format!("\"{}\"", c.form.name()));
+        put("tcp", "nvp", time(c.nvp));
+        put("tcp", "nvp_loss_response", format!("\"{}\"", c.loss_response.name()));
+    }
     if let Some(p) = tcp_of("preemptive = {}").preemptive {
         put("tcp.preemptive", "factor", format!("{:?}", p.factor));
         put("tcp.preemptive", "cutout", p.cutout_bytes.to_string());
@@ -278,6 +283,7 @@ mod tests {
                 k if k.starts_with("ssthreshless_") => "cc = \"ssthreshless\"",
                 "max_ssthresh" => "cc = \"limited-slow-start\"",
                 "rbp_scale" => "restart = \"rbp-rate\"",
+                "new_cwv_form" | "nvp" | "nvp_loss_response" => "restart = \"new-cwv\"",
                 _ => "",
             };
             let rr = "kind = \"request-response\", request = 1, response = 1";

@@ -3,7 +3,7 @@
 
 use rampup_tcp::cc::{AdjustiveSchedule, LimitedSlowStartConfig, SsthreshlessConfig, VegasConfig, VegasRtt, VegasSlowStartExit};
 use rampup_tcp::measure::{RtoConfig, RtoRule};
-use rampup_tcp::restart::{IdleThreshold, Restart};
+use rampup_tcp::restart::{IdleThreshold, NewCwvConfig, NewCwvForm, NvpLossResponse, Restart};
 use rampup_tcp::{CcKind, Duration, LossWindow, PreemptiveConfig, RecoveryKind, RtoInRecovery, RtoTiming, SackPermitted, SackPipe, StartupKind, TcpConfig};
 use serde::de::{self, IntoDeserializer, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
@@ -101,6 +101,25 @@ enum RestartName {
     SsrLinux,
     RbpRate,
     RbpCwnd,
+    Cwv,
+    NewCwv,
+}
+
+/// new-CWV's description (`rampup_tcp::restart::NewCwvForm`).
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+enum NewCwvFormName {
+    Paper,
+    Rfc7661,
+}
+
+/// new-CWV's answer to a loss in the non-validated phase.
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+enum NvpLossResponseName {
+    HalfUsed,
+    RestartWindow,
+    Standard,
 }
 
 /// Whether an end offers SACK in its handshake (`rampup_tcp::SackPermitted`).
@@ -159,6 +178,9 @@ pub(super) struct TcpFile {
     time_wait: Option<TimeValue>,
     restart: Option<Part<RestartName, RestartTable>>,
     rbp_scale: Option<f64>,
+    new_cwv_form: Option<NewCwvFormName>,
+    nvp: Option<TimeValue>,
+    nvp_loss_response: Option<NvpLossResponseName>,
     /// "rto" or a time.
     idle_threshold: Option<String>,
     limited_transmit: Option<bool>,
@@ -259,12 +281,16 @@ struct StartupTable {
     max_ssthresh: Option<u64>,
 }
 
-/// `restart = { kind = "rbp-rate", scale = 0.5 }`.
+/// `restart = { kind = "rbp-rate", scale = 0.5 }`,
+/// `restart = { kind = "new-cwv", form = "paper", nvp = "180s", loss_response = "standard" }`.
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq)]
 #[serde(deny_unknown_fields)]
 struct RestartTable {
     kind: RestartName,
     scale: Option<f64>,
+    form: Option<NewCwvFormName>,
+    nvp: Option<TimeValue>,
+    loss_response: Option<NvpLossResponseName>,
 }
 
 /// Moves a part table's setting `part.name` onto its flat key: refused where the part's
@@ -323,6 +349,10 @@ impl TcpFile {
             self.restart = Some(Part::Name(r.kind));
             let rbp = (!matches!(r.kind, RestartName::RbpRate | RestartName::RbpCwnd)).then_some("\"rbp-rate\" or \"rbp-cwnd\"");
             put(&mut self.rbp_scale, r.scale, ["restart", "scale", "rbp_scale"], rbp, p)?;
+            let cwv = (r.kind != RestartName::NewCwv).then_some("\"new-cwv\"");
+            put(&mut self.new_cwv_form, r.form, ["restart", "form", "new_cwv_form"], cwv, p)?;
+            put(&mut self.nvp, r.nvp, ["restart", "nvp", "nvp"], cwv, p)?;
+            put(&mut self.nvp_loss_response, r.loss_response, ["restart", "loss_response", "nvp_loss_response"], cwv, p)?;
         }
         Ok(self)
     }
@@ -354,6 +384,9 @@ impl TcpFile {
             time_wait,
             restart,
             rbp_scale,
+            new_cwv_form,
+            nvp,
+            nvp_loss_response,
             idle_threshold,
             limited_transmit,
             nagle,
@@ -535,7 +568,7 @@ pub(super) fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError
         rto,
         handshake: t.handshake.unwrap_or(d.handshake),
         time_wait: t.time_wait.map_or(d.time_wait, |v| v.0),
-        restart: restart(t.restart.map(|r| r.name(|t| t.kind)), t.rbp_scale, p)?,
+        restart: restart(&t, p)?,
         idle_threshold: match t.idle_threshold.as_deref() {
             None => d.idle_threshold,
             Some("rto") => IdleThreshold::Rto,
@@ -560,10 +593,17 @@ fn preemptive(f: &PreemptiveFile, p: &str) -> Result<PreemptiveConfig, ScenarioE
 
 /// One `rbp_scale` for both RBP variants (as ns-2's `rbp_scale_`): RBP/rate's scale of the
 /// rate, RBP/cwnd's fraction of the window.
-fn restart(name: Option<RestartName>, rbp_scale: Option<f64>, p: &str) -> Result<Restart, ScenarioError> {
-    let scale = rbp_scale.unwrap_or(1.0);
+fn restart(t: &TcpFile, p: &str) -> Result<Restart, ScenarioError> {
+    let scale = t.rbp_scale.unwrap_or(1.0);
     if !(scale.is_finite() && scale > 0.0) {
         return err(format!("{p}.rbp_scale"), "must be a number greater than 0");
+    }
+    let name = t.restart.map(|r| r.name(|t| t.kind));
+    if name != Some(RestartName::NewCwv) {
+        let given = [("new_cwv_form", t.new_cwv_form.is_some()), ("nvp", t.nvp.is_some()), ("nvp_loss_response", t.nvp_loss_response.is_some())];
+        if let Some((key, _)) = given.iter().find(|(_, g)| *g) {
+            return err(format!("{p}.{key}"), "applies to restart = \"new-cwv\" only");
+        }
     }
     Ok(match name {
         None => TcpConfig::default().restart,
@@ -572,5 +612,29 @@ fn restart(name: Option<RestartName>, rbp_scale: Option<f64>, p: &str) -> Result
         Some(RestartName::SsrLinux) => Restart::SsrLinux,
         Some(RestartName::RbpRate) => Restart::RbpRate { scale },
         Some(RestartName::RbpCwnd) => Restart::RbpCwnd { fraction: scale },
+        Some(RestartName::Cwv) => Restart::Cwv,
+        Some(RestartName::NewCwv) => Restart::NewCwv(new_cwv(t, p)?),
+    })
+}
+
+fn new_cwv(t: &TcpFile, p: &str) -> Result<NewCwvConfig, ScenarioError> {
+    let d = NewCwvConfig::default();
+    let nvp = t.nvp.map_or(d.nvp, |v| v.0);
+    if nvp == Duration::ZERO {
+        return err(format!("{p}.nvp"), "must be a time greater than 0, like \"300s\"");
+    }
+    Ok(NewCwvConfig {
+        form: match t.new_cwv_form {
+            None => d.form,
+            Some(NewCwvFormName::Paper) => NewCwvForm::Paper,
+            Some(NewCwvFormName::Rfc7661) => NewCwvForm::Rfc7661,
+        },
+        loss_response: match t.nvp_loss_response {
+            None => d.loss_response,
+            Some(NvpLossResponseName::HalfUsed) => NvpLossResponse::HalfUsed,
+            Some(NvpLossResponseName::RestartWindow) => NvpLossResponse::RestartWindow,
+            Some(NvpLossResponseName::Standard) => NvpLossResponse::Standard,
+        },
+        nvp,
     })
 }

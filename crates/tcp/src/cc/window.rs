@@ -126,9 +126,11 @@ impl Congestion {
         self.cc.on_idle_end(now, idle);
     }
 
-    /// A paced restart ended at its first ACK: the window the restart policy hands back.
-    pub fn on_pacing_end(&mut self, handed_back: Window) {
-        self.w = handed_back;
+    /// A window the restart policy decided outside an idle's end: a paced restart's
+    /// hand-back at its first ACK, or a window-validation part's change (RFC 2861's decay,
+    /// new-CWV's responses).
+    pub fn set_by_restart(&mut self, w: Window) {
+        self.w = w;
     }
 
     /// A data segment went out.

@@ -186,7 +186,7 @@ pub struct Endpoint {
 
 impl Endpoint {
     pub fn new(cfg: TcpConfig, role: Role) -> Self {
-        let mut sender = Sender::new(&cfg.sender_config(), cfg.build_cc(), cfg.restart.build(), ISS);
+        let mut sender = Sender::new(&cfg.sender_config(), cfg.build_cc(), cfg.restart.build(cfg.initial_window_segments as u64 * cfg.mss_bytes as u64), ISS);
         // Without a handshake the peer is taken to be configured as we are.
         let sack_ok = !cfg.handshake && cfg.offers_sack();
         if !cfg.handshake && !sack_ok {
@@ -645,6 +645,7 @@ impl Endpoint {
         }
         self.restarted_after = Some(last_send);
         let ctx = RestartCtx {
+            now,
             mss: s.mss(),
             initial_window_bytes: self.cfg.initial_window_segments as u64 * s.mss(),
             usable_window_bytes: s.usable_window(),

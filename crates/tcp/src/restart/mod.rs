@@ -1,23 +1,28 @@
 //! Restart after idle and window validation: what the sender does with its window when the
 //! application has data again after the connection was idle (RFC 5681 §4.1, RFC 2861, paper
-//! 000), and, for the validation parts to come (RFC 7661), while it sends less than the
-//! window allows.
+//! 000), and while it sends less than the window allows (window validation: RFC 2861,
+//! RFC 7661, paper 003).
 //!
 //! One trait, `RestartPolicy`, with a part per policy (`ssr.rs`: NSSR, SSR and Linux's RFC
-//! 2861 restart; `rbp.rs`: RBP/rate and RBP/cwnd), stored in `Part` and dispatched at one
+//! 2861 restart; `rbp.rs`: RBP/rate and RBP/cwnd; `cwv.rs`: TCP-CWV, RFC 2861 in full;
+//! `new_cwv.rs`: new-CWV, paper 003 and RFC 7661), stored in `Part` and dispatched at one
 //! point. Each connection's sender owns its part. The endpoint detects the idle
 //! (`IdleThreshold`); the part answers with a decision: the window to restart with and,
 //! when it paces, a `Plan` that the endpoint's `Pacer` carries out.
 
+mod cwv;
+mod new_cwv;
 mod rbp;
 mod ssr;
 #[cfg(test)]
 mod tests;
 
+pub use cwv::Cwv;
+pub use new_cwv::{NewCwv, NewCwvConfig, NewCwvForm, NvpLossResponse, PipeAck};
 pub use rbp::{Plan, RbpCwnd, RbpRate, MIN_SEGMENTS};
 pub use ssr::{Nssr, Ssr, SsrLinux};
 
-use crate::cc::{AckCtx, Window};
+use crate::cc::{AckCtx, CongestionEvent, Window};
 use crate::measure::Measure;
 use crate::time::{Duration, Time};
 
@@ -53,6 +58,12 @@ pub enum Restart {
     RbpRate { scale: f64 },
     /// RBP/cwnd (paper §3.3): pace `fraction` of NSSR's window over one smoothed RTT.
     RbpCwnd { fraction: f64 },
+    /// TCP-CWV (RFC 2861): an unused window decays, after an idle and while
+    /// application-limited (paper 003's baseline).
+    Cwv,
+    /// new-CWV (paper 003 §3, RFC 7661): a rate-limited sender keeps its window for the
+    /// non-validated period.
+    NewCwv(NewCwvConfig),
 }
 
 /// What a policy decides when the connection restarts.
@@ -66,6 +77,7 @@ pub struct IdleDecision {
 
 /// What a policy may read when the connection restarts.
 pub struct RestartCtx<'a> {
+    pub now: Time,
     pub mss: u64,
     pub initial_window_bytes: u64,
     /// What NSSR would send at once: cwnd capped by the window limit and the peer's window.
@@ -84,28 +96,62 @@ impl Restart {
             Restart::SsrLinux => "ssr-linux",
             Restart::RbpRate { .. } => "rbp-rate",
             Restart::RbpCwnd { .. } => "rbp-cwnd",
+            Restart::Cwv => "cwv",
+            Restart::NewCwv(_) => "new-cwv",
         }
     }
 
-    pub fn build(self) -> Part {
+    /// A fresh part for a connection whose initial window is `initial_window_bytes`.
+    pub fn build(self, initial_window_bytes: u64) -> Part {
         match self {
             Restart::Nssr => Part::Nssr(Nssr),
             Restart::Ssr => Part::Ssr(Ssr),
             Restart::SsrLinux => Part::SsrLinux(SsrLinux),
             Restart::RbpRate { scale } => Part::RbpRate(RbpRate::new(scale)),
             Restart::RbpCwnd { fraction } => Part::RbpCwnd(RbpCwnd::new(fraction)),
+            Restart::Cwv => Part::Cwv(Cwv::new(initial_window_bytes)),
+            Restart::NewCwv(cfg) => Part::NewCwv(Box::new(NewCwv::new(cfg, initial_window_bytes))),
         }
     }
+}
+
+/// What a part reads when a data segment goes out.
+pub struct SentCtx {
+    pub now: Time,
+    /// Payload bytes of the segment (new or retransmitted).
+    pub bytes: u64,
+    /// FlightSize with the segment out.
+    pub flight_bytes: u64,
+    /// The window as it stands.
+    pub window: Window,
+}
+
+/// What a window-validation part decides about the window on a new ACK outside recovery.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Validation {
+    /// Congestion control grows the window as usual.
+    Grow,
+    /// The window stands still: the ACK is no evidence the path carries it (RFC 7661 §4.3).
+    Hold,
+    /// The window becomes this one, with no growth from the ACK.
+    Set(Window),
 }
 
 /// One restart-after-idle or window-validation policy of one connection. The sender calls
 /// each hook as the event happens; a part that needs no state leaves the defaults.
 pub trait RestartPolicy {
-    /// `bytes` of data (new or retransmitted) went out at `now`.
-    fn on_sent(&mut self, _now: Time, _bytes: u64) {}
+    /// A data segment went out; a window change, if the part makes one (RFC 2861's rule
+    /// for a sender that did not fill its window).
+    fn on_sent(&mut self, _s: &SentCtx) -> Option<Window> {
+        None
+    }
 
-    /// A new ACK arrived, in or out of recovery; `ctx.measure` has taken its RTT sample.
-    fn on_ack(&mut self, _ctx: &AckCtx) {}
+    /// A new ACK arrived, in or out of recovery; `ctx.measure` has taken its RTT sample and
+    /// its rate epoch; `w` is the window the ACK found. Outside recovery the answer decides
+    /// whether congestion control grows the window.
+    fn on_ack(&mut self, _w: Window, _ctx: &AckCtx) -> Validation {
+        Validation::Grow
+    }
 
     /// The application has data after an idle longer than the threshold, and nothing is
     /// outstanding; `w` is the window the idle left. Returns the window to restart with
@@ -121,11 +167,22 @@ pub trait RestartPolicy {
         rbp::hand_back(w, flight_bytes, mss)
     }
 
+    /// A congestion event (a fast retransmit, or the first timeout of the data); `w` is the
+    /// window congestion control set for it. Returns a window to use instead, if the part
+    /// responds on its own (new-CWV in the non-validated phase, RFC 7661 §4.4.1).
+    fn on_congestion_event(&mut self, _w: Window, _ev: &CongestionEvent) -> Option<Window> {
+        None
+    }
+
     /// The retransmission timer expired.
     fn on_rto(&mut self) {}
 
-    /// Fast recovery ended.
-    fn on_recovery_end(&mut self) {}
+    /// Fast recovery ended with `w` (cwnd back at ssthresh); `resent_bytes` were
+    /// retransmitted during it (what it repaired: RFC 7661's R). Returns a window to use
+    /// instead, if the part sets its own.
+    fn on_recovery_end(&mut self, _w: Window, _resent_bytes: u64) -> Option<Window> {
+        None
+    }
 }
 
 /// The policies built in. Adding one: its file, a variant here and in `dispatch!`, and its
@@ -137,6 +194,9 @@ pub enum Part {
     SsrLinux(SsrLinux),
     RbpRate(RbpRate),
     RbpCwnd(RbpCwnd),
+    Cwv(Cwv),
+    /// Boxed: some 120 bytes that connections with another policy need not carry.
+    NewCwv(Box<NewCwv>),
 }
 
 /// The one dispatch point: `$p` is the inner part in every arm.
@@ -148,18 +208,20 @@ macro_rules! dispatch {
             Part::SsrLinux($p) => $body,
             Part::RbpRate($p) => $body,
             Part::RbpCwnd($p) => $body,
+            Part::Cwv($p) => $body,
+            Part::NewCwv($p) => $body,
         }
     };
 }
 
 impl RestartPolicy for Part {
     #[inline]
-    fn on_sent(&mut self, now: Time, bytes: u64) {
-        dispatch!(self, p => p.on_sent(now, bytes))
+    fn on_sent(&mut self, s: &SentCtx) -> Option<Window> {
+        dispatch!(self, p => p.on_sent(s))
     }
     #[inline]
-    fn on_ack(&mut self, ctx: &AckCtx) {
-        dispatch!(self, p => p.on_ack(ctx))
+    fn on_ack(&mut self, w: Window, ctx: &AckCtx) -> Validation {
+        dispatch!(self, p => p.on_ack(w, ctx))
     }
     fn on_idle_end(&mut self, w: Window, ctx: &RestartCtx) -> IdleDecision {
         dispatch!(self, p => p.on_idle_end(w, ctx))
@@ -167,10 +229,13 @@ impl RestartPolicy for Part {
     fn on_pacing_end(&mut self, w: Window, flight_bytes: u64, mss: u64) -> Window {
         dispatch!(self, p => p.on_pacing_end(w, flight_bytes, mss))
     }
+    fn on_congestion_event(&mut self, w: Window, ev: &CongestionEvent) -> Option<Window> {
+        dispatch!(self, p => p.on_congestion_event(w, ev))
+    }
     fn on_rto(&mut self) {
         dispatch!(self, p => p.on_rto())
     }
-    fn on_recovery_end(&mut self) {
-        dispatch!(self, p => p.on_recovery_end())
+    fn on_recovery_end(&mut self, w: Window, resent_bytes: u64) -> Option<Window> {
+        dispatch!(self, p => p.on_recovery_end(w, resent_bytes))
     }
 }

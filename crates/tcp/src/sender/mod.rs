@@ -7,7 +7,7 @@
 use crate::cc::{AckCtx, Cc, Congestion, CongestionEvent, CongestionKind, Window};
 use crate::measure::Measure;
 use crate::recovery::{self, DupAck, NewAck, NextSend, Recovery, RecoveryKind, SackPipe, SendCtx};
-use crate::restart::{self, Plan, RestartCtx, RestartPolicy};
+use crate::restart::{self, Plan, RestartCtx, RestartPolicy, SentCtx, Validation};
 use crate::segment::SeqRange;
 use crate::send_queue::SendQueue;
 use crate::time::{Duration, Time};
@@ -135,6 +135,8 @@ pub struct Sender {
     peer_window: u64,
     queue: SendQueue,
     rec: Recovery,
+    /// Bytes retransmitted in the current recovery (what it repaired: RFC 7661's R).
+    resent_in_recovery: u64,
     /// Recovery decided that the first unacknowledged segment goes again now.
     retransmit_first_pending: bool,
     /// A mechanism outside recovery (Preemptive Retransmission) asked for the first
@@ -173,6 +175,7 @@ impl Sender {
             peer_window: u64::MAX,
             queue: SendQueue::default(),
             rec: Recovery::new(cfg.recovery, cfg.dupthresh, cfg.sack_pipe, cfg.limited_transmit),
+            resent_in_recovery: 0,
             retransmit_first_pending: false,
             retransmit_first_requested: false,
             loss_window: cfg.loss_window,
@@ -320,15 +323,18 @@ impl Sender {
         self.snd_nxt = self.snd_nxt.max(ack);
         let rate_epoch = measure.on_ack(now, ack, acked_bytes, self.snd_nxt);
         let ctx = AckCtx { now, mss: self.mss, acked_bytes, rtt_sample, app_limited: self.app_limited, measure, rate_epoch };
-        self.restart.on_ack(&ctx);
+        let validation = self.restart.on_ack(self.congestion.window(), &ctx);
         let restart_rto = match self.rec.on_new_ack(ack, acked_bytes, self.mss) {
             NewAck::Outside => {
-                self.congestion.on_ack(&ctx);
+                match validation {
+                    Validation::Grow => self.congestion.on_ack(&ctx),
+                    Validation::Hold => {}
+                    Validation::Set(w) => self.congestion.set_by_restart(w),
+                }
                 true
             }
             NewAck::End => {
-                self.congestion.on_recovery_end(now);
-                self.restart.on_recovery_end();
+                self.recovery_ended(now);
                 true
             }
             NewAck::Partial(d) => {
@@ -359,6 +365,7 @@ impl Sender {
         let loss_window = self.loss_window().saturating_sub(limited);
         let flight = self.flight();
         let inflation_bytes = self.rec.enter(&mut self.queue, self.snd_max, flight, self.mss);
+        self.resent_in_recovery = 0;
         self.congestion_event(now, CongestionKind::FastRetransmit { inflation_bytes }, loss_window);
         if let Some(rt) = &mut self.rack_tlp {
             // The recovery answers for the loss a probe in flight would reveal.
@@ -380,6 +387,17 @@ impl Sender {
             lost_sent_at: self.queue.get(self.snd_una).map(|s| s.sent_at),
         };
         self.congestion.on_congestion_event(&ev);
+        if let Some(w) = self.restart.on_congestion_event(self.congestion.window(), &ev) {
+            self.congestion.set_by_restart(w);
+        }
+    }
+
+    /// Fast recovery is over: cwnd back at ssthresh, and the restart policy's say.
+    pub(super) fn recovery_ended(&mut self, now: Time) {
+        self.congestion.on_recovery_end(now);
+        if let Some(w) = self.restart.on_recovery_end(self.congestion.window(), self.resent_in_recovery) {
+            self.congestion.set_by_restart(w);
+        }
     }
 
     /// The retransmission timer expired with data outstanding. `repeated` is true when the
@@ -438,7 +456,7 @@ impl Sender {
     /// The first ACK after a paced restart, before `on_ack` (see `RestartPolicy::on_pacing_end`).
     pub fn on_first_ack_after_pacing(&mut self) {
         let w = self.restart.on_pacing_end(self.congestion.window(), self.flight(), self.mss);
-        self.congestion.on_pacing_end(w);
+        self.congestion.set_by_restart(w);
     }
 
     // ---- output ----
@@ -534,16 +552,23 @@ impl Sender {
     fn retransmit(&mut self, seq: u64, now: Time) -> Option<TxData> {
         let in_rec = self.rec.in_recovery();
         let s = self.queue.mark_retransmitted(seq, now, in_rec)?;
+        if in_rec {
+            self.resent_in_recovery += s.len as u64;
+        }
         self.on_sent(now, s.len as u64);
         self.stats.retransmits += 1;
         Some(TxData { seq: s.seq, len: s.len, fin: s.fin, retransmission: true, probe: false })
     }
 
-    /// A segment of `len` payload bytes goes out: the parts hear of it, the counters count it.
+    /// A segment of `len` payload bytes went out (snd_max counts it): the parts hear of it,
+    /// the counters count it.
     #[inline]
     fn on_sent(&mut self, now: Time, len: u64) {
         self.congestion.on_sent(now, len);
-        self.restart.on_sent(now, len);
+        let sent = SentCtx { now, bytes: len, flight_bytes: self.flight(), window: self.congestion.window() };
+        if let Some(w) = self.restart.on_sent(&sent) {
+            self.congestion.set_by_restart(w);
+        }
         self.stats.segments_sent += 1;
         self.stats.bytes_sent += len;
         self.last_send = Some(now);
@@ -594,11 +619,11 @@ impl Sender {
     /// A new segment of `len` bytes (and the FIN, if `fin`) goes out now.
     #[inline(always)]
     fn push_new(&mut self, now: Time, len: u64, fin: bool) -> TxData {
-        self.on_sent(now, len);
         let seq = self.snd_nxt;
         self.queue.push_new(seq, len as u32, fin, now);
         self.snd_nxt += len + fin as u64;
         self.snd_max = self.snd_nxt;
+        self.on_sent(now, len);
         TxData { seq, len: len as u32, fin, retransmission: false, probe: false }
     }
 }

@@ -67,8 +67,9 @@ impl Sender {
             // recovery, which ends at once. The window that lost is cwnd (the flight is gone
             // by now), as Linux's tcp_init_cwnd_reduction takes it.
             let loss_window = self.congestion.cwnd().min(self.max_window);
+            self.resent_in_recovery = 0;
             self.congestion_event(now, CongestionKind::FastRetransmit { inflation_bytes: 0 }, loss_window);
-            self.congestion.on_recovery_end(now);
+            self.recovery_ended(now);
         }
         self.rack_detect(now, measure);
         result

@@ -27,7 +27,7 @@ fn config(recovery: RecoveryKind) -> SenderConfig {
 fn sender(recovery: RecoveryKind, f: impl FnOnce(&mut SenderConfig)) -> (Sender, Measure) {
     let mut cfg = config(recovery);
     f(&mut cfg);
-    let mut s = Sender::new(&cfg, Cc::plain(Avoidance::NewReno(NewReno::new(false))), Restart::Ssr.build(), 0);
+    let mut s = Sender::new(&cfg, Cc::plain(Avoidance::NewReno(NewReno::new(false))), Restart::Ssr.build(0), 0);
     s.write_unlimited();
     (s, Measure::new(RtoConfig::default()))
 }
@@ -56,7 +56,7 @@ fn nagle_holds_a_short_segment_while_data_is_unacknowledged() {
     for nagle in [false, true] {
         let cfg = SenderConfig { nagle, ..config(RecoveryKind::NewReno) };
         let (mut s, mut m) =
-            (Sender::new(&cfg, Cc::plain(Avoidance::NewReno(NewReno::new(false))), Restart::Ssr.build(), 0), Measure::new(RtoConfig::default()));
+            (Sender::new(&cfg, Cc::plain(Avoidance::NewReno(NewReno::new(false))), Restart::Ssr.build(0), 0), Measure::new(RtoConfig::default()));
         s.write(2 * MSS + 300);
         let lens: Vec<u32> = drain(&mut s).iter().map(|t| t.len).collect();
         if !nagle {
@@ -153,7 +153,7 @@ fn unlimited_sender_counts_acked_bytes() {
 fn vegas_slow_start_grows_after_a_timeout_with_much_outstanding() {
     use crate::cc::{Vegas, VegasConfig};
     let cfg = SenderConfig { initial_window_segments: 100, ..config(RecoveryKind::NewReno) };
-    let mut s = Sender::new(&cfg, Cc::plain(Avoidance::Vegas(Vegas::new(VegasConfig::default()))), Restart::Ssr.build(), 0);
+    let mut s = Sender::new(&cfg, Cc::plain(Avoidance::Vegas(Vegas::new(VegasConfig::default()))), Restart::Ssr.build(0), 0);
     s.write_unlimited();
     let mut m = Measure::new(RtoConfig::default());
     let ms = |v: u64| Time(v * 1_000_000);
@@ -180,7 +180,7 @@ fn vegas_slow_start_grows_after_a_timeout_with_much_outstanding() {
 
 fn rack_tlp_sender(iw: u32) -> Sender {
     let cfg = SenderConfig { rack_tlp: true, initial_window_segments: iw, ..config(RecoveryKind::Sack) };
-    Sender::new(&cfg, Cc::plain(Avoidance::NewReno(NewReno::new(false))), Restart::Ssr.build(), 0)
+    Sender::new(&cfg, Cc::plain(Avoidance::NewReno(NewReno::new(false))), Restart::Ssr.build(0), 0)
 }
 
 /// RFC 8985 §7.3: the probe sends new data when the application has some and the peer's
@@ -234,11 +234,44 @@ fn rfc_8985_7_2_when_a_probe_may_be_scheduled() {
 #[test]
 fn rtt_observed_without_setting_the_rto() {
     let cfg = SenderConfig { rto_samples: false, ..config(RecoveryKind::NewReno) };
-    let mut s = Sender::new(&cfg, Cc::plain(Avoidance::NewReno(NewReno::new(false))), Restart::Ssr.build(), 0);
+    let mut s = Sender::new(&cfg, Cc::plain(Avoidance::NewReno(NewReno::new(false))), Restart::Ssr.build(0), 0);
     let mut m = Measure::new(RtoConfig::default());
     s.write(3 * MSS);
     drain(&mut s);
     let r = s.on_ack(Time(20_000_000), 1 + MSS, [], true, &mut m);
     assert_eq!(r.rtt_sample, Some(Duration(20_000_000)));
     assert_eq!((m.min_rtt(), m.srtt(), m.rto()), (Some(Duration(20_000_000)), None, RtoConfig::default().initial));
+}
+
+/// An application that writes one segment per RTT of 100 ms, each acknowledged before the
+/// next: the cwnd after 40 such rounds under `restart`.
+fn cwnd_after_one_segment_per_rtt(restart: Restart) -> u64 {
+    let cfg = SenderConfig { initial_window_segments: 4, ..config(RecoveryKind::Sack) };
+    let mut s = Sender::new(&cfg, Cc::plain(Avoidance::NewReno(NewReno::new(false))), restart.build(4 * MSS), 0);
+    let mut m = Measure::new(RtoConfig::default());
+    for k in 0..40u64 {
+        let t = Time(k * 100_000_000);
+        s.write(MSS);
+        assert_eq!(drain_at(&mut s, t).len(), 1);
+        assert!(s.poll(t).is_none() && s.app_limited(), "round {k}: the application has nothing more");
+        m.on_rtt_sample(Duration::from_millis(100));
+        s.on_ack(Time(t.0 + 99_000_000), 1 + (k + 1) * MSS, [], true, &mut m);
+    }
+    s.window().cwnd
+}
+
+fn drain_at(s: &mut Sender, now: Time) -> Vec<TxData> {
+    std::iter::from_fn(|| s.poll(now)).collect()
+}
+
+/// RFC 5681 (paper 003 §2): a standard sender grows cwnd on every ACK even while the
+/// application keeps it far below the window (slow start: one segment per ACK); new-CWV
+/// (RFC 7661 §4.3) holds it once pipeACK (one segment per RTT) is under half of cwnd.
+#[test]
+fn standard_tcp_grows_while_application_limited_and_new_cwv_holds() {
+    assert_eq!(cwnd_after_one_segment_per_rtt(Restart::Ssr), (4 + 40) * MSS);
+    let held = cwnd_after_one_segment_per_rtt(Restart::NewCwv(Default::default()));
+    // The first ACK begins the first rate epoch: pipeACK is still undefined and cwnd grows
+    // to 5; from the second on, pipeACK = 1 segment < 5 / 2.
+    assert_eq!(held, 5 * MSS, "new-CWV");
 }
