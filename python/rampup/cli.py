@@ -416,6 +416,7 @@ PARTS: dict[str, tuple[str, dict[str, str]]] = {
         "writes": "the client writes on one connection at set times (a schedule)",
         "request-response": "connections arriving as a Poisson process, each with request/response exchanges",
         "web": "PackMime-HTTP web traffic as ns-2.35 draws it (paper 002; docs/web-workload.md)",
+        "rate-limited": "the client writes at a rate that changes by phases: idle, application-limited (paper 003; docs/new-cwv.md)",
     }),
     "topology": ("topology.kind", {
         "dumbbell": "senders s0.., receivers r0.., routers left and right, one bottleneck",

@@ -53,9 +53,10 @@ TABLES = ("flows", "timeseries", "queues", "links")
 #: The flow columns a notebook shows of a result (`Result._repr_html_`).
 _HTML_FLOW_COLUMNS = ("flow", "from", "to", "cc", "recovery", "bytes_received", "goodput_bps", "retransmits", "timeouts", "drops")
 #: Every table a run returns (docs/results.md; `test_results_doc` keeps the two the same);
-#: throughput, rtt and packets only when ``[trace]`` asks for them.
+#: throughput, rtt and packets only when ``[trace]`` asks for them, phases only with a
+#: rate-limited application.
 ENGINE_TABLES = ("flows", "transfers", "timeseries", "queues", "links", "udp", "packet_totals", "connections",
-                 "throughput", "rtt", "packets")
+                 "throughput", "rtt", "packets", "phases")
 FORMATS = ("parquet", "csv")
 #: Rows per Parquet row group: the engine hands traces over in chunks of this many rows,
 #: and tables held in memory are written in row groups of the same size, so that a

@@ -10,7 +10,8 @@ from rampup.results import ENGINE_TABLES
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "results.md"
 
-# Every kind of table row: flows that finish and do not, requests, a UDP source, traces.
+# Every kind of table row: flows that finish and do not, requests, a rate-limited source, a
+# UDP source, traces.
 SCENARIO = """
 duration = "2s"
 [topology]
@@ -23,6 +24,10 @@ bottleneck_delay = "10ms"
 from = "s0"
 to = "r0"
 app = { kind = "writes", schedule = [{ at = "0s", bytes = 20000 }, { at = "1s", bytes = 20000 }] }
+[[flow]]
+from = "s0"
+to = "r0"
+app = { kind = "rate-limited", rate = "1Mbps", phases = [{ at = "1s", rate = "0bps", name = "idle" }], padding = true }
 [[udp]]
 from = "s0"
 to = "r0"

@@ -274,3 +274,19 @@ fn warnings_name_what_is_valid_but_likely_a_mistake() {
     let nothing = VALID.split("[[flow]]").next().unwrap().to_string();
     assert_eq!(warnings(&nothing), ["scenario: no [[flow]] and no [[udp]]: nothing will be sent"]);
 }
+
+#[test]
+fn rate_limited_values() {
+    let app = "app = { kind = \"bulk\", bytes = 100000 }";
+    assert_error(app, "app = { kind = \"rate-limited\" }", &["flow[0].app.rate", "missing", "512kbps"]);
+    assert_error(app, "app = { kind = \"rate-limited\", rate = 512 }", &["flow[0].app.rate", "a rate with a unit"]);
+    assert_error(app, "app = { kind = \"rate-limited\", rate = \"fast\" }", &["flow[0].app.rate", "\"fast\""]);
+    assert_error(app, "app = { kind = \"rate-limited\", rate = \"1Mbps\", chunk = 0 }", &["flow[0].app.chunk"]);
+    assert_error(app, "app = { kind = \"web\", rate = \"1Mbps\" }", &["flow[0].app.rate", "connections per second"]);
+    assert_error(app, "app = { kind = \"rate-limited\", rate = \"1Mbps\", bytes = 3 }", &["flow[0].app.bytes", "rate-limited: rate, chunk, phases, padding"]);
+    let phases = "phases = [{ at = \"2s\", rate = \"0bps\", within = \"1s\" }, { at = \"2.5s\", rate = \"1Mbps\" }]";
+    assert_error(app, &format!("app = {{ kind = \"rate-limited\", rate = \"1Mbps\", {phases} }}"), &["flow[0].app.phases[1].at", "previous phase"]);
+    assert_error(app, "app = { kind = \"rate-limited\", rate = \"1Mbps\", phases = [{ rate = \"0bps\" }] }", &["flow[0].app.phases[0]", "at"]);
+    assert_error("cc = \"newreno\"", "restart = { kind = \"ssr\", nvp = \"1s\" }", &["restart.nvp", "new-cwv"]);
+    assert_error("cc = \"newreno\"", "restart = \"new-cwv\"\nnvp = \"0s\"", &["tcp.nvp", "greater than 0"]);
+}

@@ -32,6 +32,14 @@ enum AppDraw {
         http11: bool,
         connections: u64,
     },
+    /// A rate-limited source (`traffic::RateLimitedSpec`): its rate in kb/s, chunk, phases
+    /// (at ms, kb/s, within ms) and padding. Drawn only for runs cut short: it never ends.
+    Rate {
+        kbps: u64,
+        chunk: u64,
+        phases: Vec<(u64, u64, u64)>,
+        padding: bool,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -63,11 +71,25 @@ fn app_draw(unlimited: bool) -> impl Strategy<Value = AppDraw> {
     );
     let writes = prop::collection::vec((0u64..2_000, 1u64..50_000), 1..3).prop_map(|w| AppDraw::Writes(schedule(w)));
     let web = (1u32..60, any::<bool>(), 1u64..6).prop_map(|(rate, http11, connections)| AppDraw::Web { rate, http11, connections });
+    // Phases in order, each at least its draw after the one before.
+    let phases = prop::collection::vec((1u64..800, prop_oneof![Just(0u64), 1u64..2_000], prop_oneof![Just(0u64), 1u64..300]), 0..4).prop_map(|ps| {
+        let mut at = 0;
+        ps.into_iter()
+            .map(|(gap, kbps, within)| {
+                at += gap;
+                let p = (at, kbps, within);
+                at += within;
+                p
+            })
+            .collect()
+    });
+    let rate = (1u64..4_000, 100u64..5_000, phases, any::<bool>()).prop_map(|(kbps, chunk, phases, padding)| AppDraw::Rate { kbps, chunk, phases, padding });
     prop_oneof![
         3 => exchange,
         1 => web,
         1 => (1u64..100_000, any::<bool>()).prop_map(move |(b, u)| AppDraw::Bulk(Some(b).filter(|_| !(u && unlimited)))),
         1 => writes,
+        if unlimited { 1 } else { 0 } => rate,
     ]
 }
 
@@ -107,6 +129,11 @@ impl AppDraw {
             AppDraw::Web { rate, http11, connections } => {
                 format!("{{ kind = \"web\", rate = {rate}, http = \"{}\", connections = {connections} }}", if *http11 { "1.1" } else { "1.0" })
             }
+            AppDraw::Rate { kbps, chunk, phases, padding } => {
+                let ps: Vec<String> =
+                    phases.iter().map(|(at, kbps, within)| format!("{{ at = \"{at}ms\", rate = \"{kbps}kbps\", within = \"{within}ms\" }}")).collect();
+                format!("{{ kind = \"rate-limited\", rate = \"{kbps}kbps\", chunk = {chunk}, phases = [ {} ], padding = {padding} }}", ps.join(", "))
+            }
         }
     }
 }
@@ -114,7 +141,7 @@ impl AppDraw {
 fn scenario(n: usize, links: &[Link], flows: &[FlowDraw], duration: &str, traced: bool) -> String {
     let mut s = network(n, links, duration);
     if traced {
-        s += "[trace]\nqueues = true\ntimeseries = true\n";
+        s += "[trace]\nqueues = true\ntimeseries = true\nthroughput = \"50ms\"\n";
     }
     for f in flows {
         s += &format!(
@@ -173,6 +200,7 @@ proptest! {
                 AppDraw::Bulk(Some(b)) => prop_assert_eq!(rows.iter().map(|&r| up[r]).collect::<Vec<_>>(), vec![b]),
                 AppDraw::Writes(ref w) => prop_assert_eq!(rows.iter().map(|&r| up[r]).collect::<Vec<_>>(), vec![w.iter().map(|&(_, b)| b).sum::<u64>()]),
                 AppDraw::Bulk(None) => prop_assert_eq!(rows.len(), 1),
+                AppDraw::Rate { .. } => unreachable!("drawn only for runs cut short"),
             }
         }
         prop_assert!(conserved(&out), "packets not conserved: {:?}", out.table("packet_totals"));

@@ -102,6 +102,7 @@ pub fn defaults() -> Vec<KeyDefault> {
     put("flow", "start_jitter", time(f.start_jitter));
     request_response(&mut put);
     web(&mut put);
+    rate_limited(&mut put);
     let udp = &scenario(&format!("{}{UDP}", minimal("kind = \"bulk\"", ""))).udp[0];
     put("udp", "packet_bytes", udp.packet_bytes.to_string());
     put("udp", "start", time(udp.start));
@@ -151,6 +152,14 @@ fn web(put: &mut impl FnMut(&'static str, &'static str, String)) {
     let App::Web(w) = &sc.flows[0].app else { unreachable!("a web app") };
     put("flow.app (web)", "http", if w.http == Http::V1_0 { "\"1.0\"" } else { "\"1.1\"" }.into());
     put("flow.app (web)", "connections", w.connections.map_or("(unlimited: until the run ends)".into(), |n| n.to_string()));
+}
+
+fn rate_limited(put: &mut impl FnMut(&'static str, &'static str, String)) {
+    let sc = scenario(&minimal("kind = \"rate-limited\", rate = \"1Mbps\"", ""));
+    let App::RateLimited(r) = &sc.flows[0].app else { unreachable!("a rate-limited app") };
+    put("flow.app (rate-limited)", "chunk", r.chunk.to_string());
+    put("flow.app (rate-limited)", "phases", "(none: the rate throughout)".into());
+    put("flow.app (rate-limited)", "padding", r.padding.to_string());
 }
 
 fn tcp(put: &mut impl FnMut(&'static str, &'static str, String)) {
@@ -293,6 +302,10 @@ mod tests {
                 "flow" => (minimal("kind = \"bulk\"", ""), minimal("kind = \"bulk\"", "").replace("app =", &format!("{line}\napp ="))),
                 "flow.app (request-response)" => (minimal(rr, ""), minimal(&format!("{rr}, {line}"), "")),
                 "flow.app (web)" => (minimal("kind = \"web\", rate = 1", ""), minimal(&format!("kind = \"web\", rate = 1, {line}"), "")),
+                "flow.app (rate-limited)" => {
+                    let rl = "kind = \"rate-limited\", rate = \"1Mbps\"";
+                    (minimal(rl, ""), minimal(&format!("{rl}, {line}"), ""))
+                }
                 "trace" => (minimal("kind = \"bulk\"", ""), minimal("kind = \"bulk\"", "") + &format!("[trace]\n{line}\n")),
                 "udp" => (minimal("kind = \"bulk\"", "") + UDP, minimal("kind = \"bulk\"", "") + UDP + &line + "\n"),
                 "topology (lan)" => (format!("{HEAD}{LAN}"), format!("{HEAD}{LAN}{line}\n")),

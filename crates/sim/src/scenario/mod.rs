@@ -13,7 +13,7 @@ pub mod topology;
 
 use self::tcp::{tcp_config, TcpFile};
 use self::topology::{LinkSpec, NetSpec, QueueLimit};
-use crate::traffic::{App, Arrivals, Closer, ExchangeSpec, Http, Load, WebSpec};
+use crate::traffic::{App, Arrivals, Closer, ExchangeSpec, Http, Load, Phase, RateLimitedSpec, WebSpec};
 use crate::units::{RateValue, SizeValue, TimeValue};
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -92,6 +92,7 @@ enum AppKind {
     Requests,
     RequestResponse,
     Web,
+    RateLimited,
 }
 
 #[derive(Deserialize, Debug)]
@@ -108,9 +109,31 @@ struct AppFile {
     connections: Option<u64>,
     mean_gap: Option<TimeValue>,
     gaps: Option<GapsFile>,
-    rate: Option<f64>,
+    /// web: connections per second; rate-limited: a rate with a unit.
+    rate: Option<NumberOrText>,
     utilization: Option<f64>,
     http: Option<String>,
+    chunk: Option<SizeValue>,
+    phases: Option<Vec<PhaseFile>>,
+    padding: Option<bool>,
+}
+
+/// A key that is a number for one kind and a quantity with a unit for another (`rate`).
+#[derive(Deserialize, Debug, Clone)]
+#[serde(untagged)]
+enum NumberOrText {
+    Number(f64),
+    Text(String),
+}
+
+/// `{ at = "28s", rate = "0bps", within = "1s", name = "idle" }`.
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+struct PhaseFile {
+    at: TimeValue,
+    rate: RateValue,
+    within: Option<TimeValue>,
+    name: Option<String>,
 }
 
 #[derive(Deserialize, Debug, Clone, Copy)]
@@ -481,6 +504,7 @@ fn app(a: AppFile, p: &str) -> Result<App, ScenarioError> {
         AppKind::Writes => "writes",
         AppKind::RequestResponse => "request-response",
         AppKind::Web => "web",
+        AppKind::RateLimited => "rate-limited",
         AppKind::Requests => {
             return err(
                 format!("{p}.kind"),
@@ -489,7 +513,7 @@ fn app(a: AppFile, p: &str) -> Result<App, ScenarioError> {
         }
     };
     // Every key given must belong to the kind.
-    let keys: [(&str, bool, &[AppKind]); 13] = [
+    let keys: [(&str, bool, &[AppKind]); 16] = [
         ("bytes", a.bytes.is_some(), &[AppKind::Bulk]),
         ("schedule", a.schedule.is_some(), &[AppKind::Writes]),
         ("request", a.request.is_some(), &[AppKind::RequestResponse]),
@@ -500,12 +524,15 @@ fn app(a: AppFile, p: &str) -> Result<App, ScenarioError> {
         ("connections", a.connections.is_some(), &[AppKind::RequestResponse, AppKind::Web]),
         ("mean_gap", a.mean_gap.is_some(), &[AppKind::RequestResponse]),
         ("gaps", a.gaps.is_some(), &[AppKind::RequestResponse]),
-        ("rate", a.rate.is_some(), &[AppKind::Web]),
+        ("rate", a.rate.is_some(), &[AppKind::Web, AppKind::RateLimited]),
         ("utilization", a.utilization.is_some(), &[AppKind::Web]),
         ("http", a.http.is_some(), &[AppKind::Web]),
+        ("chunk", a.chunk.is_some(), &[AppKind::RateLimited]),
+        ("phases", a.phases.is_some(), &[AppKind::RateLimited]),
+        ("padding", a.padding.is_some(), &[AppKind::RateLimited]),
     ];
     if let Some((key, _, _)) = keys.iter().find(|(_, given, kinds)| *given && !kinds.contains(&a.kind)) {
-        return err(format!("{p}.{key}"), format!("not a key of kind = \"{kind}\" (bulk: bytes; writes: schedule; request-response: request, response, pairs, think, close, connections, mean_gap, gaps; web: rate or utilization, http, connections)"));
+        return err(format!("{p}.{key}"), format!("not a key of kind = \"{kind}\" (bulk: bytes; writes: schedule; request-response: request, response, pairs, think, close, connections, mean_gap, gaps; web: rate or utilization, http, connections; rate-limited: rate, chunk, phases, padding)"));
     }
     match a.kind {
         AppKind::Bulk => {
@@ -530,12 +557,18 @@ fn app(a: AppFile, p: &str) -> Result<App, ScenarioError> {
             Ok(App::Writes { schedule })
         }
         AppKind::Web => web(a, p),
+        AppKind::RateLimited => rate_limited(a, p),
         _ => request_response(a, p),
     }
 }
 
 fn web(a: AppFile, p: &str) -> Result<App, ScenarioError> {
-    let load = match (a.rate, a.utilization) {
+    let rate = match a.rate {
+        Some(NumberOrText::Text(t)) => return err(format!("{p}.rate"), format!("{t:?}: a web rate is a number of new connections per second (rate = 10)")),
+        Some(NumberOrText::Number(r)) => Some(r),
+        None => None,
+    };
+    let load = match (rate, a.utilization) {
         (Some(r), None) if r.is_finite() && r > 0.0 && r <= 1e6 => Load::Rate(r),
         (Some(_), None) => return err(format!("{p}.rate"), "must be a number of new connections per second in (0, 1e6]"),
         (None, Some(u)) if u.is_finite() && u > 0.0 && u <= 10.0 => Load::Utilization(u),
@@ -553,6 +586,32 @@ fn web(a: AppFile, p: &str) -> Result<App, ScenarioError> {
         Some(n) => Some(within(format!("{p}.connections"), n, 1..=u32::MAX as u64, "connections")?),
     };
     Ok(App::Web(WebSpec { load, http, connections }))
+}
+
+/// Phases' times and draws must keep them in order: a phase's latest start is no later
+/// than the next phase's time.
+fn rate_limited(a: AppFile, p: &str) -> Result<App, ScenarioError> {
+    const RATE: &str = "a rate with a unit, like \"512kbps\"";
+    let rate = match a.rate {
+        Some(NumberOrText::Text(t)) => match crate::units::parse_rate(&t) {
+            Some(r) if r.bps() > 0 => r,
+            _ => return err(format!("{p}.rate"), format!("{t:?} is not {RATE}, above 0")),
+        },
+        Some(NumberOrText::Number(_)) => return err(format!("{p}.rate"), format!("must be {RATE}")),
+        None => return err(format!("{p}.rate"), format!("missing: the application's rate, {RATE}")),
+    };
+    let chunk = within(format!("{p}.chunk"), a.chunk.map_or(1000, |c| c.0), 1..=MAX_COUNT, "bytes per write")?;
+    let mut phases = vec![Phase { name: "start".into(), at: Duration::ZERO, within: Duration::ZERO, rate }];
+    for (i, f) in a.phases.unwrap_or_default().into_iter().enumerate() {
+        let q = format!("{p}.phases[{i}]");
+        let within = f.within.map_or(Duration::ZERO, |w| w.0);
+        let last = phases.last().expect("the first phase");
+        if i > 0 && f.at.0 < last.at + last.within {
+            return err(format!("{q}.at"), format!("must not be before the previous phase's latest start ({:?} + its within)", last.at));
+        }
+        phases.push(Phase { name: f.name.unwrap_or_else(|| format!("phase{}", i + 1)), at: f.at.0, within, rate: f.rate.0 });
+    }
+    Ok(App::RateLimited(RateLimitedSpec { chunk, phases, padding: a.padding.unwrap_or(false) }))
 }
 
 fn request_response(a: AppFile, p: &str) -> Result<App, ScenarioError> {

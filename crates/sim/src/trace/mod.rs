@@ -84,13 +84,16 @@ impl Collect {
 pub struct Interval {
     start: Time,
     bytes: u64,
+    data_bytes: u64,
 }
 
 impl Interval {
-    /// `bytes` arrived at `now`: the intervals that ended by then are rows.
-    pub fn add(&mut self, flow: u32, bytes: u64, now: Time, interval: Duration, series: &mut Series) {
+    /// `bytes` arrived at `now`, `data_bytes` of them data (not padding): the intervals
+    /// that ended by then are rows.
+    pub fn add(&mut self, flow: u32, bytes: u64, data_bytes: u64, now: Time, interval: Duration, series: &mut Series) {
         self.close(flow, now, interval, series);
         self.bytes += bytes;
+        self.data_bytes += data_bytes;
     }
 
     /// The rows at the end of the run, `end`. The last interval is cut short by it, or is
@@ -99,16 +102,21 @@ impl Interval {
     pub fn end(&mut self, flow: u32, end: Time, interval: Duration, series: &mut Series) {
         self.close(flow, end, interval, series);
         if self.start < end || self.bytes > 0 {
-            series.throughput.push(ThroughputRow { t: self.start, flow, bytes: self.bytes });
+            series.throughput.push(self.row(flow));
         }
     }
 
     fn close(&mut self, flow: u32, t: Time, interval: Duration, series: &mut Series) {
         while self.start + interval <= t {
-            series.throughput.push(ThroughputRow { t: self.start, flow, bytes: self.bytes });
+            series.throughput.push(self.row(flow));
             self.start += interval;
             self.bytes = 0;
+            self.data_bytes = 0;
         }
+    }
+
+    fn row(&self, flow: u32) -> ThroughputRow {
+        ThroughputRow { t: self.start, flow, bytes: self.bytes, data_bytes: self.data_bytes }
     }
 }
 

@@ -33,6 +33,8 @@ pub struct ThroughputRow {
     pub t: Time,
     pub flow: u32,
     pub bytes: u64,
+    /// `bytes` without an application's padding (`traffic::Ledger`).
+    pub data_bytes: u64,
 }
 
 /// An RTT sample an end took (RFC 6298 §3; the rtt table, `[trace] rtt`), with its
@@ -180,17 +182,17 @@ impl Row for QueueRow {
 
 impl Row for ThroughputRow {
     type Ctx = ();
-    const BYTES: usize = 8 * 2 + 4;
+    const BYTES: usize = 8 * 3 + 4;
 
     fn key(&self) -> (u64, u32) {
         (self.t.as_nanos(), self.flow)
     }
     fn encode(&self, b: &mut [u8], _: &mut ()) {
-        put_u64s(b, 0, &[self.t.as_nanos(), self.bytes]);
-        put_u32s(b, 16, &[self.flow]);
+        put_u64s(b, 0, &[self.t.as_nanos(), self.bytes, self.data_bytes]);
+        put_u32s(b, 24, &[self.flow]);
     }
     fn decode(b: &[u8], _: &()) -> Self {
-        ThroughputRow { t: Time(u64_at(b, 0)), bytes: u64_at(b, 8), flow: u32_at(b, 16) }
+        ThroughputRow { t: Time(u64_at(b, 0)), bytes: u64_at(b, 8), data_bytes: u64_at(b, 16), flow: u32_at(b, 24) }
     }
 }
 
@@ -280,6 +282,7 @@ pub(super) fn throughput(r: &[ThroughputRow]) -> Table {
         ("t_ns", Column::U64(r.iter().map(|r| r.t.as_nanos()).collect())),
         ("flow", Column::U64(r.iter().map(|r| r.flow as u64).collect())),
         ("bytes", Column::U64(r.iter().map(|r| r.bytes).collect())),
+        ("data_bytes", Column::U64(r.iter().map(|r| r.data_bytes).collect())),
     ])
 }
 

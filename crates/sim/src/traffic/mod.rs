@@ -9,9 +9,11 @@ use rand::Rng;
 
 mod exchange;
 pub mod packmime;
+mod rate_limited;
 
 pub use exchange::{Closer, Exchange, ExchangeSpec, Pair};
 pub use packmime::{Http, Load, PackMime, WebSpec};
+pub use rate_limited::{Ledger, Phase, RateLimitedSpec, Writing};
 
 /// Which end of a connection: the one that opened it (it sends the SYN) or the one that
 /// accepted it.
@@ -91,6 +93,9 @@ pub enum App {
     /// Web connections as PackMime-HTTP draws them (`packmime`): when each opens, and the
     /// requests and responses it carries.
     Web(WebSpec),
+    /// The active end writes at a rate that changes by phases (`rate_limited`), on one
+    /// connection.
+    RateLimited(RateLimitedSpec),
 }
 
 /// When a flow opens its connections: the first at the flow's start, then one after each
@@ -138,7 +143,7 @@ impl App {
     pub fn fast_paths(&self) -> FastPaths {
         match self {
             App::Bulk { bytes: None } => FastPaths { active_ahead: true, passive_ahead: true, split: true },
-            App::Bulk { bytes: Some(_) } | App::Writes { .. } => FastPaths { active_ahead: false, passive_ahead: true, split: false },
+            App::Bulk { bytes: Some(_) } | App::Writes { .. } | App::RateLimited(_) => FastPaths { active_ahead: false, passive_ahead: true, split: false },
             App::RequestResponse { .. } | App::Web(_) => FastPaths { active_ahead: false, passive_ahead: false, split: false },
         }
     }
@@ -167,7 +172,8 @@ pub enum Driver {
     Bulk {
         bytes: Option<u64>,
     },
-    /// Writes come from the flow's schedule (`World::write`), not from hooks.
+    /// Writes come from the flow's schedule or rate (`World::write`, `World::rate_write`),
+    /// not from hooks.
     Writes,
     Exchange(Exchange),
 }
@@ -178,7 +184,7 @@ impl Driver {
     pub fn new(app: &App, web: Option<&mut PackMime>) -> Driver {
         match (app, web) {
             (App::Bulk { bytes }, _) => Driver::Bulk { bytes: *bytes },
-            (App::Writes { .. }, _) => Driver::Writes,
+            (App::Writes { .. } | App::RateLimited(_), _) => Driver::Writes,
             (App::RequestResponse { exchange, .. }, _) => Driver::Exchange(Exchange::new(*exchange)),
             // HTTP/1.0 and 1.1 alike: the server's FIN rides on the last response (ns-2's
             // `MSG_EOF`), and the client closes when it sees it.

@@ -128,6 +128,7 @@ impl<'s> World<'s> {
                 let at = now + arrivals.gap(rng);
                 self.events.push_timer(at, Order::new(Class::App, f, k as u64 + 1), Event::Open(f, k + 1));
             }
+            App::RateLimited(_) => self.start_rate_limited(f),
             App::Web(w) if (k as u64) + 1 < w.connections.unwrap_or(u64::MAX) => {
                 let at = now + self.flows[f as usize].web.as_mut().expect("made by new_conn").gap();
                 self.events.push_timer(at, Order::new(Class::App, f, k as u64 + 1), Event::Open(f, k + 1));

@@ -8,7 +8,7 @@ use super::{Conn, World};
 use crate::net::Port;
 use crate::output::{table, Column, RunOutput, Table};
 use crate::trace::{pcap, TraceSink};
-use crate::traffic::Driver;
+use crate::traffic::{App, Driver};
 use crate::RunError;
 
 impl<'s> World<'s> {
@@ -34,6 +34,7 @@ impl<'s> World<'s> {
             return Err(e);
         }
         let late = self.late_in_flight() + self.other_in_flight;
+        let phases = self.sc.flows.iter().any(|f| matches!(f.app, App::RateLimited(_))).then(|| self.phases_table(end));
         let sc = self.sc;
         let names = |i: usize| sc.net.nodes[i].name.clone();
         let nflows = sc.flows.len();
@@ -142,15 +143,17 @@ impl<'s> World<'s> {
                 p.out.drain(|bytes| sink.pcap(&link, bytes));
             }
         }
+        let mut tables = vec![
+            ("flows".into(), flows.into_table()),
+            ("transfers".into(), transfers),
+            ("links".into(), links),
+            ("udp".into(), udp),
+            ("packet_totals".into(), packets),
+            ("connections".into(), connections_table(&rows, |f| names(sc.flows[f].from), |f| names(sc.flows[f].to))),
+        ];
+        tables.extend(phases.map(|t| ("phases".into(), t)));
         Ok(RunOutput {
-            tables: vec![
-                ("flows".into(), flows.into_table()),
-                ("transfers".into(), transfers),
-                ("links".into(), links),
-                ("udp".into(), udp),
-                ("packet_totals".into(), packets),
-                ("connections".into(), connections_table(&rows, |f| names(sc.flows[f].from), |f| names(sc.flows[f].to))),
-            ],
+            tables,
             pcaps: Vec::new(),
             events: self.events.processed() + self.crossings_taken + self.other_events,
             packet_hops,

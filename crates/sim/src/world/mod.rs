@@ -14,12 +14,13 @@ use crate::rng::Stream;
 use crate::scenario::Scenario;
 use crate::trace::pcap::{Pcap, SenderTcp};
 use crate::trace::{Interval, PacketEvent, Series, StateRow, TraceSink};
-use crate::traffic::{Action, EndId, PackMime, Side};
+use crate::traffic::{Action, App, EndId, PackMime, Side};
 use crate::Progress;
 use crate::{RunError, ScenarioError};
 
 mod conns;
 mod finish;
+mod rate;
 mod split;
 mod traced;
 
@@ -52,6 +53,10 @@ enum Event {
     Open(u32, u32),
     /// Write `k` of flow `f`'s schedule.
     Write(u32, u32),
+    /// Phase `k` of rate-limited flow `f` begins.
+    Phase(u32, u32),
+    /// Write number `seq` of rate-limited flow `f` (stale if its phase has ended).
+    RateWrite(u32, u32),
     UdpSend(u32),
     Change(u32),
 }
@@ -120,6 +125,8 @@ struct FlowState {
     ack_drops: u64,
     /// The throughput trace's open interval (`[trace] throughput`).
     bin: Interval,
+    /// A rate-limited flow's phases, writes and receipts (`rate`).
+    rate: Option<Box<rate::RateState>>,
     /// The counts of the flow's connections whose slots were reused.
     totals: EndTotals,
 }
@@ -235,7 +242,7 @@ impl<'s> World<'s> {
             series: Series::default(),
             packet_log: sc.trace.packets.then(|| PacketLog::new(sc.net.links.len() * 2)),
             traces_ports: sc.trace.queues || sc.trace.packets,
-            traces_deliveries: sc.trace.throughput.is_some() || sc.trace.rtt,
+            traces_deliveries: sc.trace.throughput.is_some() || sc.trace.rtt || sc.flows.iter().any(|f| matches!(f.app, App::RateLimited(_))),
             packets: PacketCounts::default(),
             packets_in_flight: Packets::default(),
             ends_in_service: 0,
@@ -443,6 +450,8 @@ impl<'s> World<'s> {
             Event::AppTimer(ep) => self.app_timer(ep),
             Event::Open(f, k) => self.open(f, k),
             Event::Write(f, k) => self.write(f, k),
+            Event::Phase(f, k) => self.phase(f, k),
+            Event::RateWrite(f, seq) => self.rate_write(f, seq),
             Event::UdpSend(u) => self.udp_send(u),
             Event::Change(i) => {
                 let c = &self.sc.changes[i as usize];

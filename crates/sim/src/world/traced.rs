@@ -116,16 +116,18 @@ impl World<'_> {
     }
 
     /// End `ep`'s application got `bytes` (maybe 0) at `now`: the flow's throughput
-    /// interval counts them, and the RTT samples the segment gave are rows (its other
+    /// interval and a rate-limited flow's phase count them, and the RTT samples the segment gave are rows (its other
     /// events are of no use here).
     #[inline(never)]
     pub(super) fn delivered_traced(&mut self, ep: EndId, bytes: u64, now: Time) {
-        let c = &mut self.conns[ep.index()];
+        let flow = self.conns[ep.index()].flow;
+        let data = if bytes > 0 { self.rate_delivered(flow, bytes, now) } else { 0 };
         if let Some(interval) = self.sc.trace.throughput {
             if bytes > 0 {
-                self.flows[c.flow as usize].bin.add(c.flow, bytes, now, interval, &mut self.series);
+                self.flows[flow as usize].bin.add(flow, bytes, data, now, interval, &mut self.series);
             }
         }
+        let c = &mut self.conns[ep.index()];
         if self.sc.trace.rtt {
             let connection = self.slots[ep.index() / 2].id;
             while let Some(e) = c.ep.poll_event() {
