@@ -119,6 +119,10 @@ pub struct TcpConfig {
     pub rto_timing: RtoTiming,
     /// RACK-TLP (RFC 8985) with SACK recovery: time-based loss marks and the tail loss probe.
     pub rack_tlp: bool,
+    /// The rate-limited increase rule (draft-ietf-ccwg-ratelimited-increase; Linux and ns-3
+    /// follow it): cwnd grows to at most 2·maxFS in slow start and maxFS + SMSS in
+    /// congestion avoidance, maxFS the largest flight since the last reduction.
+    pub rate_limited_increase: bool,
     /// The window a loss halves to give ssthresh.
     pub loss_window: LossWindow,
     /// What a timeout during fast recovery does to ssthresh.
@@ -160,6 +164,7 @@ impl Default for TcpConfig {
             nagle: false,
             rto_timing: RtoTiming::Rfc6298,
             rack_tlp: false,
+            rate_limited_increase: false,
             loss_window: LossWindow::FlightSize,
             rto_in_recovery: RtoInRecovery::KeepSsthresh,
             delayed_ack: false,
@@ -217,6 +222,7 @@ impl TcpConfig {
             rto_in_recovery: self.rto_in_recovery,
             nagle: self.nagle,
             rack_tlp: self.rack_tlp,
+            rate_limited_increase: self.rate_limited_increase,
             rto_samples: self.rto_timing != RtoTiming::Ns2Full,
         }
     }

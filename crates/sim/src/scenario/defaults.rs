@@ -178,6 +178,7 @@ fn tcp(put: &mut impl FnMut(&'static str, &'static str, String)) {
     put("tcp", "limited_transmit", t.limited_transmit.to_string());
     put("tcp", "nagle", t.nagle.to_string());
     put("tcp", "rack_tlp", t.rack_tlp.to_string());
+    put("tcp", "rate_limited_increase", t.rate_limited_increase.to_string());
     put("tcp", "sack_permitted", name(&t.sack_permitted, "-"));
     put("tcp", "sack_pipe", name(&t.sack_pipe, ""));
     put("tcp", "loss_window", if t.loss_window == LossWindow::FlightSize { "\"flight\"".into() } else { name(&t.loss_window, "") });

@@ -186,6 +186,7 @@ pub(super) struct TcpFile {
     limited_transmit: Option<bool>,
     nagle: Option<bool>,
     rack_tlp: Option<bool>,
+    rate_limited_increase: Option<bool>,
     rto_in_recovery: Option<RtoInRecoveryName>,
     sack_pipe: Option<SackPipeName>,
     sack_permitted: Option<SackPermittedName>,
@@ -391,6 +392,7 @@ impl TcpFile {
             limited_transmit,
             nagle,
             rack_tlp,
+            rate_limited_increase,
             rto_in_recovery,
             sack_pipe,
             sack_permitted,
@@ -536,6 +538,7 @@ pub(super) fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError
         limited_transmit: t.limited_transmit.unwrap_or(d.limited_transmit),
         nagle: t.nagle.unwrap_or(d.nagle),
         rack_tlp: t.rack_tlp.unwrap_or(d.rack_tlp),
+        rate_limited_increase: t.rate_limited_increase.unwrap_or(d.rate_limited_increase),
         rto_timing: match t.rto_timing {
             None => d.rto_timing,
             Some(RtoTimingName::Rfc6298) => RtoTiming::Rfc6298,

@@ -126,6 +126,14 @@ impl Congestion {
         self.cc.on_idle_end(now, idle);
     }
 
+    /// The rate-limited increase rule (draft-ietf-ccwg-ratelimited-increase §3) after an
+    /// ACK grew cwnd from `before`: cwnd ≤ 2·maxFS in slow start, ≤ maxFS + SMSS in
+    /// congestion avoidance; a window already above the limit is not cut, only held.
+    pub fn limit_increase(&mut self, before: u64, max_fs: u64, mss: u64) {
+        let limit = if before < self.w.ssthresh { 2 * max_fs } else { max_fs + mss };
+        self.w.cwnd = self.w.cwnd.min(limit.max(before));
+    }
+
     /// A window the restart policy decided outside an idle's end: a paced restart's
     /// hand-back at its first ACK, or a window-validation part's change (RFC 2861's decay,
     /// new-CWV's responses).

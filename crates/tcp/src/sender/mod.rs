@@ -78,6 +78,8 @@ pub struct SenderConfig {
     pub nagle: bool,
     /// RACK-TLP (RFC 8985) beside SACK recovery; off for other recoveries.
     pub rack_tlp: bool,
+    /// See `TcpConfig::rate_limited_increase`.
+    pub rate_limited_increase: bool,
     /// RTT samples set the RTO (RFC 6298); else they are only observed (min RTT, Vegas'
     /// epochs) and the RTO stays at its initial value, backed off after timeouts, as in
     /// ns-2's FullTcp (`RtoTiming::Ns2Full`).
@@ -151,6 +153,9 @@ pub struct Sender {
     /// The probe timer fired: the next `poll` sends the probe (RFC 8985 §7.3).
     probe_due: bool,
     rto_samples: bool,
+    /// The rate-limited increase rule's maxFS: the largest flight since cwnd was last
+    /// reduced; `None` when the rule is off.
+    max_flight: Option<u64>,
     last_send: Option<Time>,
     /// See `cc::AckCtx::app_limited`.
     app_limited: bool,
@@ -184,6 +189,7 @@ impl Sender {
             rack_tlp: (cfg.rack_tlp && cfg.recovery == RecoveryKind::Sack).then(Box::default),
             probe_due: false,
             rto_samples: cfg.rto_samples,
+            max_flight: cfg.rate_limited_increase.then_some(cfg.initial_window_segments as u64 * cfg.mss_bytes),
             last_send: None,
             app_limited: false,
             stats: SenderStats::default(),
@@ -327,7 +333,13 @@ impl Sender {
         let restart_rto = match self.rec.on_new_ack(ack, acked_bytes, self.mss) {
             NewAck::Outside => {
                 match validation {
-                    Validation::Grow => self.congestion.on_ack(&ctx),
+                    Validation::Grow => {
+                        let before = self.congestion.cwnd();
+                        self.congestion.on_ack(&ctx);
+                        if let Some(max_fs) = self.max_flight {
+                            self.congestion.limit_increase(before, max_fs, self.mss);
+                        }
+                    }
                     Validation::Hold => {}
                     Validation::Set(w) => self.congestion.set_by_restart(w),
                 }
@@ -387,6 +399,10 @@ impl Sender {
             lost_sent_at: self.queue.get(self.snd_una).map(|s| s.sent_at),
         };
         self.congestion.on_congestion_event(&ev);
+        // draft-ietf-ccwg-ratelimited-increase §3: a reduction resets maxFS.
+        if let Some(m) = &mut self.max_flight {
+            *m = 0;
+        }
         if let Some(w) = self.restart.on_congestion_event(self.congestion.window(), &ev) {
             self.congestion.set_by_restart(w);
         }
@@ -442,6 +458,9 @@ impl Sender {
     pub fn on_idle_end(&mut self, now: Time, ctx: &RestartCtx) -> Option<Plan> {
         self.stats.idle_restarts += 1;
         let d = self.restart.on_idle_end(self.congestion.window(), ctx);
+        if let Some(m) = self.max_flight.as_mut().filter(|_| d.window.cwnd < self.congestion.cwnd()) {
+            *m = 0;
+        }
         self.congestion.on_idle_end(now, ctx.idle, d.window);
         d.pace
     }
@@ -566,6 +585,9 @@ impl Sender {
     fn on_sent(&mut self, now: Time, len: u64) {
         self.congestion.on_sent(now, len);
         let sent = SentCtx { now, bytes: len, flight_bytes: self.flight(), window: self.congestion.window() };
+        if let Some(m) = &mut self.max_flight {
+            *m = (*m).max(sent.flight_bytes);
+        }
         if let Some(w) = self.restart.on_sent(&sent) {
             self.congestion.set_by_restart(w);
         }

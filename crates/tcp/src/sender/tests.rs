@@ -19,6 +19,7 @@ fn config(recovery: RecoveryKind) -> SenderConfig {
         rto_in_recovery: RtoInRecovery::KeepSsthresh,
         nagle: false,
         rack_tlp: false,
+        rate_limited_increase: false,
         rto_samples: true,
     }
 }
@@ -245,8 +246,8 @@ fn rtt_observed_without_setting_the_rto() {
 
 /// An application that writes one segment per RTT of 100 ms, each acknowledged before the
 /// next: the cwnd after 40 such rounds under `restart`.
-fn cwnd_after_one_segment_per_rtt(restart: Restart) -> u64 {
-    let cfg = SenderConfig { initial_window_segments: 4, ..config(RecoveryKind::Sack) };
+fn cwnd_after_one_segment_per_rtt(restart: Restart, rate_limited_increase: bool) -> u64 {
+    let cfg = SenderConfig { initial_window_segments: 4, rate_limited_increase, ..config(RecoveryKind::Sack) };
     let mut s = Sender::new(&cfg, Cc::plain(Avoidance::NewReno(NewReno::new(false))), restart.build(4 * MSS), 0);
     let mut m = Measure::new(RtoConfig::default());
     for k in 0..40u64 {
@@ -269,9 +270,30 @@ fn drain_at(s: &mut Sender, now: Time) -> Vec<TxData> {
 /// (RFC 7661 §4.3) holds it once pipeACK (one segment per RTT) is under half of cwnd.
 #[test]
 fn standard_tcp_grows_while_application_limited_and_new_cwv_holds() {
-    assert_eq!(cwnd_after_one_segment_per_rtt(Restart::Ssr), (4 + 40) * MSS);
-    let held = cwnd_after_one_segment_per_rtt(Restart::NewCwv(Default::default()));
+    assert_eq!(cwnd_after_one_segment_per_rtt(Restart::Ssr, false), (4 + 40) * MSS);
+    let held = cwnd_after_one_segment_per_rtt(Restart::NewCwv(Default::default()), false);
     // The first ACK begins the first rate epoch: pipeACK is still undefined and cwnd grows
     // to 5; from the second on, pipeACK = 1 segment < 5 / 2.
     assert_eq!(held, 5 * MSS, "new-CWV");
+}
+
+/// draft-ietf-ccwg-ratelimited-increase §3: maxFS starts at the initial window (4 segments)
+/// and the flight never passes it, so slow start stops at 2·maxFS = 8 segments.
+#[test]
+fn the_rate_limited_increase_rule_caps_growth_at_twice_the_largest_flight() {
+    assert_eq!(cwnd_after_one_segment_per_rtt(Restart::Ssr, true), 8 * MSS);
+}
+
+/// §3: in congestion avoidance the limit is maxFS + SMSS; a window above the limit is held,
+/// not cut.
+#[test]
+fn the_rate_limited_increase_rule_in_congestion_avoidance() {
+    use crate::cc::Window;
+    let mut c = Congestion::new(Cc::plain(Avoidance::NewReno(NewReno::new(false))), Window { cwnd: 10 * MSS, ssthresh: 5 * MSS });
+    c.set_by_restart(Window { cwnd: 10 * MSS + 100, ssthresh: 5 * MSS });
+    c.limit_increase(10 * MSS, 6 * MSS, MSS);
+    assert_eq!(c.cwnd(), 10 * MSS, "above maxFS + SMSS = 7 segments: held at the window before the ACK");
+    c.set_by_restart(Window { cwnd: 6 * MSS + 500, ssthresh: 5 * MSS });
+    c.limit_increase(6 * MSS, 6 * MSS, MSS);
+    assert_eq!(c.cwnd(), 6 * MSS + 500, "below the limit: the growth stands");
 }
