@@ -13,8 +13,9 @@ use crate::time::{Duration, Time};
 /// Which description of new-CWV a part follows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NewCwvForm {
-    /// Paper 003 §3: pipeACK is the data acknowledged in the last measured RTT; a loss in
-    /// the non-validated phase is recovered as usual and the response comes at its end.
+    /// Paper 003 §3: pipeACK is the data acknowledged in the last measured RTT (0 after an
+    /// idle); a loss in the non-validated phase is recovered as usual and the response comes
+    /// at its end.
     Paper,
     /// RFC 7661: pipeACK is the largest sample of the last max(3 RTT, 1 s) (§4.2); a loss
     /// halves max(pipeACK, LossFlightSize) at once and again less R at the end (§4.4.1).
@@ -217,9 +218,11 @@ impl RestartPolicy for NewCwv {
     /// restart window (the authors' Linux module turns `tcp_slow_start_after_idle` off),
     /// unless the NVP has run out.
     fn on_idle_end(&mut self, w: Window, ctx: &RestartCtx) -> IdleDecision {
-        if self.cfg.form == NewCwvForm::Rfc7661 {
-            self.pipe_ack_bytes = self.pipe_ack.value(ctx.now, self.psp);
-        }
+        self.pipe_ack_bytes = match self.cfg.form {
+            // Nothing was acknowledged in the RTTs of the idle: the last measured volume is 0.
+            NewCwvForm::Paper => self.pipe_ack_bytes.map(|_| 0),
+            NewCwvForm::Rfc7661 => self.pipe_ack.value(ctx.now, self.psp),
+        };
         self.update_phase(ctx.now, w.cwnd);
         IdleDecision { window: self.nvp_expired(ctx.now, w).unwrap_or(w), pace: None }
     }
@@ -365,14 +368,21 @@ mod tests {
 
     /// Paper §3: in the non-validated phase cwnd is kept across an idle longer than the RTO
     /// (no restart window, no decay), where RFC 5681 would restart from the initial window.
+    /// The idle leaves the sender non-validated in both forms, though it filled its window
+    /// before: nothing was acknowledged in its RTTs (paper form), none of its samples is
+    /// left in the PSP (RFC form).
     #[test]
     fn paper_3_cwnd_is_kept_across_an_idle() {
-        let mut p = part(NewCwvForm::Rfc7661, NvpLossResponse::HalfUsed);
-        let w = window(20);
-        ack(&mut p, 100, w, Some(4 * MSS), true);
-        let m = measured(0);
-        let ctx = RestartCtx { now: at(10_100), mss: MSS, initial_window_bytes: IW, usable_window_bytes: w.cwnd, idle: Duration::from_secs(10), measure: &m };
-        assert_eq!(p.on_idle_end(w, &ctx), IdleDecision { window: w, pace: None });
+        for form in [NewCwvForm::Paper, NewCwvForm::Rfc7661] {
+            let mut p = part(form, NvpLossResponse::HalfUsed);
+            let w = window(20);
+            assert_eq!(ack(&mut p, 100, w, Some(15 * MSS), true), Validation::Grow);
+            let m = measured(0);
+            let ctx =
+                RestartCtx { now: at(10_100), mss: MSS, initial_window_bytes: IW, usable_window_bytes: w.cwnd, idle: Duration::from_secs(10), measure: &m };
+            assert_eq!(p.on_idle_end(w, &ctx), IdleDecision { window: w, pace: None }, "{form:?}");
+            assert_eq!((p.pipe_ack_bytes, p.validated), (Some(0), false), "{form:?}");
+        }
     }
 
     /// Paper §3 and RFC 7661 §4.4.3: after the NVP (300 s) without validation,
