@@ -657,8 +657,9 @@ def reproduce(paper: str, out: Path | None, overwrite: bool, cache: Path, seeds:
     """Re-run every experiment of PAPER and write a report with figures and claim verdicts.
 
     PAPER is rbp (paper 000: rate-based pacing after idle, Visweswaraiah and Heidemann, 1997),
-    ssthreshless (paper 001: SSthreshless Start, Lu, Zhang, Fu and Foh) or preemptive
-    (paper 002: Preemptive Retransmission on PackMime-HTTP web traffic).
+    ssthreshless (paper 001: SSthreshless Start, Lu, Zhang, Fu and Foh), preemptive
+    (paper 002: Preemptive Retransmission on PackMime-HTTP web traffic) or newcwv (paper 003:
+    new-CWV for rate-limited traffic, Sathiaseelan, Secchi and Fairhurst).
     """
     from .experiments import PAPERS, reproduce_into
 

@@ -1,0 +1,125 @@
+"""What runs: the schemes, one run's scenario and the sweeps of paper 003 §4."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+STANDARD, CWV, NEWCWV, NEWCWV_RW, NEWCWV_STD, NEWCWV_RFC, PADDING = (
+    "standard", "tcp-cwv", "new-cwv", "new-cwv-rw", "new-cwv-std", "new-cwv-rfc7661", "padding")
+#: Each scheme's restart keys and whether its application pads. new-CWV is the paper's form
+#: with its three loss responses ((D − R)/2, the restart window, the standard one); RFC
+#: 7661's form beside them.
+SCHEMES: dict[str, tuple[dict[str, Any], bool]] = {
+    STANDARD: ({"restart": "ssr"}, False),
+    CWV: ({"restart": "cwv"}, False),
+    NEWCWV: ({"restart": {"kind": "new-cwv", "form": "paper", "loss_response": "half-used"}}, False),
+    NEWCWV_RW: ({"restart": {"kind": "new-cwv", "form": "paper", "loss_response": "restart-window"}}, False),
+    NEWCWV_STD: ({"restart": {"kind": "new-cwv", "form": "paper", "loss_response": "standard"}}, False),
+    NEWCWV_RFC: ({"restart": {"kind": "new-cwv", "form": "rfc7661", "loss_response": "half-used"}}, False),
+    PADDING: ({"restart": "ssr"}, True),
+}
+#: The schemes of Fig. 2 and 3, and of the RTT sweep.
+FIG23 = (STANDARD, CWV, NEWCWV)
+RTT_SCHEMES = (STANDARD, NEWCWV, NEWCWV_RW, NEWCWV_STD)
+
+#: The application's rate (kb/s), its rate while application-limited (Fig. 6/7), and the
+#: bottleneck's capacity from the pause on (Mb/s).
+APP_KBPS, LIMITED_KBPS, LOW_MBPS = 512, 12, 2
+#: When the flows pause (and the capacity drops), and for how long (§4).
+PAUSE_S, PAUSE_LEN_S = 28, 5
+#: After the restart, the received rate is measured over MEASURE_S and the drops over the
+#: first DROP_RTTS round trips.
+MEASURE_S, DROP_RTTS = 10, 10
+
+
+@dataclass(frozen=True)
+class Setup:
+    """One configuration. The paper gives the topology, the rates, the times, SACK, no
+    Nagle or delayed ACKs and the minimum RTO; the rest are our readings, stated in the
+    report."""
+
+    kind: str = "idle"  # "idle" (Fig. 4/5) or "limited" (Fig. 6/7)
+    flows: int = 16
+    rtt_ms: float = 200.0  # the bottleneck's 100 ms one way, twice
+    drop: bool = True  # the capacity falls to LOW_MBPS at the pause (False: Fig. 2/3's clean path)
+    queue: int = 0  # bottleneck queue in packets; 0: one BDP of the 100 Mb/s path (§4)
+
+    @property
+    def restart_s(self) -> float:
+        return PAUSE_S + PAUSE_LEN_S
+
+    @property
+    def duration_s(self) -> float:
+        # The flows restart within 1 s of restart_s; each is measured for MEASURE_S.
+        return self.restart_s + 1 + MEASURE_S
+
+    @property
+    def queue_packets(self) -> int:
+        """One BDP of the 100 Mb/s path in 1040-byte packets (§4: "a queue size set to the
+        bandwidth-delay product"), unless `queue` gives it."""
+        return self.queue or round(100e6 * self.rtt_ms / 1000 / 8 / 1040)
+
+    @property
+    def fair_share_kbps(self) -> float:
+        """The TCP fair share after the pause: the capacity split evenly, at most the
+        application's rate."""
+        return min(APP_KBPS, (LOW_MBPS * 1000 if self.drop else 100_000) / self.flows)
+
+
+def tcp_of(scheme: str) -> dict[str, Any]:
+    """§4: SACK, Nagle and delayed ACKs off, minimum RTO 1 s; the scheme's restart policy."""
+    return {"recovery": "sack", "delayed_ack": False, "nagle": False, "min_rto": "1s", **SCHEMES[scheme][0]}
+
+
+def scenario(scheme: str, setup: Setup, seed: int) -> dict[str, Any]:
+    """One run: `setup.flows` rate-limited flows over the §4 dumbbell, each starting within
+    1 s, pausing (or slowing to LIMITED_KBPS) at PAUSE_S for PAUSE_LEN_S and restarting
+    within 1 s; with `drop`, the bottleneck falls to LOW_MBPS at the pause and stays there."""
+    if scheme not in SCHEMES:
+        raise ValueError(f"scheme: {scheme!r} is not one of {', '.join(SCHEMES)}")
+    low = "0bps" if setup.kind == "idle" else f"{LIMITED_KBPS}kbps"
+    app = {"kind": "rate-limited", "rate": f"{APP_KBPS}kbps", "chunk": 1000, "padding": SCHEMES[scheme][1],
+           "phases": [{"at": f"{PAUSE_S}s", "rate": low, "name": setup.kind},
+                      {"at": f"{setup.restart_s:g}s", "within": "1s", "rate": f"{APP_KBPS}kbps", "name": "restart"}]}
+    doc: dict[str, Any] = {
+        "name": f"newcwv {scheme} {setup.kind} n={setup.flows} rtt={setup.rtt_ms:g}ms{'' if setup.drop else ' clean'}",
+        "duration": f"{setup.duration_s:g}s",
+        "seed": seed,
+        "header_bytes": 40,
+        "tcp": tcp_of(scheme),
+        "topology": {"kind": "dumbbell", "pairs": setup.flows, "access_rate": "100Mbps", "access_delay": "0ms",
+                     "bottleneck_rate": "100Mbps", "bottleneck_delay": f"{setup.rtt_ms / 2:g}ms",
+                     "bottleneck_queue": {"packets": setup.queue_packets}},
+        "flow": [{"from": f"s{i}", "to": f"r{i}", "start": "0s", "start_jitter": "1s", "app": app} for i in range(setup.flows)],
+        "trace": {"timeseries": False, "queues": True, "queues_interval": f"{setup.rtt_ms / 2000:g}s", "throughput": "100ms"},
+    }
+    if setup.drop:
+        doc["change"] = [{"at": f"{PAUSE_S}s", "link": "left-right", "rate": f"{LOW_MBPS}Mbps"}]
+    return doc
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """A sweep of §4: its x values, how each becomes a `Setup`, and the schemes it runs."""
+
+    name: str
+    xs: tuple[float, ...]
+    make: Callable[[float], Setup]
+    xlabel: str
+    schemes: tuple[str, ...] = tuple(SCHEMES)
+
+
+def sweeps(quick: bool) -> list[Sweep]:
+    flows = (1, 16) if quick else (1, 2, 4, 8, 16, 32, 64)
+    rtts = (200, 800) if quick else (100, 200, 400, 800)
+    return [
+        Sweep("clean-idle", (1,), lambda x: Setup(kind="idle", flows=1, drop=False), "one flow, clean path", FIG23),
+        Sweep("clean-limited", (1,), lambda x: Setup(kind="limited", flows=1, drop=False), "one flow, clean path", FIG23),
+        Sweep("idle", flows, lambda x: Setup(kind="idle", flows=int(x)), "number of flows"),
+        Sweep("limited", flows, lambda x: Setup(kind="limited", flows=int(x)), "number of flows"),
+        Sweep("rtt", rtts, lambda x: replace(Setup(kind="idle"), rtt_ms=x), "path RTT (ms), 16 flows, idle", RTT_SCHEMES),
+        # A set-up detail the paper leaves out: one BDP at 2 Mb/s (50 packets) and at 8 Mb/s.
+        Sweep("queue", (50, 200), lambda x: Setup(kind="idle", queue=int(x)), "bottleneck queue (packets), 16 flows, idle"),
+    ]
