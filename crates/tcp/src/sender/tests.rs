@@ -297,3 +297,57 @@ fn the_rate_limited_increase_rule_in_congestion_avoidance() {
     c.limit_increase(6 * MSS, 6 * MSS, MSS);
     assert_eq!(c.cwnd(), 6 * MSS + 500, "below the limit: the growth stands");
 }
+
+/// The window after a SACK recovery that starts with 20 segments out, the first lost:
+/// before it, 40 segments of bulk data (slow start to 44 segments), then 5 RTTs of one
+/// segment each (application-limited: pipeACK = 1 segment).
+fn window_after_a_loss_following_a_quiet_spell(restart: Restart) -> crate::cc::Window {
+    let cfg = SenderConfig { initial_window_segments: 4, ..config(RecoveryKind::Sack) };
+    let mut s = Sender::new(&cfg, Cc::plain(Avoidance::NewReno(NewReno::new(false))), restart.build(4 * MSS), 0);
+    let mut m = Measure::new(RtoConfig::default());
+    let rtt = 100_000_000;
+    let mut t = 0;
+    let round = |s: &mut Sender, m: &mut Measure, t: &mut u64| {
+        let sent = drain_at(s, Time(*t));
+        *t += rtt;
+        for seg in sent {
+            s.on_ack(Time(*t), seg.seq + seg.len as u64, [], true, m);
+        }
+    };
+    s.write(40 * MSS);
+    while s.outstanding() || s.has_unsent_data() {
+        round(&mut s, &mut m, &mut t);
+    }
+    for _ in 0..5 {
+        s.write(MSS);
+        round(&mut s, &mut m, &mut t);
+    }
+    // 20 segments at once; the first is lost, the next three are SACKed (RFC 6675 §5).
+    s.write(20 * MSS);
+    let sent = drain_at(&mut s, Time(t));
+    assert_eq!(sent.len(), 20);
+    let una = sent[0].seq;
+    t += rtt;
+    for k in 1..=3 {
+        s.on_ack(Time(t), una, [SeqRange { start: una + MSS, end: una + (k + 1) * MSS }], true, &mut m);
+    }
+    assert!(s.in_recovery());
+    let resent = drain_at(&mut s, Time(t));
+    assert_eq!((resent.len(), resent[0].seq, resent[0].retransmission), (1, una, true), "R = one segment");
+    s.on_ack(Time(t + rtt), una + 20 * MSS, [], true, &mut m);
+    assert!(!s.in_recovery());
+    s.window()
+}
+
+/// Paper 003 §3, RFC 7661 §4.4.1: a loss in the non-validated phase ends its SACK recovery
+/// with cwnd = (D − R) / 2 = (20 − 1) / 2 = 9.5 segments, ssthresh the same, R being what
+/// the recovery resent; standard TCP halves the FlightSize, to 10.
+#[test]
+fn rfc_7661_4_4_1_a_sack_recovery_in_the_nvp_ends_at_d_minus_r_over_two() {
+    use crate::restart::{NewCwvConfig, NewCwvForm};
+    let paper = Restart::NewCwv(NewCwvConfig { form: NewCwvForm::Paper, ..Default::default() });
+    let w = window_after_a_loss_following_a_quiet_spell(paper);
+    assert_eq!((w.cwnd, w.ssthresh), (9 * MSS + MSS / 2, 9 * MSS + MSS / 2));
+    let w = window_after_a_loss_following_a_quiet_spell(Restart::Ssr);
+    assert_eq!((w.cwnd, w.ssthresh), (10 * MSS, 10 * MSS));
+}
