@@ -44,6 +44,46 @@ def run_cli():  # type: ignore[no-untyped-def]
     return _run_cli
 
 
+def quick_reproduction(factory: pytest.TempPathFactory, paper: str):  # type: ignore[no-untyped-def]
+    """`rampup reproduce PAPER --quick` into a fresh folder: (report.md, report.html, its Context)."""
+    from rampup.experiments import Context, load
+
+    root = factory.mktemp(f"reproduce-{paper}")
+    ctx = Context(out=root / "out", cache=root / "cache", quick=True)
+    md, html = load(paper).reproduce(ctx)
+    return md, html, ctx
+
+
+def checked_report(md: Path, html: Path, out: Path, claims: str, figures: list[str]) -> str:
+    """The report's text, once checked: both pages exist, the claims section has a row with
+    a verdict for each of ``claims`` (their letters), and each of ``figures`` is written and
+    shown."""
+    from rampup.experiments.report import VERDICTS
+
+    assert md.exists() and html.exists()
+    text = md.read_text(encoding="utf-8")
+    claims_part = text[text.index("## Claims"):text.index("## Set-up")]
+    rows = [line.split("|") for line in claims_part.splitlines() if line.startswith("| ")][1:]
+    assert {r[1].strip() for r in rows} == set(claims)
+    for r in rows:
+        assert r[5].strip() in VERDICTS, r[1]
+    for name in figures:
+        assert (out / f"{name}.png").stat().st_size > 1000, name
+        assert f"({name}.png)" in text, name
+    return text
+
+
+def second_run_is_all_cached(paper: str, first) -> None:  # type: ignore[no-untyped-def]
+    """A second quick run with the first's cache takes every run from it and writes the
+    same claims."""
+    from rampup.experiments import Context, load
+
+    ctx = Context(out=first.out.parent / "again", cache=first.cache, quick=True)
+    load(paper).reproduce(ctx)
+    assert ctx.cached == ctx.runs == first.runs
+    assert (ctx.out / "claims-table.md").read_text() == (first.out / "claims-table.md").read_text()
+
+
 _VERDICT_CELL = re.compile(r"^((holds|partly|does not hold) \(\d+/\d+\))?$")
 
 

@@ -9,22 +9,18 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import verdict_cells
+from conftest import checked_report, quick_reproduction, second_run_is_all_cached, verdict_cells
 
 from rampup import _toml
-from rampup.experiments import Context, load
+from rampup.experiments import Context
 from rampup.experiments.newcwv.runs import NEWCWV, PADDING, SCHEMES, Setup, scenario
-from rampup.experiments.report import VERDICTS
 
 FIGURES = ["fig2-3", "fig4-5", "fig6-7", "rtt"]
 
 
 @pytest.fixture(scope="module")
 def quick(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Context]:
-    root = tmp_path_factory.mktemp("reproduce-newcwv")
-    ctx = Context(out=root / "out", cache=root / "cache", quick=True)
-    md, html = load("newcwv").reproduce(ctx)
-    return md, html, ctx
+    return quick_reproduction(tmp_path_factory, "newcwv")
 
 
 #: The quick run's verdicts, pinned (the runs are deterministic).
@@ -45,16 +41,7 @@ def test_quick_verdicts_are_pinned(quick: tuple[Path, Path, Context]) -> None:
 
 def test_report_claims_figures_and_data_exist(quick: tuple[Path, Path, Context]) -> None:
     md, html, ctx = quick
-    assert md.exists() and html.exists()
-    text = md.read_text(encoding="utf-8")
-    claims_part = text[text.index("## Claims"):text.index("## Set-up")]
-    rows = [line.split("|") for line in claims_part.splitlines() if line.startswith("| ")][1:]
-    assert {r[1].strip() for r in rows} == set("abcde")
-    for r in rows:
-        assert r[5].strip() in VERDICTS, r[1]
-    for name in FIGURES:
-        assert (ctx.out / f"{name}.png").stat().st_size > 1000, name
-        assert f"({name}.png)" in text, name
+    checked_report(md, html, ctx.out, "abcde", FIGURES)
     points = pd.read_csv(ctx.out / "points.csv")
     assert set(points["sweep"]) == {"clean-idle", "clean-limited", "idle", "limited", "rtt", "queue"}
     runs = pd.read_csv(ctx.out / "runs.csv")
@@ -64,11 +51,8 @@ def test_report_claims_figures_and_data_exist(quick: tuple[Path, Path, Context])
     assert one["rate_kbps"].between(500, 512).all(), one["rate_kbps"].tolist()
 
 
-def test_a_second_run_takes_every_run_from_the_cache(quick: tuple[Path, Path, Context], tmp_path: Path) -> None:
-    ctx = Context(out=tmp_path / "again", cache=quick[2].cache, quick=True)
-    load("newcwv").reproduce(ctx)
-    assert ctx.cached == ctx.runs == quick[2].runs
-    assert (ctx.out / "claims-table.md").read_text() == (quick[2].out / "claims-table.md").read_text()
+def test_second_run_is_all_cached(quick: tuple[Path, Path, Context]) -> None:
+    second_run_is_all_cached("newcwv", quick[2])
 
 
 def test_the_scenario_is_the_papers_set_up() -> None:

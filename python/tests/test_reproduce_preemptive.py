@@ -8,21 +8,17 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import verdict_cells
+from conftest import checked_report, quick_reproduction, second_run_is_all_cached, verdict_cells
 
-from rampup.experiments import Context, load, preemptive
+from rampup.experiments import Context, preemptive
 from rampup.experiments.preemptive.runs import PREEMPTIVE, RACK, RACK_PREEMPTIVE, RENO
-from rampup.experiments.report import VERDICTS
 
 FIGURES = ["fig6", "duration-cdf", "gain-by-size", "duration-by-load"]
 
 
 @pytest.fixture(scope="module")
 def quick(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Context]:
-    root = tmp_path_factory.mktemp("reproduce-preemptive")
-    ctx = Context(out=root / "out", cache=root / "cache", quick=True)
-    md, html = load("preemptive").reproduce(ctx)
-    return md, html, ctx
+    return quick_reproduction(tmp_path_factory, "preemptive")
 
 
 #: The quick run's verdicts, pinned (the runs are deterministic).
@@ -43,16 +39,7 @@ def test_quick_verdicts_are_pinned(quick: tuple[Path, Path, Context]) -> None:
 
 def test_report_claims_figures_and_data_exist(quick: tuple[Path, Path, Context]) -> None:
     md, html, ctx = quick
-    assert md.exists() and html.exists()
-    text = md.read_text(encoding="utf-8")
-    claims_part = text[text.index("## Claims"):text.index("## Set-up")]
-    rows = [line.split("|") for line in claims_part.splitlines() if line.startswith("| ")][1:]
-    assert {r[1].strip() for r in rows} == set("abcde")
-    for r in rows:
-        assert r[5].strip() in VERDICTS, r[1]
-    for name in FIGURES:
-        assert (ctx.out / f"{name}.png").stat().st_size > 1000, name
-        assert f"({name}.png)" in text, name
+    text = checked_report(md, html, ctx.out, "abcde", FIGURES)
     # The paper's numbers stand beside ours, and today's RACK-TLP beside the paper's pair.
     assert "297" in text and "268" in text and "Preemptive over RACK-TLP" in text
     points = pd.read_csv(ctx.out / "points.csv")
@@ -67,11 +54,7 @@ def test_report_claims_figures_and_data_exist(quick: tuple[Path, Path, Context])
 
 
 def test_second_run_is_all_cached(quick: tuple[Path, Path, Context]) -> None:
-    _, _, first = quick
-    ctx = Context(out=first.out.parent / "again", cache=first.cache, quick=True)
-    load("preemptive").reproduce(ctx)
-    assert ctx.cached == ctx.runs == first.runs
-    assert (ctx.out / "claims-table.md").read_text() == (first.out / "claims-table.md").read_text()
+    second_run_is_all_cached("preemptive", quick[2])
 
 
 def test_the_scenario_is_the_papers_set_up() -> None:

@@ -30,12 +30,13 @@ import pandas as pd
 
 from .. import _engine, _toml
 from .checks import MEANING, Check, by_part, count, rule_table, verdict
+from .present import docs_table
 from .report import Claim, Report
 from .runner import Job, engine_build
 from .stats import mean_ci90
 
-__all__ = ["ClaimRule", "Experiment", "Point", "Results", "Verdict", "View", "judge", "paper_data", "reproduce",
-           "summarize"]
+__all__ = ["ClaimRule", "Experiment", "Point", "Results", "Verdict", "View", "claim_rules", "judge", "paper_data",
+           "reproduce", "summarize"]
 
 #: The claims table docs/<paper>.md shows (between its `claims` markers), written beside
 #: the report; a test checks that the page has the one the full reproduction writes.
@@ -97,6 +98,14 @@ class ClaimRule:
     check: Callable[[View], list[Check]]
     numbers: Callable[[View], str]  # our numbers for the claim, briefly
     unit: str = ""  # of the x values a failing check names
+
+
+def claim_rules(paper: str, rules: dict[str, str], checks: dict[str, Callable[[View], list[Check]]],
+                numbers: dict[str, Callable[[View], str]]) -> list[ClaimRule]:
+    """A paper's claims, one per key of ``rules``: its words (``data/<paper>.toml``), our rule
+    in words, the check and our numbers."""
+    words = paper_data(paper)["claim"]
+    return [ClaimRule(c, words[c]["statement"], words[c]["paper"], rules[c], checks[c], numbers[c]) for c in rules]
 
 
 @dataclass
@@ -214,11 +223,15 @@ class Experiment:
         raise NotImplementedError
 
     def views(self, summary: pd.DataFrame) -> tuple[View, Callable[[ClaimRule], Sequence[Alternate]]]:
-        """The primary view and, per claim, the readings it is judged again under."""
-        raise NotImplementedError
+        """The primary view and, per claim, the readings it is judged again under; by
+        default every point, and no other reading."""
+        return View(summary, {}), lambda r: []
 
     def docs_table(self, res: Results, verdicts: list[Verdict]) -> str:
-        raise NotImplementedError
+        """The claims table of the docs page; by default the paper's words, our verdict with
+        its count of checks passed, and our numbers."""
+        rows = [[f"({v.rule.id}) {v.rule.paper}", v.cell(), v.ours] for v in verdicts]
+        return docs_table(["claim", "verdict", "what came out"], rows) + "\n"
 
     def setup(self, rep: Report, res: Results, ctx: Any) -> None:
         raise NotImplementedError

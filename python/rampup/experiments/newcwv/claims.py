@@ -9,6 +9,7 @@ paper's numbers, with the tolerance each check names.
 
 from __future__ import annotations
 
+from .. import framework
 from ..checks import Check
 from ..framework import ClaimRule, View, paper_data
 from .runs import CWV, NEWCWV, NEWCWV_RW, NEWCWV_STD, PADDING, STANDARD
@@ -134,5 +135,4 @@ NUMBERS = {"a": numbers_a, "b": numbers_b, "c": numbers_c, "d": numbers_d, "e": 
 
 
 def claim_rules() -> list[ClaimRule]:
-    words = paper_data("newcwv")["claim"]
-    return [ClaimRule(c, words[c]["statement"], words[c]["paper"], RULES[c], CHECKS[c], NUMBERS[c]) for c in RULES]
+    return framework.claim_rules("newcwv", RULES, CHECKS, NUMBERS)

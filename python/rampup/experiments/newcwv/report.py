@@ -12,7 +12,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from ..framework import ClaimRule, Experiment, Point, Results, Verdict, View
-from ..present import docs_table, errorbars, settings_table, x_table
+from ..present import errorbars, settings_table, x_table
 from ..report import Report
 from .claims import BEHIND, DROPS, RATE, SHARE, claim_rules
 from .runs import APP_KBPS, DROP_RTTS, FIG23, LIMITED_KBPS, LOW_MBPS, MEASURE_S, NEWCWV, PAUSE_LEN_S, PAUSE_S, SCHEMES, Setup, scenario, sweeps, tcp_of
@@ -93,12 +93,6 @@ class NewCwv(Experiment):
 
     def claims(self) -> list[ClaimRule]:
         return claim_rules()
-
-    def views(self, summary: pd.DataFrame):  # type: ignore[no-untyped-def]
-        return View(summary, {}), lambda r: []
-
-    def docs_table(self, res: Results, verdicts: list[Verdict]) -> str:
-        return docs_table(["claim", "verdict", "what came out"], [[f"({v.rule.id}) {v.rule.paper}", v.cell(), v.ours] for v in verdicts]) + "\n"
 
     def setup(self, rep: Report, res: Results, ctx: Any) -> None:
         rep.heading("Set-up")

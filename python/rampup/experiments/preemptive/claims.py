@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from .. import framework
 from ..checks import Check
 from ..framework import ClaimRule, View, paper_data
 from .runs import PREEMPTIVE, RENO
@@ -111,8 +112,7 @@ NUMBERS = {"a": numbers_a, "b": numbers_b, "c": numbers_c, "d": numbers_d, "e": 
 
 
 def claim_rules() -> list[ClaimRule]:
-    words = paper_data("preemptive")["claim"]
-    return [ClaimRule(c, words[c]["statement"], words[c]["paper"], RULES[c], CHECKS[c], NUMBERS[c]) for c in RULES]
+    return framework.claim_rules("preemptive", RULES, CHECKS, NUMBERS)
 
 
 def paper_improvements() -> pd.DataFrame:

@@ -12,7 +12,7 @@ from matplotlib.figure import Figure
 
 from .. import profiles
 from ..framework import ClaimRule, Experiment, Point, Results, Verdict, View
-from ..present import docs_table, errorbars, settings_table, x_table
+from ..present import errorbars, settings_table, x_table
 from ..report import Report
 from .claims import MEAN, claim_rules, improvement, paper_improvements
 from .runs import PREEMPTIVE, RACK, RACK_PREEMPTIVE, RENO, SCHEMES, SIZE_EDGES, SIZE_LABELS, Setup, base, scenario, sweeps, tcp_of
@@ -98,12 +98,6 @@ class Preemptive(Experiment):
 
     def claims(self) -> list[ClaimRule]:
         return claim_rules()
-
-    def views(self, summary: pd.DataFrame):  # type: ignore[no-untyped-def]
-        return View(summary, {}), lambda r: []
-
-    def docs_table(self, res: Results, verdicts: list[Verdict]) -> str:
-        return docs_table(["claim", "verdict", "what came out"], [[f"({v.rule.id}) {v.rule.paper}", v.cell(), v.ours] for v in verdicts]) + "\n"
 
     def setup(self, rep: Report, res: Results, ctx: Any) -> None:
         b = base(ctx.quick)
