@@ -301,6 +301,12 @@ impl Recovery {
         !self.ep.in_recovery && snd_una > self.ep.recover
     }
 
+    /// Loss repair is under way: a recovery, or the window of a timeout that go-back-N is
+    /// still repairing (Linux's Recovery and Loss states: `snd_una` below `recover`).
+    pub fn repairing(&self, snd_una: u64) -> bool {
+        self.ep.in_recovery || snd_una < self.ep.recover
+    }
+
     /// Recovery begins (after `DupAck::LossDetected`): `snd_max` is the recovery point and
     /// `flight_bytes` FlightSize. Returns the cwnd inflation over ssthresh.
     pub fn enter(&mut self, queue: &mut SendQueue, snd_max: u64, flight_bytes: u64, mss: u64) -> u64 {

@@ -63,13 +63,18 @@ impl Rack {
 
     /// RACK_detect_loss (§6.2 step 5): mark every segment sent before RACK's that has had
     /// RACK.rtt + `reo_wnd` to arrive; a marked segment may go again in this recovery.
-    /// Returns whether any was newly marked and, for the others it waits on, how long until
-    /// the last of them is due (the reordering timer).
+    /// Returns whether any segment not SACKed is marked lost (now or before, and not resent
+    /// since) and, for the others it waits on, how long until the last of them is due (the
+    /// reordering timer).
     pub fn detect_loss(&self, queue: &mut SendQueue, now: Time, reo_wnd: Duration) -> (bool, Option<Duration>) {
         let Some(xmit_ts) = self.xmit_ts else { return (false, None) };
         let (mut lost, mut wait) = (false, None::<Duration>);
         for s in queue.from_mut(0) {
-            if s.sacked || s.repair == Repair::Lost || !sent_after(xmit_ts, self.end_seq, s.sent_at, s.seq_end()) {
+            if s.repair == Repair::Lost && !s.sacked {
+                lost = true;
+                continue;
+            }
+            if s.sacked || !sent_after(xmit_ts, self.end_seq, s.sent_at, s.seq_end()) {
                 continue;
             }
             let due = s.sent_at + self.rtt + reo_wnd;
@@ -131,6 +136,12 @@ mod tests {
         let (marked, _) = rack.detect_loss(&mut q, Time(26 * MS), Duration(5 * MS));
         assert!(marked);
         assert_eq!(lost(&q), [true, true, false, false, false]);
+        // Marks made before still count (a recovery refused then may start now), until the
+        // segment is resent.
+        assert_eq!(rack.detect_loss(&mut q, Time(26 * MS), Duration(5 * MS)), (true, Some(Duration(2 * MS))));
+        q.mark_retransmitted(1, Time(26 * MS), true);
+        q.mark_retransmitted(1001, Time(26 * MS), true);
+        assert!(!rack.detect_loss(&mut q, Time(26 * MS), Duration(5 * MS)).0);
     }
 
     /// §6.2 step 3 and RACK_update_reo_wnd: no window in recovery or with dupthresh SACKed

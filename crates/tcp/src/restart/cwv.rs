@@ -4,7 +4,7 @@
 //! an RTO, cwnd moves halfway to the window it used.
 
 use super::{ssr, IdleDecision, RestartCtx, RestartPolicy, SentCtx, Validation};
-use crate::cc::{AckCtx, Window};
+use crate::cc::{AckCtx, CongestionEvent, CongestionKind, Window};
 use crate::time::{Duration, Time};
 
 #[derive(Clone, Debug)]
@@ -16,11 +16,14 @@ pub struct Cwv {
     t_prev: Option<Time>,
     /// RFC 2861's W_used: the largest flight since `t_prev`.
     w_used: u64,
+    /// In fast recovery, where the window is recovery's (Linux decays it only in its Open
+    /// state).
+    in_recovery: bool,
 }
 
 impl Cwv {
     pub fn new(initial_window_bytes: u64) -> Self {
-        Cwv { initial_window_bytes, rto: Duration::from_secs(1), t_prev: None, w_used: 0 }
+        Cwv { initial_window_bytes, rto: Duration::from_secs(1), t_prev: None, w_used: 0, in_recovery: false }
     }
 }
 
@@ -36,6 +39,9 @@ impl RestartPolicy for Cwv {
     /// RFC 2861 §3, after each segment sent: a full window restarts the period; else the
     /// flight counts toward W_used, and a period of an RTO ends with the decay.
     fn on_sent(&mut self, s: &SentCtx) -> Option<Window> {
+        if self.in_recovery {
+            return None;
+        }
         let t_prev = *self.t_prev.get_or_insert(s.now);
         if s.flight_bytes >= s.window.cwnd {
             self.t_prev = Some(s.now);
@@ -55,6 +61,23 @@ impl RestartPolicy for Cwv {
     fn on_ack(&mut self, _w: Window, ctx: &AckCtx) -> Validation {
         self.rto = ctx.measure.rto();
         Validation::Grow
+    }
+
+    fn on_congestion_event(&mut self, _w: Window, ev: &CongestionEvent) -> Option<Window> {
+        self.in_recovery = ev.kind != CongestionKind::Rto;
+        None
+    }
+
+    /// A new period starts after a recovery or a timeout: the window was just set by them.
+    fn on_recovery_end(&mut self, _w: Window, _resent_bytes: u64) -> Option<Window> {
+        self.in_recovery = false;
+        self.t_prev = None;
+        None
+    }
+
+    fn on_rto(&mut self) {
+        self.in_recovery = false;
+        self.t_prev = None;
     }
 
     /// RFC 2861 §3's idle rule, then a new period from the restart.
@@ -122,6 +145,28 @@ mod tests {
         };
         assert_eq!(cwv.on_idle_end(w, &ctx).window, Window { cwnd: 4 * MSS, ssthresh: 24 * MSS });
         assert_eq!(sent(&mut cwv, 5500, 1, w), None, "the period began at the restart, 500 ms ago");
+    }
+
+    /// Linux decays the window only in its Open state: not during a fast recovery, whose
+    /// window is recovery's; a new period starts when it ends.
+    #[test]
+    fn rfc_2861_3_no_decay_during_fast_recovery() {
+        let mut cwv = Cwv::new(IW);
+        let w = Window { cwnd: 20 * MSS, ssthresh: 10 * MSS };
+        sent(&mut cwv, 0, 4, w);
+        let ev = CongestionEvent {
+            now: Time(0),
+            kind: CongestionKind::FastRetransmit { inflation_bytes: 0 },
+            mss: MSS,
+            loss_window_bytes: 4 * MSS,
+            flight_bytes: 4 * MSS,
+            lost_sent_at: None,
+        };
+        assert_eq!(cwv.on_congestion_event(w, &ev), None);
+        assert_eq!(sent(&mut cwv, 1500, 2, w), None, "in recovery");
+        cwv.on_recovery_end(w, MSS);
+        assert_eq!(sent(&mut cwv, 1600, 2, w), None, "a new period from here");
+        assert!(sent(&mut cwv, 2600, 2, w).is_some());
     }
 
     /// Linux: W_used counts as at least the initial window; nothing changes when the

@@ -244,7 +244,8 @@ impl RestartPolicy for NewCwv {
         self.nvp_loss = Some(used);
         match (self.cfg.form, self.cfg.loss_response) {
             (NewCwvForm::Rfc7661, NvpLossResponse::HalfUsed) => {
-                let cwnd = (used / 2).max(ev.mss);
+                // RFC 5681 eq. (4)'s floor for ssthresh: 2 segments.
+                let cwnd = (used / 2).max(2 * ev.mss);
                 Some(Window { cwnd: cwnd + w.cwnd.saturating_sub(w.ssthresh), ssthresh: cwnd })
             }
             _ => None,

@@ -378,7 +378,7 @@ impl Sender {
         let flight = self.flight();
         let inflation_bytes = self.rec.enter(&mut self.queue, self.snd_max, flight, self.mss);
         self.resent_in_recovery = 0;
-        self.congestion_event(now, CongestionKind::FastRetransmit { inflation_bytes }, loss_window);
+        self.congestion_event(now, CongestionKind::FastRetransmit { inflation_bytes }, loss_window, flight);
         if let Some(rt) = &mut self.rack_tlp {
             // The recovery answers for the loss a probe in flight would reveal.
             rt.on_recovery();
@@ -389,15 +389,10 @@ impl Sender {
         self.stats.fast_retransmits += 1;
     }
 
-    fn congestion_event(&mut self, now: Time, kind: CongestionKind, loss_window_bytes: u64) {
-        let ev = CongestionEvent {
-            now,
-            kind,
-            mss: self.mss,
-            loss_window_bytes,
-            flight_bytes: self.flight(),
-            lost_sent_at: self.queue.get(self.snd_una).map(|s| s.sent_at),
-        };
+    /// A congestion event with `flight_bytes` outstanding when the loss was found (what
+    /// new-CWV's (D − R)/2 calls D).
+    fn congestion_event(&mut self, now: Time, kind: CongestionKind, loss_window_bytes: u64, flight_bytes: u64) {
+        let ev = CongestionEvent { now, kind, mss: self.mss, loss_window_bytes, flight_bytes, lost_sent_at: self.queue.get(self.snd_una).map(|s| s.sent_at) };
         self.congestion.on_congestion_event(&ev);
         // draft-ietf-ccwg-ratelimited-increase §3: a reduction resets maxFS.
         if let Some(m) = &mut self.max_flight {
@@ -422,7 +417,7 @@ impl Sender {
         // RFC 5681 §3.1 eq. (4); on a repeated timeout ssthresh stays as it is.
         let keep = self.rec.in_recovery() && self.rto_in_recovery == RtoInRecovery::KeepSsthresh;
         if !repeated && !keep {
-            self.congestion_event(now, CongestionKind::Rto, self.loss_window());
+            self.congestion_event(now, CongestionKind::Rto, self.loss_window(), self.flight());
         }
         // RFC 5681 §3.1: the loss window is one segment; go back N from snd_una.
         self.congestion.on_rto(now, self.mss);

@@ -49,6 +49,9 @@ impl Sender {
         pure: bool,
         measure: &mut Measure,
     ) -> AckResult {
+        // What was outstanding before this ACK: the flight in which a probe's repair found
+        // its loss (§7.4).
+        let flight_before = self.flight();
         self.rack_on_ack(now, ack, sack.clone(), measure);
         let newly_sacked = self.rec.on_sack(&mut self.queue, sack);
         let (result, dup) = if ack > self.snd_una {
@@ -68,7 +71,7 @@ impl Sender {
             // by now), as Linux's tcp_init_cwnd_reduction takes it.
             let loss_window = self.congestion.cwnd().min(self.max_window);
             self.resent_in_recovery = 0;
-            self.congestion_event(now, CongestionKind::FastRetransmit { inflation_bytes: 0 }, loss_window);
+            self.congestion_event(now, CongestionKind::FastRetransmit { inflation_bytes: 0 }, loss_window, flight_before);
             self.recovery_ended(now);
         }
         self.rack_detect(now, measure);
@@ -103,11 +106,12 @@ impl Sender {
         let Some(rt) = &mut self.rack_tlp else { return };
         let sacked = self.queue.from(self.snd_una).filter(|s| s.sacked).count() as u32;
         let reo_wnd = rt.rack.reo_wnd(self.rec.in_recovery(), sacked, self.rec.dupthresh(), measure.min_rtt(), measure.srtt());
-        let (lost, wait) = rt.rack.detect_loss(&mut self.queue, now, reo_wnd);
+        let (marked, wait) = rt.rack.detect_loss(&mut self.queue, now, reo_wnd);
         rt.reorder_at = wait.map(|w| now + w);
         // RFC 8985 §6.3 starts a recovery on RACK's marks, under the same rule as duplicate
         // ACKs: never inside the window a timeout is still repairing, where go-back-N resends.
-        if lost && self.rec.may_enter(self.snd_una) {
+        // Marks made there still count once the window is repaired.
+        if marked && self.rec.may_enter(self.snd_una) {
             self.enter_recovery(now);
         }
     }
@@ -123,11 +127,12 @@ impl Sender {
     }
 
     /// When a probe should go (§7.2), if one may be scheduled now: RACK-TLP runs, data is
-    /// outstanding, no recovery, nothing SACKed, no probe in flight. `rto_at`: when the
-    /// retransmission timer fires.
+    /// outstanding, no recovery and no timeout's window being repaired (Linux probes only in
+    /// its Open state, not in Recovery or Loss), nothing SACKed, no probe in flight.
+    /// `rto_at`: when the retransmission timer fires.
     pub fn probe_at(&self, now: Time, srtt: Option<Duration>, rto_at: Option<Time>) -> Option<Time> {
         let rt = self.rack_tlp.as_ref()?;
-        if !rt.tlp.idle() || self.rec.in_recovery() || !self.outstanding() || self.queue.from(self.snd_una).any(|s| s.sacked) {
+        if !rt.tlp.idle() || self.rec.repairing(self.snd_una) || !self.outstanding() || self.queue.from(self.snd_una).any(|s| s.sacked) {
             return None;
         }
         Some(Tlp::pto(now, srtt, self.flight() <= self.mss, rto_at))

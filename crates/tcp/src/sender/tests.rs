@@ -228,6 +228,16 @@ fn rfc_8985_7_2_when_a_probe_may_be_scheduled() {
     lose_first(&mut s, &mut m, 3);
     assert!(s.in_recovery());
     assert_eq!(s.probe_at(Time(1), srtt, None), None, "in recovery");
+    // After a timeout, none while go-back-N repairs its window (Linux: no probe in Loss).
+    let mut s = rack_tlp_sender(10);
+    s.write_unlimited();
+    drain(&mut s);
+    s.on_rto(Time(1), false, &mut m);
+    drain(&mut s);
+    assert_eq!(s.probe_at(Time(1), srtt, None), None, "a timeout's window being repaired");
+    s.on_ack(Time(2), 1 + 10 * MSS, [], true, &mut m);
+    assert!(!drain(&mut s).is_empty());
+    assert!(s.probe_at(Time(2), srtt, None).is_some(), "the window repaired, new data out");
 }
 
 /// Without RTO samples (ns-2's FullTcp), an ACK's RTT is observed (the least RTT) but the

@@ -31,7 +31,7 @@ SETUP = (
     "or drops to {limited} kb/s (Fig. 6/7), and the bottleneck falls to {low} Mb/s and stays there; the flows go back to "
     "{app} kb/s at {restart} s, each at a uniform time within 1 s. TCP with SACK, no Nagle, no delayed ACKs, minimum RTO "
     "1 s. Fig. 2/3 run one flow on the same path without the drop. {seeds} seeds per point. What the paper leaves out, "
-    "our readings: the received rate is each flow's data rate over the {measure} s after its restart (the phases table), "
+    "our readings: the received rate is each flow's data rate from its restart to the end of the run, {measure} to {measure_plus} s (the phases table), "
     "averaged over flows; the drop rate is the bottleneck's drops over the packets offered to it in the {drop_rtts} RTTs "
     "after {restart} s (its drops and what the receivers got); the fair share is min({app} kb/s, {low} Mb/s / flows); "
     "the capacity stays low after the restart; the queue is one BDP of the 100 Mb/s path in packets.")
@@ -97,7 +97,7 @@ class NewCwv(Experiment):
     def setup(self, rep: Report, res: Results, ctx: Any) -> None:
         rep.heading("Set-up")
         rep.text(SETUP.format(queue=Setup().queue_packets, app=APP_KBPS, pause=PAUSE_S, pause_len=PAUSE_LEN_S, limited=LIMITED_KBPS,
-                              low=LOW_MBPS, restart=PAUSE_S + PAUSE_LEN_S, seeds=int(res.runs["seed"].max()), measure=MEASURE_S,
+                              low=LOW_MBPS, restart=PAUSE_S + PAUSE_LEN_S, seeds=int(res.runs["seed"].max()), measure=MEASURE_S, measure_plus=MEASURE_S + 1,
                               drop_rtts=DROP_RTTS))
         rep.text(SCHEMES_TEXT.format(app=APP_KBPS))
         rep.table(settings_table({s: {**tcp_of(s), **({"app padding": True} if SCHEMES[s][1] else {})} for s in SCHEMES}),
