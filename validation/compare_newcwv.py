@@ -26,26 +26,17 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "python"))
+
+from rampup import _engine  # noqa: E402 -- from this checkout
+from rampup.experiments.newcwv.runs import behind_s  # noqa: E402
+
 NS2_SCRIPT = ROOT / "python" / "rampup" / "ns2" / "ratelimited.tcl"
 SCENARIO = ROOT / "scenarios" / "rate-limited.toml"
 DURATION_S = 30
-RATE_BYTES_PER_S, ONE_WAY_S = 64_000.0, 0.1
+ONE_WAY_S = 0.1
 #: ns-2's sink counts packets with their 40 header bytes.
 NS2_PACKET, PAYLOAD = 1040, 1000
-
-
-def behind_for(times: list[float], data: list[float], start: float) -> float:
-    """Seconds after `start` during which the data received since then, in 100 ms steps,
-    fell behind what the application wrote one one-way delay earlier by more than two
-    writes (as crates/sim/tests/rate_limited.rs measures it)."""
-    got, last_behind = 0.0, start
-    for t, d in zip(times, data, strict=True):
-        if t < start - 1e-9 or t >= start + 4.0:
-            continue
-        got += d
-        if got < RATE_BYTES_PER_S * (t + 0.1 - start - ONE_WAY_S) - 2000:
-            last_behind = t + 0.1
-    return round(last_behind - start, 1)
 
 
 def ns2() -> dict[str, float]:
@@ -59,9 +50,6 @@ def ns2() -> dict[str, float]:
 
 
 def rampup() -> dict[str, float]:
-    sys.path.insert(0, str(ROOT / "python"))
-    from rampup import _engine
-
     text = SCENARIO.read_text().replace('restart = "new-cwv"', 'restart = "ssr"\nhandshake = false\ninitial_window = 1')
     tables = _engine.run(text)["tables"]
     tp, ts = tables["throughput"], tables["timeseries"]
@@ -78,9 +66,9 @@ def rampup() -> dict[str, float]:
 def figures(times: list[float], data: list[float], cwnd_at) -> dict[str, float]:  # type: ignore[no-untyped-def]
     return {
         "cwnd before the idle (9.9 s), segments": cwnd_at(9.9),
-        "seconds behind the application after the idle (from 15 s)": behind_for(times, data, 15.0),
+        "seconds behind the application after the idle (from 15 s)": behind_s(times, data, 15.0, ONE_WAY_S),
         "cwnd after 5 s at 12 kb/s (24.9 s), segments": cwnd_at(24.9),
-        "seconds behind the application after 12 kb/s (from 25 s)": behind_for(times, data, 25.0),
+        "seconds behind the application after 12 kb/s (from 25 s)": behind_s(times, data, 25.0, ONE_WAY_S),
     }
 
 

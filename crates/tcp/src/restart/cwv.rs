@@ -32,7 +32,7 @@ impl Cwv {
 /// least the initial window and changes nothing when W_used reaches cwnd.
 pub fn application_limited(w: Window, w_used: u64, initial_window_bytes: u64) -> Option<Window> {
     let used = w_used.max(initial_window_bytes);
-    (used < w.cwnd).then(|| Window { cwnd: (w.cwnd + used) / 2, ssthresh: w.ssthresh.max(w.cwnd / 2 + w.cwnd / 4) })
+    (used < w.cwnd).then(|| Window { cwnd: (w.cwnd + used) / 2, ssthresh: ssr::remembered_ssthresh(w) })
 }
 
 impl RestartPolicy for Cwv {
@@ -96,7 +96,7 @@ mod tests {
     const IW: u64 = 2 * MSS;
 
     fn sent(cwv: &mut Cwv, at_ms: u64, flight_segs: u64, w: Window) -> Option<Window> {
-        cwv.on_sent(&SentCtx { now: Time(at_ms * 1_000_000), bytes: MSS, flight_bytes: flight_segs * MSS, window: w })
+        cwv.on_sent(&SentCtx { now: Time(at_ms * 1_000_000), flight_bytes: flight_segs * MSS, window: w })
     }
 
     /// RFC 2861 §3: a sender that keeps at most 4 of its 20 segments out for an RTO (1 s)

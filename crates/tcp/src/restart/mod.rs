@@ -118,8 +118,6 @@ impl Restart {
 /// What a part reads when a data segment goes out.
 pub struct SentCtx {
     pub now: Time,
-    /// Payload bytes of the segment (new or retransmitted).
-    pub bytes: u64,
     /// FlightSize with the segment out.
     pub flight_bytes: u64,
     /// The window as it stands.
@@ -195,7 +193,7 @@ pub enum Part {
     RbpRate(RbpRate),
     RbpCwnd(RbpCwnd),
     Cwv(Cwv),
-    /// Boxed: some 120 bytes that connections with another policy need not carry.
+    /// Boxed: its 136 bytes would make every part that big (48 bytes now).
     NewCwv(Box<NewCwv>),
 }
 

@@ -5,7 +5,7 @@
 //! sender fills it again, a congestion event, or the non-validated period (NVP, 5 minutes)
 //! runs out.
 
-use super::{IdleDecision, RestartCtx, RestartPolicy, Validation};
+use super::{ssr, IdleDecision, RestartCtx, RestartPolicy, Validation};
 use crate::cc::{AckCtx, CongestionEvent, CongestionKind, Window};
 use crate::measure::RateEpoch;
 use crate::time::{Duration, Time};
@@ -171,8 +171,7 @@ impl NewCwv {
             return None;
         }
         self.validated_at = now;
-        let ssthresh = w.ssthresh.max(w.cwnd / 2 + w.cwnd / 4);
-        Some(Window { cwnd: (w.cwnd / 2).max(self.initial_window_bytes), ssthresh })
+        Some(Window { cwnd: (w.cwnd / 2).max(self.initial_window_bytes), ssthresh: ssr::remembered_ssthresh(w) })
     }
 
     /// pipeACK becomes undefined (after recovery and a timeout): the sender is validated.
@@ -259,13 +258,13 @@ impl RestartPolicy for NewCwv {
         let loss = self.nvp_loss;
         self.reset();
         let used = loss?;
+        let restart_window = ssr::rfc5681(w, self.initial_window_bytes);
         match self.cfg.loss_response {
             NvpLossResponse::HalfUsed => {
-                // At least the restart window, min(IW, cwnd).
-                let cwnd = (used.saturating_sub(resent_bytes) / 2).max(self.initial_window_bytes.min(w.cwnd));
+                let cwnd = (used.saturating_sub(resent_bytes) / 2).max(restart_window.cwnd);
                 Some(Window { cwnd, ssthresh: cwnd })
             }
-            NvpLossResponse::RestartWindow => Some(Window { cwnd: self.initial_window_bytes.min(w.cwnd), ..w }),
+            NvpLossResponse::RestartWindow => Some(restart_window),
             NvpLossResponse::Standard => None,
         }
     }

@@ -44,10 +44,17 @@ pub fn rfc5681(w: Window, initial_window_bytes: u64) -> Window {
     Window { cwnd: w.cwnd.min(initial_window_bytes), ..w }
 }
 
+/// RFC 2861 §3 (Linux's `tcp_current_ssthresh`): before a window that was not used is cut,
+/// ssthresh = max(ssthresh, 3/4 cwnd) remembers it, so that slow start can return to it.
+/// RFC 2861's decays and new-CWV's end of the NVP (RFC 7661 §4.4.3) share it.
+pub fn remembered_ssthresh(w: Window) -> u64 {
+    w.ssthresh.max(w.cwnd / 2 + w.cwnd / 4)
+}
+
 /// RFC 2861 §3 as Linux does it (`tcp_cwnd_restart`): ssthresh = max(ssthresh, 3/4 cwnd)
 /// remembers the window, then cwnd halves once for every RTO of idle, never below RW.
 pub fn rfc2861(w: Window, initial_window_bytes: u64, idle: Duration, rto: Duration) -> Window {
-    let ssthresh = w.ssthresh.max(w.cwnd / 2 + w.cwnd / 4);
+    let ssthresh = remembered_ssthresh(w);
     let restart_window = w.cwnd.min(initial_window_bytes);
     let mut cwnd = w.cwnd;
     let mut left = idle;

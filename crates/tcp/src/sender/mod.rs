@@ -579,7 +579,7 @@ impl Sender {
     #[inline]
     fn on_sent(&mut self, now: Time, len: u64) {
         self.congestion.on_sent(now, len);
-        let sent = SentCtx { now, bytes: len, flight_bytes: self.flight(), window: self.congestion.window() };
+        let sent = SentCtx { now, flight_bytes: self.flight(), window: self.congestion.window() };
         if let Some(m) = &mut self.max_flight {
             *m = (*m).max(sent.flight_bytes);
         }

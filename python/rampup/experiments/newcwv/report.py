@@ -15,13 +15,29 @@ from ..framework import ClaimRule, Experiment, Point, Results, Verdict, View
 from ..present import errorbars, settings_table, x_table
 from ..report import Report
 from .claims import BEHIND, DROPS, RATE, SHARE, claim_rules
-from .runs import APP_KBPS, DROP_RTTS, FIG23, LIMITED_KBPS, LOW_MBPS, MEASURE_S, NEWCWV, PAUSE_LEN_S, PAUSE_S, SCHEMES, Setup, scenario, sweeps, tcp_of
+from .runs import (
+    APP_KBPS,
+    DROP_RTTS,
+    FIG23,
+    LIMITED_KBPS,
+    LOW_MBPS,
+    MEASURE_S,
+    NEWCWV,
+    PAUSE_LEN_S,
+    PAUSE_S,
+    SCHEMES,
+    Setup,
+    behind_s,
+    scenario,
+    sweeps,
+    tcp_of,
+)
 
 COLORS = {"standard": "tab:blue", "tcp-cwv": "tab:orange", "new-cwv": "tab:green", "new-cwv-rw": "tab:olive",
           "new-cwv-std": "tab:cyan", "new-cwv-rfc7661": "tab:purple", "padding": "tab:red"}
 STYLE = {s: dict(color=c, marker="o") for s, c in COLORS.items()}
-#: Bytes per second the application writes, and per write.
-APP_BYTES_PER_S, CHUNK = APP_KBPS * 1000 / 8, 1000
+#: Bytes per write: the drop rate counts what the receivers got in packets of this payload.
+CHUNK = 1000
 
 SETUP = (
     "Paper 003 §4: a dumbbell of 100 Mb/s access links (0 ms) and a 100 Mb/s bottleneck with 100 ms one way (RTT 200 ms; "
@@ -81,7 +97,8 @@ class NewCwv(Experiment):
         q = q[q["queue"] == "left->right"]
         drops = _at(q, t2) - _at(q, t1)
         return {RATE: rate, SHARE: rate / setup.fair_share_kbps, DROPS: drops / max(drops + got, 1), "wire_kbps": wire,
-                BEHIND: _behind(tp, restart["start_ns"].min() / 1e9, setup.rtt_ms / 2000) if not setup.drop else np.nan}
+                BEHIND: behind_s(tp["t_ns"] / 1e9, tp["data_bytes"], restart["start_ns"].min() / 1e9, setup.rtt_ms / 2000)
+                if not setup.drop else np.nan}
 
     def example_of(self, point: Point, tables: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame] | None:
         if point.tags["sweep"].startswith("clean") and point.tags["seed"] == 1:
@@ -122,21 +139,6 @@ def _at(q: pd.DataFrame, t_ns: float) -> float:
     """The port's cumulative drops as of `t_ns` (its last row at or before)."""
     before = q[q["t_ns"] <= t_ns]
     return float(before["drops"].iloc[-1]) if len(before) else 0.0
-
-
-def _behind(tp: pd.DataFrame, start_s: float, one_way_s: float) -> float:
-    """Seconds after `start_s` during which the data received since then, in 100 ms bins,
-    fell behind what the application wrote one one-way delay earlier by more than two
-    writes (crates/sim/tests/rate_limited.rs measures it so)."""
-    got, last = 0.0, start_s
-    for t_ns, data in zip(tp["t_ns"], tp["data_bytes"], strict=True):
-        t = t_ns / 1e9
-        if t + 0.1 <= start_s + 1e-9 or t >= start_s + 4:
-            continue
-        got += data
-        if got < APP_BYTES_PER_S * (t + 0.1 - start_s - one_way_s) - 2 * CHUNK:
-            last = t + 0.1
-    return round(last - start_s, 1)
 
 
 def _clean(rep: Report, res: Results, v: View) -> None:

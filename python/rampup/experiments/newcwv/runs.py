@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -32,6 +32,22 @@ PAUSE_S, PAUSE_LEN_S = 28, 5
 #: After the restart, the received rate is measured over MEASURE_S and the drops over the
 #: first DROP_RTTS round trips.
 MEASURE_S, DROP_RTTS = 10, 10
+
+
+def behind_s(times_s: Iterable[float], data_bytes: Iterable[float], start_s: float, one_way_s: float) -> float:
+    """Seconds after `start_s` during which the data received since then, in the 100 ms
+    bins that start at `times_s` (the throughput table's), fell behind what an application
+    of APP_KBPS wrote one one-way delay earlier by more than two 1000-byte writes: how long a
+    restart took to reach the application's rate (0: it never fell behind), over the 4 s
+    after `start_s`. crates/sim/tests/rate_limited.rs measures it the same way."""
+    got, last = 0.0, start_s
+    for t, data in zip(times_s, data_bytes, strict=True):
+        if t + 0.1 <= start_s + 1e-9 or t >= start_s + 4:
+            continue
+        got += data
+        if got < APP_KBPS * 1000 / 8 * (t + 0.1 - start_s - one_way_s) - 2000:
+            last = t + 0.1
+    return round(last - start_s, 1)
 
 
 @dataclass(frozen=True)
