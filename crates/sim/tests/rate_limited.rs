@@ -92,3 +92,34 @@ fn padding_fills_the_idle_and_is_not_counted_as_data() {
     assert_eq!(t.u64s("data_bytes").iter().sum::<u64>(), data.iter().sum::<u64>());
     assert_eq!(t.u64s("bytes").iter().sum::<u64>(), bytes.iter().sum::<u64>());
 }
+
+/// Regression (a fast-path property case): 1 kb/s of data padded to 3,779 kb/s in 100-byte
+/// writes. A fast path delivers each write before the next is made and the receiver keeps
+/// pace; hop by hop it lags. Both count the same data: 1 kb/s, 6 or 7 bytes a 50 ms bin.
+#[test]
+fn padding_counts_the_same_data_with_fast_paths_and_hop_by_hop() {
+    let text = r#"
+        duration = "1788ms"
+        [topology]
+        kind = "dumbbell"
+        pairs = 1
+        access_rate = "1Gbps"
+        access_delay = "0ms"
+        bottleneck_rate = "20Mbps"
+        bottleneck_delay = "4ms"
+        bottleneck_queue = { packets = 99 }
+        [trace]
+        throughput = "50ms"
+        [[flow]]
+        from = "s0"
+        to = "r0"
+        app = { kind = "rate-limited", rate = "3779kbps", chunk = 100, phases = [ { at = "1ms", rate = "1kbps" } ], padding = true }
+        tcp = { delayed_ack = false }
+    "#;
+    let sc = rampup_sim::scenario::parse(text).expect("valid");
+    let fast = rampup_sim::run(&sc, 1, &mut rampup_sim::to_the_end).unwrap();
+    let reference = rampup_sim::run_hop_by_hop(&sc, 1);
+    let data = |out: &RunOutput| out.table("throughput").u64s("data_bytes").to_vec();
+    assert_eq!(data(&fast), data(&reference));
+    assert!(data(&fast)[1..35].iter().all(|&b| (6..=7).contains(&b)), "{:?}", data(&fast));
+}
