@@ -2,7 +2,8 @@
 //! endpoint built from it gets fresh controllers.
 
 use crate::cc::{
-    Avoidance, Cc, Hoe, LimitedSlowStart, LimitedSlowStartConfig, NewReno, SlowStart, Ssthreshless, SsthreshlessConfig, StartupPart, Vegas, VegasConfig,
+    Avoidance, Cc, Cubic, CubicConfig, Hoe, HyStart, HyStartPlusPlus, LimitedSlowStart, LimitedSlowStartConfig, NewReno, SlowStart, Ssthreshless,
+    SsthreshlessConfig, StartupPart, Vegas, VegasConfig,
 };
 use crate::measure::RtoConfig;
 use crate::preemptive::PreemptiveConfig;
@@ -16,6 +17,7 @@ use crate::time::Duration;
 pub enum CcKind {
     NewReno { byte_counting: bool },
     Vegas(VegasConfig),
+    Cubic(CubicConfig),
 }
 
 impl CcKind {
@@ -24,6 +26,7 @@ impl CcKind {
         match self {
             CcKind::NewReno { .. } => "newreno",
             CcKind::Vegas(_) => "vegas",
+            CcKind::Cubic(_) => "cubic",
         }
     }
 
@@ -31,6 +34,7 @@ impl CcKind {
         match self {
             CcKind::NewReno { byte_counting } => Avoidance::NewReno(NewReno::new(*byte_counting)),
             CcKind::Vegas(cfg) => Avoidance::Vegas(Vegas::new(*cfg)),
+            CcKind::Cubic(cfg) => Avoidance::Cubic(Cubic::new(*cfg)),
         }
     }
 }
@@ -43,6 +47,10 @@ pub enum StartupKind {
     Hoe,
     LimitedSlowStart(LimitedSlowStartConfig),
     Ssthreshless(SsthreshlessConfig),
+    /// Linux's HyStart (`tcp_cubic.c`).
+    HyStart,
+    /// RFC 9406.
+    HyStartPlusPlus,
 }
 
 impl StartupKind {
@@ -53,6 +61,8 @@ impl StartupKind {
             StartupKind::Hoe => "hoe",
             StartupKind::LimitedSlowStart(_) => "limited-slow-start",
             StartupKind::Ssthreshless(_) => "ssthreshless",
+            StartupKind::HyStart => "hystart",
+            StartupKind::HyStartPlusPlus => "hystart++",
         }
     }
 
@@ -62,6 +72,8 @@ impl StartupKind {
             StartupKind::Hoe => StartupPart::Hoe(Hoe::new()),
             StartupKind::LimitedSlowStart(cfg) => StartupPart::LimitedSlowStart(LimitedSlowStart::new(*cfg)),
             StartupKind::Ssthreshless(cfg) => StartupPart::Ssthreshless(Ssthreshless::new(*cfg)),
+            StartupKind::HyStart => StartupPart::HyStart(HyStart::new()),
+            StartupKind::HyStartPlusPlus => StartupPart::HyStartPlusPlus(HyStartPlusPlus::new()),
         }
     }
 }

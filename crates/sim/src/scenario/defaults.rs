@@ -216,6 +216,9 @@ fn parts(put: &mut impl FnMut(&'static str, &'static str, String)) {
         put("tcp", "vegas_rtt", name(&v.rtt, ""));
         put("tcp", "vegas_slow_start_exit", name(&v.slow_start_exit, ""));
     }
+    if let CcKind::Cubic(c) = tcp_of("cc = \"cubic\"").cc {
+        put("tcp", "cubic_fast_convergence", c.fast_convergence.to_string());
+    }
     if let StartupKind::Ssthreshless(s) = tcp_of("cc = \"ssthreshless\"").startup {
         put("tcp", "ssthreshless_gamma", format!("{:?}", s.gamma_segments));
         put("tcp", "ssthreshless_schedule", name(&s.schedule, ""));
@@ -290,6 +293,7 @@ mod tests {
             let line = format!("{} = {}", r.key, r.value);
             let part = match r.key {
                 k if k.starts_with("vegas_") => "cc = \"vegas\"",
+                k if k.starts_with("cubic_") => "cc = \"cubic\"",
                 k if k.starts_with("ssthreshless_") => "cc = \"ssthreshless\"",
                 "max_ssthresh" => "cc = \"limited-slow-start\"",
                 "rbp_scale" => "restart = \"rbp-rate\"",

@@ -1,7 +1,7 @@
 //! A flow's `tcp` table: its keys, their defaults (`TcpConfig::default()`) and the checks
 //! that turn them into a `TcpConfig`.
 
-use rampup_tcp::cc::{AdjustiveSchedule, LimitedSlowStartConfig, SsthreshlessConfig, VegasConfig, VegasRtt, VegasSlowStartExit};
+use rampup_tcp::cc::{AdjustiveSchedule, CubicConfig, LimitedSlowStartConfig, SsthreshlessConfig, VegasConfig, VegasRtt, VegasSlowStartExit};
 use rampup_tcp::measure::{RtoConfig, RtoRule};
 use rampup_tcp::restart::{IdleThreshold, NewCwvConfig, NewCwvForm, NvpLossResponse, Restart};
 use rampup_tcp::{CcKind, Duration, LossWindow, PreemptiveConfig, RecoveryKind, RtoInRecovery, RtoTiming, SackPermitted, SackPipe, StartupKind, TcpConfig};
@@ -18,6 +18,7 @@ use crate::units::{SizeValue, TimeValue};
 enum CcName {
     Newreno,
     Vegas,
+    Cubic,
     Ssthreshless,
     Hoe,
     LimitedSlowStart,
@@ -30,7 +31,7 @@ impl CcName {
             CcName::Hoe => Some(StartupName::Hoe),
             CcName::LimitedSlowStart => Some(StartupName::LimitedSlowStart),
             CcName::Ssthreshless => Some(StartupName::Ssthreshless),
-            CcName::Newreno | CcName::Vegas => None,
+            CcName::Newreno | CcName::Vegas | CcName::Cubic => None,
         }
     }
 }
@@ -43,6 +44,10 @@ enum StartupName {
     Hoe,
     LimitedSlowStart,
     Ssthreshless,
+    #[serde(rename = "hystart")]
+    HyStart,
+    #[serde(rename = "hystart++")]
+    HyStartPlusPlus,
 }
 
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
@@ -193,6 +198,7 @@ pub(super) struct TcpFile {
     loss_window: Option<LossWindowName>,
     dupthresh: Option<u32>,
     byte_counting: Option<bool>,
+    cubic_fast_convergence: Option<bool>,
     vegas_alpha: Option<f64>,
     vegas_beta: Option<f64>,
     vegas_gamma: Option<f64>,
@@ -253,13 +259,14 @@ impl<N: Copy, T> Part<N, T> {
 }
 
 /// `cc = { kind = "vegas", alpha = 1.0, beta = 3.0, gamma = 1.0, rtt = "mean", slow_start_exit = "eighth" }`,
-/// `cc = { kind = "newreno", byte_counting = true }`; a startup's name as `kind` takes that
+/// `cc = { kind = "newreno", byte_counting = true }`, `cc = { kind = "cubic", fast_convergence = false }`; a startup's name as `kind` takes that
 /// startup's settings (`cc = { kind = "ssthreshless", gamma = 3.0 }`).
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq)]
 #[serde(deny_unknown_fields)]
 struct CcTable {
     kind: CcName,
     byte_counting: Option<bool>,
+    fast_convergence: Option<bool>,
     alpha: Option<f64>,
     beta: Option<f64>,
     gamma: Option<f64>,
@@ -321,6 +328,13 @@ impl TcpFile {
                 c.byte_counting,
                 ["cc", "byte_counting", "byte_counting"],
                 (c.kind == CcName::Vegas).then_some("\"newreno\" or a startup's name"),
+                p,
+            )?;
+            put(
+                &mut self.cubic_fast_convergence,
+                c.fast_convergence,
+                ["cc", "fast_convergence", "cubic_fast_convergence"],
+                only(CcName::Cubic, "\"cubic\""),
                 p,
             )?;
             put(&mut self.vegas_alpha, c.alpha, ["cc", "alpha", "vegas_alpha"], vegas, p)?;
@@ -399,6 +413,7 @@ impl TcpFile {
             loss_window,
             dupthresh,
             byte_counting,
+            cubic_fast_convergence,
             vegas_alpha,
             vegas_beta,
             vegas_gamma,
@@ -487,16 +502,27 @@ pub(super) fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError
         StartupName::Hoe => StartupKind::Hoe,
         StartupName::LimitedSlowStart => StartupKind::LimitedSlowStart(LimitedSlowStartConfig { max_ssthresh_bytes }),
         StartupName::Ssthreshless => StartupKind::Ssthreshless(ssthreshless),
+        StartupName::HyStart => StartupKind::HyStart,
+        StartupName::HyStartPlusPlus => StartupKind::HyStartPlusPlus,
     };
-    let newreno = CcKind::NewReno { byte_counting: t.byte_counting.unwrap_or(false) };
+    let byte_counting = t.byte_counting.unwrap_or(false);
+    let newreno = CcKind::NewReno { byte_counting };
     let cc_name = t.cc.map_or(CcName::Newreno, |c| c.name(|t| t.kind));
+    if cc_name != CcName::Cubic && t.cubic_fast_convergence.is_some() {
+        return err(format!("{p}.cubic_fast_convergence"), "applies to cc = \"cubic\" only");
+    }
     let (cc, startup) = match (cc_name, cc_name.startup(), t.startup.map(|s| s.name(|t| t.kind))) {
         (CcName::Vegas, ..) if t.byte_counting == Some(true) => {
-            return err(format!("{p}.byte_counting"), "applies to cc = \"newreno\" (RFC 3465), not to cc = \"vegas\"");
+            return err(format!("{p}.byte_counting"), "applies to cc = \"newreno\" or \"cubic\" (RFC 3465), not to cc = \"vegas\"");
+        }
+        (CcName::Cubic, _, named) => {
+            let fast_convergence = t.cubic_fast_convergence.unwrap_or(CubicConfig::default().fast_convergence);
+            (CcKind::Cubic(CubicConfig { fast_convergence, byte_counting }), startup_kind(named.unwrap_or(StartupName::SlowStart)))
         }
         (CcName::Vegas, _, None | Some(StartupName::SlowStart)) => (CcKind::Vegas(vegas), StartupKind::SlowStart),
         (CcName::Vegas, _, Some(_)) => {
-            let why = "cc = \"vegas\" has its own slow start (it ends when the backlog exceeds vegas_gamma); a startup composes with cc = \"newreno\"";
+            let why =
+                "cc = \"vegas\" has its own slow start (it ends when the backlog exceeds vegas_gamma); a startup composes with cc = \"newreno\" or \"cubic\"";
             return err(format!("{p}.startup"), why);
         }
         (_, Some(_), Some(_)) => {

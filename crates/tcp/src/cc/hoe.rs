@@ -90,7 +90,17 @@ mod tests {
         let mut w = Window { cwnd: 2000, ssthresh: u64::MAX };
         let t0 = Time(Duration::from_millis(100).0);
         for t in [t0, t0 + Duration::from_micros(200)] {
-            let ctx = AckCtx { now: t, mss: 1000, acked_bytes: 1000, rtt_sample: None, app_limited: false, measure: &m, rate_epoch: RateEpoch::Running };
+            let ctx = AckCtx {
+                now: t,
+                mss: 1000,
+                acked_bytes: 1000,
+                rtt_sample: None,
+                app_limited: false,
+                measure: &m,
+                rate_epoch: RateEpoch::Running,
+                ack: 0,
+                snd_nxt: 0,
+            };
             hoe.on_ack(&mut w, &ctx);
         }
         // 40 Mb/s × 100 ms = 500 000 bytes; each ACK still grew the window by one segment.
@@ -103,6 +113,8 @@ mod tests {
             app_limited: false,
             measure: &m,
             rate_epoch: RateEpoch::Running,
+            ack: 0,
+            snd_nxt: 0,
         };
         hoe.on_ack(&mut w, &ctx);
         assert_eq!(w.ssthresh, 500_000, "only the first pair counts");

@@ -57,7 +57,17 @@ mod tests {
 
     fn lss(window: Window, acks: u64) -> Window {
         let m = Measure::new(RtoConfig::default());
-        let ctx = AckCtx { now: Time(0), mss: MSS, acked_bytes: MSS, rtt_sample: None, app_limited: false, measure: &m, rate_epoch: RateEpoch::Running };
+        let ctx = AckCtx {
+            now: Time(0),
+            mss: MSS,
+            acked_bytes: MSS,
+            rtt_sample: None,
+            app_limited: false,
+            measure: &m,
+            rate_epoch: RateEpoch::Running,
+            ack: 0,
+            snd_nxt: 0,
+        };
         let lss = LimitedSlowStart::new(LimitedSlowStartConfig { max_ssthresh_bytes: 100 * MSS });
         // RFC 3742 with RFC 5681 below max_ssthresh and in congestion avoidance.
         let mut lss = Cc::new(StartupPart::LimitedSlowStart(lss), Avoidance::NewReno(NewReno::new(false)));

@@ -2,9 +2,9 @@
 //!
 //! Two families, each a trait with its built-in parts in one enum that dispatches each hook
 //! at one point (`dispatch!`), so the call stays static: the avoidance controllers
-//! (`CongestionControl`, stored in `Avoidance`: NewReno, Vegas) and the startups that
+//! (`CongestionControl`, stored in `Avoidance`: NewReno, Vegas, CUBIC) and the startups that
 //! replace or bound slow start (`Startup`, stored in `StartupPart`: Hoe, Limited Slow
-//! Start, SSthreshless Start). `Cc` composes one of each. The window itself is kept by `Congestion` (`window.rs`), the only
+//! Start, SSthreshless Start, Linux's HyStart, HyStart++). `Cc` composes one of each. The window itself is kept by `Congestion` (`window.rs`), the only
 //! place in the crate that writes cwnd and ssthresh: it applies the rules every algorithm
 //! shares (RFC 5681's loss window, fast-recovery inflation, the timeout's one segment) and
 //! hands the window to the algorithm's hooks for what is its own.
@@ -13,7 +13,10 @@
 //! and changes only the window it is handed. Loss *recovery* (what to retransmit) belongs
 //! to `recovery`, which tells `Congestion` what happened.
 
+mod cubic;
 mod hoe;
+mod hystart;
+mod hystart_pp;
 mod limited_slow_start;
 mod newreno;
 mod ssthreshless;
@@ -21,11 +24,14 @@ mod startup;
 mod vegas;
 mod window;
 
+pub use cubic::{Cubic, CubicConfig};
 pub use hoe::{Hoe, PacketPair};
+pub use hystart::HyStart;
+pub use hystart_pp::HyStartPlusPlus;
 pub use limited_slow_start::{LimitedSlowStart, LimitedSlowStartConfig};
 pub use newreno::NewReno;
 pub use ssthreshless::{AdjustiveSchedule, Ssthreshless, SsthreshlessConfig, SsthreshlessMode};
-pub use startup::{SlowStart, Startup, StartupPart};
+pub use startup::{Rounds, SlowStart, Startup, StartupPart};
 pub use vegas::{Vegas, VegasConfig, VegasRtt, VegasSlowStartExit};
 pub use window::{Congestion, CongestionEvent, CongestionKind, RecoveryWindow, Window};
 
@@ -49,6 +55,10 @@ pub struct AckCtx<'a> {
     /// Whether this ACK completed a per-RTT rate epoch, and whether the epoch left a fresh
     /// sample in `measure.last_rate()`.
     pub rate_epoch: RateEpoch,
+    /// The cumulative ACK (snd_una after it) and snd_nxt: a startup that counts rounds as
+    /// RFC 9406 does (windowEnd = SND.NXT at a round's start) reads them.
+    pub ack: u64,
+    pub snd_nxt: u64,
 }
 
 /// The loss response that RFC 5681 eq. (4) gives: ssthresh = max(FlightSize / 2, 2 * SMSS).
@@ -82,8 +92,9 @@ pub trait CongestionControl {
     /// window to restart with.
     fn on_idle_end(&mut self, _now: Time, _idle: Duration) {}
 
-    /// A data segment of `bytes` payload went out (a retransmission too).
-    fn on_sent(&mut self, _now: Time, _bytes: u64) {}
+    /// A data segment of `bytes` payload went out (a retransmission too), leaving
+    /// `flight_bytes` outstanding with it.
+    fn on_sent(&mut self, _now: Time, _bytes: u64, _flight_bytes: u64) {}
 
     /// The rate at which the algorithm wants its data paced, if it paces.
     fn pacing_rate(&self, _w: &Window) -> Option<Rate> {
@@ -107,6 +118,7 @@ pub trait CongestionControl {
 pub enum Avoidance {
     NewReno(NewReno),
     Vegas(Vegas),
+    Cubic(Cubic),
 }
 
 /// The one dispatch point: `$c` is the inner controller in every arm.
@@ -115,6 +127,7 @@ macro_rules! dispatch {
         match $avoidance {
             Avoidance::NewReno($c) => $body,
             Avoidance::Vegas($c) => $body,
+            Avoidance::Cubic($c) => $body,
         }
     };
 }
@@ -137,8 +150,8 @@ impl CongestionControl for Avoidance {
         dispatch!(self, c => c.on_idle_end(now, idle))
     }
     #[inline]
-    fn on_sent(&mut self, now: Time, bytes: u64) {
-        dispatch!(self, c => c.on_sent(now, bytes))
+    fn on_sent(&mut self, now: Time, bytes: u64, flight_bytes: u64) {
+        dispatch!(self, c => c.on_sent(now, bytes, flight_bytes))
     }
     fn pacing_rate(&self, w: &Window) -> Option<Rate> {
         dispatch!(self, c => c.pacing_rate(w))
@@ -198,8 +211,8 @@ impl CongestionControl for Cc {
         self.avoidance.on_idle_end(now, idle)
     }
     #[inline]
-    fn on_sent(&mut self, now: Time, bytes: u64) {
-        self.avoidance.on_sent(now, bytes)
+    fn on_sent(&mut self, now: Time, bytes: u64, flight_bytes: u64) {
+        self.avoidance.on_sent(now, bytes, flight_bytes)
     }
     fn pacing_rate(&self, w: &Window) -> Option<Rate> {
         self.avoidance.pacing_rate(w)

@@ -28,13 +28,19 @@ impl NewReno {
     }
 }
 
+/// RFC 5681 eq. (2): cwnd += min(N, SMSS) for `acked` bytes newly acknowledged; RFC 3465
+/// (`byte_counting`) allows up to L = 2 SMSS. The slow start NewReno and CUBIC share.
+#[inline]
+pub(super) fn slow_start(w: &mut Window, acked: u64, mss: u64, byte_counting: bool) {
+    let limit = if byte_counting { 2 * mss } else { mss };
+    w.cwnd += acked.min(limit);
+}
+
 impl CongestionControl for NewReno {
     fn on_ack(&mut self, w: &mut Window, ctx: &AckCtx) {
         let mss = ctx.mss;
         if w.cwnd < w.ssthresh {
-            // RFC 5681 eq. (2): cwnd += min(N, SMSS); RFC 3465 allows up to L * SMSS.
-            let limit = if self.byte_counting { 2 * mss } else { mss };
-            w.cwnd += ctx.acked_bytes.min(limit);
+            slow_start(w, ctx.acked_bytes, mss, self.byte_counting);
         } else if self.byte_counting {
             // RFC 3465 §2.1: one SMSS per cwnd of bytes acknowledged.
             self.ca_acked += ctx.acked_bytes;
@@ -75,8 +81,17 @@ mod tests {
         for segments in [10u64, 600, 5000] {
             let mut cc = NewReno::new(false);
             let mut w = Window { cwnd: segments * mss, ssthresh: 0 };
-            let ctx =
-                AckCtx { now: Time::ZERO, mss, acked_bytes: mss, rtt_sample: None, app_limited: false, measure: &measure, rate_epoch: RateEpoch::Running };
+            let ctx = AckCtx {
+                now: Time::ZERO,
+                mss,
+                acked_bytes: mss,
+                rtt_sample: None,
+                app_limited: false,
+                measure: &measure,
+                rate_epoch: RateEpoch::Running,
+                ack: 0,
+                snd_nxt: 0,
+            };
             for _ in 0..segments {
                 cc.on_ack(&mut w, &ctx);
             }
@@ -97,8 +112,17 @@ mod tests {
                 let mut cc = NewReno::new(false);
                 let mut w = Window { cwnd: start, ssthresh: 0 };
                 let (mut cwnd, mut credit) = (start, 0u64);
-                let ctx =
-                    AckCtx { now: Time::ZERO, mss, acked_bytes: mss, rtt_sample: None, app_limited: false, measure: &measure, rate_epoch: RateEpoch::Running };
+                let ctx = AckCtx {
+                    now: Time::ZERO,
+                    mss,
+                    acked_bytes: mss,
+                    rtt_sample: None,
+                    app_limited: false,
+                    measure: &measure,
+                    rate_epoch: RateEpoch::Running,
+                    ack: 0,
+                    snd_nxt: 0,
+                };
                 for ack in 1..=1000 {
                     cc.on_ack(&mut w, &ctx);
                     credit += mss * mss;

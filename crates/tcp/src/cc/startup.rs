@@ -4,7 +4,7 @@
 //! slow start and congestion avoidance say. It never sets ssthresh at a loss; that stays
 //! the controller's, so one startup serves NewReno today and CUBIC later.
 
-use super::{AckCtx, CongestionEvent, Hoe, LimitedSlowStart, Ssthreshless, Window};
+use super::{AckCtx, CongestionEvent, Hoe, HyStart, HyStartPlusPlus, LimitedSlowStart, Ssthreshless, Window};
 
 /// One startup algorithm. `Cc` calls the hooks before the avoidance controller's.
 pub trait Startup {
@@ -49,6 +49,8 @@ pub enum StartupPart {
     Hoe(Hoe),
     LimitedSlowStart(LimitedSlowStart),
     Ssthreshless(Ssthreshless),
+    HyStart(HyStart),
+    HyStartPlusPlus(HyStartPlusPlus),
 }
 
 /// The one dispatch point: `$s` is the inner startup in every arm.
@@ -59,6 +61,8 @@ macro_rules! dispatch {
             StartupPart::Hoe($s) => $body,
             StartupPart::LimitedSlowStart($s) => $body,
             StartupPart::Ssthreshless($s) => $body,
+            StartupPart::HyStart($s) => $body,
+            StartupPart::HyStartPlusPlus($s) => $body,
         }
     };
 }
@@ -76,5 +80,24 @@ impl Startup for StartupPart {
     }
     fn congestive_events(&self) -> u32 {
         dispatch!(self, s => s.congestive_events())
+    }
+}
+
+/// Rounds of one RTT as RFC 9406 §4.2 and Linux's HyStart count them: a round ends when the
+/// cumulative ACK passes windowEnd, the SND.NXT of its start (Linux `after(snd_una, end_seq)`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Rounds {
+    window_end: Option<u64>,
+}
+
+impl Rounds {
+    /// An ACK moved snd_una to `ack`; `snd_nxt` is the next byte to send. True when a new
+    /// round starts with this ACK (the first ACK starts the first).
+    pub fn on_ack(&mut self, ack: u64, snd_nxt: u64) -> bool {
+        if self.window_end.is_some_and(|end| ack <= end) {
+            return false;
+        }
+        self.window_end = Some(snd_nxt);
+        true
     }
 }

@@ -328,7 +328,7 @@ impl Sender {
         self.snd_una = ack;
         self.snd_nxt = self.snd_nxt.max(ack);
         let rate_epoch = measure.on_ack(now, ack, acked_bytes, self.snd_nxt);
-        let ctx = AckCtx { now, mss: self.mss, acked_bytes, rtt_sample, app_limited: self.app_limited, measure, rate_epoch };
+        let ctx = AckCtx { now, mss: self.mss, acked_bytes, rtt_sample, app_limited: self.app_limited, measure, rate_epoch, ack, snd_nxt: self.snd_nxt };
         let validation = self.restart.on_ack(self.congestion.window(), &ctx);
         let restart_rto = match self.rec.on_new_ack(ack, acked_bytes, self.mss) {
             NewAck::Outside => {
@@ -578,8 +578,9 @@ impl Sender {
     /// the counters count it.
     #[inline]
     fn on_sent(&mut self, now: Time, len: u64) {
-        self.congestion.on_sent(now, len);
-        let sent = SentCtx { now, flight_bytes: self.flight(), window: self.congestion.window() };
+        let flight_bytes = self.flight();
+        self.congestion.on_sent(now, len, flight_bytes);
+        let sent = SentCtx { now, flight_bytes, window: self.congestion.window() };
         if let Some(m) = &mut self.max_flight {
             *m = (*m).max(sent.flight_bytes);
         }

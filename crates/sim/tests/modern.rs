@@ -1,0 +1,90 @@
+//! Today's TCP on paper 001's dumbbell (40 Mb/s bottleneck, 48 ms one way with 1 ms access
+//! links: base RTT 100 ms; 250-packet drop-tail buffer; one bulk flow for 10 s): CUBIC
+//! (RFC 9438) with Linux's HyStart, and HyStart++ (RFC 9406).
+
+use rampup_sim::{run_toml, RunOutput};
+
+/// Payload bytes per second the 40 Mb/s bottleneck carries with 1000-byte segments and
+/// 40-byte headers.
+const LINK_PAYLOAD_BYTES_PER_S: f64 = 40e6 / 8.0 * 1000.0 / 1040.0;
+
+fn dumbbell(tcp: &str) -> String {
+    format!(
+        r#"
+duration = "10s"
+[topology]
+kind = "dumbbell"
+access_rate = "1Gbps"
+access_delay = "1ms"
+bottleneck_rate = "40Mbps"
+bottleneck_delay = "48ms"
+bottleneck_queue = {{ packets = 250 }}
+[[flow]]
+from = "s0"
+to = "r0"
+app = {{ kind = "bulk" }}
+tcp = {{ mss = 1000, initial_window = 10, recovery = "sack", {tcp} }}
+[trace]
+queues = true
+throughput = "100ms"
+"#
+    )
+}
+
+fn run(tcp: &str) -> RunOutput {
+    run_toml(&dumbbell(tcp), None).expect("valid scenario")
+}
+
+/// When ssthresh was first set (slow start ended), and when the bottleneck first dropped.
+fn exit_and_first_drop(out: &RunOutput) -> (Option<u64>, Option<u64>) {
+    let ts = out.table("timeseries");
+    let exit = ts.f64s("ssthresh_bytes").iter().position(|s| !s.is_nan()).map(|i| ts.u64s("t_ns")[i]);
+    let q = out.table("queues");
+    let drop = q.u64s("drops").iter().position(|&d| d > 0).map(|i| q.u64s("t_ns")[i]);
+    (exit, drop)
+}
+
+/// The share of the bottleneck's payload rate the flow got from `from_s` to `to_s`.
+fn utilization(out: &RunOutput, from_s: f64, to_s: f64) -> f64 {
+    let t = out.table("throughput");
+    let bytes: u64 = t.u64s("t_ns").iter().zip(t.u64s("bytes")).filter(|(&t, _)| t as f64 / 1e9 >= from_s && (t as f64 / 1e9) < to_s).map(|(_, &b)| b).sum();
+    bytes as f64 / ((to_s - from_s) * LINK_PAYLOAD_BYTES_PER_S)
+}
+
+/// Issue 20's scenario check: CUBIC with HyStart leaves slow start on a delay or ACK-train
+/// signal before the buffer overflows, then fills the link: at least 90% from 2 s to 10 s.
+#[test]
+fn cubic_with_hystart_leaves_slow_start_before_the_first_loss_and_fills_the_link() {
+    let out = run(r#"cc = "cubic", startup = "hystart""#);
+    let (exit, drop) = exit_and_first_drop(&out);
+    let exit = exit.expect("HyStart ended slow start");
+    assert!(drop.is_none_or(|d| exit < d), "slow start ended at {exit} ns, the first drop at {drop:?}");
+    let u = utilization(&out, 2.0, 10.0);
+    assert!(u >= 0.90, "utilization 2-10 s: {u:.3}");
+    // Without HyStart, slow start runs into the buffer.
+    let plain = run(r#"cc = "cubic""#);
+    let (exit, drop) = exit_and_first_drop(&plain);
+    assert!(drop.is_some_and(|d| exit.is_some_and(|e| e >= d)), "plain slow start ends at a loss: {exit:?} {drop:?}");
+}
+
+/// HyStart++ watches each round's least RTT, which rises only once a standing queue outlasts
+/// the round's first ACKs: one round after the window passed the BDP (480 packets). With a
+/// buffer of half the BDP, slow start's bursts overflow it in the very round the window
+/// passes the BDP (the queue grows by one packet per ACK), so HyStart++ sees nothing and
+/// runs as slow start does, to the same loss. With 1000 packets it enters CSS before the
+/// first drop and overshoots far less than slow start.
+#[test]
+fn hystart_plus_plus_over_newreno_enters_css_before_a_loss_where_a_round_sees_the_queue() {
+    let modes = |o: &RunOutput| o.table("timeseries").strs("cc_mode").to_vec();
+    let drops = |o: &RunOutput| o.table("flows").u64s("drops")[0];
+    let (hpp, ss) = (run(r#"startup = "hystart++""#), run(r#"startup = "slow-start""#));
+    assert!(!modes(&hpp).iter().any(|m| m == "conservative_slow_start"));
+    assert_eq!(drops(&hpp), drops(&ss), "250 packets: the same loss as slow start");
+    let deep = |startup: &str| run_toml(&dumbbell(&format!("startup = \"{startup}\"")).replace("packets = 250", "packets = 1000"), None).expect("valid");
+    let (hpp, ss) = (deep("hystart++"), deep("slow-start"));
+    let ts = hpp.table("timeseries");
+    let css = ts.strs("cc_mode").iter().position(|m| m == "conservative_slow_start").map(|i| ts.u64s("t_ns")[i]).expect("CSS");
+    let (_, drop) = exit_and_first_drop(&hpp);
+    assert!(drop.is_none_or(|d| css < d), "1000 packets: CSS at {css} ns, the first drop at {drop:?}");
+    assert!(3 * drops(&hpp) < drops(&ss), "drops: HyStart++ {}, slow start {}", drops(&hpp), drops(&ss));
+}
