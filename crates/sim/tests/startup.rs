@@ -183,8 +183,8 @@ fn a_startup_composes_with_newreno_and_its_shorthand_is_the_same_run() {
     assert!(msg.starts_with("flow[0].tcp.startup: ") && msg.contains("own slow start"), "{msg}");
     let msg = e(r#"cc = "hoe", startup = "ssthreshless""#);
     assert!(msg.starts_with("flow[0].tcp.startup: ") && msg.contains("cc = \"newreno\""), "{msg}");
-    let msg = e(r#"startup = "hystart""#);
-    assert!(msg.contains("flow[0].tcp.startup") && msg.contains("slow-start") && msg.contains("limited-slow-start"), "{msg}");
+    let msg = e(r#"startup = "hystart3""#);
+    assert!(msg.contains("flow[0].tcp.startup") && msg.contains("slow-start") && msg.contains("hystart++"), "{msg}");
     let msg = e(r#"cc = "vegas", byte_counting = true"#);
     assert!(msg.starts_with("flow[0].tcp.byte_counting: "), "{msg}");
     assert!(check_toml(&paper_dumbbell(r#"cc = "vegas", startup = "slow-start""#, "")).is_ok());

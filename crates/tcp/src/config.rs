@@ -124,6 +124,9 @@ pub struct TcpConfig {
     pub sack_permitted: SackPermitted,
     /// How SACK recovery counts the data in flight (only for `RecoveryKind::Sack`).
     pub sack_pipe: SackPipe,
+    /// SACK recovery sends as Proportional Rate Reduction (RFC 6937, with the slow-start
+    /// reduction bound) says, as Linux does; else while pipe < cwnd (RFC 6675).
+    pub prr: bool,
     pub dupthresh: u32,
     pub limited_transmit: bool,
     /// Nagle's algorithm (RFC 896): a short segment waits while data is unacknowledged.
@@ -171,6 +174,7 @@ impl Default for TcpConfig {
             recovery: RecoveryKind::NewReno,
             sack_permitted: SackPermitted::AsRecovery,
             sack_pipe: SackPipe::Rfc6675,
+            prr: false,
             dupthresh: 3,
             limited_transmit: true,
             nagle: false,
@@ -228,6 +232,7 @@ impl TcpConfig {
             max_window_bytes: self.max_window_bytes,
             recovery: self.recovery,
             sack_pipe: self.sack_pipe,
+            prr: self.prr,
             dupthresh: self.dupthresh,
             limited_transmit: self.limited_transmit,
             loss_window: self.loss_window,

@@ -181,6 +181,7 @@ fn tcp(put: &mut impl FnMut(&'static str, &'static str, String)) {
     put("tcp", "rate_limited_increase", t.rate_limited_increase.to_string());
     put("tcp", "sack_permitted", name(&t.sack_permitted, "-"));
     put("tcp", "sack_pipe", name(&t.sack_pipe, ""));
+    put("tcp", "prr", t.prr.to_string());
     put("tcp", "loss_window", if t.loss_window == LossWindow::FlightSize { "\"flight\"".into() } else { name(&t.loss_window, "") });
     put("tcp", "rto_in_recovery", name(&t.rto_in_recovery, "_"));
     put("tcp", "delayed_ack", t.delayed_ack.to_string());

@@ -194,6 +194,7 @@ pub(super) struct TcpFile {
     rate_limited_increase: Option<bool>,
     rto_in_recovery: Option<RtoInRecoveryName>,
     sack_pipe: Option<SackPipeName>,
+    prr: Option<bool>,
     sack_permitted: Option<SackPermittedName>,
     loss_window: Option<LossWindowName>,
     dupthresh: Option<u32>,
@@ -409,6 +410,7 @@ impl TcpFile {
             rate_limited_increase,
             rto_in_recovery,
             sack_pipe,
+            prr,
             sack_permitted,
             loss_window,
             dupthresh,
@@ -535,6 +537,9 @@ pub(super) fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError
         RecoveryName::Newreno => RecoveryKind::NewReno,
         RecoveryName::Sack => RecoveryKind::Sack,
     };
+    if t.prr == Some(true) && (recovery != RecoveryKind::Sack || t.sack_pipe == Some(SackPipeName::Sack1)) {
+        return err(format!("{p}.prr"), "PRR (RFC 6937) reads RFC 6675's pipe: give recovery = \"sack\" (with sack_pipe = \"rfc6675\") with it");
+    }
     if t.rack_tlp == Some(true) && recovery != RecoveryKind::Sack {
         return err(format!("{p}.rack_tlp"), "RACK-TLP (RFC 8985) needs SACK: give recovery = \"sack\" with it");
     }
@@ -581,6 +586,7 @@ pub(super) fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError
             Some(SackPipeName::Rfc6675) => SackPipe::Rfc6675,
             Some(SackPipeName::Sack1) => SackPipe::Sack1,
         },
+        prr: t.prr.unwrap_or(d.prr),
         rto_in_recovery: match t.rto_in_recovery {
             None => d.rto_in_recovery,
             Some(RtoInRecoveryName::KeepSsthresh) => RtoInRecovery::KeepSsthresh,

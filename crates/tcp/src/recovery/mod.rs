@@ -8,12 +8,14 @@
 //! retransmit the first hole, a window change for `cc::Congestion`, what to send next), so
 //! the sender keeps no recovery state of its own.
 
+mod prr;
 mod rack;
 mod reno;
 mod sack;
 mod scoreboard;
 mod tlp;
 
+pub use prr::Prr;
 pub use rack::Rack;
 pub use reno::Reno;
 pub use sack::Sack;
@@ -81,6 +83,8 @@ pub struct Episode {
     pub limited_transmit: bool,
     /// New data sent beyond cwnd by limited transmit since the last new ACK.
     pub limited_transmit_bytes: u64,
+    /// Bytes the last ACK newly SACKed (PRR counts the ACK that starts recovery, RFC 6937 §3).
+    pub newly_sacked: u64,
 }
 
 /// What a part decides on a partial ACK (a new ACK below the recovery point).
@@ -131,6 +135,7 @@ pub enum NextSend {
 /// What a part may read when it decides what to send.
 pub struct SendCtx<'a> {
     pub queue: &'a SendQueue,
+    pub snd_una: u64,
     /// cwnd capped by the window limit.
     pub cwnd: u64,
     pub mss: u64,
@@ -151,7 +156,7 @@ pub trait LossRecovery {
 
     /// Recovery begins with `flight_bytes` outstanding. Returns the cwnd inflation over
     /// ssthresh (`cc::CongestionKind::FastRetransmit`).
-    fn on_enter(&mut self, ep: &Episode, flight_bytes: u64, mss: u64) -> u64;
+    fn on_enter(&mut self, ep: &Episode, queue: &SendQueue, flight_bytes: u64, mss: u64) -> u64;
 
     /// A duplicate ACK during recovery: the window change, if any.
     fn on_dupack_in_recovery(&mut self, mss: u64) -> Option<RecoveryWindow>;
@@ -194,13 +199,14 @@ pub struct Recovery {
 }
 
 impl Recovery {
-    pub fn new(kind: RecoveryKind, dupthresh: u32, sack_pipe: SackPipe, limited_transmit: bool) -> Self {
+    /// `prr`: a SACK part sends as PRR (RFC 6937) says; ignored by the others.
+    pub fn new(kind: RecoveryKind, dupthresh: u32, sack_pipe: SackPipe, prr: bool, limited_transmit: bool) -> Self {
         let part = match kind {
             RecoveryKind::Reno => Part::Reno(Reno::new(false)),
             RecoveryKind::NewReno => Part::Reno(Reno::new(true)),
-            RecoveryKind::Sack => Part::Sack(Sack::new(sack_pipe)),
+            RecoveryKind::Sack => Part::Sack(Sack::new(sack_pipe, prr)),
         };
-        let ep = Episode { dupthresh, in_recovery: false, recover: 0, dupacks: 0, limited_transmit, limited_transmit_bytes: 0 };
+        let ep = Episode { dupthresh, in_recovery: false, recover: 0, dupacks: 0, limited_transmit, limited_transmit_bytes: 0, newly_sacked: 0 };
         Recovery { ep, part }
     }
 
@@ -251,7 +257,8 @@ impl Recovery {
     #[inline(always)]
     pub fn on_sack(&mut self, queue: &mut SendQueue, blocks: impl IntoIterator<Item = SeqRange>) -> u64 {
         if self.uses_sack() {
-            scoreboard::mark_sacked(queue, blocks)
+            self.ep.newly_sacked = scoreboard::mark_sacked(queue, blocks);
+            self.ep.newly_sacked
         } else {
             0
         }
@@ -313,7 +320,7 @@ impl Recovery {
         self.ep.in_recovery = true;
         self.ep.recover = snd_max;
         scoreboard::start_episode(queue);
-        dispatch!(&mut self.part, p => p.on_enter(&self.ep, flight_bytes, mss))
+        dispatch!(&mut self.part, p => p.on_enter(&self.ep, &*queue, flight_bytes, mss))
     }
 
     /// What to send next; `NextSend::Window` outside recovery.
@@ -349,7 +356,7 @@ mod tests {
     const MSS: u64 = 1000;
 
     fn recovery(kind: RecoveryKind) -> Recovery {
-        Recovery::new(kind, 3, SackPipe::Rfc6675, false)
+        Recovery::new(kind, 3, SackPipe::Rfc6675, false, false)
     }
 
     fn dupacks(r: &mut Recovery, n: u32) -> DupAck {
@@ -401,7 +408,7 @@ mod tests {
 
     #[test]
     fn limited_transmit_allows_one_segment_per_duplicate_ack_below_dupthresh_rfc3042() {
-        let mut r = Recovery::new(RecoveryKind::NewReno, 3, SackPipe::Rfc6675, true);
+        let mut r = Recovery::new(RecoveryKind::NewReno, 3, SackPipe::Rfc6675, false, true);
         dupacks(&mut r, 2);
         assert_eq!(r.limited_transmit_allowance(MSS), 2 * MSS);
         dupacks(&mut r, 1);

@@ -4,6 +4,7 @@
 
 use super::{Episode, LossRecovery, Partial};
 use crate::cc::RecoveryWindow;
+use crate::send_queue::SendQueue;
 
 #[derive(Clone, Debug)]
 pub struct Reno {
@@ -22,7 +23,7 @@ impl Reno {
 
 impl LossRecovery for Reno {
     /// RFC 5681 §3.2 step 4: inflate by the dupthresh segments that left the network.
-    fn on_enter(&mut self, ep: &Episode, _flight_bytes: u64, mss: u64) -> u64 {
+    fn on_enter(&mut self, ep: &Episode, _queue: &SendQueue, _flight_bytes: u64, mss: u64) -> u64 {
         self.partial_ack_seen = false;
         ep.dupthresh as u64 * mss
     }

@@ -1,7 +1,8 @@
 //! SACK-based loss recovery (RFC 6675): the scoreboard says which segments are lost, and
-//! the pipe estimate, not an inflated window, decides when a segment may go.
+//! the pipe estimate, not an inflated window, decides when a segment may go; or, with PRR
+//! (RFC 6937, `prr.rs`), each ACK releases data in proportion to what it delivered.
 
-use super::{Episode, LossRecovery, NextSend, Partial, SackPipe, Scoreboard, SendCtx};
+use super::{Episode, LossRecovery, NextSend, Partial, Prr, SackPipe, Scoreboard, SendCtx};
 use crate::cc::RecoveryWindow;
 use crate::send_queue::SendQueue;
 
@@ -10,11 +11,14 @@ pub struct Sack {
     pipe_rule: SackPipe,
     /// The `SackPipe::Sack1` counter, in bytes (unused otherwise).
     pipe: u64,
+    /// Send as PRR (RFC 6937) says rather than while pipe < cwnd; its state in a recovery.
+    prr: bool,
+    prr_state: Option<Prr>,
 }
 
 impl Sack {
-    pub fn new(pipe_rule: SackPipe) -> Self {
-        Sack { pipe_rule, pipe: 0 }
+    pub fn new(pipe_rule: SackPipe, prr: bool) -> Self {
+        Sack { pipe_rule, pipe: 0, prr, prr_state: None }
     }
 
     fn counts_pipe(&self) -> bool {
@@ -44,8 +48,14 @@ impl LossRecovery for Sack {
 
     /// RFC 6675 §5 step 4.2: cwnd = ssthresh, no inflation. Sack1: the dupthresh duplicate
     /// ACKs mean that many segments left the network.
-    fn on_enter(&mut self, ep: &Episode, flight_bytes: u64, mss: u64) -> u64 {
+    fn on_enter(&mut self, ep: &Episode, queue: &SendQueue, flight_bytes: u64, mss: u64) -> u64 {
         self.pipe = flight_bytes.saturating_sub(ep.dupthresh as u64 * mss);
+        if self.prr {
+            let (una, first_len) = queue.from(0).next().map_or((0, 0), |s| (s.seq, s.len as u64));
+            // What was SACKed before the ACK that starts recovery: its delivery counts too.
+            let sacked_before = Scoreboard::of(queue, ep.dupthresh, mss).sacked.saturating_sub(ep.newly_sacked);
+            self.prr_state = Some(Prr::new(flight_bytes, una, sacked_before, first_len));
+        }
         0
     }
 
@@ -64,9 +74,18 @@ impl LossRecovery for Sack {
     /// lost segment not yet retransmitted (rule 1), else new data (rule 2). Rules 3 and 4
     /// (rescue retransmissions) are not implemented. With `SackPipe::Sack1` the pipe is
     /// ns-2's counter, and a segment may go while pipe < cwnd (`Sack1TcpAgent::send_much`).
+    /// With PRR, each ACK's sndcnt (RFC 6937 §3) decides instead, cwnd being ssthresh in
+    /// SACK recovery.
     fn next_send(&mut self, ep: &Episode, ctx: &SendCtx) -> NextSend {
         let sb = Scoreboard::of(ctx.queue, ep.dupthresh, ctx.mss);
-        let room = if self.counts_pipe() { self.pipe < ctx.cwnd } else { sb.pipe + ctx.mss <= ctx.cwnd };
+        let room = match &mut self.prr_state {
+            Some(prr) => {
+                prr.on_ack(ctx.snd_una, sb.sacked, sb.pipe, ctx.cwnd, ctx.mss);
+                prr.may_send(ctx.mss)
+            }
+            None if self.pipe_rule == SackPipe::Sack1 => self.pipe < ctx.cwnd,
+            None => sb.pipe + ctx.mss <= ctx.cwnd,
+        };
         match (room, sb.first_lost) {
             (false, _) => NextSend::Hold,
             (true, Some(seq)) => NextSend::Retransmit(seq),
@@ -77,6 +96,9 @@ impl LossRecovery for Sack {
     fn on_sent_in_recovery(&mut self, mss: u64) {
         if self.counts_pipe() {
             self.pipe += mss;
+        }
+        if let Some(prr) = &mut self.prr_state {
+            prr.on_sent(mss);
         }
     }
 }

@@ -12,6 +12,8 @@ pub struct Scoreboard {
     pub pipe: u64,
     /// First segment that IsLost() and that was not retransmitted in this episode.
     pub first_lost: Option<u64>,
+    /// Bytes SACKed above the cumulative ACK (PRR's DeliveredData reads its change).
+    pub sacked: u64,
 }
 
 impl Scoreboard {
@@ -40,6 +42,7 @@ impl Scoreboard {
                 sb.first_lost = Some(s.seq);
             }
         }
+        sb.sacked = sacked_bytes;
         sb
     }
 }
@@ -106,7 +109,7 @@ mod tests {
         assert_eq!(sb.first_lost, None);
         assert_eq!(sb.pipe, 200, "a retransmitted segment is back in the pipe");
         start_episode(&mut q);
-        assert_eq!(Scoreboard::of(&q, 3, 100), Scoreboard { pipe: 100, first_lost: Some(1) }, "a new episode");
+        assert_eq!(Scoreboard::of(&q, 3, 100), Scoreboard { pipe: 100, first_lost: Some(1), sacked: 300 }, "a new episode");
     }
 
     #[test]

@@ -68,6 +68,8 @@ pub struct SenderConfig {
     pub max_window_bytes: u64,
     pub recovery: RecoveryKind,
     pub sack_pipe: SackPipe,
+    /// SACK recovery sends as PRR (RFC 6937) says.
+    pub prr: bool,
     pub dupthresh: u32,
     /// RFC 3042: send one new segment on each of the first two duplicate ACKs.
     pub limited_transmit: bool,
@@ -179,7 +181,7 @@ impl Sender {
             max_window: cfg.max_window_bytes,
             peer_window: u64::MAX,
             queue: SendQueue::default(),
-            rec: Recovery::new(cfg.recovery, cfg.dupthresh, cfg.sack_pipe, cfg.limited_transmit),
+            rec: Recovery::new(cfg.recovery, cfg.dupthresh, cfg.sack_pipe, cfg.prr, cfg.limited_transmit),
             resent_in_recovery: 0,
             retransmit_first_pending: false,
             retransmit_first_requested: false,
@@ -543,7 +545,7 @@ impl Sender {
     /// What the recovery part sends in recovery (SACK's NextSeg()); `None` when it leaves
     /// the choice to the window, as Reno and NewReno do.
     fn poll_recovery(&mut self, now: Time) -> Option<Option<TxData>> {
-        let ctx = SendCtx { queue: &self.queue, cwnd: self.congestion.cwnd().min(self.max_window), mss: self.mss };
+        let ctx = SendCtx { queue: &self.queue, snd_una: self.snd_una, cwnd: self.congestion.cwnd().min(self.max_window), mss: self.mss };
         let tx = match self.rec.next_send(&ctx) {
             NextSend::Window => return None,
             NextSend::Hold => None,

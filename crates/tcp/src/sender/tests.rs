@@ -13,6 +13,7 @@ fn config(recovery: RecoveryKind) -> SenderConfig {
         max_window_bytes: u64::MAX,
         recovery,
         sack_pipe: SackPipe::Rfc6675,
+        prr: false,
         dupthresh: 3,
         limited_transmit: false,
         loss_window: LossWindow::FlightSize,
@@ -95,6 +96,36 @@ fn sack1_pipe_counts_acks_and_a_partial_ack_releases_two_segments() {
     // A partial ACK (the retransmission arrived, segment 8 is still missing).
     s.on_ack(Time(3), 1 + 7 * MSS, [], true, &mut m);
     assert_eq!(drain(&mut s).len(), 2);
+}
+
+/// RFC 6937 §3 against RFC 6675: twenty segments out, the first lost, ssthresh 10. RFC 6675
+/// sends nothing until pipe has fallen below cwnd, then one segment per ACK; PRR spreads the
+/// reduction, one segment for every two delivered from the start of recovery, until pipe
+/// reaches ssthresh, and then as the slow-start reduction bound allows (ssthresh − pipe).
+#[test]
+fn rfc_6937_prr_sends_one_segment_for_every_two_delivered() {
+    let new_segments_at = |prr: bool| {
+        let (mut s, mut m) = sender(RecoveryKind::Sack, |c| {
+            c.prr = prr;
+            c.initial_window_segments = 20;
+        });
+        assert_eq!(drain(&mut s).len(), 20);
+        for k in 1..=3 {
+            s.on_ack(Time(1), 1, [sacked(k)], true, &mut m);
+        }
+        assert_eq!(drain(&mut s).len(), 1, "the fast retransmit");
+        let mut at = vec![];
+        for k in 4..=19 {
+            s.on_ack(Time(2), 1, [sacked(k)], true, &mut m);
+            at.extend(drain(&mut s).iter().map(|_| k));
+        }
+        at
+    };
+    assert_eq!(new_segments_at(false), (11..=19).collect::<Vec<_>>(), "RFC 6675: once pipe < cwnd");
+    // PRR: by the k-th duplicate ACK k − 2 delivered since recovery began (the third the
+    // first), CEIL((k − 2) / 2) segments due, the fast retransmit the first of them. The 15th
+    // finds pipe at ssthresh (20 − 15 + 5 new): from there the bound, ssthresh − pipe.
+    assert_eq!(new_segments_at(true), [5, 7, 9, 11, 13, 16, 17, 18, 19]);
 }
 
 /// NewReno recovery whose inflation sent five new segments; then the RTO fires.
