@@ -88,3 +88,31 @@ fn hystart_plus_plus_over_newreno_enters_css_before_a_loss_where_a_round_sees_th
     assert!(drop.is_none_or(|d| css < d), "1000 packets: CSS at {css} ns, the first drop at {drop:?}");
     assert!(3 * drops(&hpp) < drops(&ss), "drops: HyStart++ {}, slow start {}", drops(&hpp), drops(&ss));
 }
+
+fn tcp_of(tcp: &str, defaults: &str) -> rampup_tcp::TcpConfig {
+    let text = dumbbell(tcp).replace("[[flow]]", &format!("[tcp]\n{defaults}\n[[flow]]"));
+    // A recovery given replaces the test scenario's own.
+    let text = if tcp.contains("recovery") { text.replacen("recovery = \"sack\", ", "", 1) } else { text };
+    rampup_sim::scenario::parse(&text).expect("valid").flows[0].tcp.clone()
+}
+
+/// `profile = "linux"` sets Linux 6.x's defaults; a key the flow or `[tcp]` gives wins; a
+/// recovery other than SACK drops the SACK-only parts, Vegas the startup.
+#[test]
+fn the_linux_profile_sets_linux_defaults_under_the_keys_given() {
+    use rampup_tcp::{CcKind, RecoveryKind, StartupKind};
+    // The test scenario's own keys (mss 1000, IW 10, recovery "sack") are given: they stay.
+    let t = tcp_of("profile = \"linux\"", "");
+    assert!(matches!(t.cc, CcKind::Cubic(c) if c.fast_convergence && c.byte_counting));
+    assert_eq!((t.startup, t.recovery, t.rack_tlp, t.prr), (StartupKind::HyStart, RecoveryKind::Sack, true, true));
+    assert_eq!((t.rto.min.as_nanos(), t.rto.initial.as_nanos(), t.delack_timeout.as_nanos()), (200_000_000, 1_000_000_000, 40_000_000));
+    assert_eq!((t.mss_bytes, t.initial_window_segments), (1000, 10), "the flow's own keys win");
+    let from_defaults = tcp_of("", "profile = \"linux\"\nmin_rto = \"1s\"");
+    assert!(matches!(from_defaults.cc, CcKind::Cubic(_)) && from_defaults.rto.min.as_nanos() == 1_000_000_000, "[tcp] keys win too");
+    let newreno = tcp_of("profile = \"linux\", recovery = \"newreno\"", "");
+    assert_eq!((newreno.recovery, newreno.rack_tlp, newreno.prr), (RecoveryKind::NewReno, false, false));
+    let vegas = tcp_of("profile = \"linux\", cc = \"vegas\"", "");
+    assert!(matches!(vegas.cc, CcKind::Vegas(_)) && vegas.startup == StartupKind::SlowStart);
+    let e = rampup_sim::check_toml(&dumbbell("profile = \"bsd\"")).unwrap_err().to_string();
+    assert!(e.contains("flow[0].tcp.profile") && e.contains("linux") && e.contains("ns2"), "{e}");
+}

@@ -165,6 +165,7 @@ fn rate_limited(put: &mut impl FnMut(&'static str, &'static str, String)) {
 fn tcp(put: &mut impl FnMut(&'static str, &'static str, String)) {
     let t = tcp_of("");
     let mss = t.mss_bytes as u64;
+    put("tcp", "profile", "(none: each key's own default)".into());
     put("tcp", "mss", mss.to_string());
     put("tcp", "initial_window", t.initial_window_segments.to_string());
     put("tcp", "initial_ssthresh", segments(t.initial_ssthresh_bytes, mss));

@@ -8,6 +8,7 @@ use rand::Rng;
 use serde::Deserialize;
 
 pub mod defaults;
+mod profile;
 mod tcp;
 pub mod topology;
 

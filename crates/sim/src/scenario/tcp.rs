@@ -159,9 +159,18 @@ enum SackPipeName {
     Sack1,
 }
 
+/// A named set of keys (`profile.rs`).
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub(super) enum ProfileName {
+    Linux,
+    Ns2,
+}
+
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(deny_unknown_fields)]
 pub(super) struct TcpFile {
+    profile: Option<ProfileName>,
     cc: Option<Part<CcName, CcTable>>,
     startup: Option<Part<StartupName, StartupTable>>,
     recovery: Option<RecoveryName>,
@@ -373,12 +382,28 @@ impl TcpFile {
         Ok(self)
     }
 
+    /// These keys over their profile's (`profile.rs`), if they name one. Where the keys
+    /// given choose a part the profile's settings do not fit (a recovery other than SACK, or
+    /// Vegas with its own slow start and growth), those settings are left out, not refused.
+    fn with_profile(self) -> TcpFile {
+        let Some(name) = self.profile else { return self };
+        let mut merged = self.clone().over(&super::profile::keys(name));
+        if self.recovery.is_some_and(|r| r != RecoveryName::Sack) {
+            (merged.rack_tlp, merged.prr, merged.sack_permitted) = (self.rack_tlp, self.prr, self.sack_permitted);
+        }
+        if self.cc.is_some_and(|c| c.name(|t| t.kind) == CcName::Vegas) {
+            (merged.startup, merged.byte_counting) = (self.startup, self.byte_counting);
+        }
+        merged
+    }
+
     /// Keys set here win over `defaults`.
     pub(super) fn over(self, d: &TcpFile) -> TcpFile {
         macro_rules! pick {
             ($($f:ident),*) => { TcpFile { $($f: self.$f.or(d.$f.clone()),)* } };
         }
         pick!(
+            profile,
             cc,
             startup,
             recovery,
@@ -431,6 +456,7 @@ impl TcpFile {
 }
 
 pub(super) fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError> {
+    let t = t.with_profile();
     let d = TcpConfig::default();
     let mss = t.mss.map_or(d.mss_bytes as u64, |s| s.0);
     if mss == 0 || mss > 65_535 {

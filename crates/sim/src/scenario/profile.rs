@@ -1,0 +1,51 @@
+//! Profiles: `profile = "linux"` in a `tcp` table sets the keys that make rampup's TCP
+//! behave as a given stack does by default, so that one line compares a mechanism with it.
+//! A profile's keys are written as a scenario writes them; any key the flow or the
+//! scenario's `[tcp]` table gives wins over the profile's.
+
+use super::tcp::{ProfileName, TcpFile};
+
+/// Linux 6.x defaults (`../shared/MODERN-NOTES.md`, "Linux 6.x defaults"; docs/modern.md):
+/// IW 10 (`TCP_INIT_CWND`), RTO between 200 ms and 120 s from 1 s (`TCP_RTO_MIN`,
+/// `TCP_RTO_MAX`, `TCP_TIMEOUT_INIT`) by `tcp_rtt_estimator`, SACK offered, RACK-TLP and PRR,
+/// CUBIC with HyStart reducing from cwnd (`cubictcp_recalc_ssthresh`), slow start after idle
+/// as RFC 2861 (`tcp_cwnd_restart`), the cwnd-limited rule (`tcp_is_cwnd_limited`), slow
+/// start counting the segments an ACK covers (`tcp_slow_start`), delayed ACKs from 40 ms
+/// (`TCP_ATO_MIN`), and segments of 1448 bytes (a 1500-byte MTU less the timestamps option).
+const LINUX: &str = r#"
+mss = 1448
+initial_window = 10
+initial_rto = "1s"
+min_rto = "200ms"
+max_rto = "120s"
+rto_rule = "linux"
+recovery = "sack"
+sack_permitted = "always"
+rack_tlp = true
+prr = true
+cc = "cubic"
+startup = "hystart"
+byte_counting = true
+loss_window = "cwnd"
+restart = "ssr-linux"
+rate_limited_increase = true
+delayed_ack = true
+delack_timeout = "40ms"
+"#;
+
+/// ns-2.35's agents as the cross-checks run them (NS2-NOTES.md): the loss window halved is
+/// cwnd (`slowdown()`), a timeout in recovery halves it again, Vegas as ns-2's.
+const NS2: &str = r#"
+loss_window = "cwnd"
+rto_in_recovery = "halve"
+vegas_rtt = "mean"
+vegas_slow_start_exit = "eighth"
+"#;
+
+pub(super) fn keys(name: ProfileName) -> TcpFile {
+    let text = match name {
+        ProfileName::Linux => LINUX,
+        ProfileName::Ns2 => NS2,
+    };
+    toml::from_str(text).expect("a profile's keys are valid")
+}
