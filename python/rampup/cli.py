@@ -379,6 +379,7 @@ PARTS: dict[str, tuple[str, dict[str, str]]] = {
     "congestion control": ("tcp.cc", {
         "newreno": "RFC 5681 slow start and AIMD congestion avoidance",
         "vegas": "TCP Vegas: delay-based, with its own slow start (vegas_alpha, vegas_beta, vegas_gamma)",
+        "cubic": "RFC 9438 CUBIC, as Linux's default (cubic_fast_convergence; docs/modern.md)",
         "hoe": "short for newreno with startup = \"hoe\"",
         "limited-slow-start": "short for newreno with startup = \"limited-slow-start\"",
         "ssthreshless": "short for newreno with startup = \"ssthreshless\"",
@@ -388,6 +389,12 @@ PARTS: dict[str, tuple[str, dict[str, str]]] = {
         "hoe": "Hoe (1996): the initial ssthresh is the BDP from a packet-pair rate estimate",
         "limited-slow-start": "RFC 3742: slower growth above max_ssthresh",
         "ssthreshless": "paper 001: SSthreshless Start, no ssthresh needed (ssthreshless_gamma, ssthreshless_schedule)",
+        "hystart": "Linux's HyStart: delay and ACK-train exits from 16 segments",
+        "hystart++": "RFC 9406 HyStart++: a rise of the round's least RTT enters Conservative Slow Start",
+    }),
+    "profile": ("tcp.profile", {
+        "linux": "Linux 6.x defaults under the keys given: CUBIC with HyStart, SACK, RACK-TLP, PRR, IW 10 (docs/modern.md)",
+        "ns2": "ns-2.35's loss response and Vegas details",
     }),
     "loss recovery": ("tcp.recovery", {
         "reno": "RFC 5681 fast retransmit and fast recovery",

@@ -146,7 +146,7 @@ def test_list_names_every_part_the_engine_knows(run_cli) -> None:
         }
         with pytest.raises(rampup.ScenarioError) as e:
             rampup.check(with_values(doc, {key.replace("[i]", "[0]"): "bogus"}, verb="set"))
-        named = set(re.findall(r"`([a-z0-9-]+)`", str(e.value).split("expected", 1)[1]))
+        named = set(re.findall(r"`([a-z0-9+-]+)`", str(e.value).split("expected", 1)[1]))
         # "requests" is only there to be refused with its new name, "writes".
         assert named - {"requests"} == set(parts), family
 

@@ -113,6 +113,9 @@ fn icbrt(n: u128) -> u64 {
 }
 
 impl CongestionControl for Cubic {
+    // Out of line: the dispatch on every ACK stays small enough to inline for the parts
+    // most runs use (NewReno, plain slow start); see docs/performance.md.
+    #[inline(never)]
     fn on_ack(&mut self, w: &mut Window, ctx: &AckCtx) {
         let mss = ctx.mss;
         if w.cwnd < w.ssthresh {

@@ -49,6 +49,9 @@ impl HyStart {
 }
 
 impl Startup for HyStart {
+    // Out of line: the dispatch on every ACK stays small enough to inline for the parts
+    // most runs use (NewReno, plain slow start); see docs/performance.md.
+    #[inline(never)]
     fn on_ack(&mut self, w: &mut Window, ctx: &AckCtx) -> bool {
         if self.found || w.cwnd >= w.ssthresh || w.cwnd < LOW_WINDOW_SEGMENTS * ctx.mss {
             return false;

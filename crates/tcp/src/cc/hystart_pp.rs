@@ -59,6 +59,9 @@ impl HyStartPlusPlus {
 }
 
 impl Startup for HyStartPlusPlus {
+    // Out of line: the dispatch on every ACK stays small enough to inline for the parts
+    // most runs use (NewReno, plain slow start); see docs/performance.md.
+    #[inline(never)]
     fn on_ack(&mut self, w: &mut Window, ctx: &AckCtx) -> bool {
         if self.phase == Phase::Done || w.cwnd >= w.ssthresh {
             return false;

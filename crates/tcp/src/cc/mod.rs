@@ -133,7 +133,8 @@ macro_rules! dispatch {
 }
 
 impl CongestionControl for Avoidance {
-    #[inline]
+    // Always inlined: on every ACK; the parts whose growth is long keep it out of line.
+    #[inline(always)]
     fn on_ack(&mut self, w: &mut Window, ctx: &AckCtx) {
         dispatch!(self, c => c.on_ack(w, ctx))
     }

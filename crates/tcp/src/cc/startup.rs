@@ -68,7 +68,8 @@ macro_rules! dispatch {
 }
 
 impl Startup for StartupPart {
-    #[inline]
+    // Always inlined, as `Avoidance::on_ack`.
+    #[inline(always)]
     fn on_ack(&mut self, w: &mut Window, ctx: &AckCtx) -> bool {
         dispatch!(self, s => s.on_ack(w, ctx))
     }
