@@ -116,3 +116,24 @@ fn the_linux_profile_sets_linux_defaults_under_the_keys_given() {
     let e = rampup_sim::check_toml(&dumbbell("profile = \"bsd\"")).unwrap_err().to_string();
     assert!(e.contains("flow[0].tcp.profile") && e.contains("linux") && e.contains("ns2"), "{e}");
 }
+
+/// Linux's quick-ACK mode: with delayed ACKs (one per two segments), the first 5 ACKs of a
+/// connection go one per segment, and again after an idle longer than the RTO.
+#[test]
+fn quick_ack_mode_acks_each_segment_at_the_start_and_after_an_idle() {
+    let acks = |quickack: bool| {
+        let text = dumbbell(&format!("delayed_ack = true, quickack = {quickack}"))
+            .replace(r#"app = { kind = "bulk" }"#, r#"app = { kind = "writes", schedule = [ { at = "0s", bytes = 20000 }, { at = "3s", bytes = 20000 } ] }"#)
+            .replace("[trace]", "[trace]\npackets = true");
+        let out = run_toml(&text, None).expect("valid");
+        let p = out.table("packets");
+        // Pure ACKs the receiver put on its access link, in the two bursts.
+        let rows = (0..p.rows()).filter(|&i| p.strs("event")[i] == "enqueue" && p.strs("link")[i].starts_with("r0") && p.strs("kind")[i] == "ack");
+        let times: Vec<u64> = rows.map(|i| p.u64s("t_ns")[i]).collect();
+        (times.iter().filter(|&&t| t < 1_000_000_000).count(), times.iter().filter(|&&t| t > 3_000_000_000).count())
+    };
+    // 20 segments a burst: delayed ACKs give 10 ACKs; quick-ACK mode 5 for the first 5
+    // segments and 8 for the other 15 (7 pairs and the last on the timer), 13.
+    assert_eq!(acks(false), (10, 10));
+    assert_eq!(acks(true), (13, 18), "after the 3 s idle: 16 quick ACKs, then 2 for the last 4");
+}

@@ -146,6 +146,10 @@ pub struct TcpConfig {
     pub delayed_ack: bool,
     pub ack_every: u32,
     pub delack_timeout: Duration,
+    /// Linux's quick-ACK mode with delayed ACKs: every segment acknowledged at once for the
+    /// first ACKs of a connection (5, for Linux's initial receive window of 10 segments) and
+    /// again after a receive gap longer than the RTO (`tcp_event_data_recv`).
+    pub quickack: bool,
     pub rto: RtoConfig,
     /// Model the three-way handshake; without it both ends start established, and SACK is
     /// used when our own config offers it.
@@ -186,6 +190,7 @@ impl Default for TcpConfig {
             delayed_ack: false,
             ack_every: 2,
             delack_timeout: Duration::from_millis(200),
+            quickack: false,
             rto: RtoConfig::default(),
             handshake: true,
             // Linux's TCP_TIMEWAIT_LEN; RFC 9293's MSL of two minutes would give four.

@@ -1,5 +1,5 @@
 //! The receiving half: reassembly, cumulative ACK, SACK blocks (RFC 2018) and the delayed
-//! ACK rule of RFC 5681 §4.2.
+//! ACK rule of RFC 5681 §4.2, with Linux's quick-ACK mode beside it.
 
 use std::collections::VecDeque;
 
@@ -32,13 +32,41 @@ pub struct Receiver {
     /// Delayed ACKs on: ACK every `ack_every` segments or on the timer.
     delayed_ack: bool,
     ack_every: u32,
+    /// Linux's quick-ACK mode (`tcp_in_quickack_mode`): while `quick` > 0 every in-order
+    /// segment is acknowledged at once, and each ACK sent counts one down
+    /// (`tcp_dec_quickack_mode`).
+    quick: u32,
     fin_seq: Option<u64>,
 }
+
+/// Linux's `tcp_incr_quickack`: rcv_wnd / (2 × rcv_mss) ACKs, at least 2, at most
+/// TCP_MAX_QUICKACKS = 16, for a receive window of `rcv_wnd_segments`.
+pub fn quickacks(rcv_wnd_segments: u64) -> u32 {
+    (rcv_wnd_segments / 2).clamp(2, 16) as u32
+}
+
+/// The receive window Linux opens a connection with, in segments (TCP_DEFAULT_INIT_RCVWND,
+/// `tcp_select_initial_window`): 5 quick ACKs from the first data segment.
+pub const LINUX_INITIAL_RCV_WND_SEGMENTS: u64 = 10;
 
 impl Receiver {
     /// `irs` is the peer's initial sequence number (its SYN).
     pub fn new(irs: u64, delayed_ack: bool, ack_every: u32) -> Self {
-        Receiver { rcv_nxt: irs + 1, ooo: VecDeque::new(), recent: Vec::new(), unacked_segments: 0, delayed_ack, ack_every: ack_every.max(1), fin_seq: None }
+        Receiver {
+            rcv_nxt: irs + 1,
+            ooo: VecDeque::new(),
+            recent: Vec::new(),
+            unacked_segments: 0,
+            delayed_ack,
+            ack_every: ack_every.max(1),
+            quick: 0,
+            fin_seq: None,
+        }
+    }
+
+    /// Enter quick-ACK mode for `n` ACKs at least (Linux's `tcp_incr_quickack`).
+    pub fn enter_quickack(&mut self, n: u32) {
+        self.quick = self.quick.max(n);
     }
 
     pub fn rcv_nxt(&self) -> u64 {
@@ -57,6 +85,7 @@ impl Receiver {
     /// The ACK was sent: the delayed-ACK count starts again.
     pub fn on_ack_sent(&mut self) {
         self.unacked_segments = 0;
+        self.quick = self.quick.saturating_sub(1);
     }
 
     /// Take in the sequence range `[seq, seq + len)` (payload, plus one if `fin`). Returns the
@@ -83,8 +112,9 @@ impl Receiver {
             self.advance();
         }
         let delivered = self.delivered_range(before);
-        let urgency = if !in_order || had_holes || fin || !self.delayed_ack {
-            // Out of order, filling a hole or FIN: ACK immediately (RFC 5681 §4.2, RFC 2018).
+        let urgency = if !in_order || had_holes || fin || !self.delayed_ack || self.quick > 0 {
+            // Out of order, filling a hole or FIN: ACK immediately (RFC 5681 §4.2, RFC 2018);
+            // and every segment in quick-ACK mode.
             AckUrgency::Now
         } else {
             self.unacked_segments += 1;
@@ -157,6 +187,27 @@ mod tests {
         assert_eq!(rx.on_data(101, 100, false), (Some(r(101, 201)), AckUrgency::Now));
         rx.on_ack_sent();
         assert_eq!(rx.on_data(201, 100, false).1, AckUrgency::Delayed);
+    }
+
+    /// Linux's quick-ACK mode: the first quick ACKs go at once, one per segment; then
+    /// delayed ACKs; a gap makes the endpoint enter it again.
+    #[test]
+    fn quick_ack_mode_acks_every_segment_then_delayed_acks_resume() {
+        assert_eq!(quickacks(LINUX_INITIAL_RCV_WND_SEGMENTS), 5);
+        assert_eq!((quickacks(1), quickacks(1 << 20)), (2, 16));
+        let mut rx = Receiver::new(0, true, 2);
+        rx.enter_quickack(2);
+        let mut urgencies = vec![];
+        for k in 0..4u64 {
+            let (_, u) = rx.on_data(1 + k * 100, 100, false);
+            urgencies.push(u);
+            if u == AckUrgency::Now {
+                rx.on_ack_sent();
+            }
+        }
+        assert_eq!(urgencies, [AckUrgency::Now, AckUrgency::Now, AckUrgency::Delayed, AckUrgency::Now]);
+        rx.enter_quickack(1);
+        assert_eq!(rx.on_data(401, 100, false).1, AckUrgency::Now);
     }
 
     #[test]

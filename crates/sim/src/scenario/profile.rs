@@ -11,7 +11,7 @@ use super::tcp::{ProfileName, TcpFile};
 /// CUBIC with HyStart reducing from cwnd (`cubictcp_recalc_ssthresh`), slow start after idle
 /// as RFC 2861 (`tcp_cwnd_restart`), the cwnd-limited rule (`tcp_is_cwnd_limited`), slow
 /// start counting the segments an ACK covers (`tcp_slow_start`), delayed ACKs from 40 ms
-/// (`TCP_ATO_MIN`), and segments of 1448 bytes (a 1500-byte MTU less the timestamps option).
+/// (`TCP_ATO_MIN`) after quick-ACK mode (`tcp_incr_quickack`), and segments of 1448 bytes (a 1500-byte MTU less the timestamps option).
 const LINUX: &str = r#"
 mss = 1448
 initial_window = 10
@@ -31,6 +31,7 @@ restart = "ssr-linux"
 rate_limited_increase = true
 delayed_ack = true
 delack_timeout = "40ms"
+quickack = true
 "#;
 
 /// ns-2.35's agents as the cross-checks run them (NS2-NOTES.md): the loss window halved is

@@ -18,7 +18,7 @@ use std::collections::VecDeque;
 use crate::measure::Measure;
 use crate::pacing::Pacer;
 use crate::preemptive::{Preemptive, PreemptiveStats, TimerCmd};
-use crate::receiver::{AckUrgency, Receiver};
+use crate::receiver::{self, AckUrgency, Receiver};
 use crate::restart::RestartCtx;
 use crate::segment::{Flags, SackBlocks, Segment, SeqRange};
 use crate::sender::{Sender, SenderStats};
@@ -372,6 +372,9 @@ impl Endpoint {
             }
             return None;
         }
+        if self.cfg.quickack {
+            self.quickack_on_data(now);
+        }
         let (delivered, urgency) = self.receiver.on_data(seg.seq, seg.len as u64, seg.flags.fin);
         match urgency {
             AckUrgency::Now => self.ack_due = true,
@@ -654,6 +657,19 @@ impl Endpoint {
         };
         if let Some(plan) = self.sender.on_idle_end(now, &ctx) {
             self.pacer.start(now, plan.interval);
+        }
+    }
+
+    /// Linux's `tcp_event_data_recv`: the first data segment enters quick-ACK mode (for the
+    /// initial receive window), and so does data after a gap longer than the RTO (the sender
+    /// was idle; the gap counted from the last in-order delivery, Linux's from any segment).
+    #[cold]
+    fn quickack_on_data(&mut self, now: Time) {
+        let last = self.reached.last_delivery;
+        if last == Time::MAX {
+            self.receiver.enter_quickack(receiver::quickacks(receiver::LINUX_INITIAL_RCV_WND_SEGMENTS));
+        } else if now.since(last) > self.measure.rto() {
+            self.receiver.enter_quickack(receiver::quickacks(self.cfg.rcv_window_bytes as u64 / self.cfg.mss_bytes as u64));
         }
     }
 
