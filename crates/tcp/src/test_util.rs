@@ -5,8 +5,10 @@
 //! The peer's initial sequence number is 0 like ours (`endpoint::ISS`): its first data byte
 //! is 1, and so is ours. The fixtures' handshake takes `HANDSHAKE_RTT`.
 
+use crate::cc::AckCtx;
 use crate::config::TcpConfig;
 use crate::endpoint::{Endpoint, Role, State};
+use crate::measure::{Measure, RateEpoch};
 use crate::segment::{Flags, Segment};
 use crate::time::{Duration, Time};
 
@@ -14,6 +16,13 @@ pub(crate) use crate::segment::RECV_TEMPL;
 
 pub const MSS: u64 = 1000;
 pub const HANDSHAKE_RTT: Duration = Duration::from_millis(20);
+
+/// An ACK of one `mss` segment at `now` that says nothing more: no RTT sample, not
+/// application-limited, inside a rate epoch, no rounds counted (ack and snd_nxt 0). A part's
+/// test sets what it reads: `AckCtx { rtt_sample, ..ack_ctx(now, mss, &m) }`.
+pub fn ack_ctx(now: Time, mss: u64, measure: &Measure) -> AckCtx<'_> {
+    AckCtx { now, mss, acked_bytes: mss, rtt_sample: None, app_limited: false, measure, rate_epoch: RateEpoch::Running, ack: 0, snd_nxt: 0 }
+}
 
 /// The peer's pure ACK once established (its SYN took sequence number 0).
 pub const ACK: Segment = Segment { seq: 1, ..RECV_TEMPL };

@@ -189,7 +189,8 @@ impl CongestionControl for Cubic {
 mod tests {
     use super::*;
     use crate::cc::CongestionKind;
-    use crate::measure::{Measure, RateEpoch, RtoConfig};
+    use crate::measure::{Measure, RtoConfig};
+    use crate::test_util::ack_ctx;
 
     const MSS: u64 = 1000;
 
@@ -201,8 +202,7 @@ mod tests {
 
     fn ack(c: &mut Cubic, w: &mut Window, m: &Measure, at_ms: u64) {
         let now = Time(Duration::from_millis(at_ms).0);
-        let ctx =
-            AckCtx { now, mss: MSS, acked_bytes: MSS, rtt_sample: None, app_limited: false, measure: m, rate_epoch: RateEpoch::Running, ack: 0, snd_nxt: 0 };
+        let ctx = ack_ctx(now, MSS, m);
         c.on_ack(w, &ctx);
     }
 

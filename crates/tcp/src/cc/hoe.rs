@@ -66,7 +66,8 @@ impl Startup for Hoe {
 mod tests {
     use super::*;
     use crate::cc::{Avoidance, Cc, CongestionControl, NewReno, StartupPart};
-    use crate::measure::{Measure, RateEpoch, RtoConfig};
+    use crate::measure::{Measure, RtoConfig};
+    use crate::test_util::ack_ctx;
     use crate::time::Duration;
 
     #[test]
@@ -90,32 +91,12 @@ mod tests {
         let mut w = Window { cwnd: 2000, ssthresh: u64::MAX };
         let t0 = Time(Duration::from_millis(100).0);
         for t in [t0, t0 + Duration::from_micros(200)] {
-            let ctx = AckCtx {
-                now: t,
-                mss: 1000,
-                acked_bytes: 1000,
-                rtt_sample: None,
-                app_limited: false,
-                measure: &m,
-                rate_epoch: RateEpoch::Running,
-                ack: 0,
-                snd_nxt: 0,
-            };
+            let ctx = ack_ctx(t, 1000, &m);
             hoe.on_ack(&mut w, &ctx);
         }
         // 40 Mb/s × 100 ms = 500 000 bytes; each ACK still grew the window by one segment.
         assert_eq!(w, Window { cwnd: 4000, ssthresh: 500_000 });
-        let ctx = AckCtx {
-            now: t0 + Duration::from_millis(1),
-            mss: 1000,
-            acked_bytes: 1000,
-            rtt_sample: None,
-            app_limited: false,
-            measure: &m,
-            rate_epoch: RateEpoch::Running,
-            ack: 0,
-            snd_nxt: 0,
-        };
+        let ctx = ack_ctx(t0 + Duration::from_millis(1), 1000, &m);
         hoe.on_ack(&mut w, &ctx);
         assert_eq!(w.ssthresh, 500_000, "only the first pair counts");
     }

@@ -97,22 +97,13 @@ impl Startup for HyStart {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::measure::{Measure, RateEpoch, RtoConfig};
+    use crate::measure::{Measure, RtoConfig};
+    use crate::test_util::ack_ctx;
 
     const MSS: u64 = 1000;
 
     fn ack(h: &mut HyStart, w: &mut Window, m: &Measure, at_us: u64, una: u64, rtt_ms: Option<u64>) {
-        let ctx = AckCtx {
-            now: Time(at_us * 1000),
-            mss: MSS,
-            acked_bytes: MSS,
-            rtt_sample: rtt_ms.map(Duration::from_millis),
-            app_limited: false,
-            measure: m,
-            rate_epoch: RateEpoch::Running,
-            ack: una,
-            snd_nxt: una + w.cwnd,
-        };
+        let ctx = AckCtx { rtt_sample: rtt_ms.map(Duration::from_millis), ack: una, snd_nxt: una + w.cwnd, ..ack_ctx(Time(at_us * 1000), MSS, m) };
         h.on_ack(w, &ctx);
     }
 

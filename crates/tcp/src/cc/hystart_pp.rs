@@ -124,7 +124,8 @@ impl Startup for HyStartPlusPlus {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::measure::{Measure, RateEpoch, RtoConfig};
+    use crate::measure::{Measure, RtoConfig};
+    use crate::test_util::ack_ctx;
     use crate::time::Time;
 
     const MSS: u64 = 1000;
@@ -155,17 +156,7 @@ mod tests {
             let mut grew = false;
             for _ in 0..n {
                 self.una += MSS;
-                let ctx = AckCtx {
-                    now: Time::ZERO,
-                    mss: MSS,
-                    acked_bytes: MSS,
-                    rtt_sample: Some(Duration::from_millis(rtt_ms)),
-                    app_limited: false,
-                    measure: &self.m,
-                    rate_epoch: RateEpoch::Running,
-                    ack: self.una,
-                    snd_nxt: self.snd_nxt,
-                };
+                let ctx = AckCtx { rtt_sample: Some(Duration::from_millis(rtt_ms)), ack: self.una, snd_nxt: self.snd_nxt, ..ack_ctx(Time::ZERO, MSS, &self.m) };
                 grew |= self.h.on_ack(&mut self.w, &ctx);
                 // The window is refilled at once: snd_nxt = snd_una + cwnd.
                 self.snd_nxt = self.una + self.w.cwnd;
@@ -186,17 +177,7 @@ mod tests {
     fn rfc_9406_4_2_slow_start_grows_by_at_most_l_segments_per_ack() {
         let mut run = Run::new();
         let m = Measure::new(RtoConfig::default());
-        let ctx = AckCtx {
-            now: Time::ZERO,
-            mss: MSS,
-            acked_bytes: 20 * MSS,
-            rtt_sample: None,
-            app_limited: false,
-            measure: &m,
-            rate_epoch: RateEpoch::Running,
-            ack: 20 * MSS,
-            snd_nxt: 30 * MSS,
-        };
+        let ctx = AckCtx { acked_bytes: 20 * MSS, ack: 20 * MSS, snd_nxt: 30 * MSS, ..ack_ctx(Time::ZERO, MSS, &m) };
         assert!(run.h.on_ack(&mut run.w, &ctx));
         assert_eq!(run.w.cwnd, 18 * MSS, "one ACK of 20 segments adds L = 8");
     }

@@ -50,24 +50,15 @@ impl Startup for LimitedSlowStart {
 mod tests {
     use super::*;
     use crate::cc::{Avoidance, Cc, CongestionControl, NewReno, StartupPart};
-    use crate::measure::{Measure, RateEpoch, RtoConfig};
+    use crate::measure::{Measure, RtoConfig};
+    use crate::test_util::ack_ctx;
     use crate::time::Time;
 
     const MSS: u64 = 1000;
 
     fn lss(window: Window, acks: u64) -> Window {
         let m = Measure::new(RtoConfig::default());
-        let ctx = AckCtx {
-            now: Time(0),
-            mss: MSS,
-            acked_bytes: MSS,
-            rtt_sample: None,
-            app_limited: false,
-            measure: &m,
-            rate_epoch: RateEpoch::Running,
-            ack: 0,
-            snd_nxt: 0,
-        };
+        let ctx = ack_ctx(Time(0), MSS, &m);
         let lss = LimitedSlowStart::new(LimitedSlowStartConfig { max_ssthresh_bytes: 100 * MSS });
         // RFC 3742 with RFC 5681 below max_ssthresh and in congestion avoidance.
         let mut lss = Cc::new(StartupPart::LimitedSlowStart(lss), Avoidance::NewReno(NewReno::new(false)));

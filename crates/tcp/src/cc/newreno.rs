@@ -71,7 +71,8 @@ impl CongestionControl for NewReno {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::measure::{Measure, RateEpoch, RtoConfig};
+    use crate::measure::{Measure, RtoConfig};
+    use crate::test_util::ack_ctx;
     use crate::time::Time;
 
     #[test]
@@ -81,17 +82,7 @@ mod tests {
         for segments in [10u64, 600, 5000] {
             let mut cc = NewReno::new(false);
             let mut w = Window { cwnd: segments * mss, ssthresh: 0 };
-            let ctx = AckCtx {
-                now: Time::ZERO,
-                mss,
-                acked_bytes: mss,
-                rtt_sample: None,
-                app_limited: false,
-                measure: &measure,
-                rate_epoch: RateEpoch::Running,
-                ack: 0,
-                snd_nxt: 0,
-            };
+            let ctx = ack_ctx(Time::ZERO, mss, &measure);
             for _ in 0..segments {
                 cc.on_ack(&mut w, &ctx);
             }
@@ -112,17 +103,7 @@ mod tests {
                 let mut cc = NewReno::new(false);
                 let mut w = Window { cwnd: start, ssthresh: 0 };
                 let (mut cwnd, mut credit) = (start, 0u64);
-                let ctx = AckCtx {
-                    now: Time::ZERO,
-                    mss,
-                    acked_bytes: mss,
-                    rtt_sample: None,
-                    app_limited: false,
-                    measure: &measure,
-                    rate_epoch: RateEpoch::Running,
-                    ack: 0,
-                    snd_nxt: 0,
-                };
+                let ctx = ack_ctx(Time::ZERO, mss, &measure);
                 for ack in 1..=1000 {
                     cc.on_ack(&mut w, &ctx);
                     credit += mss * mss;

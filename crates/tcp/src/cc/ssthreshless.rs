@@ -178,7 +178,8 @@ impl Startup for Ssthreshless {
 mod tests {
     use super::*;
     use crate::cc::{Avoidance, Cc, CongestionControl, NewReno, StartupPart};
-    use crate::measure::{Measure, RateEpoch, RtoConfig};
+    use crate::measure::{Measure, RtoConfig};
+    use crate::test_util::ack_ctx;
     use crate::time::{Duration, Time};
 
     const MSS: u64 = 1000;
@@ -209,17 +210,7 @@ mod tests {
             assert!(backlog < cwnd);
             let rtt_ns = (BASE_RTT_US as f64 * 1e3 * cwnd / (cwnd - backlog)).floor() as u64;
             self.m.on_rtt_sample(Duration(rtt_ns));
-            let ctx = AckCtx {
-                now: Time(0),
-                mss: MSS,
-                acked_bytes: MSS,
-                rtt_sample: None,
-                app_limited: false,
-                measure: &self.m,
-                rate_epoch: RateEpoch::Running,
-                ack: 0,
-                snd_nxt: 0,
-            };
+            let ctx = ack_ctx(Time(0), MSS, &self.m);
             self.cc.on_ack(&mut self.w, &ctx);
         }
 
@@ -338,17 +329,7 @@ mod tests {
         let mut m = Measure::new(RtoConfig::default());
         let mut backlog = |rtt_us: u64| {
             m.on_rtt_sample(Duration::from_micros(rtt_us));
-            let ctx = AckCtx {
-                now: Time(0),
-                mss: MSS,
-                acked_bytes: MSS,
-                rtt_sample: None,
-                app_limited: false,
-                measure: &m,
-                rate_epoch: RateEpoch::Running,
-                ack: 0,
-                snd_nxt: 0,
-            };
+            let ctx = ack_ctx(Time(0), MSS, &m);
             cc.backlog_segments(&w, &ctx)
         };
         assert_eq!(backlog(100_200), 0.0, "BaseRTT: 10 ticks");
@@ -378,17 +359,7 @@ mod tests {
         let mut w = h.w;
         for n in [0.0, 10.0, 0.0, 20.0] {
             h.ack(n);
-            let ctx = AckCtx {
-                now: Time(0),
-                mss: MSS,
-                acked_bytes: MSS,
-                rtt_sample: None,
-                app_limited: false,
-                measure: &h.m,
-                rate_epoch: RateEpoch::Running,
-                ack: 0,
-                snd_nxt: 0,
-            };
+            let ctx = ack_ctx(Time(0), MSS, &h.m);
             reference.on_ack(&mut w, &ctx);
             assert_eq!(h.w, w);
         }

@@ -152,6 +152,7 @@ impl CongestionControl for Vegas {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_util::ack_ctx;
 
     #[test]
     fn backlog_is_zero_at_base_rtt_and_grows_with_queueing() {
@@ -174,17 +175,7 @@ mod tests {
         // Congestion avoidance at the initial ssthresh: 50 × 10/110 ≈ 4.5 segments queued > β.
         let mut v = Vegas::new(VegasConfig::default());
         let mut w = Window { cwnd: 50_000, ssthresh: 50_000 };
-        let ctx = |rate_epoch| AckCtx {
-            now: Time(0),
-            mss: 1000,
-            acked_bytes: 1000,
-            rtt_sample: None,
-            app_limited: false,
-            measure: &m,
-            rate_epoch,
-            ack: 0,
-            snd_nxt: 0,
-        };
+        let ctx = |rate_epoch| AckCtx { rate_epoch, ..ack_ctx(Time(0), 1000, &m) };
         v.on_ack(&mut w, &ctx(RateEpoch::Sampled));
         assert_eq!(w.cwnd, 49_000);
         v.on_ack(&mut w, &ctx(RateEpoch::Running));
@@ -205,17 +196,7 @@ mod tests {
             m.on_rtt_sample(ms(r));
         }
         assert_eq!(m.on_ack(Time(ms(200).0), 10001, 4000, 13001), RateEpoch::Sampled);
-        let ctx = AckCtx {
-            now: Time(0),
-            mss: 1000,
-            acked_bytes: 1000,
-            rtt_sample: None,
-            app_limited: false,
-            measure: &m,
-            rate_epoch: RateEpoch::Sampled,
-            ack: 0,
-            snd_nxt: 0,
-        };
+        let ctx = AckCtx { rate_epoch: RateEpoch::Sampled, ..ack_ctx(Time(0), 1000, &m) };
         let slow_start = || Window { cwnd: 32_000, ssthresh: u64::MAX };
         let mut w = slow_start();
         Vegas::new(VegasConfig::default()).on_ack(&mut w, &ctx);
@@ -244,17 +225,7 @@ mod tests {
         // Slow start after a timeout at 8 segments: with the old RTT, 8 × 50/150 ≈ 2.7 > γ.
         let mut v = Vegas::new(VegasConfig::default());
         let mut w = Window { cwnd: 8_000, ssthresh: 50_000 };
-        let ctx = AckCtx {
-            now: Time(0),
-            mss: 1000,
-            acked_bytes: 1000,
-            rtt_sample: None,
-            app_limited: false,
-            measure: &m,
-            rate_epoch: RateEpoch::Unsampled,
-            ack: 0,
-            snd_nxt: 0,
-        };
+        let ctx = AckCtx { rate_epoch: RateEpoch::Unsampled, ..ack_ctx(Time(0), 1000, &m) };
         v.on_ack(&mut w, &ctx);
         assert_eq!(w, Window { cwnd: 8_000, ssthresh: 50_000 }, "slow start goes on");
         v.on_ack(&mut w, &AckCtx { rate_epoch: RateEpoch::Running, ..ctx });

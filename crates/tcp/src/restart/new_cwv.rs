@@ -281,6 +281,7 @@ impl RestartPolicy for NewCwv {
 mod tests {
     use super::*;
     use crate::measure::{Measure, RtoConfig};
+    use crate::test_util::ack_ctx;
 
     const MSS: u64 = 1000;
     const IW: u64 = 4 * MSS;
@@ -304,7 +305,7 @@ mod tests {
     fn ack(p: &mut NewCwv, ms: u64, w: Window, sample: Option<u64>, app_limited: bool) -> Validation {
         let m = measured(sample.unwrap_or(0));
         let rate_epoch = if sample.is_some() { RateEpoch::Sampled } else { RateEpoch::Running };
-        p.on_ack(w, &AckCtx { now: at(ms), mss: MSS, acked_bytes: MSS, rtt_sample: Some(RTT), app_limited, measure: &m, rate_epoch, ack: 0, snd_nxt: 0 })
+        p.on_ack(w, &AckCtx { rtt_sample: Some(RTT), app_limited, rate_epoch, ..ack_ctx(at(ms), MSS, &m) })
     }
 
     fn part(form: NewCwvForm, loss_response: NvpLossResponse) -> NewCwv {
