@@ -2,6 +2,8 @@
 //! links: base RTT 100 ms; 250-packet drop-tail buffer; one bulk flow for 10 s): CUBIC
 //! (RFC 9438) with Linux's HyStart, and HyStart++ (RFC 9406).
 
+mod common;
+
 use rampup_sim::{run_toml, RunOutput};
 
 /// Payload bytes per second the 40 Mb/s bottleneck carries with 1000-byte segments and
@@ -9,26 +11,7 @@ use rampup_sim::{run_toml, RunOutput};
 const LINK_PAYLOAD_BYTES_PER_S: f64 = 40e6 / 8.0 * 1000.0 / 1040.0;
 
 fn dumbbell(tcp: &str) -> String {
-    format!(
-        r#"
-duration = "10s"
-[topology]
-kind = "dumbbell"
-access_rate = "1Gbps"
-access_delay = "1ms"
-bottleneck_rate = "40Mbps"
-bottleneck_delay = "48ms"
-bottleneck_queue = {{ packets = 250 }}
-[[flow]]
-from = "s0"
-to = "r0"
-app = {{ kind = "bulk" }}
-tcp = {{ mss = 1000, initial_window = 10, recovery = "sack", {tcp} }}
-[trace]
-queues = true
-throughput = "100ms"
-"#
-    )
+    common::paper_001_dumbbell(&format!("mss = 1000, initial_window = 10, recovery = \"sack\", {tcp}"), "", "queues = true\nthroughput = \"100ms\"")
 }
 
 fn run(tcp: &str) -> RunOutput {
@@ -106,7 +89,7 @@ fn the_linux_profile_sets_linux_defaults_under_the_keys_given() {
     assert!(matches!(t.cc, CcKind::Cubic(c) if c.fast_convergence && c.byte_counting));
     assert_eq!((t.startup, t.recovery, t.rack_tlp, t.prr), (StartupKind::HyStart, RecoveryKind::Sack, true, true));
     assert_eq!((t.rto.min.as_nanos(), t.rto.initial.as_nanos(), t.delack_timeout.as_nanos()), (200_000_000, 1_000_000_000, 40_000_000));
-    assert_eq!((t.mss_bytes, t.initial_window_segments), (1000, 10), "the flow's own keys win");
+    assert_eq!(t.mss_bytes, 1000, "the flow's own key wins over the profile's 1448");
     let from_defaults = tcp_of("", "profile = \"linux\"\nmin_rto = \"1s\"");
     assert!(matches!(from_defaults.cc, CcKind::Cubic(_)) && from_defaults.rto.min.as_nanos() == 1_000_000_000, "[tcp] keys win too");
     let newreno = tcp_of("profile = \"linux\", recovery = \"newreno\"", "");

@@ -2,32 +2,15 @@
 //! with 48 ms one-way delay, 1 Gb/s side links with 1 ms, 250-packet drop-tail buffer (BDP/2),
 //! 1000-byte segments, one bulk flow for 10 s. Base RTT 100 ms, BDP about 480 packets.
 
+mod common;
+
 use rampup_sim::{check_toml, run_toml, Column, RunOutput};
 
 /// Payload bytes the bottleneck carries in 10 s at 40 Mb/s (the paper's 100 % = 50 000 segments).
 const CAPACITY_BYTES: f64 = 40e6 / 8.0 * 10.0;
 
 fn paper_dumbbell(tcp: &str, flow: &str) -> String {
-    format!(
-        r#"
-duration = "10s"
-[topology]
-kind = "dumbbell"
-access_rate = "1Gbps"
-access_delay = "1ms"
-bottleneck_rate = "40Mbps"
-bottleneck_delay = "48ms"
-bottleneck_queue = {{ packets = 250 }}
-[[flow]]
-from = "s0"
-to = "r0"
-app = {{ kind = "bulk" }}
-tcp = {{ handshake = false, mss = 1000, initial_window = 2, {tcp} }}
-{flow}
-[trace]
-queues = false
-"#
-    )
+    common::paper_001_dumbbell(&format!("handshake = false, mss = 1000, initial_window = 2, {tcp}"), flow, "queues = false")
 }
 
 fn run(tcp: &str) -> RunOutput {

@@ -108,3 +108,29 @@ pub fn schedule(gaps: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
         })
         .collect()
 }
+
+/// Paper 001's dumbbell (SSthreshless Start, §II): a 40 Mb/s bottleneck with 48 ms one way
+/// and a 250-packet drop-tail queue, 1 Gb/s access links with 1 ms; one bulk flow s0 → r0
+/// for 10 s with the `tcp` table's keys, the flow's `flow` lines and the `[trace]` lines.
+pub fn paper_001_dumbbell(tcp: &str, flow: &str, trace: &str) -> String {
+    format!(
+        r#"
+duration = "10s"
+[topology]
+kind = "dumbbell"
+access_rate = "1Gbps"
+access_delay = "1ms"
+bottleneck_rate = "40Mbps"
+bottleneck_delay = "48ms"
+bottleneck_queue = {{ packets = 250 }}
+[[flow]]
+from = "s0"
+to = "r0"
+app = {{ kind = "bulk" }}
+tcp = {{ {tcp} }}
+{flow}
+[trace]
+{trace}
+"#
+    )
+}

@@ -49,6 +49,8 @@ struct Epoch {
     /// RFC 9438 §4.3 W_est, in bytes, and the remainder its growth could not add yet.
     w_est: u64,
     est_credit: u64,
+    /// The cwnd growth not yet whole bytes (numerator over cwnd).
+    credit: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -61,14 +63,11 @@ pub struct Cubic {
     epoch: Option<Epoch>,
     /// §4.8: the next stage follows a timeout (K = 0, W_max = cwnd at its start).
     after_timeout: bool,
-    /// The cwnd growth not yet whole bytes (numerator over cwnd).
-    credit: u64,
-    last_send: Option<Time>,
 }
 
 impl Cubic {
     pub fn new(cfg: CubicConfig) -> Self {
-        Cubic { cfg, w_max: None, cwnd_prior: 0, epoch: None, after_timeout: false, credit: 0, last_send: None }
+        Cubic { cfg, w_max: None, cwnd_prior: 0, epoch: None, after_timeout: false }
     }
 
     /// RFC 9438 eq. (1): W_cubic(t) = C (t − K)³ + W_max, in bytes, t in µs since the stage began.
@@ -93,8 +92,7 @@ impl Cubic {
             }
             _ => (cwnd, 0),
         };
-        self.credit = 0;
-        Epoch { start: now, w_max, k_us, w_est: cwnd, est_credit: 0 }
+        Epoch { start: now, w_max, k_us, w_est: cwnd, est_credit: 0, credit: 0 }
     }
 }
 
@@ -122,12 +120,9 @@ impl CongestionControl for Cubic {
             slow_start(w, ctx.acked_bytes, mss, self.cfg.byte_counting);
             return;
         }
-        let e = match self.epoch {
+        let mut e = match self.epoch.take() {
             Some(e) => e,
-            None => {
-                let e = self.begin_epoch(ctx.now, w.cwnd, mss);
-                *self.epoch.insert(e)
-            }
+            None => self.begin_epoch(ctx.now, w.cwnd, mss),
         };
         let t_us = ctx.now.since(e.start).as_nanos() / 1_000;
         let rtt_us = ctx.measure.srtt().or(ctx.measure.min_rtt()).unwrap_or(Duration::ZERO).as_nanos() / 1_000;
@@ -137,19 +132,18 @@ impl CongestionControl for Cubic {
         // once it has passed the window before the reduction.
         let (num, den) = if e.w_est >= self.cwnd_prior { (1, 1) } else { (ALPHA_NUM, ALPHA_DEN) };
         let est = e.est_credit + num * mss * ctx.acked_bytes;
-        let w_est = e.w_est + est / (den * w.cwnd);
-        let epoch = self.epoch.as_mut().expect("set above");
-        epoch.w_est = w_est;
-        epoch.est_credit = est % (den * w.cwnd);
-        if Self::w_cubic(&e, t_us, mss) < w_est {
+        e.w_est += est / (den * w.cwnd);
+        e.est_credit = est % (den * w.cwnd);
+        if Self::w_cubic(&e, t_us, mss) < e.w_est {
             // The Reno-friendly region: cwnd follows W_est.
-            w.cwnd = w.cwnd.max(w_est);
+            w.cwnd = w.cwnd.max(e.w_est);
         } else {
             // §4.4, §4.5: cwnd += (target − cwnd) / cwnd per segment acknowledged.
-            let grow = self.credit + (target - w.cwnd) * ctx.acked_bytes;
-            self.credit = grow % w.cwnd;
+            let grow = e.credit + (target - w.cwnd) * ctx.acked_bytes;
+            e.credit = grow % w.cwnd;
             w.cwnd += grow / w.cwnd;
         }
+        self.epoch = Some(e);
     }
 
     /// §4.6: ssthresh = β_cubic × the loss window (at least 2 segments, RFC 5681 eq. (4));
@@ -173,15 +167,12 @@ impl CongestionControl for Cubic {
     }
 
     /// Linux (`cubictcp_cwnd_event`, CA_EVENT_TX_START): data sent with nothing in flight
-    /// moves the stage's start later by the time since the last send, so that an idle does
+    /// moves the stage's start later by the time the sender was quiet, so that an idle does
     /// not count as time on the curve.
-    fn on_sent(&mut self, now: Time, bytes: u64, flight_bytes: u64) {
-        if flight_bytes <= bytes {
-            if let (Some(e), Some(last)) = (&mut self.epoch, self.last_send) {
-                e.start = Time((e.start + now.since(last)).0.min(now.0));
-            }
+    fn on_sent(&mut self, now: Time, _bytes: u64, quiet: Option<Duration>) {
+        if let (Some(e), Some(quiet)) = (&mut self.epoch, quiet) {
+            e.start = Time((e.start + quiet).0.min(now.0));
         }
-        self.last_send = Some(now);
     }
 }
 
@@ -316,10 +307,9 @@ mod tests {
         let mut w = Window { cwnd: 100 * MSS, ssthresh: u64::MAX };
         loss(&mut c, &mut w, CongestionKind::FastRetransmit { inflation_bytes: 0 });
         ack(&mut c, &mut w, &m, 1_000);
-        c.on_sent(Time(Duration::from_millis(1_000).0), MSS, 5 * MSS);
-        c.on_sent(Time(Duration::from_millis(6_000).0), MSS, MSS);
+        c.on_sent(Time(Duration::from_millis(6_000).0), MSS, Some(Duration::from_secs(5)));
         assert_eq!(c.epoch.unwrap().start, Time(Duration::from_millis(6_000).0));
-        c.on_sent(Time(Duration::from_millis(6_100).0), MSS, 2 * MSS);
+        c.on_sent(Time(Duration::from_millis(6_100).0), MSS, None);
         assert_eq!(c.epoch.unwrap().start, Time(Duration::from_millis(6_000).0), "data in flight: no shift");
     }
 

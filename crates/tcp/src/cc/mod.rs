@@ -92,9 +92,10 @@ pub trait CongestionControl {
     /// window to restart with.
     fn on_idle_end(&mut self, _now: Time, _idle: Duration) {}
 
-    /// A data segment of `bytes` payload went out (a retransmission too), leaving
-    /// `flight_bytes` outstanding with it.
-    fn on_sent(&mut self, _now: Time, _bytes: u64, _flight_bytes: u64) {}
+    /// A data segment of `bytes` payload went out (a retransmission too). `quiet`: with
+    /// nothing else in flight, the time since the sender last sent (Linux's
+    /// CA_EVENT_TX_START); None while data is outstanding.
+    fn on_sent(&mut self, _now: Time, _bytes: u64, _quiet: Option<Duration>) {}
 
     /// The rate at which the algorithm wants its data paced, if it paces.
     fn pacing_rate(&self, _w: &Window) -> Option<Rate> {
@@ -151,8 +152,8 @@ impl CongestionControl for Avoidance {
         dispatch!(self, c => c.on_idle_end(now, idle))
     }
     #[inline]
-    fn on_sent(&mut self, now: Time, bytes: u64, flight_bytes: u64) {
-        dispatch!(self, c => c.on_sent(now, bytes, flight_bytes))
+    fn on_sent(&mut self, now: Time, bytes: u64, quiet: Option<Duration>) {
+        dispatch!(self, c => c.on_sent(now, bytes, quiet))
     }
     fn pacing_rate(&self, w: &Window) -> Option<Rate> {
         dispatch!(self, c => c.pacing_rate(w))
@@ -212,8 +213,8 @@ impl CongestionControl for Cc {
         self.avoidance.on_idle_end(now, idle)
     }
     #[inline]
-    fn on_sent(&mut self, now: Time, bytes: u64, flight_bytes: u64) {
-        self.avoidance.on_sent(now, bytes, flight_bytes)
+    fn on_sent(&mut self, now: Time, bytes: u64, quiet: Option<Duration>) {
+        self.avoidance.on_sent(now, bytes, quiet)
     }
     fn pacing_rate(&self, w: &Window) -> Option<Rate> {
         self.avoidance.pacing_rate(w)

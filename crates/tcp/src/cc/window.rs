@@ -143,8 +143,8 @@ impl Congestion {
 
     /// A data segment went out.
     #[inline]
-    pub fn on_sent(&mut self, now: Time, bytes: u64, flight_bytes: u64) {
-        self.cc.on_sent(now, bytes, flight_bytes);
+    pub fn on_sent(&mut self, now: Time, bytes: u64, quiet: Option<Duration>) {
+        self.cc.on_sent(now, bytes, quiet);
     }
 }
 

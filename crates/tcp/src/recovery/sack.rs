@@ -53,7 +53,8 @@ impl LossRecovery for Sack {
         if self.prr {
             let (una, first_len) = queue.from(0).next().map_or((0, 0), |s| (s.seq, s.len as u64));
             // What was SACKed before the ACK that starts recovery: its delivery counts too.
-            let sacked_before = Scoreboard::of(queue, ep.dupthresh, mss).sacked.saturating_sub(ep.newly_sacked);
+            let sacked: u64 = queue.from(0).filter(|s| s.sacked).map(|s| s.len as u64).sum();
+            let sacked_before = sacked - ep.newly_sacked;
             self.prr_state = Some(Prr::new(flight_bytes, una, sacked_before, first_len));
         }
         0
@@ -78,12 +79,13 @@ impl LossRecovery for Sack {
     /// SACK recovery.
     fn next_send(&mut self, ep: &Episode, ctx: &SendCtx) -> NextSend {
         let sb = Scoreboard::of(ctx.queue, ep.dupthresh, ctx.mss);
+        let sack1 = self.counts_pipe();
         let room = match &mut self.prr_state {
             Some(prr) => {
                 prr.on_ack(ctx.snd_una, sb.sacked, sb.pipe, ctx.cwnd, ctx.mss);
                 prr.may_send(ctx.mss)
             }
-            None if self.pipe_rule == SackPipe::Sack1 => self.pipe < ctx.cwnd,
+            None if sack1 => self.pipe < ctx.cwnd,
             None => sb.pipe + ctx.mss <= ctx.cwnd,
         };
         match (room, sb.first_lost) {

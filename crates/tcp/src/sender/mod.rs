@@ -581,7 +581,8 @@ impl Sender {
     #[inline(always)]
     fn on_sent(&mut self, now: Time, len: u64) {
         let flight_bytes = self.flight();
-        self.congestion.on_sent(now, len, flight_bytes);
+        let quiet = if flight_bytes <= len { self.last_send.map(|t| now.since(t)) } else { None };
+        self.congestion.on_sent(now, len, quiet);
         let sent = SentCtx { now, flight_bytes, window: self.congestion.window() };
         if let Some(m) = &mut self.max_flight {
             *m = (*m).max(sent.flight_bytes);
