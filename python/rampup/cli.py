@@ -410,6 +410,11 @@ PARTS: dict[str, tuple[str, dict[str, str]]] = {
         "cwv": "RFC 2861 (TCP-CWV): an unused window decays, after an idle and while application-limited",
         "new-cwv": "paper 003 / RFC 7661: a rate-limited sender keeps cwnd for the NVP (new_cwv_form, nvp, nvp_loss_response)",
     }),
+    "pacing": ("tcp.pacing", {
+        "none": "no pacing, but for a paced restart after idle",
+        "linux": "Linux's rate, 200 % of cwnd/srtt in slow start and 120 % after, from the 11th segment",
+        "quic": "RFC 9002 §7.7: pacing_n x cwnd/srtt",
+    }),
     "RTO rule": ("tcp.rto_rule", {
         "rfc6298": "RTO = max(min_rto, SRTT + 4 RTTVAR)",
         "linux": "Linux's estimator: RTO = SRTT + rttvar, rttvar at least min_rto",

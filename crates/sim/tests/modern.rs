@@ -120,3 +120,34 @@ fn quick_ack_mode_acks_each_segment_at_the_start_and_after_an_idle() {
     assert_eq!(acks(false), (10, 10));
     assert_eq!(acks(true), (13, 18), "after the 3 s idle: 16 quick ACKs, then 2 for the last 4");
 }
+
+/// Pacing (Linux's 200 % of cwnd/srtt in slow start; RFC 9002's 1.25 × cwnd/srtt) against a
+/// buffer of 30 packets, a sixteenth of the 480-packet BDP. Unpaced, each ACK of slow start
+/// releases two segments at the access link's 1 Gb/s, so the queue grows by a packet per
+/// ACK and overflows in the round whose window passes about the buffer: slow start ends
+/// with ssthresh below a quarter of the BDP. Paced, the queue grows only by the rate's
+/// excess over the link, and slow start ends past half the BDP.
+#[test]
+fn pacing_carries_slow_start_past_a_small_buffer() {
+    let first_ssthresh_segments = |tcp: &str| {
+        let out = run_toml(&dumbbell(tcp).replace("packets = 250", "packets = 30"), None).expect("valid");
+        let ss = out.table("timeseries").f64s("ssthresh_bytes").iter().copied().find(|s| !s.is_nan()).expect("slow start ended");
+        ss / 1000.0
+    };
+    let unpaced = first_ssthresh_segments("");
+    assert!(unpaced < 120.0, "unpaced: ssthresh {unpaced} segments");
+    for pacing in ["linux", "quic"] {
+        let paced = first_ssthresh_segments(&format!("pacing = \"{pacing}\""));
+        assert!(paced > 240.0, "{pacing} pacing: ssthresh {paced} segments");
+    }
+}
+
+/// `pacing_n` belongs to QUIC's form, and N is at least 1 (RFC 9002 §7.7).
+#[test]
+fn pacing_keys_are_checked() {
+    let e = |tcp: &str| rampup_sim::check_toml(&dumbbell(tcp)).unwrap_err().to_string();
+    assert!(e("pacing = \"linux\", pacing_n = 2.0").contains("flow[0].tcp.pacing_n: applies to pacing = \"quic\" only"));
+    assert!(e("pacing = \"quic\", pacing_n = 0.5").contains("flow[0].tcp.pacing_n: must be a number from 1 to 100"));
+    assert!(e("pacing_unpaced = 4").contains("flow[0].tcp.pacing_unpaced"));
+    assert!(e("pacing = \"fq\"").contains("flow[0].tcp.pacing"));
+}

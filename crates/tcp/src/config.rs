@@ -6,6 +6,7 @@ use crate::cc::{
     SsthreshlessConfig, StartupPart, Vegas, VegasConfig,
 };
 use crate::measure::RtoConfig;
+use crate::pacing::PacingConfig;
 use crate::preemptive::PreemptiveConfig;
 use crate::recovery::{RecoveryKind, SackPipe};
 use crate::restart::{IdleThreshold, Restart};
@@ -163,6 +164,9 @@ pub struct TcpConfig {
     pub idle_threshold: IdleThreshold,
     /// Preemptive Retransmission (paper 002, `docs/preemptive.md`); `None`: off.
     pub preemptive: Option<PreemptiveConfig>,
+    /// Pacing all the time, as Linux (with fq) and QUIC do; `None`: only a paced restart
+    /// after idle spaces segments.
+    pub pacing: Option<PacingConfig>,
 }
 
 impl Default for TcpConfig {
@@ -199,6 +203,7 @@ impl Default for TcpConfig {
             restart: Restart::Ssr,
             idle_threshold: IdleThreshold::Rto,
             preemptive: None,
+            pacing: None,
         }
     }
 }

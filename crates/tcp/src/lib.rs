@@ -21,6 +21,7 @@ mod test_util;
 
 pub use config::{CcKind, RtoTiming, SackPermitted, StartupKind, TcpConfig};
 pub use endpoint::{Endpoint, Event, Milestones, Role, Snapshot, State, Timer};
+pub use pacing::{PacingConfig, PacingRate};
 pub use preemptive::{PreemptiveConfig, PreemptiveStats};
 pub use recovery::{RecoveryKind, SackPipe};
 pub use restart::{IdleThreshold, Restart};

@@ -3,7 +3,7 @@
 //! (`rampup defaults`; docs/scenarios.md carries the same table, which a test compares).
 
 use rampup_tcp::restart::IdleThreshold;
-use rampup_tcp::{CcKind, Duration, LossWindow, StartupKind, TcpConfig};
+use rampup_tcp::{CcKind, Duration, LossWindow, PacingRate, StartupKind, TcpConfig};
 
 use super::topology::QueueLimit;
 use super::{parse, Scenario};
@@ -207,6 +207,8 @@ fn tcp(put: &mut impl FnMut(&'static str, &'static str, String)) {
         },
     );
     put("tcp", "preemptive", t.preemptive.map_or("(off)".into(), |_| "(on)".into()));
+    // `TcpConfig::default()` paces only a paced restart; the test below holds this row to it.
+    put("tcp", "pacing", "\"none\"".into());
     parts(put);
 }
 
@@ -237,6 +239,12 @@ fn parts(put: &mut impl FnMut(&'static str, &'static str, String)) {
         put("tcp", "new_cwv_form", format!("\"{}\"", c.form.name()));
         put("tcp", "nvp", time(c.nvp));
         put("tcp", "nvp_loss_response", format!("\"{}\"", c.loss_response.name()));
+    }
+    if let Some(p) = tcp_of("pacing = \"quic\"").pacing {
+        put("tcp", "pacing_unpaced", p.unpaced_segments.to_string());
+        if let PacingRate::Quic { n_percent } = p.rate {
+            put("tcp", "pacing_n", format!("{:?}", n_percent as f64 / 100.0));
+        }
     }
     if let Some(p) = tcp_of("preemptive = {}").preemptive {
         put("tcp.preemptive", "factor", format!("{:?}", p.factor));
@@ -301,6 +309,7 @@ mod tests {
                 "max_ssthresh" => "cc = \"limited-slow-start\"",
                 "rbp_scale" => "restart = \"rbp-rate\"",
                 "new_cwv_form" | "nvp" | "nvp_loss_response" => "restart = \"new-cwv\"",
+                "pacing_n" | "pacing_unpaced" => "pacing = \"quic\"",
                 _ => "",
             };
             let rr = "kind = \"request-response\", request = 1, response = 1";

@@ -4,7 +4,10 @@
 use rampup_tcp::cc::{AdjustiveSchedule, CubicConfig, LimitedSlowStartConfig, SsthreshlessConfig, VegasConfig, VegasRtt, VegasSlowStartExit};
 use rampup_tcp::measure::{RtoConfig, RtoRule};
 use rampup_tcp::restart::{IdleThreshold, NewCwvConfig, NewCwvForm, NvpLossResponse, Restart};
-use rampup_tcp::{CcKind, Duration, LossWindow, PreemptiveConfig, RecoveryKind, RtoInRecovery, RtoTiming, SackPermitted, SackPipe, StartupKind, TcpConfig};
+use rampup_tcp::{
+    CcKind, Duration, LossWindow, PacingConfig, PacingRate, PreemptiveConfig, RecoveryKind, RtoInRecovery, RtoTiming, SackPermitted, SackPipe, StartupKind,
+    TcpConfig,
+};
 use serde::de::{self, IntoDeserializer, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use std::{fmt, marker::PhantomData};
@@ -159,6 +162,15 @@ enum SackPipeName {
     Sack1,
 }
 
+/// Pacing all the time (`rampup_tcp::PacingRate`).
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+enum PacingName {
+    None,
+    Linux,
+    Quic,
+}
+
 /// A named set of keys (`profile.rs`).
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
@@ -221,6 +233,9 @@ pub(super) struct TcpFile {
     max_ssthresh: Option<u64>,
     /// Preemptive Retransmission (paper 002); absent: off.
     preemptive: Option<PreemptiveFile>,
+    pacing: Option<PacingName>,
+    pacing_n: Option<f64>,
+    pacing_unpaced: Option<u32>,
 }
 
 /// `preemptive = { factor = 3, cutout = "80KiB" }`; both keys optional.
@@ -452,7 +467,10 @@ impl TcpFile {
             ssthreshless_schedule,
             ssthreshless_rtt_tick,
             max_ssthresh,
-            preemptive
+            preemptive,
+            pacing,
+            pacing_n,
+            pacing_unpaced
         )
     }
 }
@@ -642,7 +660,31 @@ pub(super) fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError
             },
         },
         preemptive,
+        pacing: pacing(&t, p)?,
     })
+}
+
+/// `pacing = "linux"` or `"quic"` (with `pacing_n`), `pacing_unpaced` segments first.
+fn pacing(t: &TcpFile, p: &str) -> Result<Option<PacingConfig>, ScenarioError> {
+    let name = t.pacing.unwrap_or(PacingName::None);
+    if t.pacing_n.is_some() && name != PacingName::Quic {
+        return err(format!("{p}.pacing_n"), "applies to pacing = \"quic\" only");
+    }
+    if t.pacing_unpaced.is_some() && name == PacingName::None {
+        return err(format!("{p}.pacing_unpaced"), "applies with pacing = \"linux\" or \"quic\" only");
+    }
+    let n = t.pacing_n.unwrap_or(1.25);
+    // RFC 9002 §7.7: N small, but at least 1.
+    if !(1.0..=100.0).contains(&n) {
+        return err(format!("{p}.pacing_n"), format!("must be a number from 1 to 100, like 1.25 (got {n})"));
+    }
+    let rate = match name {
+        PacingName::None => return Ok(None),
+        PacingName::Linux => PacingRate::Linux,
+        PacingName::Quic => PacingRate::Quic { n_percent: (n * 100.0).round() as u32 },
+    };
+    let unpaced_segments = t.pacing_unpaced.unwrap_or(PacingConfig::LINUX_UNPACED_SEGMENTS);
+    Ok(Some(PacingConfig { rate, unpaced_segments }))
 }
 
 fn preemptive(f: &PreemptiveFile, p: &str) -> Result<PreemptiveConfig, ScenarioError> {

@@ -16,7 +16,7 @@ use crate::config::{RtoTiming, TcpConfig};
 use std::collections::VecDeque;
 
 use crate::measure::Measure;
-use crate::pacing::Pacer;
+use crate::pacing::{PaceCtx, Pacer};
 use crate::preemptive::{Preemptive, PreemptiveStats, TimerCmd};
 use crate::receiver::{self, AckUrgency, Receiver};
 use crate::restart::RestartCtx;
@@ -169,7 +169,8 @@ pub struct Endpoint {
     ack_due: bool,
     bytes_received: u64,
     reached: Reached,
-    /// Active while a restart after idle is paced; the first ACK ends it (paper 000 §3).
+    /// Spaces data segments: while a restart after idle is paced (the first ACK ends it,
+    /// paper 000 §3), and all the time with `TcpConfig::pacing`.
     pacer: Pacer,
     /// The last send before the idle whose restart policy already ran.
     restarted_after: Option<Time>,
@@ -301,7 +302,7 @@ impl Endpoint {
             flight: self.sender.flight(),
             snd_nxt: self.sender.snd_nxt(),
             snd_una: self.sender.snd_una(),
-            pacing: self.pacer.is_active(),
+            pacing: self.pacer.is_pacing(self.cfg.pacing.as_ref()),
             cc_mode: self.sender.congestion().mode_name(),
             congestive_events: self.sender.congestion().cc().congestive_events(),
         }
@@ -339,7 +340,7 @@ impl Endpoint {
             return None;
         }
         self.sender.set_peer_window(seg.window as u64);
-        if seg.flags.ack && self.pacer.is_active() {
+        if seg.flags.ack && self.pacer.in_restart() {
             self.end_paced_restart();
             self.sender.on_first_ack_after_pacing();
         }
@@ -449,7 +450,7 @@ impl Endpoint {
     fn closed(&mut self, reset: bool) {
         self.state = State::Closed;
         self.timers = [None; TIMER_COUNT];
-        self.pacer.stop();
+        self.pacer.stop_restart();
         self.emit(Event::Closed { reset });
     }
 
@@ -594,8 +595,7 @@ impl Endpoint {
                 // §7.2: (re)start the probe timer after new data that was not a probe.
                 self.arm_probe(now, !tx.probe);
             }
-            self.pacer.on_send(now);
-            if let Some(at) = self.pacer.next_release() {
+            if let Some(at) = self.pacer.on_send(now, tx.len as u64, self.cfg.pacing.as_ref(), || pace_ctx(&self.sender, &self.measure)) {
                 self.arm(Timer::Pace, at);
             }
             if let Some(p) = &mut self.preemptive {
@@ -656,7 +656,7 @@ impl Endpoint {
             measure: &self.measure,
         };
         if let Some(plan) = self.sender.on_idle_end(now, &ctx) {
-            self.pacer.start(now, plan.interval);
+            self.pacer.start_restart(now, plan.interval);
         }
     }
 
@@ -674,7 +674,7 @@ impl Endpoint {
     }
 
     fn end_paced_restart(&mut self) {
-        self.pacer.stop();
+        self.pacer.stop_restart();
         self.timers[Timer::Pace as usize] = None;
     }
 
@@ -757,3 +757,9 @@ impl Endpoint {
 
 #[cfg(test)]
 mod tests;
+
+/// What the pacer's rate reads when a segment leaves.
+fn pace_ctx(sender: &Sender, measure: &Measure) -> PaceCtx {
+    let w = sender.window();
+    PaceCtx { cwnd: w.cwnd, ssthresh: w.ssthresh, flight: sender.flight(), srtt: measure.srtt() }
+}

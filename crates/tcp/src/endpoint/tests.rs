@@ -1,6 +1,7 @@
 //! Endpoint tests named `test_<state>_<event>`, built on the fixtures of `test_util`.
 
 use super::*;
+use crate::pacing::{PacingConfig, PacingRate};
 use crate::recovery::RecoveryKind;
 use crate::test_util::*;
 
@@ -405,4 +406,24 @@ fn test_established_ns2_full_timing_keeps_the_initial_rto() {
     assert_eq!(min_rtt, Some(ms(20)), "the RTT is observed");
     let (armed, first, _, _) = restarts(RtoTiming::Rfc6298);
     assert!(armed < at(20) + initial && first < at(40) + initial, "the handshake's sample sets the RTO");
+}
+
+/// Linux pacing (`tcp_update_pacing_rate`, `tcp_update_skb_after_send`): the first ten data
+/// segments go at once; from the eleventh each is spaced one interval of
+/// len × srtt / (200 % × max(cwnd, flight)) after the one before, less the time it left late
+/// (at most one interval).
+#[test]
+fn test_established_linux_pacing_spaces_segments_after_the_first_ten() {
+    let pacing = Some(PacingConfig { rate: PacingRate::Linux, unpaced_segments: PacingConfig::LINUX_UNPACED_SEGMENTS });
+    let mut ep = ten_in_flight(TcpConfig { pacing, ..config() });
+    assert!(ep.snapshot().pacing, "the next segment is paced");
+    // Two segments acknowledged after the handshake's 20 ms: slow start opens cwnd to 11
+    // segments, with 8 in flight; three may go. The eleventh left 20 ms after its slot (the
+    // tenth's departure), so it is credited a whole interval and the twelfth goes with it.
+    recv_ack(&mut ep, at(40), seg_start(2));
+    assert_eq!(send_data(&mut ep, at(40)).len(), 2);
+    // srtt 20 ms, cwnd 11 segments: 20 ms × 1000 / (2 × 11,000) = 909,090 ns.
+    let next = at(40) + Duration::from_nanos(909_090);
+    assert_eq!(timeout(&mut ep, next).len(), 1);
+    assert_eq!(ep.sender().flight(), 11 * MSS);
 }
