@@ -10,7 +10,8 @@
 # Output: exactly one line of key=value pairs on stdout at t = duration.
 #
 # Options (defaults in brackets):
-#   tcp=Newreno|Sack1|Vegas   sender agent Agent/TCP/<tcp>          [Newreno]
+#   tcp=Newreno|Sack1|Vegas|Linux  sender agent Agent/TCP/<tcp>     [Newreno]
+#   ca=cubic                  tcp=Linux: the kernel module, select_ca  [cubic]
 #   rate=40Mb                 bottleneck rate (ns-2 bandwidth syntax)  [40Mb]
 #   delay=48ms                bottleneck one-way delay                 [48ms]
 #   buffer=250                bottleneck DropTail limit_, packets,
@@ -39,14 +40,14 @@
 array set cfg {
     tcp Newreno rate 40Mb delay 48ms buffer 250 ssthresh 0 cap 0
     delack 0 delack_interval 0.1 minrto 1 init_rto 3 mss 1000 hdr 40
-    duration 10 access_buffer 1000 trace {} max_ssthresh 0
+    duration 10 access_buffer 1000 trace {} max_ssthresh 0 ca cubic
 }
 # The shared helpers ship with the package, beside the benchmark script that needs them.
 source [file join [file dirname [info script]] .. .. python rampup ns2 args.tcl]
 source [file join [file dirname [info script]] .. .. python rampup ns2 wire.tcl]
 parse_args single_flow.tcl cfg
-if {[lsearch -exact {Newreno Sack1 Vegas} $cfg(tcp)] < 0} {
-    puts stderr "single_flow.tcl: tcp must be Newreno, Sack1 or Vegas"
+if {[lsearch -exact {Newreno Sack1 Vegas Linux} $cfg(tcp)] < 0} {
+    puts stderr "single_flow.tcl: tcp must be Newreno, Sack1, Vegas or Linux"
     exit 1
 }
 set wire [expr {$cfg(mss) + $cfg(hdr)}]   ;# bytes of one data packet on the wire
@@ -101,9 +102,16 @@ set qm_acc [$ns monitor-queue $s0 $r1 $devnull]
 
 # ------------------------------------------------------------------ agents
 set tcp [new Agent/TCP/$cfg(tcp)]
-if {$cfg(tcp) == "Sack1"} { set sinkclass Agent/TCPSink/Sack1 } else { set sinkclass Agent/TCPSink }
+if {$cfg(tcp) == "Sack1" || $cfg(tcp) == "Linux"} { set sinkclass Agent/TCPSink/Sack1 } else { set sinkclass Agent/TCPSink }
 if {$cfg(delack)} { append sinkclass /DelAck }
 set sink [new $sinkclass]
+# The Linux agent (ns-2.35's TCP-Linux, Wei and Cao 2006) runs a kernel congestion module over
+# SACK; it reads its RTT from timestamps, which the sink echoes (ns-2.35 tcp-linux docs).
+if {$cfg(tcp) == "Linux"} {
+    $tcp set timestamps_ true
+    $sink set ts_echo_rfc1323_ true
+    $ns at 0.0 "$tcp select_ca $cfg(ca)"
+}
 $ns attach-agent $s0 $tcp
 $ns attach-agent $d0 $sink
 $ns connect $tcp $sink

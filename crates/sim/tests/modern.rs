@@ -151,3 +151,15 @@ fn pacing_keys_are_checked() {
     assert!(e("pacing_unpaced = 4").contains("flow[0].tcp.pacing_unpaced"));
     assert!(e("pacing = \"fq\"").contains("flow[0].tcp.pacing"));
 }
+
+/// `cubic_beta` (RFC 9438 §5.1's β) belongs to CUBIC and lies between 0 and 1; in a `cc`
+/// table CUBIC's `beta` is it, Vegas' its own.
+#[test]
+fn cubic_beta_is_checked_and_routed_by_the_cc_table() {
+    use rampup_tcp::CcKind;
+    let e = |tcp: &str| rampup_sim::check_toml(&dumbbell(tcp)).unwrap_err().to_string();
+    assert!(e("cubic_beta = 0.8").contains("flow[0].tcp.cubic_beta: applies to cc = \"cubic\" only"));
+    assert!(e("cc = \"cubic\", cubic_beta = 1.0").contains("flow[0].tcp.cubic_beta: must be a number above 0 and below 1"));
+    assert!(matches!(tcp_of("cc = { kind = \"cubic\", beta = 0.8 }", "").cc, CcKind::Cubic(c) if c.beta_permille == 800));
+    assert!(matches!(tcp_of("cc = { kind = \"vegas\", beta = 4.0 }", "").cc, CcKind::Vegas(v) if v.beta == 4.0));
+}

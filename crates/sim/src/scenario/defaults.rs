@@ -223,6 +223,7 @@ fn parts(put: &mut impl FnMut(&'static str, &'static str, String)) {
     }
     if let CcKind::Cubic(c) = tcp_of("cc = \"cubic\"").cc {
         put("tcp", "cubic_fast_convergence", c.fast_convergence.to_string());
+        put("tcp", "cubic_beta", format!("{:?}", c.beta_permille as f64 / 1000.0));
     }
     if let StartupKind::Ssthreshless(s) = tcp_of("cc = \"ssthreshless\"").startup {
         put("tcp", "ssthreshless_gamma", format!("{:?}", s.gamma_segments));

@@ -222,6 +222,7 @@ pub(super) struct TcpFile {
     dupthresh: Option<u32>,
     byte_counting: Option<bool>,
     cubic_fast_convergence: Option<bool>,
+    cubic_beta: Option<f64>,
     vegas_alpha: Option<f64>,
     vegas_beta: Option<f64>,
     vegas_gamma: Option<f64>,
@@ -285,7 +286,7 @@ impl<N: Copy, T> Part<N, T> {
 }
 
 /// `cc = { kind = "vegas", alpha = 1.0, beta = 3.0, gamma = 1.0, rtt = "mean", slow_start_exit = "eighth" }`,
-/// `cc = { kind = "newreno", byte_counting = true }`, `cc = { kind = "cubic", fast_convergence = false }`; a startup's name as `kind` takes that
+/// `cc = { kind = "newreno", byte_counting = true }`, `cc = { kind = "cubic", fast_convergence = false, beta = 0.8 }`; a startup's name as `kind` takes that
 /// startup's settings (`cc = { kind = "ssthreshless", gamma = 3.0 }`).
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -364,7 +365,11 @@ impl TcpFile {
                 p,
             )?;
             put(&mut self.vegas_alpha, c.alpha, ["cc", "alpha", "vegas_alpha"], vegas, p)?;
-            put(&mut self.vegas_beta, c.beta, ["cc", "beta", "vegas_beta"], vegas, p)?;
+            let beta = match c.kind {
+                CcName::Cubic => (&mut self.cubic_beta, "cubic_beta", None),
+                _ => (&mut self.vegas_beta, "vegas_beta", only(CcName::Vegas, "\"vegas\" or \"cubic\"")),
+            };
+            put(beta.0, c.beta, ["cc", "beta", beta.1], beta.2, p)?;
             put(&mut self.vegas_rtt, c.rtt, ["cc", "rtt", "vegas_rtt"], vegas, p)?;
             put(&mut self.vegas_slow_start_exit, c.slow_start_exit, ["cc", "slow_start_exit", "vegas_slow_start_exit"], vegas, p)?;
             let gamma = match c.kind {
@@ -458,6 +463,7 @@ impl TcpFile {
             dupthresh,
             byte_counting,
             cubic_fast_convergence,
+            cubic_beta,
             vegas_alpha,
             vegas_beta,
             vegas_gamma,
@@ -559,13 +565,22 @@ pub(super) fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError
     if cc_name != CcName::Cubic && t.cubic_fast_convergence.is_some() {
         return err(format!("{p}.cubic_fast_convergence"), "applies to cc = \"cubic\" only");
     }
+    if cc_name != CcName::Cubic && t.cubic_beta.is_some() {
+        return err(format!("{p}.cubic_beta"), "applies to cc = \"cubic\" only");
+    }
     let (cc, startup) = match (cc_name, cc_name.startup(), t.startup.map(|s| s.name(|t| t.kind))) {
         (CcName::Vegas, ..) if t.byte_counting == Some(true) => {
             return err(format!("{p}.byte_counting"), "applies to cc = \"newreno\" or \"cubic\" (RFC 3465), not to cc = \"vegas\"");
         }
         (CcName::Cubic, _, named) => {
             let fast_convergence = t.cubic_fast_convergence.unwrap_or(CubicConfig::default().fast_convergence);
-            (CcKind::Cubic(CubicConfig { fast_convergence, byte_counting }), startup_kind(named.unwrap_or(StartupName::SlowStart)))
+            let beta = t.cubic_beta.unwrap_or(CubicConfig::RFC_9438_BETA_PERMILLE as f64 / 1000.0);
+            // Thousandths: RFC 9438's 0.7 exactly; ns-2.35's 819/1024 as 0.8.
+            if !(0.001..=0.999).contains(&beta) {
+                return err(format!("{p}.cubic_beta"), format!("must be a number above 0 and below 1, like 0.7 (got {beta})"));
+            }
+            let beta_permille = (beta * 1000.0).round() as u64;
+            (CcKind::Cubic(CubicConfig { fast_convergence, byte_counting, beta_permille }), startup_kind(named.unwrap_or(StartupName::SlowStart)))
         }
         (CcName::Vegas, _, None | Some(StartupName::SlowStart)) => (CcKind::Vegas(vegas), StartupKind::SlowStart),
         (CcName::Vegas, _, Some(_)) => {

@@ -5,21 +5,17 @@
 //! HyStart or HyStart++ bound it as startup parts.
 //!
 //! Exact integer arithmetic, as the rest of the engine: windows in bytes, time in
-//! microseconds, the cube in 128 bits; C = 0.4 and β = 0.7 as ratios (2/5, 7/10).
+//! microseconds, the cube in 128 bits; C = 0.4 as the ratio 2/5, β in thousandths.
 
 use super::newreno::slow_start;
 use super::{AckCtx, CongestionControl, CongestionEvent, Window};
 use crate::time::{Duration, Time};
 
-/// RFC 9438 §5.1 β_cubic = 0.7, as NUM/DEN.
-const BETA_NUM: u64 = 7;
-const BETA_DEN: u64 = 10;
+/// β is given in thousandths.
+const BETA_DEN: u64 = 1000;
 /// RFC 9438 §5.1 C = 0.4 segments/s³, as NUM/DEN.
 const C_NUM: i128 = 2;
 const C_DEN: i128 = 5;
-/// RFC 9438 §4.3 α_cubic = 3 (1 − β) / (1 + β) = 9/17.
-const ALPHA_NUM: u64 = 9;
-const ALPHA_DEN: u64 = 17;
 const US_PER_S3: i128 = 1_000_000_000_000_000_000;
 /// The cubic's argument is held within ±2^33 µs (2.4 hours), where its cube still fits.
 const MAX_T_US: i128 = 1 << 33;
@@ -30,11 +26,24 @@ pub struct CubicConfig {
     pub fast_convergence: bool,
     /// Slow start by RFC 3465 with L = 2 (as NewReno's `byte_counting`).
     pub byte_counting: bool,
+    /// β_cubic, the share of the window kept at a reduction, in thousandths: RFC 9438 §5.1's
+    /// 0.7 (Linux's 717/1024 today). Older kernels, whose module ns-2.35's Linux agent
+    /// runs, kept 819/1024.
+    pub beta_permille: u64,
+}
+
+impl CubicConfig {
+    pub const RFC_9438_BETA_PERMILLE: u64 = 700;
+
+    /// RFC 9438 §4.3 α_cubic = 3 (1 − β) / (1 + β), as NUM/DEN (9/17 for β = 0.7).
+    fn alpha(&self) -> (u64, u64) {
+        (3 * (BETA_DEN - self.beta_permille), BETA_DEN + self.beta_permille)
+    }
 }
 
 impl Default for CubicConfig {
     fn default() -> Self {
-        CubicConfig { fast_convergence: true, byte_counting: false }
+        CubicConfig { fast_convergence: true, byte_counting: false, beta_permille: Self::RFC_9438_BETA_PERMILLE }
     }
 }
 
@@ -130,7 +139,7 @@ impl CongestionControl for Cubic {
         let target = Self::w_cubic(&e, t_us + rtt_us, mss).clamp(w.cwnd, w.cwnd + w.cwnd / 2);
         // §4.3: the Reno estimate grows by α_cubic segments per window acknowledged; by one
         // once it has passed the window before the reduction.
-        let (num, den) = if e.w_est >= self.cwnd_prior { (1, 1) } else { (ALPHA_NUM, ALPHA_DEN) };
+        let (num, den) = if e.w_est >= self.cwnd_prior { (1, 1) } else { self.cfg.alpha() };
         let est = e.est_credit + num * mss * ctx.acked_bytes;
         e.w_est += est / (den * w.cwnd);
         e.est_credit = est % (den * w.cwnd);
@@ -152,12 +161,12 @@ impl CongestionControl for Cubic {
     fn on_congestion_event(&mut self, w: &Window, ev: &CongestionEvent) -> u64 {
         let cwnd = w.cwnd;
         self.w_max = Some(match self.w_max {
-            Some(last) if self.cfg.fast_convergence && cwnd < last => cwnd * (BETA_DEN + BETA_NUM) / (2 * BETA_DEN),
+            Some(last) if self.cfg.fast_convergence && cwnd < last => cwnd * (BETA_DEN + self.cfg.beta_permille) / (2 * BETA_DEN),
             _ => cwnd,
         });
         self.cwnd_prior = cwnd;
         self.epoch = None;
-        (ev.loss_window_bytes * BETA_NUM / BETA_DEN).max(2 * ev.mss)
+        (ev.loss_window_bytes * self.cfg.beta_permille / BETA_DEN).max(2 * ev.mss)
     }
 
     /// §4.8: after a timeout the next stage's curve starts at its own window, K = 0.
@@ -217,6 +226,24 @@ mod tests {
             let got = Cubic::w_cubic(&e, (t_s * 1e6) as u64, MSS) as f64;
             assert!((got - want).abs() <= 1.0, "t = {t_s} s: {got} bytes, eq. (1) gives {want}");
         }
+    }
+
+    /// β is a parameter (RFC 9438 §5.1 gives 0.7): with ns-2.35's 0.8 the reduction keeps
+    /// 80 %, fast convergence lowers W_max to W (1 + β) / 2, and α_cubic = 3 (1 − β) / (1 + β)
+    /// = 1/3 (§4.3).
+    #[test]
+    fn rfc_9438_5_1_beta_sets_the_reduction_fast_convergence_and_alpha() {
+        let cfg = CubicConfig { beta_permille: 800, ..CubicConfig::default() };
+        let mut c = Cubic::new(cfg);
+        let mut w = Window { cwnd: 100 * MSS, ssthresh: u64::MAX };
+        loss(&mut c, &mut w, CongestionKind::FastRetransmit { inflation_bytes: 0 });
+        assert_eq!(w.ssthresh, 80 * MSS);
+        w.cwnd = 90 * MSS;
+        loss(&mut c, &mut w, CongestionKind::FastRetransmit { inflation_bytes: 0 });
+        assert_eq!((w.ssthresh, c.w_max), (72 * MSS, Some(81 * MSS)));
+        let (num, den) = cfg.alpha();
+        assert_eq!(num * 3, den, "α = 1/3");
+        assert_eq!(CubicConfig::default().alpha(), (900, 1700), "α = 9/17 for β = 0.7");
     }
 
     #[test]
