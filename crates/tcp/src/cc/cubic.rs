@@ -55,7 +55,9 @@ struct Epoch {
     /// W_max of the curve, in bytes, and K, the time it takes to get back to it.
     w_max: u64,
     k_us: u64,
-    /// RFC 9438 §4.3 W_est, in bytes, and the remainder its growth could not add yet.
+    /// RFC 9438 §4.3 W_est, in bytes, and the remainder its growth could not add yet, over
+    /// α's denominator × cwnd (the same denominator once α is 1, so that the remainder keeps
+    /// its worth: less than a byte).
     w_est: u64,
     est_credit: u64,
     /// The cwnd growth not yet whole bytes (numerator over cwnd).
@@ -139,7 +141,8 @@ impl CongestionControl for Cubic {
         let target = Self::w_cubic(&e, t_us + rtt_us, mss).clamp(w.cwnd, w.cwnd + w.cwnd / 2);
         // §4.3: the Reno estimate grows by α_cubic segments per window acknowledged; by one
         // once it has passed the window before the reduction.
-        let (num, den) = if e.w_est >= self.cwnd_prior { (1, 1) } else { self.cfg.alpha() };
+        let (alpha, den) = self.cfg.alpha();
+        let num = if e.w_est >= self.cwnd_prior { den } else { alpha };
         let est = e.est_credit + num * mss * ctx.acked_bytes;
         e.w_est += est / (den * w.cwnd);
         e.est_credit = est % (den * w.cwnd);
@@ -290,6 +293,28 @@ mod tests {
         // 200 ms RTT, 40 RTTs (8 s, past K = 4.2 s): the cubic is far above W_est.
         let (cwnd, w_est, _) = run(200, 40);
         assert!(cwnd > 105 * MSS && w_est < 100 * MSS, "cubic region: cwnd {cwnd}, W_est {w_est}");
+    }
+
+    /// §4.3: once W_est has passed cwnd_prior it grows by one segment per window acknowledged:
+    /// mss × acked / cwnd per ACK, and the remainder the α phase left (under one byte) adds
+    /// at most one byte. (Counted over another denominator, that remainder once added up to
+    /// den − 1 bytes at the switch.)
+    #[test]
+    fn rfc_9438_4_3_w_est_past_cwnd_prior_grows_one_segment_per_window() {
+        let m = measure(100);
+        let mut c = Cubic::new(CubicConfig::default());
+        let mut w = Window { cwnd: 100 * MSS, ssthresh: u64::MAX };
+        loss(&mut c, &mut w, CongestionKind::FastRetransmit { inflation_bytes: 0 });
+        ack(&mut c, &mut w, &m, 0);
+        let mut e = c.epoch.unwrap();
+        let (_, den) = c.cfg.alpha();
+        e.w_est = c.cwnd_prior;
+        e.est_credit = den * w.cwnd - 1;
+        c.epoch = Some(e);
+        let per_ack = MSS * MSS / w.cwnd;
+        ack(&mut c, &mut w, &m, 1);
+        let grown = c.epoch.unwrap().w_est - e.w_est;
+        assert!((per_ack..=per_ack + 1).contains(&grown), "W_est grew {grown} bytes for one ACK of a segment; {per_ack} expected");
     }
 
     /// §4.4 and §4.5: per ACK, cwnd grows by (target − cwnd) / cwnd, the target held to
