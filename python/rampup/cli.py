@@ -395,6 +395,7 @@ PARTS: dict[str, tuple[str, dict[str, str]]] = {
     "profile": ("tcp.profile", {
         "linux": "Linux 6.x defaults under the keys given: CUBIC with HyStart, SACK, RACK-TLP, PRR, IW 10 (docs/modern.md)",
         "ns2": "ns-2.35's loss response and Vegas details",
+        "bsd44": "4.4BSD-Lite's TCP as far as rampup's keys reach: IW 1, Reno, 500 ms timer ticks (docs/modern.md)",
     }),
     "loss recovery": ("tcp.recovery", {
         "reno": "RFC 5681 fast retransmit and fast recovery",

@@ -163,3 +163,19 @@ fn cubic_beta_is_checked_and_routed_by_the_cc_table() {
     assert!(matches!(tcp_of("cc = { kind = \"cubic\", beta = 0.8 }", "").cc, CcKind::Cubic(c) if c.beta_permille == 800));
     assert!(matches!(tcp_of("cc = { kind = \"vegas\", beta = 4.0 }", "").cc, CcKind::Vegas(v) if v.beta == 4.0));
 }
+
+/// `profile = "bsd44"` sets 4.4BSD-Lite's TCP as far as the keys reach: Reno without SACK or
+/// limited transmit, ssthresh from cwnd, the 500 ms slow timer (RTO from 6 s, at least 1 s,
+/// at most 64 s), delayed ACKs after 200 ms, slow-start restart.
+#[test]
+fn the_bsd44_profile_sets_4_4bsd_lites_tcp() {
+    use rampup_tcp::{LossWindow, RecoveryKind, Restart};
+    let bare = common::paper_001_dumbbell("profile = \"bsd44\"", "", "");
+    let t = rampup_sim::scenario::parse(&bare).expect("valid").flows[0].tcp.clone();
+    assert_eq!((t.initial_window_segments, t.recovery, t.offers_sack(), t.limited_transmit), (1, RecoveryKind::Reno, false, false));
+    assert_eq!((t.loss_window, t.restart), (LossWindow::Cwnd, Restart::Ssr));
+    let ms = |d: rampup_tcp::Duration| d.as_nanos() / 1_000_000;
+    assert_eq!((ms(t.rto.initial), ms(t.rto.min), ms(t.rto.max), ms(t.rto.granularity)), (6000, 1000, 64_000, 500));
+    assert_eq!((t.delayed_ack, ms(t.delack_timeout)), (true, 200));
+    assert_eq!(tcp_of("profile = \"bsd44\"", "").initial_window_segments, 10, "the flow's own key wins over the profile's 1");
+}

@@ -43,10 +43,34 @@ vegas_rtt = "mean"
 vegas_slow_start_exit = "eighth"
 "#;
 
+/// 4.4BSD-Lite's TCP, as far as rampup's keys reach (docs/modern.md): an initial window and
+/// a restart after idle of one segment (`tcp_mss`, `tcp_output`'s idle test), Reno recovery
+/// with ssthresh from min(snd_wnd, cwnd) / 2 (`tcp_input`), no SACK (Reno recovery does not
+/// offer it) and no limited transmit,
+/// the 500 ms slow timer (`PR_SLOWHZ`) with an RTO of at least 2 ticks and at most 64 s
+/// (`TCPTV_MIN`, `TCPTV_REXMTMAX`) from 6 s (`tcp_newtcpcb`), and delayed ACKs on the 200 ms
+/// fast timer (`tcp_fasttimo`). Not modelled by these keys: one segment timed at a time, the
+/// RTT in whole ticks, BSD's scaled fixed-point estimator, and the delayed ACK going at the
+/// next fast-timer tick rather than 200 ms after the segment (the paper 004 issue).
+const BSD44: &str = r#"
+initial_window = 1
+recovery = "reno"
+limited_transmit = false
+loss_window = "cwnd"
+clock_granularity = "500ms"
+min_rto = "1s"
+initial_rto = "6s"
+max_rto = "64s"
+delayed_ack = true
+delack_timeout = "200ms"
+restart = "ssr"
+"#;
+
 pub(super) fn keys(name: ProfileName) -> TcpFile {
     let text = match name {
         ProfileName::Linux => LINUX,
         ProfileName::Ns2 => NS2,
+        ProfileName::Bsd44 => BSD44,
     };
     toml::from_str(text).expect("a profile's keys are valid")
 }

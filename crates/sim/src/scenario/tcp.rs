@@ -177,6 +177,7 @@ enum PacingName {
 pub(super) enum ProfileName {
     Linux,
     Ns2,
+    Bsd44,
 }
 
 #[derive(Deserialize, Debug, Default, Clone)]
