@@ -44,6 +44,8 @@ def test_report_claims_and_figures_exist(quick: tuple[Path, Path, Context]) -> N
         assert (ctx.out / data).exists(), data
     points = pd.read_csv(ctx.out / "points.csv")
     assert set(points["scheme"]) == set(rbp.SCHEMES)
+    # Today's Linux runs in the main variant only.
+    assert set(points[points["scheme"].str.startswith("linux")]["variant"]) == {"main"}
     assert set(points["sweep"]) == {"burst", "delay24", "delay10"}
     assert ctx.runs > 0
 
@@ -116,3 +118,16 @@ def test_quick_verdicts_are_pinned(quick: tuple[Path, Path, Context]) -> None:
     # if the change is meant, update PINNED and say why in the commit.
     assert verdict_cells(quick[2].out / "claims-table.md") == PINNED
 
+
+
+def test_then_and_now_compares_rbp_with_todays_linux_claim_by_claim(quick: tuple[Path, Path, Context]) -> None:
+    text = quick[0].read_text(encoding="utf-8")
+    part = text[text.index("## Then and now"):]
+    part = part[:part.index("\n## ", 1)]
+    rows = [[c.strip() for c in line.split("|")[1:-1]] for line in part.splitlines() if line.startswith("| ") and "---" not in line][1:]
+    pairs = [("RBP/rate", "linux-ssr"), ("linux-rbp", "linux-ssr"), ("linux-rbp", "linux-pacing")]
+    assert [(r[0], r[3], r[5]) for r in rows] == [(c, m, t) for c in "abcde" for m, t in pairs]
+    for r in rows:
+        assert r[8] in ("still beats", "does not beat", "mixed"), r
+    # The docs page's claims table carries the same comparison.
+    assert "| a | restart elapsed (s) |" in (quick[2].out / "claims-table.md").read_text(encoding="utf-8")

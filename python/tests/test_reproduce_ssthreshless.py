@@ -67,13 +67,29 @@ def test_report_claims_figures_and_data_exist(quick: tuple[Path, Path, Context])
         assert (ctx.out / data).exists(), data
     points = pd.read_csv(ctx.out / "points.csv")
     assert {"I", "fig3", "II", "III", "buffer", "delay", "rate", "VII", "fig10"} <= set(points["exp"])
-    assert set(points[points["exp"] == "buffer"]["scheme"]) == set(ssthreshless.SWEEP_SCHEMES)
+    buffer = points[points["exp"] == "buffer"]
+    assert set(buffer["scheme"]) == set(ssthreshless.SWEEP_SCHEMES + ssthreshless.MODERN)
+    # Today's startups run in reading main only, on Table I too.
+    assert set(buffer[buffer["scheme"].isin(ssthreshless.MODERN)]["reading"]) == {"main"}
     assert set(points[points["exp"] == "I"]["reading"]) == set(ssthreshless.READINGS)
+    assert set(ssthreshless.MODERN) <= set(points[points["exp"] == "I"]["scheme"])
     # The paper's numbers stand beside ours.
     assert "87.50" in text and "27.73" in text and "80.30" in text
     example = tomllib.loads((ctx.out / "example-scenario.toml").read_text(encoding="utf-8"))
     assert example["flow"][0]["tcp"]["cc"] == "ssthreshless"
     assert ctx.runs > 0
+
+
+def test_then_and_now_compares_sls_with_todays_startups_on_claims_a_to_c(quick: tuple[Path, Path, Context]) -> None:
+    text = quick[0].read_text(encoding="utf-8")
+    part = text[text.index("## Then and now"):]
+    part = part[:part.index("\n## ", 1)]
+    rows = [[c.strip() for c in line.split("|")[1:-1]] for line in part.splitlines() if line.startswith("| ") and "---" not in line][1:]
+    assert [(r[0], r[3], r[5]) for r in rows] == [(c, s, t) for c in "abc" for s in ("SLS", "SLS (10 ms tick)")
+                                                  for t in ("CUBIC+HyStart", "HyStart++")]
+    for r in rows:
+        assert r[8] in ("still beats", "does not beat", "mixed"), r
+        assert sum(int(n) for n in r[7].split("/")) == 3, r  # three x values per sweep in quick mode
 
 
 def test_second_run_is_all_cached(quick: tuple[Path, Path, Context]) -> None:

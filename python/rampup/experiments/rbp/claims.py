@@ -16,6 +16,7 @@ import pandas as pd
 
 from ..checks import Check
 from ..framework import ClaimRule, View, paper_data
+from ..then_now import Row
 from .runs import NSSR, RBP, RBP_CWND, SSR, VEGAS
 
 #: The thresholds of the claim rules (the report prints them).
@@ -184,3 +185,13 @@ def claim_rules() -> list[ClaimRule]:
     words = paper_data("rbp")["claim"]
     return [ClaimRule(c, words[c]["statement"], words[c]["paper"], RULES[c], CHECKS[c], NUMBERS[c], "KB" if c in "abc" else "ms")
             for c in RULES]
+
+
+#: Then and now (`then_now`): the quantity each claim about RBP speaks of, on its points.
+THEN_NOW = [
+    Row("a", "restart elapsed (s)", EL, True, {"sweep": "burst"}, lambda x: x < 12, "KB"),
+    Row("b", "restart elapsed (s)", EL, True, {"sweep": "burst"}, lambda x: x > 12, "KB"),
+    Row("c", "restart drop rate (%)", DROP_RATE, True, {"sweep": "burst"}, lambda x: x > QUEUE_KB, "KB", 100.0, "{:.1f}"),
+    Row("d", "restart elapsed (s)", EL, True, {"sweep": "delay24"}, unit="ms"),
+    Row("e", "restart retransmitted (%)", RETX_RATE, True, {"sweep": "delay10"}, unit="ms", scale=100.0, fmt="{:.1f}"),
+]

@@ -9,11 +9,12 @@ from typing import Any
 import pandas as pd
 from matplotlib.figure import Figure
 
+from .. import then_now
 from ..framework import Alternate, ClaimRule, Experiment, Point, Results, Verdict, View, judge
 from ..present import docs_table, errorbars, settings_table, x_table
 from ..report import Report
-from .claims import claim_rules
-from .runs import NSSR, RBP, RBP_CWND, SCHEMES, SSR, VARIANTS, VEGAS, Setup, scenario, sweeps
+from .claims import THEN_NOW, claim_rules
+from .runs import LINUX_PACING, LINUX_RBP, LINUX_SSR, MODERN, NSSR, RBP, RBP_CWND, SCHEMES, SSR, THEN_NOW_PAIRS, VARIANTS, VEGAS, Setup, scenario, sweeps
 
 STYLE = {
     NSSR: dict(color="tab:red", marker="o"),
@@ -21,6 +22,9 @@ STYLE = {
     VEGAS: dict(color="tab:orange", marker="^"),
     RBP: dict(color="tab:green", marker="D"),
     RBP_CWND: dict(color="tab:purple", marker="v", linestyle="--"),
+    LINUX_SSR: dict(color="tab:gray", marker="x", linestyle=":"),
+    LINUX_PACING: dict(color="tab:brown", marker="+", linestyle=":"),
+    LINUX_RBP: dict(color="tab:olive", marker="*", linestyle=":"),
 }
 
 FIGURES = [
@@ -62,6 +66,16 @@ METRICS_TEXT = (
     "over seeds of each seed's mean over its 90 restarts (rounds 2-10), with the 90% CI across seeds (Student "
     "t). Round 1 (startup) is reported separately below.")
 
+THEN_NOW_TEXT = (
+    "Today's Linux on the same path and workload, with the paper's 1000-byte segments (so that the queues hold the "
+    "same packets): profile linux (IW 10, CUBIC with HyStart, SACK with RACK-TLP and PRR, minimum RTO 200 ms, "
+    "delayed ACKs from 40 ms with quick-ACK mode; docs/modern.md). linux-ssr restarts as Linux does by default "
+    "(tcp_slow_start_after_idle = 1: cwnd halved per RTO of idle, down to the initial window of 10); linux-pacing "
+    "keeps cwnd after the idle and paces every segment at Linux's rate (tcp_slow_start_after_idle = 0 under the fq "
+    "qdisc: 120% of cwnd/srtt, 200% in slow start), RBP's nearest descendant; linux-rbp is RBP/rate (scale 1) in "
+    "place of Linux's restart. Each claim about RBP names a quantity and points; RBP/rate on the paper's TCP and "
+    "linux-rbp are compared there with today's default, linux-ssr, and linux-rbp with linux-pacing. " + then_now.RULES)
+
 
 class Rbp(Experiment):
     name = "rbp"
@@ -90,7 +104,7 @@ class Rbp(Experiment):
             for sw in sweeps(ctx.quick):
                 for x in sw.xs:
                     setup = sw.make(base, x)
-                    for scheme in SCHEMES:
+                    for scheme in (s for s in SCHEMES if variant == "main" or s not in MODERN):
                         for seed in range(1, ctx.seeds_or(10) + 1):
                             tags = {"variant": variant, "sweep": sw.name, "scheme": scheme, "x": float(x), "seed": seed,
                                     "segments": setup.segments}
@@ -124,7 +138,9 @@ class Rbp(Experiment):
         main = docs_table(["claim", "verdict", "what came out"], [[f"({v.rule.id}) {v.rule.paper}", v.cell(), v.ours] for v in verdicts])
         others = {k: _judge_variant(res.summary, k) for k in VARIANTS if k != "main"}
         cells = [[f"({v.rule.id})"] + [o[i].cell() for o in others.values()] for i, v in enumerate(verdicts)]
-        return main + "\n\n" + docs_table(["claim"] + [VARIANTS[k][1] for k in others], cells) + "\n"
+        now = _then_now(res)
+        return "\n\n".join([main, docs_table(["claim"] + [VARIANTS[k][1] for k in others], cells),
+                            docs_table(list(now.columns), now.astype(str).values.tolist())]) + "\n"
 
     def setup(self, rep: Report, res: Results, ctx: Any) -> None:
         rep.heading("Set-up")
@@ -139,9 +155,16 @@ class Rbp(Experiment):
             rep.heading(title)
             rep.figure(_figure(main, sweep_name, col, ylabel, scale, ctx.quick), name, "Mean over seeds with 90% CI; restarts (rounds 2-10).")
         _figure_data(rep, main)
+        rep.heading("Then and now: RBP against today's Linux")
+        rep.text(THEN_NOW_TEXT)
+        rep.table(_then_now(res), "Claim by claim: RBP against today's Linux")
         _startup(rep, res, main)
         for variant in (k for k in VARIANTS if k != "main"):
             _robustness(rep, res, variant, verdicts, ctx.quick)
+
+
+def _then_now(res: Results) -> pd.DataFrame:
+    return then_now.table(View(res.summary, {"variant": "main"}), THEN_NOW, THEN_NOW_PAIRS)
 
 
 def _view(summary: pd.DataFrame, variant: str, rbp: str) -> View:
@@ -153,7 +176,8 @@ def _judge_variant(summary: pd.DataFrame, variant: str) -> list[Verdict]:
 
 
 def _series(v: View, sweep: str) -> dict[str, pd.DataFrame]:
-    return {k: v.of(k, sweep=sweep) for k in SCHEMES}
+    """The schemes that ran in ``v``'s variant (today's run in the main one only)."""
+    return {k: p for k in SCHEMES if len(p := v.of(k, sweep=sweep))}
 
 
 def _figure(v: View, sweep: str, col: str, ylabel: str, scale: float, quick: bool, ax: Any = None, title: str = "") -> Figure | None:

@@ -18,8 +18,19 @@ SCHEMES: dict[str, dict[str, Any]] = {
     "vegas-nssr": {"cc": "vegas", "recovery": "reno", "restart": "nssr"},
     "RBP/rate": {"cc": "vegas", "recovery": "reno", "restart": "rbp-rate", "rbp_scale": 1.0},
     "RBP/cwnd": {"cc": "newreno", "recovery": "reno", "restart": "rbp-cwnd", "rbp_scale": 1.0},
+    # Then and now: today's Linux on the same path, with the paper's segment size. Its default
+    # restart (tcp_slow_start_after_idle = 1); with the fq qdisc, pacing after an idle that
+    # keeps cwnd (tcp_slow_start_after_idle = 0), RBP's closest descendant; and RBP on it.
+    "linux-ssr": {"profile": "linux"},
+    "linux-pacing": {"profile": "linux", "restart": "nssr", "pacing": "linux"},
+    "linux-rbp": {"profile": "linux", "restart": "rbp-rate", "rbp_scale": 1.0},
 }
 NSSR, SSR, VEGAS, RBP, RBP_CWND = "reno-nssr", "reno-ssr", "vegas-nssr", "RBP/rate", "RBP/cwnd"
+LINUX_SSR, LINUX_PACING, LINUX_RBP = "linux-ssr", "linux-pacing", "linux-rbp"
+#: Today's schemes, run in the main variant only (the variants are about the paper's TCP).
+MODERN = (LINUX_SSR, LINUX_PACING, LINUX_RBP)
+#: Then and now: (the paper's mechanism, today's scheme) pairs compared claim by claim.
+THEN_NOW_PAIRS = ((RBP, LINUX_SSR), (LINUX_RBP, LINUX_SSR), (LINUX_RBP, LINUX_PACING))
 
 #: Profiles of the loss response and Vegas details: "ns2" models ns-2's agents (the
 #: paper's simulator; docs/validation.md), "rfc" keeps rampup's defaults (RFC 5681 / Linux).
@@ -67,8 +78,10 @@ def _time(seconds: float) -> str:
 
 def tcp_of(scheme: str, setup: Setup) -> dict[str, Any]:
     """The [tcp] table of ``scheme``: its settings on ns 2.0b17's TCP, with the profile's
-    loss response (and Vegas details)."""
+    loss response (and Vegas details); today's schemes on their own profile."""
     s = SCHEMES[scheme]
+    if scheme in MODERN:
+        return {**s, "mss": setup.mss}
     return {**s, **profiles.NS2_0B17.base, "mss": setup.mss, **profiles.tcp(PROFILES[setup.profile], s["cc"], base=False)}
 
 

@@ -34,6 +34,10 @@ each claim is a list of checks on the data; all pass: holds; at least three quar
 not hold. The primary verdict uses reading ``main`` and SLS with exact RTT; the verdicts with the
 10 ms tick and with reading ``ns2`` are given in the reason.
 
+Then and now: HyStart++ over NewReno and CUBIC with HyStart (`runs.MODERN`) run on Table I and
+the three throughput sweeps in reading ``main``; the report compares SLS with each on claims
+(a)-(c) (`then_now`).
+
 The modules, in the order a run goes through them: `runs` (schemes, readings, the dumbbell and
 every run of every experiment), `metrics` (what a run measures), `paper` (the paper's numbers,
 from ``data/ssthreshless.toml``), `claims` (checks), `tables` and `report` (the `Experiment`
@@ -46,10 +50,10 @@ from ..framework import DOCS_TABLE
 from ..framework import reproduce as _reproduce
 from .metrics import acked_at, jain
 from .report import Ssthreshless
-from .runs import READINGS, SCHEMES, SWEEP_SCHEMES, Net, scenario, tcp_for
+from .runs import MODERN, READINGS, SCHEMES, SWEEP_SCHEMES, Net, scenario, tcp_for
 
-__all__ = ["DOCS_TABLE", "READINGS", "SCHEMES", "SWEEP_SCHEMES", "Net", "Ssthreshless", "acked_at", "jain", "reproduce",
-           "scenario", "tcp_for"]
+__all__ = ["DOCS_TABLE", "MODERN", "READINGS", "SCHEMES", "SWEEP_SCHEMES", "Net", "Ssthreshless", "acked_at", "jain",
+           "reproduce", "scenario", "tcp_for"]
 
 
 def reproduce(ctx):  # type: ignore[no-untyped-def]

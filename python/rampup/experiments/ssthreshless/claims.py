@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from ..checks import Check
 from ..framework import ClaimRule, View
+from ..then_now import Row
 from .paper import DATA, TABLE2_GAMMAS, paper
 from .runs import HC, LSS, SLS, SLS_TICK, SS_A, SS_L, SS_S, SWEEP_SCHEMES, VEGAS
 
@@ -220,3 +221,8 @@ def claim_rules() -> list[ClaimRule]:
     """Claims (a)-(i): the paper's words (data/ssthreshless.toml), our rule and its check."""
     words = DATA["claim"]
     return [ClaimRule(c, words[c]["statement"], words[c]["paper"], RULES[c], CHECKS[c], NUMBERS[c]) for c in RULES]
+
+
+#: Then and now (`then_now`): claims (a)-(c) compare utilization over their sweeps.
+THEN_NOW = [Row(c, "utilization (%)", U, False, {"exp": sweep}, unit={"buffer": "pkts", "delay": "ms", "rate": "Mb/s"}[sweep], fmt="{:.1f}")
+            for c, (sweep, _, _) in SWEEP_CLAIMS.items()]

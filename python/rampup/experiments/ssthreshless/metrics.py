@@ -94,3 +94,9 @@ METRICS = ["util_pct", "mbps", "new_segments", "drops", "timeouts", "retransmits
 def points_of(points: pd.DataFrame, exp: str, reading: str, scheme: str) -> pd.DataFrame:
     """One scheme's points of one experiment in one reading, indexed by x."""
     return View(points, {"reading": reading}).of(scheme, exp=exp)
+
+
+def series_of(points: pd.DataFrame, exp: str, reading: str, schemes: list[str]) -> dict[str, pd.DataFrame]:
+    """The points of each of ``schemes`` that ran in ``exp`` and ``reading`` (today's run in
+    reading main only)."""
+    return {k: p for k in schemes if len(p := points_of(points, exp, reading, k))}

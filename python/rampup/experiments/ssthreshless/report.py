@@ -9,19 +9,23 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from .. import then_now
 from ..checks import count, verdict
 from ..framework import Alternate, ClaimRule, Experiment, Point, Results, Verdict, View
 from ..present import docs_table, errorbars, settings_table
 from ..report import Report
-from .claims import ABOUT_SLS, claim_rules
-from .metrics import METRICS, acked_at, jain, measure, points_of
+from .claims import ABOUT_SLS, THEN_NOW, claim_rules
+from .metrics import METRICS, acked_at, jain, measure, points_of, series_of
 from .paper import PAPER_LABEL
 from .runs import (
+    CUBIC_HS,
     FAIR_DURATION,
     FAIR_LATE,
     HC,
+    HPP,
     LSS,
     MAIN,
+    MODERN,
     MSS,
     NS2,
     QUICK_FAIR_DURATION,
@@ -34,6 +38,7 @@ from .runs import (
     SS_L,
     SS_S,
     SWEEP_SCHEMES,
+    THEN_NOW_PAIRS,
     VEGAS,
     VEGAS_RFC,
     Net,
@@ -57,6 +62,8 @@ STYLE = {
     SS_L: dict(color="tab:gray", marker="x"),
     VEGAS: dict(color="tab:orange", marker="P"),
     VEGAS_RFC: dict(color="tab:brown", marker="*"),
+    HPP: dict(color="black", marker="+", linestyle=":"),
+    CUBIC_HS: dict(color="tab:olive", marker="X", linestyle=":"),
 }
 
 
@@ -92,7 +99,7 @@ def fig_sweep(points: pd.DataFrame, sw: Sweep, title: str) -> Figure:
     fig = Figure(figsize=(13, 4.8), layout="constrained")
     axes = fig.subplots(1, 2, sharey=True)
     for ax, r in zip(axes, (MAIN, NS2), strict=True):
-        errorbars(ax, {k: points_of(points, sw.name, r, k) for k in SWEEP_SCHEMES}, "util_pct", STYLE)
+        errorbars(ax, series_of(points, sw.name, r, SWEEP_SCHEMES + MODERN), "util_pct", STYLE)
         ax.set_xlabel(sw.xlabel)
         ax.set_title(f"reading {r}: {READINGS[r].label}", fontsize="small")
         ax.set_ylim(0, 100)
@@ -180,7 +187,9 @@ class Ssthreshless(Experiment):
         for v in verdicts:
             by_label = {label: f"{verdict(ch)} ({count(ch)})" for label, ch, _ in v.alternates}
             rows.append([f"({v.rule.id}) {v.rule.paper}", v.cell(), *(by_label.get(label, "") for label in labels)])
-        return docs_table(["claim", "verdict (main, SLS exact)", *labels], rows) + "\n"
+        now = _then_now(res)
+        return (docs_table(["claim", "verdict (main, SLS exact)", *labels], rows) + "\n\n"
+                + docs_table(list(now.columns), now.astype(str).values.tolist()) + "\n")
 
     def setup(self, rep: Report, res: Results, ctx: Any) -> None:
         _setup_text(rep, int(res.runs["seed"].max()), ctx.quick)
@@ -404,5 +413,23 @@ def _setup_text(rep: Report, seeds: int, quick: bool) -> None:
               "Table I (SPEC §001)")
 
 
+def _then_now(res: Results) -> pd.DataFrame:
+    return then_now.table(View(res.summary, {"reading": MAIN}), THEN_NOW, THEN_NOW_PAIRS)
+
+
+def _then_now_section(rep: Report, res: Results, ctx: Any) -> None:
+    rep.heading("Then and now: SSthreshless Start against today's startups")
+    rep.text(
+        "Today's startups on the same dumbbell and the same TCP around them (reading main: IW 2, an ACK per segment, "
+        "NewReno recovery): HyStart++ (RFC 9406, with Conservative Slow Start) over NewReno, the IETF's, and CUBIC with "
+        "Linux's HyStart, Linux's default, reducing from cwnd as Linux does (docs/modern.md). Both need no ssthresh "
+        "guess, as SSthreshless Start does not. They run on Table I and on the buffer, delay and bandwidth sweeps "
+        "(claims a-c), in the figures and tables above. The other claims are about SSthreshless Start's own parameter "
+        "(d), slow start's ssthresh (g, i) or experiments not run with today's schemes (e, f, h). For claims a-c, "
+        "SLS's utilization, with exact RTT samples and with ns-2's 10 ms tick, is compared with each of today's at "
+        "every x. " + then_now.RULES)
+    rep.table(_then_now(res), "Claim by claim: SSthreshless Start against today's startups (utilization %)")
+
+
 #: The report's sections after the verdict rules, in order.
-SECTIONS = (_table1_fig2, _fig3, _table2_fig4, _table3_fig5, _sweeps, _table7_fig9, _fig10)
+SECTIONS = (_table1_fig2, _fig3, _table2_fig4, _table3_fig5, _sweeps, _then_now_section, _table7_fig9, _fig10)

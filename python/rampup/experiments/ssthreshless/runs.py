@@ -23,6 +23,7 @@ JITTER = "10ms"
 SLS, SLS_TICK, HC, LSS, SS_S, SS_A, SS_L, VEGAS = (
     "SLS", "SLS (10 ms tick)", "HC", "LSS", "SS (S)", "SS (A)", "SS (L)", "Vegas")
 VEGAS_RFC = "Vegas (rampup default)"
+HPP, CUBIC_HS = "HyStart++", "CUBIC+HyStart"
 
 NS2_VEGAS = {"cc": "vegas", **profiles.NS2_35.vegas}
 
@@ -37,9 +38,19 @@ SCHEMES: dict[str, dict[str, Any]] = {
     SS_L: {"cc": "newreno", "initial_ssthresh": 5000},
     VEGAS: dict(NS2_VEGAS),
     VEGAS_RFC: {"cc": "vegas"},
+    # Then and now: the IETF's startup today (RFC 9406) over NewReno, and Linux's default,
+    # CUBIC with HyStart, reducing from cwnd as Linux does (docs/modern.md).
+    HPP: {"cc": "newreno", "startup": "hystart++"},
+    CUBIC_HS: {"cc": "cubic", "startup": "hystart", "loss_window": "cwnd"},
 }
 #: The schemes of the throughput sweeps (Fig. 6-8, Tables IV-VI) and of Table VII.
 SWEEP_SCHEMES = [SLS, SLS_TICK, HC, LSS, SS_S, SS_A, SS_L, VEGAS]
+#: Today's schemes, on Table I and the throughput sweeps in reading main only (the other
+#: readings are about the paper's TCP).
+MODERN = [HPP, CUBIC_HS]
+#: Then and now: (the paper's mechanism, today's scheme) pairs compared claim by claim.
+#: SLS in both of its RTT readings: exact (primary) and ns-2's 10 ms tick, as the paper ran it.
+THEN_NOW_PAIRS = ((SLS, CUBIC_HS), (SLS, HPP), (SLS_TICK, CUBIC_HS), (SLS_TICK, HPP))
 #: Slow-start schemes whose window ns-2 caps at the ssthresh in reading "ns2".
 CAPPED = {SS_S, SS_A, SS_L}
 
@@ -208,13 +219,14 @@ def points(seeds: int, quick: bool) -> list[Point]:
     for seed in range(1, seeds + 1):
         tsq = "tsq" if seed == 1 else "ts"
         out += [_single("I", s, Net(), r, seed, 250, "ts") for r in READINGS for s in (SS_L, SS_A, SS_S)]
+        out += [_single("I", s, Net(), MAIN, seed, 250, "ts") for s in MODERN]
         out += [_single("fig3", SS_A, Net(buffer=100), r, seed, 100, tsq) for r in (MAIN, NS2)]
         out += [_single("II", s, Net(), r, seed, g, "ts", gamma=g) for r in (MAIN, NS2) for s in (SLS, SLS_TICK)
                 for g in (QUICK_GAMMAS if quick else GAMMAS)]
         out += [_single("III", s, Net(buffer=200), r, seed, 200, tsq) for r in (MAIN, NS2)
                 for s in (SLS, SLS_TICK, SS_A, VEGAS, VEGAS_RFC)]
         out += [_single(sw.name, s, sw.make(x), r, seed, x) for sw in sweeps(quick) for r in (MAIN, NS2) for x in sw.xs
-                for s in SWEEP_SCHEMES]
+                for s in SWEEP_SCHEMES + (MODERN if r == MAIN else [])]
         out += [_single("VII", s, Net(udp=True), r, seed, 10, "ts") for r in (MAIN, NS2) for s in SWEEP_SCHEMES]
         out += _fairness(seed, quick)
     return out

@@ -8,9 +8,9 @@ from typing import Any
 import pandas as pd
 
 from ..present import pm, x_table
-from .metrics import points_of
+from .metrics import points_of, series_of
 from .paper import PAPER_LABEL, TABLE2_GAMMAS, paper
-from .runs import MAIN, MSS, NS2, READINGS, SLS, SLS_TICK, SS_A, SS_L, SS_S, SWEEP_SCHEMES, VEGAS, VEGAS_RFC, Sweep
+from .runs import MAIN, MODERN, MSS, NS2, READINGS, SLS, SLS_TICK, SS_A, SS_L, SS_S, SWEEP_SCHEMES, VEGAS, VEGAS_RFC, Sweep
 
 
 def _fmt(v: float | None, fmt: str = "{:.2f}") -> str:
@@ -18,6 +18,7 @@ def _fmt(v: float | None, fmt: str = "{:.2f}") -> str:
 
 
 def table1(points: pd.DataFrame) -> pd.DataFrame:
+    """Table I's slow starts in every reading, then today's startups (reading main only)."""
     rows = []
     for k in (SS_L, SS_A, SS_S):
         row: dict[str, Any] = {"scheme": PAPER_LABEL[k], "paper util %": _fmt(paper("I", k, 0)),
@@ -32,7 +33,10 @@ def table1(points: pd.DataFrame) -> pd.DataFrame:
         row["drops / timeouts [main]"] = f"{m.at[250, 'drops']:.0f} / {m.at[250, 'timeouts']:.1f}"
         row["drops / timeouts [ns2]"] = f"{n.at[250, 'drops']:.0f} / {n.at[250, 'timeouts']:.1f}"
         rows.append(row)
-    return pd.DataFrame(rows)
+    for k, m in series_of(points, "I", MAIN, MODERN).items():
+        rows.append({"scheme": k, "util % [main]": pm(m, 250, "util_pct"), "new segs [main]": pm(m, 250, "new_segments", "{:.0f}"),
+                     "drops / timeouts [main]": f"{m.at[250, 'drops']:.0f} / {m.at[250, 'timeouts']:.1f}"})
+    return pd.DataFrame(rows).fillna("")
 
 
 def table2(points: pd.DataFrame) -> pd.DataFrame:
@@ -71,7 +75,7 @@ def table_sweep_point(points: pd.DataFrame, sw: Sweep) -> pd.DataFrame:
     x = float(sw.table_x)
     rows = []
     base = {r: {s: points_of(points, sw.name, r, s) for s in (SLS, SLS_TICK)} for r in (MAIN, NS2)}
-    for k in SWEEP_SCHEMES:
+    for k in SWEEP_SCHEMES + MODERN:
         pr, ps = paper(sw.table, k, 2), paper(sw.table, SLS, 0)
         row: dict[str, Any] = {"scheme": k, "paper util %": _fmt(paper(sw.table, k, 0)),
                                "paper ratio %": _fmt(pr),
@@ -92,7 +96,7 @@ def table_sweep_point(points: pd.DataFrame, sw: Sweep) -> pd.DataFrame:
 def table_sweep(points: pd.DataFrame, sw: Sweep, reading: str) -> pd.DataFrame:
     """Figure data: x rows, one column per scheme, mean utilization ± 90% CI."""
     xs = sorted(points_of(points, sw.name, reading, SLS).index)
-    return x_table({k: points_of(points, sw.name, reading, k) for k in SWEEP_SCHEMES}, xs, [("util_pct", "", 1.0, "{:.1f}")])
+    return x_table(series_of(points, sw.name, reading, SWEEP_SCHEMES + MODERN), xs, [("util_pct", "", 1.0, "{:.1f}")])
 
 
 def tick_table(points: pd.DataFrame, sw: Sweep) -> pd.DataFrame:
