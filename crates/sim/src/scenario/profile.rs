@@ -74,3 +74,18 @@ pub(super) fn keys(name: ProfileName) -> TcpFile {
     };
     toml::from_str(text).expect("a profile's keys are valid")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// docs/scenarios.md shows each profile's keys as the engine has them.
+    #[test]
+    fn the_scenarios_page_has_every_profile_as_it_is() {
+        let page = include_str!("../../../../docs/scenarios.md");
+        for (name, text) in [("linux", LINUX), ("ns2", NS2), ("bsd44", BSD44)] {
+            let block = format!("```toml\n# profile = \"{name}\"{text}```");
+            assert!(page.contains(&block), "docs/scenarios.md lacks, or has another, profile {name}:\n{block}");
+        }
+    }
+}
