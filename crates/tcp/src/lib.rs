@@ -15,6 +15,7 @@ pub mod segment;
 pub mod send_queue;
 pub mod sender;
 pub mod time;
+pub mod wire;
 
 #[cfg(test)]
 mod test_util;

@@ -1,0 +1,203 @@
+//! Segments as bytes, for a driver that carries them in UDP datagrams over a real path.
+//!
+//! Not TCP's own header: the endpoint's sequence numbers are 64-bit and never wrap
+//! (`segment`), and the datagram's payload must carry them as they are. One datagram is one
+//! segment, big-endian:
+//!
+//! | bytes | field |
+//! | --- | --- |
+//! | 2 | magic `b"RU"` |
+//! | 1 | version (1) |
+//! | 1 | flags: SYN 0x01, ACK 0x02, FIN 0x04, RST 0x08, SACK-permitted 0x10 |
+//! | 1 | SACK blocks, 0 to 3 |
+//! | 3 | zero |
+//! | 8, 8 | seq, ack |
+//! | 4, 4 | window, payload length |
+//! | 8 each | SACK blocks: start and end as 32-bit offsets above ack |
+//! | length | payload (zeros: the endpoint counts bytes, it does not carry them) |
+//!
+//! `parse` never panics: any datagram gives a segment or an error, and a segment it gives
+//! holds to what the endpoint assumes of one (its sequence space fits in 64 bits, SACK blocks
+//! lie above the ACK and are not empty).
+
+use crate::segment::{Flags, SackBlocks, Segment, SeqRange, MAX_SACK_BLOCKS};
+
+const MAGIC: [u8; 2] = *b"RU";
+const VERSION: u8 = 1;
+/// Bytes before the SACK blocks.
+pub const HEADER_BYTES: usize = 32;
+const SACK_BLOCK_BYTES: usize = 8;
+
+const SYN: u8 = 0x01;
+const ACK: u8 = 0x02;
+const FIN: u8 = 0x04;
+const RST: u8 = 0x08;
+const SACK_PERMITTED: u8 = 0x10;
+
+/// Why a datagram is not a segment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WireError {
+    /// Shorter than its header, or than the SACK blocks and payload it announces.
+    Short,
+    /// Longer than the header, SACK blocks and payload it announces.
+    Long,
+    /// Not rampup's magic and version.
+    NotOurs,
+    /// Flag bits or zero bytes that are not ours, or more than three SACK blocks.
+    Malformed,
+    /// The sequence space runs past 2^64, or a SACK block is empty or not above the ACK.
+    OutOfRange,
+}
+
+/// The datagram's length for `seg`.
+pub fn encoded_len(seg: &Segment) -> usize {
+    HEADER_BYTES + seg.sack.len() * SACK_BLOCK_BYTES + seg.len as usize
+}
+
+/// Append `seg` as a datagram to `out`.
+pub fn emit(seg: &Segment, out: &mut Vec<u8>) {
+    let f = seg.flags;
+    let flags = (f.syn as u8 * SYN) | (f.ack as u8 * ACK) | (f.fin as u8 * FIN) | (f.rst as u8 * RST) | (seg.sack_permitted as u8 * SACK_PERMITTED);
+    out.extend_from_slice(&MAGIC);
+    out.extend_from_slice(&[VERSION, flags, seg.sack.len() as u8, 0, 0, 0]);
+    out.extend_from_slice(&seg.seq.to_be_bytes());
+    out.extend_from_slice(&seg.ack.to_be_bytes());
+    out.extend_from_slice(&seg.window.to_be_bytes());
+    out.extend_from_slice(&seg.len.to_be_bytes());
+    for b in seg.sack_blocks() {
+        out.extend_from_slice(&((b.start - seg.ack) as u32).to_be_bytes());
+        out.extend_from_slice(&((b.end - seg.ack) as u32).to_be_bytes());
+    }
+    out.resize(out.len() + seg.len as usize, 0);
+}
+
+/// The segment a datagram carries.
+pub fn parse(d: &[u8]) -> Result<Segment, WireError> {
+    let header: &[u8; HEADER_BYTES] = d.get(..HEADER_BYTES).and_then(|h| h.try_into().ok()).ok_or(WireError::Short)?;
+    if header[..2] != MAGIC || header[2] != VERSION {
+        return Err(WireError::NotOurs);
+    }
+    let (flags, blocks) = (header[3], header[4] as usize);
+    if flags & !(SYN | ACK | FIN | RST | SACK_PERMITTED) != 0 || header[5..8] != [0; 3] || blocks > MAX_SACK_BLOCKS {
+        return Err(WireError::Malformed);
+    }
+    let u64_at = |i: usize| u64::from_be_bytes(header[i..i + 8].try_into().expect("8 bytes"));
+    let u32_at = |b: &[u8], i: usize| u32::from_be_bytes(b[i..i + 4].try_into().expect("4 bytes"));
+    let (seq, ack, window, len) = (u64_at(8), u64_at(16), u32_at(header, 24), u32_at(header, 28));
+    let want = HEADER_BYTES + blocks * SACK_BLOCK_BYTES + len as usize;
+    if d.len() < want {
+        return Err(WireError::Short);
+    }
+    if d.len() > want {
+        return Err(WireError::Long);
+    }
+    // seq_end() (payload, SYN, FIN) and a SACK block (ack + 2^32) stay within 64 bits.
+    if seq.checked_add(len as u64 + 2).is_none() || ack.checked_add(u32::MAX as u64).is_none() {
+        return Err(WireError::OutOfRange);
+    }
+    let mut ranges = [SeqRange::default(); MAX_SACK_BLOCKS];
+    for (k, r) in ranges.iter_mut().enumerate().take(blocks) {
+        let b = &d[HEADER_BYTES + k * SACK_BLOCK_BYTES..][..SACK_BLOCK_BYTES];
+        let (start, end) = (u32_at(b, 0), u32_at(b, 4));
+        if start == 0 || end <= start {
+            return Err(WireError::OutOfRange);
+        }
+        *r = SeqRange { start: ack + start as u64, end: ack + end as u64 };
+    }
+    Ok(Segment {
+        seq,
+        ack,
+        len,
+        window,
+        flags: Flags { syn: flags & SYN != 0, ack: flags & ACK != 0, fin: flags & FIN != 0, rst: flags & RST != 0 },
+        sack_permitted: flags & SACK_PERMITTED != 0,
+        sack: SackBlocks::new(ack, &ranges[..blocks]),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn segment() -> impl Strategy<Value = Segment> {
+        let blocks = prop::collection::vec((1u32..u32::MAX, 1u32..1 << 20), 0..=MAX_SACK_BLOCKS);
+        (0u64..1 << 62, 0u64..1 << 62, 0u32..3000, any::<u32>(), any::<[bool; 5]>(), blocks).prop_map(|(seq, ack, len, window, f, blocks)| {
+            let ranges: Vec<SeqRange> = blocks
+                .iter()
+                .map(|&(start, n)| SeqRange { start: ack + start as u64, end: ack + start.saturating_add(n) as u64 })
+                .filter(|r| !r.is_empty())
+                .collect();
+            Segment {
+                seq,
+                ack,
+                len,
+                window,
+                flags: Flags { syn: f[0], ack: f[1], fin: f[2], rst: f[3] },
+                sack_permitted: f[4],
+                sack: SackBlocks::new(ack, &ranges),
+            }
+        })
+    }
+
+    proptest! {
+        /// Every segment reads back as it was written, from a datagram of `encoded_len`.
+        #[test]
+        fn a_segment_reads_back_as_written(seg in segment()) {
+            let mut d = Vec::new();
+            emit(&seg, &mut d);
+            prop_assert_eq!(d.len(), encoded_len(&seg));
+            prop_assert_eq!(parse(&d), Ok(seg));
+        }
+
+        /// Any bytes give a segment or an error, never a panic.
+        #[test]
+        fn any_bytes_parse_without_panic(d in prop::collection::vec(any::<u8>(), 0..200)) {
+            let _ = parse(&d);
+        }
+
+        /// A valid datagram with bytes changed, cut or added parses or is refused, never
+        /// panics; what parses keeps its sequence space within 64 bits.
+        #[test]
+        fn a_mangled_datagram_parses_or_is_refused(
+            seg in segment(),
+            edits in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 0..6),
+            cut in any::<Option<prop::sample::Index>>(),
+            extra in 0usize..3,
+        ) {
+            let mut d = Vec::new();
+            emit(&seg, &mut d);
+            for (at, byte) in edits {
+                let i = at.index(d.len());
+                d[i] = byte;
+            }
+            if let Some(c) = cut {
+                d.truncate(c.index(d.len() + 1));
+            }
+            d.extend(std::iter::repeat_n(0u8, extra));
+            if let Ok(s) = parse(&d) {
+                prop_assert!(s.seq.checked_add(s.seq_len()).is_some());
+                prop_assert!(s.sack_blocks().all(|b| b.start > s.ack && b.end > b.start));
+            }
+        }
+    }
+
+    #[test]
+    fn refusals_name_what_is_wrong() {
+        let seg = Segment { seq: 1, ack: 1, len: 10, window: 1000, flags: Flags { ack: true, ..Flags::default() }, ..Segment::default() };
+        let mut d = Vec::new();
+        emit(&seg, &mut d);
+        assert_eq!(parse(&d[..HEADER_BYTES - 1]), Err(WireError::Short));
+        assert_eq!(parse(&d[..d.len() - 1]), Err(WireError::Short));
+        assert_eq!(parse(&[d.as_slice(), &[0]].concat()), Err(WireError::Long));
+        let mut bad = d.clone();
+        bad[0] = b'X';
+        assert_eq!(parse(&bad), Err(WireError::NotOurs));
+        let mut bad = d.clone();
+        bad[3] |= 0x80;
+        assert_eq!(parse(&bad), Err(WireError::Malformed));
+        let mut bad = d.clone();
+        bad[8..16].copy_from_slice(&u64::MAX.to_be_bytes());
+        assert_eq!(parse(&bad), Err(WireError::OutOfRange), "seq + len past 2^64");
+    }
+}
