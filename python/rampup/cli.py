@@ -502,6 +502,22 @@ def list_parts() -> None:
             click.echo(f"  {name:<{width}}  {what}")
 
 
+@main.group()
+def testbed() -> None:
+    """The real path: network namespaces, tc (docs/testbed.md). So far: check."""
+
+
+@testbed.command(name="check")
+def testbed_check() -> None:
+    """Say what this machine allows: root, namespaces, veth, each qdisc, congestion controls.
+
+    Tries each in a namespace of its own (rampup-check-PID), removed again."""
+    from . import testbed as tb  # noqa: PLC0415
+
+    for f in tb.check():
+        click.echo(f"{f.name:<20} {f.detail}")
+
+
 @main.command()
 @click.argument("file", type=click.Path(path_type=Path))
 def check(file: Path) -> None:
