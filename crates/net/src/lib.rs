@@ -1,0 +1,7 @@
+//! The real path's driver (docs/testbed.md): the same `Endpoint` and `TcpConfig` the
+//! simulator drives in virtual time, driven here by the wall clock over a UDP socket, one
+//! segment per datagram (`rampup_tcp::wire`).
+
+mod udp_end;
+
+pub use udp_end::UdpEnd;

@@ -1,0 +1,42 @@
+//! Two ends over UDP on the loopback interface, each in its own thread and on its own wall
+//! clock, as they would run in two network namespaces.
+
+use std::net::SocketAddr;
+use std::thread;
+
+use rampup_net::UdpEnd;
+use rampup_tcp::time::Duration;
+use rampup_tcp::{RecoveryKind, Role, State, TcpConfig, Time};
+
+const BYTES: u64 = 2_000_000;
+const LOCALHOST: &str = "127.0.0.1:0";
+
+fn config(recovery: RecoveryKind) -> TcpConfig {
+    TcpConfig { recovery, mss_bytes: 1400, time_wait: Duration::from_millis(100), ..TcpConfig::default() }
+}
+
+/// The client writes 2 MB and closes; the server receives every byte in order, closes, and
+/// both reach Closed: the handshake, data, FIN exchange and TIME-WAIT over a real socket.
+#[test]
+fn a_transfer_over_udp_delivers_every_byte_and_both_ends_close() {
+    for recovery in [RecoveryKind::NewReno, RecoveryKind::Sack] {
+        let until = Time(Duration::from_secs(30).0);
+        let mut server = UdpEnd::bind(LOCALHOST.parse().unwrap(), config(recovery), Role::Passive, None).expect("bind");
+        let to: SocketAddr = server.local_addr().unwrap();
+        let serving = thread::spawn(move || {
+            let got = server.run_until(until, |ep| ep.state().peer_finished()).expect("server runs");
+            assert!(got, "the client's FIN did not arrive");
+            server.endpoint_mut().close();
+            server.run_until(until, |ep| ep.state() == State::Closed).expect("server closes");
+            (server.endpoint().bytes_received(), server.endpoint().state(), server.refused)
+        });
+        let mut client = UdpEnd::bind(LOCALHOST.parse().unwrap(), config(recovery), Role::Active, Some(to)).expect("bind");
+        client.endpoint_mut().write(BYTES);
+        client.endpoint_mut().close();
+        let closed = client.run_until(until, |ep| ep.state() == State::Closed).expect("client runs");
+        let (received, server_state, refused) = serving.join().expect("server thread");
+        assert!(closed, "{recovery:?}: the client ended in {:?}", client.endpoint().state());
+        assert_eq!((received, server_state, refused), (BYTES, State::Closed, 0), "{recovery:?}");
+        assert_eq!(client.endpoint().bytes_acked(), BYTES);
+    }
+}
