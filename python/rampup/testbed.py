@@ -1,6 +1,8 @@
 """The real path (docs/testbed.md): network namespaces joined by veth pairs, the bottleneck
-shaped by `tc`. So far `check`: what this machine allows, found by trying it in a namespace
-of its own that it removes again. The driver and `rampup testbed run` are not built yet.
+shaped by `tc`. `check` says what this machine allows, trying it in a namespace of its own
+that it removes again; `Path` builds client, router and server namespaces with the
+bottleneck on the router and removes them on exit, on error and on Ctrl-C. `rampup testbed
+run` is not built yet.
 
 Everything the testbed creates is named with `PREFIX`, and it touches nothing else.
 """
@@ -11,9 +13,9 @@ import os
 import shutil
 import subprocess
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path as FsPath
 
-__all__ = ["PREFIX", "QDISCS", "Finding", "check", "leftovers"]
+__all__ = ["PREFIX", "QDISCS", "Finding", "Path", "PathSpec", "TestbedError", "check", "leftovers", "remove_leftovers"]
 
 #: Every namespace the testbed makes is named with this prefix.
 PREFIX = "rampup-"
@@ -26,7 +28,7 @@ QDISCS = {
     "netem": "delay 10ms",
     "fq": "",
 }
-CONGESTION_CONTROLS = Path("/proc/sys/net/ipv4/tcp_available_congestion_control")
+CONGESTION_CONTROLS = FsPath("/proc/sys/net/ipv4/tcp_available_congestion_control")
 
 
 @dataclass(frozen=True)
@@ -94,3 +96,121 @@ def _congestion_controls() -> list[Finding]:
     missing = [c for c in ("reno", "cubic") if c not in have]
     detail = " ".join(have) + (f" (missing {', '.join(missing)})" if missing else "")
     return [Finding("congestion controls", not missing, detail)]
+
+
+class TestbedError(RuntimeError):
+    """The machine cannot build the path (no root, no namespaces, a qdisc missing): one line."""
+
+
+@dataclass(frozen=True)
+class PathSpec:
+    """The bottleneck, the same both ways on the router: a token bucket at ``rate_bps`` that
+    lets ``burst_bytes`` through at line rate, in front of a drop-tail queue of
+    ``queue_bytes`` (bfifo) or ``queue_packets`` (pfifo)."""
+
+    rate_bps: int
+    queue_bytes: int | None = None
+    queue_packets: int | None = None
+    burst_bytes: int = 1514
+
+    def qdiscs(self) -> list[list[str]]:
+        """The tc commands for one direction (after ``tc qdisc add dev DEV``)."""
+        if (self.queue_bytes is None) == (self.queue_packets is None):
+            raise TestbedError("path: give the queue in bytes or in packets, one of the two")
+        child = ["bfifo", "limit", str(self.queue_bytes)] if self.queue_bytes is not None else ["pfifo", "limit", str(self.queue_packets)]
+        # tbf's own queue (limit) is left at one burst: the child holds the drop-tail queue.
+        return [["root", "handle", "1:", "tbf", "rate", f"{self.rate_bps}bit", "burst", str(self.burst_bytes), "limit", str(self.burst_bytes)],
+                ["parent", "1:1", "handle", "10:", *child]]
+
+
+class Path:
+    """client ── router ── server, three namespaces named ``rampup-<tag>-<host>``, with the
+    bottleneck on both of the router's links (towards the client and towards the server).
+    A context manager: the namespaces go when the block ends, however it ends (an exception,
+    Ctrl-C as KeyboardInterrupt); a process killed outright leaves them for
+    `remove_leftovers`."""
+
+    HOSTS = ("client", "router", "server")
+    ADDRESS = {"client": "10.77.1.1", "server": "10.77.2.2"}
+
+    def __init__(self, spec: PathSpec, tag: str | None = None) -> None:
+        self.spec = spec
+        self.tag = tag or str(os.getpid())
+        self.ns = {h: f"{PREFIX}{self.tag}-{h}" for h in self.HOSTS}
+        self._made: list[str] = []
+
+    def __enter__(self) -> Path:
+        try:
+            self._build()
+        except BaseException:
+            self.remove()
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.remove()
+
+    def run(self, host: str, *argv: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+        """Runs ``argv`` in ``host``'s namespace and waits for it."""
+        return subprocess.run(["ip", "netns", "exec", self.ns[host], *argv], capture_output=True, text=True, timeout=timeout)
+
+    def popen(self, host: str, *argv: str) -> subprocess.Popen[str]:
+        """Starts ``argv`` in ``host``'s namespace."""
+        return subprocess.Popen(["ip", "netns", "exec", self.ns[host], *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def remove(self) -> None:
+        """Removes the namespaces this path made (their links go with them)."""
+        for ns in reversed(self._made):
+            _run("ip", "netns", "del", ns)
+        self._made.clear()
+
+    def _must(self, *argv: str) -> None:
+        ok, why = _run(*argv)
+        if not ok:
+            raise TestbedError(f"{' '.join(argv)}: {why}")
+
+    def _build(self) -> None:
+        if os.geteuid() != 0:
+            raise TestbedError("the testbed needs root (network namespaces and tc)")
+        if shutil.which("ip") is None or shutil.which("tc") is None:
+            raise TestbedError("the testbed needs iproute2 (ip, tc): apt-get install iproute2")
+        for h in self.HOSTS:
+            self._must("ip", "netns", "add", self.ns[h])
+            self._made.append(self.ns[h])
+            self._must("ip", "-n", self.ns[h], "link", "set", "lo", "up")
+        c, r, s = (self.ns[h] for h in self.HOSTS)
+        # client c0 ── r0 router r1 ── s0 server
+        self._must("ip", "-n", c, "link", "add", "name", "c0", "type", "veth", "peer", "name", "r0", "netns", r)
+        self._must("ip", "-n", s, "link", "add", "name", "s0", "type", "veth", "peer", "name", "r1", "netns", r)
+        for ns, dev, addr in ((c, "c0", "10.77.1.1/24"), (r, "r0", "10.77.1.2/24"), (r, "r1", "10.77.2.1/24"), (s, "s0", "10.77.2.2/24")):
+            self._must("ip", "-n", ns, "addr", "add", addr, "dev", dev)
+            self._must("ip", "-n", ns, "link", "set", dev, "up")
+        self._must("ip", "-n", c, "route", "add", "default", "via", "10.77.1.2")
+        self._must("ip", "-n", s, "route", "add", "default", "via", "10.77.2.1")
+        self._must("ip", "netns", "exec", r, "sysctl", "-q", "-w", "net.ipv4.ip_forward=1")
+        for dev in ("r0", "r1"):
+            for q in self.spec.qdiscs():
+                self._must("ip", "netns", "exec", r, "tc", "qdisc", "add", "dev", dev, *q)
+
+
+def remove_leftovers() -> list[str]:
+    """Removes the namespaces of ours whose process is gone (a run killed before it could
+    remove them); returns their names."""
+    gone = []
+    for ns in leftovers():
+        tag = ns[len(PREFIX):].split("-", 1)[0]
+        if tag.isdigit() and _alive(int(tag)):
+            continue
+        _run("ip", "netns", "del", ns)
+        gone.append(ns)
+    return gone
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -3,9 +3,14 @@ even when a step fails."""
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
+import signal
 import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pytest
 
@@ -43,3 +48,75 @@ def test_without_root_check_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
     found = testbed.check()
     assert not found[0].ok and "run as root" in found[0].detail
     assert "network namespaces" not in [f.name for f in found]
+
+
+def _tagged(tag: str) -> list[str]:
+    out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    return [line.split()[0] for line in out.splitlines() if line.startswith(f"{testbed.PREFIX}{tag}-")]
+
+
+@functools.cache
+def _netns_allowed() -> bool:
+    found = {f.name: f.ok for f in testbed.check()}
+    return found.get("network namespaces", False) and found.get("veth pairs", False) and found.get("qdisc tbf", False)
+
+
+@pytest.fixture
+def netns() -> None:
+    """Skips, with the reason, where the machine cannot build a path."""
+    if os.geteuid() != 0 or shutil.which("ip") is None or not _netns_allowed():
+        pytest.skip("needs root, iproute2, network namespaces, veth and tbf")
+
+
+def test_a_path_carries_a_datagram_across_the_router_and_goes_away(netns: None) -> None:
+    spec = testbed.PathSpec(rate_bps=10_000_000, queue_bytes=30_000)
+    with testbed.Path(spec, tag="pytest1") as p:
+        assert sorted(_tagged("pytest1")) == sorted(p.ns.values())
+        server = p.popen("server", sys.executable, "-c", RECEIVE)
+        time.sleep(0.5)
+        assert p.run("client", sys.executable, "-c", SEND).returncode == 0
+        out, _ = server.communicate(timeout=10)
+        assert out.strip() == "hello from 10.77.1.1"
+        qdiscs = p.run("router", "tc", "qdisc", "show", "dev", "r1").stdout
+        assert "tbf 1: root" in qdiscs and "bfifo 10: parent 1:1 limit 30000b" in qdiscs
+    assert not _tagged("pytest1")
+
+
+def test_an_interrupted_run_leaves_no_namespace_behind(netns: None) -> None:
+    # Ctrl-C: the path is up, the process gets SIGINT, and its namespaces are gone when it ends.
+    child = subprocess.Popen([sys.executable, "-c", HOLD], stdout=subprocess.PIPE, text=True,
+                             env={**os.environ, "PYTHONPATH": str(Path(testbed.__file__).parents[1])})
+    assert child.stdout is not None and child.stdout.readline().strip() == "up"
+    tag = str(child.pid)
+    assert len(_tagged(tag)) == 3
+    child.send_signal(signal.SIGINT)
+    child.wait(timeout=30)
+    assert not _tagged(tag)
+
+
+def test_a_killed_runs_leftovers_are_removed_by_the_next(netns: None) -> None:
+    child = subprocess.Popen([sys.executable, "-c", HOLD], stdout=subprocess.PIPE, text=True,
+                             env={**os.environ, "PYTHONPATH": str(Path(testbed.__file__).parents[1])})
+    assert child.stdout is not None and child.stdout.readline().strip() == "up"
+    child.kill()  # SIGKILL: nothing runs to remove them
+    child.wait(timeout=30)
+    assert len(_tagged(str(child.pid))) == 3
+    assert set(_tagged(str(child.pid))) <= set(testbed.remove_leftovers())
+    assert not _tagged(str(child.pid))
+
+
+@NEEDS_ROOT
+def test_a_path_without_a_queue_is_refused_and_leaves_nothing() -> None:
+    with pytest.raises(testbed.TestbedError, match="queue in bytes or in packets"):
+        with testbed.Path(testbed.PathSpec(rate_bps=1_000_000), tag="pytest2"):
+            pass
+    assert not _tagged("pytest2")
+
+
+RECEIVE = ("import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(('10.77.2.2', 9000)); "
+           "d, a = s.recvfrom(100); print(d.decode(), 'from', a[0])")
+SEND = "import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'hello', ('10.77.2.2', 9000))"
+HOLD = ("import time; from rampup.testbed import Path, PathSpec\n"
+        "with Path(PathSpec(rate_bps=1_000_000, queue_packets=10)):\n"
+        "    print('up', flush=True)\n"
+        "    time.sleep(60)\n")
