@@ -1,8 +1,8 @@
 """The real path (docs/testbed.md): network namespaces joined by veth pairs, the bottleneck
-shaped by `tc`. `check` says what this machine allows, trying it in a namespace of its own
-that it removes again; `Path` builds client, router and server namespaces with the
-bottleneck on the router and removes them on exit, on error and on Ctrl-C. `rampup testbed
-run` is not built yet.
+shaped by `tc`, the delay by rampup's delay line. `check` says what this machine allows,
+trying it in a namespace of its own that it removes again; `Path` builds client, router and
+server namespaces with the bottleneck on the router and removes them on exit, on error and on
+Ctrl-C. `rampup testbed run` is not built yet.
 
 Everything the testbed creates is named with `PREFIX`, and it touches nothing else.
 """
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path as FsPath
@@ -83,6 +84,10 @@ def check() -> list[Finding]:
     finally:
         if ok:
             _run("ip", "netns", "del", ns)
+    try:
+        found.append(Finding("delay line", True, delay_line_binary()))
+    except TestbedError as e:
+        found.append(Finding("delay line", False, f"no: {e}"))
     stale = leftovers()
     found.append(Finding("leftovers", not stale, "none" if not stale else f"{', '.join(stale)} (an interrupted run's; ip netns del them)"))
     return found + _congestion_controls()
@@ -104,14 +109,15 @@ class TestbedError(RuntimeError):
 
 @dataclass(frozen=True)
 class PathSpec:
-    """The bottleneck, the same both ways on the router: a token bucket at ``rate_bps`` that
-    lets ``burst_bytes`` through at line rate, in front of a drop-tail queue of
-    ``queue_bytes`` (bfifo) or ``queue_packets`` (pfifo)."""
+    """The bottleneck, the same both ways: ``delay_us`` one way, then a token bucket at
+    ``rate_bps`` that lets ``burst_bytes`` through at line rate, in front of a drop-tail queue
+    of ``queue_bytes`` (bfifo) or ``queue_packets`` (pfifo)."""
 
     rate_bps: int
     queue_bytes: int | None = None
     queue_packets: int | None = None
     burst_bytes: int = 1514
+    delay_us: int = 0
 
     def qdiscs(self) -> list[list[str]]:
         """The tc commands for one direction (after ``tc qdisc add dev DEV``)."""
@@ -123,21 +129,40 @@ class PathSpec:
                 ["parent", "1:1", "handle", "10:", *child]]
 
 
+def delay_line_binary() -> str:
+    """The delay line's program: on PATH, or built in this checkout
+    (``cargo build --release -p rampup-net``)."""
+    found = shutil.which("rampup-delayline")
+    if found:
+        return found
+    built = FsPath(__file__).resolve().parents[2] / "target" / "release" / "rampup-delayline"
+    if built.exists():
+        return str(built)
+    raise TestbedError("the delay line is not built: cargo build --release -p rampup-net")
+
+
 class Path:
-    """client ── router ── server, three namespaces named ``rampup-<tag>-<host>``, with the
-    bottleneck on both of the router's links (towards the client and towards the server).
+    """client ── router ── server, three namespaces named ``rampup-<tag>-<host>``. The client
+    (10.77.0.1) and the server (10.77.0.2) share one subnet; the router carries no address, and
+    its delay line (`delay_line_binary`) moves each frame between its two links after the
+    one-way delay (this machine's kernel has no netem). What the delay line sends leaves
+    through the link's qdiscs: the bottleneck, the same both ways.
+
     A context manager: the namespaces go when the block ends, however it ends (an exception,
     Ctrl-C as KeyboardInterrupt); a process killed outright leaves them for
-    `remove_leftovers`."""
+    `remove_leftovers`. ``delay_stats`` holds what the delay line reported when it stopped
+    (per direction: frames, and the lateness of their release in µs)."""
 
     HOSTS = ("client", "router", "server")
-    ADDRESS = {"client": "10.77.1.1", "server": "10.77.2.2"}
+    ADDRESS = {"client": "10.77.0.1", "server": "10.77.0.2"}
 
     def __init__(self, spec: PathSpec, tag: str | None = None) -> None:
         self.spec = spec
         self.tag = tag or str(os.getpid())
         self.ns = {h: f"{PREFIX}{self.tag}-{h}" for h in self.HOSTS}
         self._made: list[str] = []
+        self._delay_line: subprocess.Popen[str] | None = None
+        self.delay_stats: list[dict[str, str]] = []
 
     def __enter__(self) -> Path:
         try:
@@ -159,7 +184,16 @@ class Path:
         return subprocess.Popen(["ip", "netns", "exec", self.ns[host], *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
     def remove(self) -> None:
-        """Removes the namespaces this path made (their links go with them)."""
+        """Stops the delay line (keeping its report) and removes the namespaces this path made."""
+        if self._delay_line is not None:
+            self._delay_line.send_signal(signal.SIGINT)
+            try:
+                out, _ = self._delay_line.communicate(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._delay_line.kill()
+                out, _ = self._delay_line.communicate()
+            self.delay_stats = [dict(kv.split("=", 1) for kv in line.split()) for line in out.splitlines() if line.startswith("direction=")]
+            self._delay_line = None
         for ns in reversed(self._made):
             _run("ip", "netns", "del", ns)
         self._made.clear()
@@ -174,23 +208,30 @@ class Path:
             raise TestbedError("the testbed needs root (network namespaces and tc)")
         if shutil.which("ip") is None or shutil.which("tc") is None:
             raise TestbedError("the testbed needs iproute2 (ip, tc): apt-get install iproute2")
+        qdiscs = self.spec.qdiscs()
+        program = delay_line_binary()
         for h in self.HOSTS:
             self._must("ip", "netns", "add", self.ns[h])
             self._made.append(self.ns[h])
             self._must("ip", "-n", self.ns[h], "link", "set", "lo", "up")
+            # No IPv6 chatter (router solicitations, DAD) on the path's links.
+            self._must("ip", "netns", "exec", self.ns[h], "sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=1")
         c, r, s = (self.ns[h] for h in self.HOSTS)
         # client c0 ── r0 router r1 ── s0 server
         self._must("ip", "-n", c, "link", "add", "name", "c0", "type", "veth", "peer", "name", "r0", "netns", r)
         self._must("ip", "-n", s, "link", "add", "name", "s0", "type", "veth", "peer", "name", "r1", "netns", r)
-        for ns, dev, addr in ((c, "c0", "10.77.1.1/24"), (r, "r0", "10.77.1.2/24"), (r, "r1", "10.77.2.1/24"), (s, "s0", "10.77.2.2/24")):
-            self._must("ip", "-n", ns, "addr", "add", addr, "dev", dev)
+        self._must("ip", "-n", c, "addr", "add", f"{self.ADDRESS['client']}/24", "dev", "c0")
+        self._must("ip", "-n", s, "addr", "add", f"{self.ADDRESS['server']}/24", "dev", "s0")
+        for ns, dev in ((c, "c0"), (r, "r0"), (r, "r1"), (s, "s0")):
             self._must("ip", "-n", ns, "link", "set", dev, "up")
-        self._must("ip", "-n", c, "route", "add", "default", "via", "10.77.1.2")
-        self._must("ip", "-n", s, "route", "add", "default", "via", "10.77.2.1")
-        self._must("ip", "netns", "exec", r, "sysctl", "-q", "-w", "net.ipv4.ip_forward=1")
         for dev in ("r0", "r1"):
-            for q in self.spec.qdiscs():
+            for q in qdiscs:
                 self._must("ip", "netns", "exec", r, "tc", "qdisc", "add", "dev", dev, *q)
+        self._delay_line = subprocess.Popen(["ip", "netns", "exec", r, program, "r0", "r1", str(self.spec.delay_us)],
+                                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert self._delay_line.stdout is not None
+        if self._delay_line.stdout.readline().strip() != "ready":
+            raise TestbedError(f"the delay line did not start: {self._delay_line.communicate()[1].strip()}")
 
 
 def remove_leftovers() -> list[str]:

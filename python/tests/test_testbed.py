@@ -76,7 +76,7 @@ def test_a_path_carries_a_datagram_across_the_router_and_goes_away(netns: None) 
         time.sleep(0.5)
         assert p.run("client", sys.executable, "-c", SEND).returncode == 0
         out, _ = server.communicate(timeout=10)
-        assert out.strip() == "hello from 10.77.1.1"
+        assert out.strip() == "hello from 10.77.0.1"
         qdiscs = p.run("router", "tc", "qdisc", "show", "dev", "r1").stdout
         assert "tbf 1: root" in qdiscs and "bfifo 10: parent 1:1 limit 30000b" in qdiscs
     assert not _tagged("pytest1")
@@ -105,6 +105,19 @@ def test_a_killed_runs_leftovers_are_removed_by_the_next(netns: None) -> None:
     assert not _tagged(str(child.pid))
 
 
+def test_the_delay_line_holds_each_frame_for_the_delay(netns: None) -> None:
+    # 20 ms each way: a UDP echo's round trip is 40 ms, plus the delay line's lateness (its
+    # report: about 0.1 ms here) and the hosts' own time, under a millisecond in all.
+    with testbed.Path(testbed.PathSpec(rate_bps=100_000_000, queue_packets=100, delay_us=20_000), tag="pytest3") as p:
+        echo = p.popen("server", sys.executable, "-c", ECHO)
+        time.sleep(0.5)
+        rtt_ms = float(p.run("client", sys.executable, "-c", PROBE).stdout)
+        echo.kill()
+    assert 40.0 <= rtt_ms < 41.0, rtt_ms
+    assert [d["direction"] for d in p.delay_stats] == ["r0->r1", "r1->r0"]
+    assert all(int(d["frames"]) >= 21 and int(d["lateness_us_p50"]) < 1000 for d in p.delay_stats), p.delay_stats
+
+
 @NEEDS_ROOT
 def test_a_path_without_a_queue_is_refused_and_leaves_nothing() -> None:
     with pytest.raises(testbed.TestbedError, match="queue in bytes or in packets"):
@@ -113,9 +126,15 @@ def test_a_path_without_a_queue_is_refused_and_leaves_nothing() -> None:
     assert not _tagged("pytest2")
 
 
-RECEIVE = ("import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(('10.77.2.2', 9000)); "
+RECEIVE = ("import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(('10.77.0.2', 9000)); "
            "d, a = s.recvfrom(100); print(d.decode(), 'from', a[0])")
-SEND = "import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'hello', ('10.77.2.2', 9000))"
+SEND = "import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'hello', ('10.77.0.2', 9000))"
+ECHO = ("import socket\ns = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(('10.77.0.2', 9000))\n"
+        "while True:\n    d, a = s.recvfrom(2000); s.sendto(d, a)\n")
+PROBE = ("import socket, statistics, time\ns = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.settimeout(5)\nrtts = []\n"
+         "for i in range(21):\n    t = time.perf_counter(); s.sendto(b'x' * 100, ('10.77.0.2', 9000)); s.recvfrom(2000)\n"
+         "    rtts.append(time.perf_counter() - t); time.sleep(0.01)\n"
+         "print(statistics.median(rtts[1:]) * 1e3)\n")
 HOLD = ("import time; from rampup.testbed import Path, PathSpec\n"
         "with Path(PathSpec(rate_bps=1_000_000, queue_packets=10)):\n"
         "    print('up', flush=True)\n"

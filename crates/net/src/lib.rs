@@ -2,6 +2,8 @@
 //! simulator drives in virtual time, driven here by the wall clock over a UDP socket, one
 //! segment per datagram (`rampup_tcp::wire`).
 
+pub mod delay_line;
 mod udp_end;
 
+pub use delay_line::DelayLine;
 pub use udp_end::UdpEnd;

@@ -1,0 +1,165 @@
+//! rampup-delayline IFACE_A IFACE_B DELAY_US: moves every frame that arrives on one interface
+//! out of the other `DELAY_US` microseconds later, both ways, until SIGINT or SIGTERM; then
+//! prints, per direction, the frames moved and the lateness of their release (how long after
+//! its due time each left) as percentiles, one `key=value` line each on stdout.
+//!
+//! For a path whose kernel has no `netem` (docs/testbed.md): run it in the router's namespace
+//! between its two links, which then carry no addresses, so that the kernel does not forward
+//! the frames too. What it sends goes through the interface's qdisc (the bottleneck's tbf).
+
+use std::ffi::CString;
+use std::io;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use rampup_net::DelayLine;
+
+/// Frames held per direction at most (40 Mb/s × 1 s of 1514-byte frames is 3,300).
+const CAPACITY: usize = 100_000;
+static STOP: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn stop(_: libc::c_int) {
+    STOP.store(true, Ordering::Relaxed);
+}
+
+/// A raw AF_PACKET socket bound to `iface`, every protocol, non-blocking.
+fn open(iface: &str) -> io::Result<libc::c_int> {
+    let name = CString::new(iface).map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "interface name"))?;
+    let proto = (libc::ETH_P_ALL as u16).to_be();
+    // SAFETY: plain system calls on values owned here; the address is a zeroed sockaddr_ll
+    // with its family, protocol and interface set, passed with its size.
+    unsafe {
+        let index = libc::if_nametoindex(name.as_ptr());
+        if index == 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let fd = libc::socket(libc::AF_PACKET, libc::SOCK_RAW | libc::SOCK_NONBLOCK, proto as libc::c_int);
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let mut addr: libc::sockaddr_ll = std::mem::zeroed();
+        addr.sll_family = libc::AF_PACKET as u16;
+        addr.sll_protocol = proto;
+        addr.sll_ifindex = index as libc::c_int;
+        let len = std::mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t;
+        if libc::bind(fd, &addr as *const libc::sockaddr_ll as *const libc::sockaddr, len) < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // Frames come and go with their virtio-net header: a frame whose checksum the sending
+        // stack left to the device (checksum offload) or that is a GSO super-frame keeps
+        // saying so, and the receiving stack accepts it, as it would have straight off the veth.
+        let on: libc::c_int = 1;
+        let size = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+        if libc::setsockopt(fd, libc::SOL_PACKET, libc::PACKET_VNET_HDR, &on as *const libc::c_int as *const libc::c_void, size) < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(fd)
+    }
+}
+
+/// The next frame that arrived on the socket's interface (not one sent from it), if any.
+fn receive(fd: libc::c_int, buf: &mut [u8]) -> io::Result<Option<usize>> {
+    loop {
+        // SAFETY: recvfrom writes at most buf.len() bytes into buf and at most the given
+        // length into the zeroed address.
+        let (n, addr) = unsafe {
+            let mut addr: libc::sockaddr_ll = std::mem::zeroed();
+            let mut len = std::mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t;
+            let n =
+                libc::recvfrom(fd, buf.as_mut_ptr() as *mut libc::c_void, buf.len(), 0, &mut addr as *mut libc::sockaddr_ll as *mut libc::sockaddr, &mut len);
+            (n, addr)
+        };
+        if n < 0 {
+            let e = io::Error::last_os_error();
+            return if e.kind() == io::ErrorKind::WouldBlock { Ok(None) } else { Err(e) };
+        }
+        if addr.sll_pkttype != libc::PACKET_OUTGOING {
+            return Ok(Some(n as usize));
+        }
+    }
+}
+
+fn send(fd: libc::c_int, frame: &[u8]) {
+    // SAFETY: send reads frame.len() bytes of frame. A frame the interface refuses (its
+    // queue full) is lost, as a full queue would lose it.
+    unsafe {
+        libc::send(fd, frame.as_ptr() as *const libc::c_void, frame.len(), 0);
+    }
+}
+
+struct Direction {
+    from: libc::c_int,
+    to: libc::c_int,
+    line: DelayLine,
+    lateness_us: Vec<u64>,
+}
+
+fn percentile(sorted: &[u64], p: f64) -> u64 {
+    if sorted.is_empty() {
+        return 0;
+    }
+    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let usage = "usage: rampup-delayline IFACE_A IFACE_B DELAY_US";
+    let [_, a, b, delay] = args.as_slice() else {
+        eprintln!("{usage}");
+        std::process::exit(2);
+    };
+    let Ok(delay_us) = delay.parse::<u64>() else {
+        eprintln!("rampup-delayline: DELAY_US: {delay:?} is not a whole number of microseconds; {usage}");
+        std::process::exit(2);
+    };
+    let (fa, fb) = match (open(a), open(b)) {
+        (Ok(fa), Ok(fb)) => (fa, fb),
+        (Err(e), _) | (_, Err(e)) => {
+            eprintln!("rampup-delayline: cannot open {a} and {b}: {e}");
+            std::process::exit(2);
+        }
+    };
+    // SAFETY: the handler only stores to an atomic.
+    unsafe {
+        libc::signal(libc::SIGINT, stop as *const () as libc::sighandler_t);
+        libc::signal(libc::SIGTERM, stop as *const () as libc::sighandler_t);
+    }
+    let delay = Duration::from_micros(delay_us);
+    let mut dirs =
+        [fa, fb].map(|from| Direction { from, to: if from == fa { fb } else { fa }, line: DelayLine::new(delay, CAPACITY), lateness_us: Vec::new() });
+    let mut buf = vec![0u8; 65_536];
+    println!("ready");
+    while !STOP.load(Ordering::Relaxed) {
+        let now = Instant::now();
+        for d in &mut dirs {
+            while let Some((due, frame)) = d.line.pop_due(now) {
+                send(d.to, &frame);
+                d.lateness_us.push(now.duration_since(due).as_micros() as u64);
+            }
+        }
+        let next = dirs.iter().filter_map(|d| d.line.next_due()).min();
+        let wait = next.map_or(Duration::from_millis(100), |t| t.saturating_duration_since(Instant::now()));
+        let mut fds = [libc::pollfd { fd: fa, events: libc::POLLIN, revents: 0 }, libc::pollfd { fd: fb, events: libc::POLLIN, revents: 0 }];
+        let ts = libc::timespec { tv_sec: wait.as_secs() as libc::time_t, tv_nsec: wait.subsec_nanos() as libc::c_long };
+        // SAFETY: ppoll reads the two pollfds and the timespec, and writes revents.
+        unsafe { libc::ppoll(fds.as_mut_ptr(), 2, &ts, std::ptr::null()) };
+        for d in &mut dirs {
+            while let Ok(Some(n)) = receive(d.from, &mut buf) {
+                d.line.push(Instant::now(), buf[..n].to_vec());
+            }
+        }
+    }
+    for (d, name) in dirs.iter_mut().zip([format!("{a}->{b}"), format!("{b}->{a}")]) {
+        d.lateness_us.sort_unstable();
+        let l = &d.lateness_us;
+        println!(
+            "direction={name} frames={} dropped={} lateness_us_p50={} p90={} p99={} max={}",
+            l.len(),
+            d.line.dropped,
+            percentile(l, 0.5),
+            percentile(l, 0.9),
+            percentile(l, 0.99),
+            l.last().copied().unwrap_or(0)
+        );
+    }
+}
