@@ -518,6 +518,35 @@ def testbed_check() -> None:
         click.echo(f"{f.name:<20} {f.detail}")
 
 
+@testbed.command(name="run")
+@click.argument("experiment", type=click.Choice(["bulk"]))
+@click.option("--reps", type=click.IntRange(1, 100), default=3, show_default=True, help="Runs of each real stack.")
+@click.option("--bytes", "nbytes", type=click.IntRange(1, 10**10), default=20_000_000, show_default=True, help="Bytes the client sends.")
+def testbed_run(experiment: str, reps: int, nbytes: int) -> None:
+    """Run EXPERIMENT on a real path with each stack, and print its table (docs/testbed.md).
+
+    bulk: one transfer over 40 Mb/s, 100 ms RTT, a 250-packet queue, with CUBIC and Reno: the
+    kernel's TCP, rampup's over UDP, and the simulator with the same keys."""
+    import pandas as pd  # noqa: PLC0415
+
+    from . import testbed as tb  # noqa: PLC0415
+    from . import testbed_runs as tr  # noqa: PLC0415
+
+    for gone in tb.remove_leftovers():
+        click.echo(f"removed {gone}, left by an earlier run", err=True)
+    try:
+        rows = tr.bulk(nbytes, reps, progress=lambda line: click.echo(line, err=True))
+    except tb.TestbedError as e:
+        _fail(e, 2)
+    from .experiments.present import docs_table  # noqa: PLC0415
+
+    cols = ["ms", "goodput_mbps", "retransmits", "drops"]
+    means = pd.DataFrame(rows).groupby(["cc", "stack"], sort=False)[cols].mean().reset_index()
+    click.echo(docs_table(["cc", "stack", "runs", "completion ms", "goodput Mb/s", "retransmits", "drops"],
+                          [[r.cc, r.stack, str(sum(1 for x in rows if x["cc"] == r.cc and x["stack"] == r.stack)), f"{r.ms:.0f}",
+                            f"{r.goodput_mbps:.2f}", f"{r.retransmits:.1f}", f"{r.drops:.1f}"] for r in means.itertuples()]))
+
+
 @main.command()
 @click.argument("file", type=click.Path(path_type=Path))
 def check(file: Path) -> None:

@@ -116,7 +116,9 @@ class PathSpec:
     rate_bps: int
     queue_bytes: int | None = None
     queue_packets: int | None = None
-    burst_bytes: int = 1514
+    #: Four 1514-byte frames: with a bucket of one frame, each late wakeup of tbf's timer
+    #: loses its tokens, and a 40 Mb/s bottleneck delivered about 10 % less (docs/testbed.md).
+    burst_bytes: int = 4 * 1514
     delay_us: int = 0
 
     def qdiscs(self) -> list[list[str]]:

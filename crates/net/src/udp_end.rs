@@ -3,6 +3,7 @@
 
 use std::io;
 use std::net::SocketAddr;
+use std::os::fd::AsRawFd;
 use std::time::Instant;
 
 use mio::net::UdpSocket;
@@ -26,12 +27,34 @@ pub struct UdpEnd {
     inbox: Vec<u8>,
     /// Datagrams not taken: from another address than the peer's, or refused by `wire::parse`.
     pub refused: u64,
+    /// Datagrams the socket could not take (its send buffer full): lost before the path.
+    pub send_dropped: u64,
+}
+
+/// Each socket buffer's size: a window of datagrams sent at once (or arriving faster than
+/// the end reads them) must fit, or the host loses what the path would not.
+const SOCKET_BUFFER_BYTES: libc::c_int = 16 << 20;
+
+/// Raise the socket's send and receive buffers to `SOCKET_BUFFER_BYTES`: as root beyond the
+/// system's maximum (SO_SNDBUFFORCE), else up to it.
+fn enlarge_buffers(fd: std::os::fd::RawFd) {
+    let size = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+    for (force, plain) in [(libc::SO_SNDBUFFORCE, libc::SO_SNDBUF), (libc::SO_RCVBUFFORCE, libc::SO_RCVBUF)] {
+        let bytes = &SOCKET_BUFFER_BYTES as *const libc::c_int as *const libc::c_void;
+        // SAFETY: setsockopt reads one c_int from `bytes`; a refusal leaves the buffer as it was.
+        unsafe {
+            if libc::setsockopt(fd, libc::SOL_SOCKET, force, bytes, size) < 0 {
+                libc::setsockopt(fd, libc::SOL_SOCKET, plain, bytes, size);
+            }
+        }
+    }
 }
 
 impl UdpEnd {
     /// An end bound to `local`; the active end sends to `peer`, the passive end waits for one.
     pub fn bind(local: SocketAddr, cfg: TcpConfig, role: Role, peer: Option<SocketAddr>) -> io::Result<UdpEnd> {
         let mut socket = UdpSocket::bind(local)?;
+        enlarge_buffers(socket.as_raw_fd());
         let poll = Poll::new()?;
         poll.registry().register(&mut socket, SOCKET, Interest::READABLE)?;
         Ok(UdpEnd {
@@ -43,6 +66,7 @@ impl UdpEnd {
             out: Vec::with_capacity(MAX_DATAGRAM),
             inbox: vec![0; MAX_DATAGRAM],
             refused: 0,
+            send_dropped: 0,
         })
     }
 
@@ -94,7 +118,7 @@ impl UdpEnd {
             wire::emit(&seg, &mut self.out);
             match self.socket.send_to(&self.out, peer) {
                 Ok(_) => {}
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => self.send_dropped += 1,
                 Err(e) => return Err(e),
             }
         }

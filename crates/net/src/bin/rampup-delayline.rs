@@ -1,7 +1,8 @@
 //! rampup-delayline IFACE_A IFACE_B DELAY_US: moves every frame that arrives on one interface
 //! out of the other `DELAY_US` microseconds later, both ways, until SIGINT or SIGTERM; then
-//! prints, per direction, the frames moved and the lateness of their release (how long after
-//! its due time each left) as percentiles, one `key=value` line each on stdout.
+//! prints, per direction, the frames moved, those lost (the line full, or the receiving
+//! socket's buffer) and the lateness of their release (how long after its due time each
+//! left) as percentiles, one `key=value` line each on stdout.
 //!
 //! For a path whose kernel has no `netem` (docs/testbed.md): run it in the router's namespace
 //! between its two links, which then carry no addresses, so that the kernel does not forward
@@ -16,6 +17,8 @@ use rampup_net::DelayLine;
 
 /// Frames held per direction at most (40 Mb/s × 1 s of 1514-byte frames is 3,300).
 const CAPACITY: usize = 100_000;
+/// Each socket's receive and send buffers (SO_*BUFFORCE: root may exceed the system maximum).
+const SOCKET_BUFFER_BYTES: libc::c_int = 64 << 20;
 static STOP: AtomicBool = AtomicBool::new(false);
 
 extern "C" fn stop(_: libc::c_int) {
@@ -53,7 +56,31 @@ fn open(iface: &str) -> io::Result<libc::c_int> {
         if libc::setsockopt(fd, libc::SOL_PACKET, libc::PACKET_VNET_HDR, &on as *const libc::c_int as *const libc::c_void, size) < 0 {
             return Err(io::Error::last_os_error());
         }
+        // A burst of GSO super-frames (64 KB each) must not overflow the receive buffer, and
+        // the frames waiting in the link's qdisc count against the send buffer (about 200 KB
+        // each by default, less than a 250-packet queue): a frame lost here is a loss the path
+        // does not have.
+        let bytes: libc::c_int = SOCKET_BUFFER_BYTES;
+        for option in [libc::SO_RCVBUFFORCE, libc::SO_SNDBUFFORCE] {
+            if libc::setsockopt(fd, libc::SOL_SOCKET, option, &bytes as *const libc::c_int as *const libc::c_void, size) < 0 {
+                return Err(io::Error::last_os_error());
+            }
+        }
         Ok(fd)
+    }
+}
+
+/// Frames the socket's receive buffer had no room for, since the last call (the kernel's
+/// PACKET_STATISTICS, which it resets when read).
+fn socket_drops(fd: libc::c_int) -> u64 {
+    // SAFETY: getsockopt writes at most the given length into the zeroed tpacket_stats.
+    unsafe {
+        let mut stats: libc::tpacket_stats = std::mem::zeroed();
+        let mut len = std::mem::size_of::<libc::tpacket_stats>() as libc::socklen_t;
+        if libc::getsockopt(fd, libc::SOL_PACKET, libc::PACKET_STATISTICS, &mut stats as *mut libc::tpacket_stats as *mut libc::c_void, &mut len) < 0 {
+            return 0;
+        }
+        stats.tp_drops as u64
     }
 }
 
@@ -79,12 +106,12 @@ fn receive(fd: libc::c_int, buf: &mut [u8]) -> io::Result<Option<usize>> {
     }
 }
 
-fn send(fd: libc::c_int, frame: &[u8]) {
-    // SAFETY: send reads frame.len() bytes of frame. A frame the interface refuses (its
-    // queue full) is lost, as a full queue would lose it.
-    unsafe {
-        libc::send(fd, frame.as_ptr() as *const libc::c_void, frame.len(), 0);
-    }
+/// Send a frame out of the socket's interface; false if it was not sent: the socket's buffer
+/// was full, or the interface's qdisc dropped it (the bottleneck's queue full; counted there
+/// too, per segment of a GSO frame).
+fn send(fd: libc::c_int, frame: &[u8]) -> bool {
+    // SAFETY: send reads frame.len() bytes of frame.
+    unsafe { libc::send(fd, frame.as_ptr() as *const libc::c_void, frame.len(), 0) >= 0 }
 }
 
 struct Direction {
@@ -92,6 +119,8 @@ struct Direction {
     to: libc::c_int,
     line: DelayLine,
     lateness_us: Vec<u64>,
+    /// Frames not sent: refused by the socket, or dropped by the qdisc.
+    send_failed: u64,
 }
 
 fn percentile(sorted: &[u64], p: f64) -> u64 {
@@ -125,15 +154,20 @@ fn main() {
         libc::signal(libc::SIGTERM, stop as *const () as libc::sighandler_t);
     }
     let delay = Duration::from_micros(delay_us);
-    let mut dirs =
-        [fa, fb].map(|from| Direction { from, to: if from == fa { fb } else { fa }, line: DelayLine::new(delay, CAPACITY), lateness_us: Vec::new() });
+    let mut dirs = [fa, fb].map(|from| Direction {
+        from,
+        to: if from == fa { fb } else { fa },
+        line: DelayLine::new(delay, CAPACITY),
+        lateness_us: Vec::new(),
+        send_failed: 0,
+    });
     let mut buf = vec![0u8; 65_536];
     println!("ready");
     while !STOP.load(Ordering::Relaxed) {
         let now = Instant::now();
         for d in &mut dirs {
             while let Some((due, frame)) = d.line.pop_due(now) {
-                send(d.to, &frame);
+                d.send_failed += !send(d.to, &frame) as u64;
                 d.lateness_us.push(now.duration_since(due).as_micros() as u64);
             }
         }
@@ -153,9 +187,11 @@ fn main() {
         d.lateness_us.sort_unstable();
         let l = &d.lateness_us;
         println!(
-            "direction={name} frames={} dropped={} lateness_us_p50={} p90={} p99={} max={}",
+            "direction={name} frames={} dropped={} socket_dropped={} send_failed={} lateness_us_p50={} p90={} p99={} max={}",
             l.len(),
             d.line.dropped,
+            socket_drops(d.from),
+            d.send_failed,
             percentile(l, 0.5),
             percentile(l, 0.9),
             percentile(l, 0.99),
