@@ -16,7 +16,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path as FsPath
 
-__all__ = ["PREFIX", "QDISCS", "Finding", "Path", "PathSpec", "TestbedError", "check", "leftovers", "remove_leftovers"]
+__all__ = ["PREFIX", "QDISCS", "Finding", "Path", "PathSpec", "TestbedError", "check", "leftovers", "program", "remove_leftovers"]
 
 #: Every namespace the testbed makes is named with this prefix.
 PREFIX = "rampup-"
@@ -85,7 +85,7 @@ def check() -> list[Finding]:
         if ok:
             _run("ip", "netns", "del", ns)
     try:
-        found.append(Finding("delay line", True, delay_line_binary()))
+        found.append(Finding("delay line", True, program("rampup-delayline")))
     except TestbedError as e:
         found.append(Finding("delay line", False, f"no: {e}"))
     stale = leftovers()
@@ -131,22 +131,22 @@ class PathSpec:
                 ["parent", "1:1", "handle", "10:", *child]]
 
 
-def delay_line_binary() -> str:
-    """The delay line's program: on PATH, or built in this checkout
-    (``cargo build --release -p rampup-net``)."""
-    found = shutil.which("rampup-delayline")
+def program(name: str) -> str:
+    """One of crates/net's programs (``rampup-delayline``, ``rampup-udp``): on PATH, or built
+    in this checkout (``cargo build --release -p rampup-net``)."""
+    found = shutil.which(name)
     if found:
         return found
-    built = FsPath(__file__).resolve().parents[2] / "target" / "release" / "rampup-delayline"
+    built = FsPath(__file__).resolve().parents[2] / "target" / "release" / name
     if built.exists():
         return str(built)
-    raise TestbedError("the delay line is not built: cargo build --release -p rampup-net")
+    raise TestbedError(f"{name} is not built: cargo build --release -p rampup-net")
 
 
 class Path:
     """client ── router ── server, three namespaces named ``rampup-<tag>-<host>``. The client
     (10.77.0.1) and the server (10.77.0.2) share one subnet; the router carries no address, and
-    its delay line (`delay_line_binary`) moves each frame between its two links after the
+    its delay line (``rampup-delayline``) moves each frame between its two links after the
     one-way delay (this machine's kernel has no netem). What the delay line sends leaves
     through the link's qdiscs: the bottleneck, the same both ways.
 
@@ -211,7 +211,7 @@ class Path:
         if shutil.which("ip") is None or shutil.which("tc") is None:
             raise TestbedError("the testbed needs iproute2 (ip, tc): apt-get install iproute2")
         qdiscs = self.spec.qdiscs()
-        program = delay_line_binary()
+        delay_line = program("rampup-delayline")
         for h in self.HOSTS:
             self._must("ip", "netns", "add", self.ns[h])
             self._made.append(self.ns[h])
@@ -229,7 +229,7 @@ class Path:
         for dev in ("r0", "r1"):
             for q in qdiscs:
                 self._must("ip", "netns", "exec", r, "tc", "qdisc", "add", "dev", dev, *q)
-        self._delay_line = subprocess.Popen(["ip", "netns", "exec", r, program, "r0", "r1", str(self.spec.delay_us)],
+        self._delay_line = subprocess.Popen(["ip", "netns", "exec", r, delay_line, "r0", "r1", str(self.spec.delay_us)],
                                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         assert self._delay_line.stdout is not None
         if self._delay_line.stdout.readline().strip() != "ready":

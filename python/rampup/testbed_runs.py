@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from .testbed import Path, PathSpec, TestbedError, delay_line_binary
+from .testbed import Path, PathSpec, TestbedError, program
 
 __all__ = ["ETHERNET_BYTES", "Outcome", "kernel", "rampup_udp", "simulated"]
 
@@ -106,10 +106,10 @@ def kernel(spec: PathSpec, nbytes: int, cc: str = "cubic", slow_start_after_idle
 
 def rampup_udp(spec: PathSpec, nbytes: int, tcp: str) -> Outcome:
     """rampup's TCP over UDP with the flow keys ``tcp`` at both ends."""
-    program = delay_line_binary().replace("rampup-delayline", "rampup-udp")
+    udp = program("rampup-udp")
     with Path(spec) as p:
-        server = _server(p, program, "serve", f"{Path.ADDRESS['server']}:{PORT}", tcp)
-        done = p.run("client", program, "send", f"{Path.ADDRESS['client']}:{PORT}", f"{Path.ADDRESS['server']}:{PORT}", str(nbytes), tcp,
+        server = _server(p, udp, "serve", f"{Path.ADDRESS['server']}:{PORT}", tcp)
+        done = p.run("client", udp, "send", f"{Path.ADDRESS['client']}:{PORT}", f"{Path.ADDRESS['server']}:{PORT}", str(nbytes), tcp,
                      timeout=700)
         server.kill()
         if done.returncode != 0:
