@@ -84,7 +84,7 @@ mod tests {
     fn the_scenarios_page_has_every_profile_as_it_is() {
         let page = include_str!("../../../../docs/scenarios.md");
         for (name, text) in [("linux", LINUX), ("ns2", NS2), ("bsd44", BSD44)] {
-            let block = format!("```toml\n# profile = \"{name}\"{text}```");
+            let block = format!("```toml profile\n# profile = \"{name}\"{text}```");
             assert!(page.contains(&block), "docs/scenarios.md lacks, or has another, profile {name}:\n{block}");
         }
     }
