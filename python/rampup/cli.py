@@ -519,32 +519,37 @@ def testbed_check() -> None:
 
 
 @testbed.command(name="run")
-@click.argument("experiment", type=click.Choice(["bulk"]))
+@click.argument("experiment", type=click.Choice(["bulk", "restart"]))
 @click.option("--reps", type=click.IntRange(1, 100), default=3, show_default=True, help="Runs of each real stack.")
-@click.option("--bytes", "nbytes", type=click.IntRange(1, 10**10), default=20_000_000, show_default=True, help="Bytes the client sends.")
+@click.option("--bytes", "nbytes", type=click.IntRange(1, 10**10), default=20_000_000, show_default=True,
+              help="bulk: the bytes the client sends.")
 def testbed_run(experiment: str, reps: int, nbytes: int) -> None:
     """Run EXPERIMENT on a real path with each stack, and print its table (docs/testbed.md).
 
-    bulk: one transfer over 40 Mb/s, 100 ms RTT, a 250-packet queue, with CUBIC and Reno: the
-    kernel's TCP, rampup's over UDP, and the simulator with the same keys."""
+    bulk: one transfer over 40 Mb/s, 100 ms RTT, a 250-packet queue, with CUBIC and Reno.
+    restart: 24 KB, about 5 s idle, 24 KB again, over 800 kb/s, 100 ms RTT, a 10 KB queue; IW 4
+    and 2, SSR and NSSR. Each by the kernel's TCP, rampup's over UDP, and the simulator."""
     import pandas as pd  # noqa: PLC0415
 
     from . import testbed as tb  # noqa: PLC0415
     from . import testbed_runs as tr  # noqa: PLC0415
+    from .experiments.present import docs_table  # noqa: PLC0415
 
     for gone in tb.remove_leftovers():
         click.echo(f"removed {gone}, left by an earlier run", err=True)
     try:
-        rows = tr.bulk(nbytes, reps, progress=lambda line: click.echo(line, err=True))
+        go = tr.bulk if experiment == "bulk" else tr.restart
+        args = (nbytes, reps) if experiment == "bulk" else (reps,)
+        rows = go(*args, progress=lambda line: click.echo(line, err=True))  # type: ignore[operator]
     except tb.TestbedError as e:
         _fail(e, 2)
-    from .experiments.present import docs_table  # noqa: PLC0415
-
-    cols = ["ms", "goodput_mbps", "retransmits", "drops"]
-    means = pd.DataFrame(rows).groupby(["cc", "stack"], sort=False)[cols].mean().reset_index()
-    click.echo(docs_table(["cc", "stack", "runs", "completion ms", "goodput Mb/s", "retransmits", "drops"],
-                          [[r.cc, r.stack, str(sum(1 for x in rows if x["cc"] == r.cc and x["stack"] == r.stack)), f"{r.ms:.0f}",
-                            f"{r.goodput_mbps:.2f}", f"{r.retransmits:.1f}", f"{r.drops:.1f}"] for r in means.itertuples()]))
+    df = pd.DataFrame(rows)
+    cols = ["ms", *sorted(c for c in df if c.startswith("transfer")), "retransmits", "drops"]
+    means = df.groupby(["case", "stack"], sort=False)[cols].mean()
+    counts = df.groupby(["case", "stack"], sort=False).size()
+    click.echo(docs_table(["case", "stack", "runs", "connection ms", *(c.replace("_ms", " ms") for c in cols[1:-2]), "retransmits", "drops"],
+                          [[case, stack, str(counts[(case, stack)]), *(f"{v:.0f}" for v in r[:-2]), f"{r[-2]:.1f}", f"{r[-1]:.1f}"]
+                           for (case, stack), r in zip(means.index, means.to_numpy().tolist(), strict=True)]))
 
 
 @main.command()

@@ -1,11 +1,14 @@
 //! rampup-udp: one end of a rampup TCP connection over UDP (docs/testbed.md).
 //!
-//!     rampup-udp serve BIND [TCP]            wait for one connection, read until the peer closes, close
-//!     rampup-udp send BIND PEER BYTES [TCP]  connect, write BYTES, close, wait until closed
+//!     rampup-udp serve BIND [TCP]              wait for one connection, read until the peer closes, close
+//!     rampup-udp send BIND PEER WRITES [TCP]   connect, make the writes, close, wait until closed
 //!
-//! TCP is a flow's `tcp` table as a scenario writes it, inline (`profile = "linux", mss = 1416`),
-//! read as the simulator reads it. Each prints one line of `key=value` results when done: the
-//! time from its start to the end (ms), bytes, retransmissions, timeouts and datagrams refused.
+//! WRITES is BYTES, or BYTES@SECONDS,... : each write at its time after the start (or when the
+//! one before is acknowledged, if later). TCP is a flow's `tcp` table as a scenario writes it,
+//! inline (`profile = "linux", mss = 1416`), read as the simulator reads it. Each prints one
+//! line of `key=value` results when done: the time from its start to the end (ms), each
+//! write's time from the write to the ACK of its last byte (`transfers_ms`, the simulator's
+//! transfers table's `elapsed_s`), bytes, retransmissions, timeouts and datagrams refused.
 
 use std::net::SocketAddr;
 use std::process::exit;
@@ -14,7 +17,7 @@ use rampup_net::UdpEnd;
 use rampup_tcp::time::Duration;
 use rampup_tcp::{Role, State, TcpConfig, Time};
 
-const USAGE: &str = "usage: rampup-udp serve BIND [TCP] | rampup-udp send BIND PEER BYTES [TCP]";
+const USAGE: &str = "usage: rampup-udp serve BIND [TCP] | rampup-udp send BIND PEER BYTES[@SECONDS][,...] [TCP]";
 /// Give up after this long on the end's clock.
 const LIMIT: Duration = Duration::from_secs(600);
 
@@ -39,11 +42,23 @@ fn tcp_config(keys: Option<&String>) -> TcpConfig {
     }
 }
 
-fn report(end: &UdpEnd, done: bool) {
+/// `BYTES[@SECONDS],...`: (bytes, when after the start).
+fn writes(text: &str) -> Vec<(u64, Time)> {
+    let one = |w: &str| -> Option<(u64, Time)> {
+        let (bytes, at) = w.split_once('@').unwrap_or((w, "0"));
+        let at: f64 = at.parse().ok().filter(|s: &f64| s.is_finite() && *s >= 0.0)?;
+        Some((bytes.parse().ok().filter(|b| *b > 0)?, Time((at * 1e9) as u64)))
+    };
+    text.split(',').map(|w| one(w).unwrap_or_else(|| fail(&format!("WRITES: {w:?} is not BYTES or BYTES@SECONDS; {USAGE}")))).collect()
+}
+
+fn report(end: &UdpEnd, done: bool, transfers_ms: &[f64]) {
     let s = end.endpoint().stats();
+    let transfers: Vec<String> = transfers_ms.iter().map(|ms| format!("{ms:.3}")).collect();
     println!(
-        "done={done} ms={:.3} bytes_received={} bytes_acked={} retransmits={} timeouts={} refused={} send_dropped={}",
+        "done={done} ms={:.3} transfers_ms={} bytes_received={} bytes_acked={} retransmits={} timeouts={} refused={} send_dropped={}",
         end.now().as_secs_f64() * 1e3,
+        transfers.join(","),
         end.endpoint().bytes_received(),
         end.endpoint().bytes_acked(),
         s.retransmits,
@@ -64,15 +79,24 @@ fn main() {
             let mut done = end.run_until(until, |ep| ep.state().peer_finished()).unwrap_or_else(|e| fail(&e.to_string()));
             end.endpoint_mut().close();
             done &= end.run_until(until, |ep| ep.state() == State::Closed).unwrap_or_else(|e| fail(&e.to_string()));
-            report(&end, done);
+            report(&end, done, &[]);
         }
         Some("send") if (4..=5).contains(&args.len()) => {
-            let bytes: u64 = args[3].parse().unwrap_or_else(|_| fail(&format!("BYTES: {:?} is not a whole number; {USAGE}", args[3])));
+            let schedule = writes(&args[3]);
             let mut end = bind(&args[1], tcp_config(args.get(4)), Role::Active, Some(addr(&args[2])));
-            end.endpoint_mut().write(bytes);
+            let run = |end: &mut UdpEnd, t: Time, done: &dyn Fn(&rampup_tcp::Endpoint) -> bool| end.run_until(t, done).unwrap_or_else(|e| fail(&e.to_string()));
+            let (mut total, mut transfers_ms, mut done) = (0, Vec::new(), true);
+            for (bytes, at) in schedule {
+                run(&mut end, at, &|_| false);
+                let wrote = end.now();
+                end.endpoint_mut().write(bytes);
+                total += bytes;
+                done &= run(&mut end, until, &|ep| ep.bytes_acked() >= total);
+                transfers_ms.push(end.now().since(wrote).as_secs_f64() * 1e3);
+            }
             end.endpoint_mut().close();
-            let done = end.run_until(until, |ep| ep.all_acked()).unwrap_or_else(|e| fail(&e.to_string()));
-            report(&end, done);
+            done &= run(&mut end, until, &|ep| ep.all_acked());
+            report(&end, done, &transfers_ms);
             // Stay for the peer's FIN and TIME-WAIT's ACKs, not counted in the time above.
             let _ = end.run_until(Time(end.now().0 + Duration::from_secs(2).0), |ep| ep.state() == State::Closed);
         }
