@@ -116,10 +116,16 @@ class PathSpec:
     rate_bps: int
     queue_bytes: int | None = None
     queue_packets: int | None = None
-    #: Four 1514-byte frames: with a bucket of one frame, each late wakeup of tbf's timer
-    #: loses its tokens, and a 40 Mb/s bottleneck delivered about 10 % less (docs/testbed.md).
-    burst_bytes: int = 4 * 1514
+    #: None: what the rate sends in 1 ms, at least one 1514-byte frame. With a bucket of one
+    #: frame, each late wakeup of tbf's timer loses its tokens, and a 40 Mb/s bottleneck
+    #: delivered about 10 % less; a larger one lets its bytes through at line rate, 60 ms ahead
+    #: of time at 800 kb/s with four frames (docs/testbed.md).
+    burst_bytes: int | None = None
     delay_us: int = 0
+
+    @property
+    def burst(self) -> int:
+        return self.burst_bytes if self.burst_bytes is not None else max(1514, -(-self.rate_bps // 8_000))
 
     def qdiscs(self) -> list[list[str]]:
         """The tc commands for one direction (after ``tc qdisc add dev DEV``)."""
@@ -127,7 +133,7 @@ class PathSpec:
             raise TestbedError("path: give the queue in bytes or in packets, one of the two")
         child = ["bfifo", "limit", str(self.queue_bytes)] if self.queue_bytes is not None else ["pfifo", "limit", str(self.queue_packets)]
         # tbf's own queue (limit) is left at one burst: the child holds the drop-tail queue.
-        return [["root", "handle", "1:", "tbf", "rate", f"{self.rate_bps}bit", "burst", str(self.burst_bytes), "limit", str(self.burst_bytes)],
+        return [["root", "handle", "1:", "tbf", "rate", f"{self.rate_bps}bit", "burst", str(self.burst), "limit", str(self.burst)],
                 ["parent", "1:1", "handle", "10:", *child]]
 
 
