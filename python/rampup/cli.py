@@ -537,10 +537,11 @@ def testbed_run(experiment: str, reps: int, nbytes: int) -> None:
 
     for gone in tb.remove_leftovers():
         click.echo(f"removed {gone}, left by an earlier run", err=True)
+    def progress(line: str) -> None:
+        click.echo(line, err=True)
+
     try:
-        go = tr.bulk if experiment == "bulk" else tr.restart
-        args = (nbytes, reps) if experiment == "bulk" else (reps,)
-        rows = go(*args, progress=lambda line: click.echo(line, err=True))  # type: ignore[operator]
+        rows = tr.bulk(nbytes, reps, progress) if experiment == "bulk" else tr.restart(reps, progress)
     except tb.TestbedError as e:
         _fail(e, 2)
     df = pd.DataFrame(rows)

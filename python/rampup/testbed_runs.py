@@ -170,16 +170,16 @@ def simulated(spec: PathSpec, writes: Writes, tcp: dict[str, Any], header_bytes:
     r = run(scenario)
     t = r.transfers
     elapsed = tuple(float(x) * 1e3 for x in t["elapsed_s"])
-    end_ms = max((s / 1e6 + e for s, e in zip(t["start_ns"], elapsed, strict=True)))
+    end_ms = max(s / 1e6 + e for s, e in zip(t["start_ns"], elapsed, strict=True))
     flow = r.flows.iloc[0]
     return Outcome("simulator", end_ms, elapsed, int(flow["retransmits"]), int(flow["drops"]), sum(b for b, _ in writes))
 
 
 def _keys(keys: str) -> dict[str, Any]:
-    """Inline `tcp` keys as a dict for the simulator's scenario."""
+    """Inline `tcp` keys (as rampup-udp takes them) as a dict for the simulator's scenario."""
     import tomllib  # noqa: PLC0415
 
-    return tomllib.loads(keys.replace(", ", "\n"))
+    return tomllib.loads(f"tcp = {{ {keys} }}")["tcp"]
 
 
 def _table(runs: list[tuple[str, str, Any]], reps: int, progress: Any) -> list[dict[str, Any]]:

@@ -5,5 +5,5 @@
 pub mod delay_line;
 mod udp_end;
 
-pub use delay_line::DelayLine;
+pub use delay_line::{DelayLine, Lateness};
 pub use udp_end::UdpEnd;

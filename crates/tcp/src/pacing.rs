@@ -30,6 +30,8 @@ pub struct PacingConfig {
 
 impl PacingConfig {
     pub const LINUX_UNPACED_SEGMENTS: u32 = 10;
+    /// RFC 9002 §7.7's example N, 1.25.
+    pub const QUIC_N_PERCENT: u32 = 125;
 }
 
 /// What the rate reads when a segment leaves.
@@ -118,8 +120,8 @@ impl Pacer {
             return None;
         }
         let interval = cfg.rate.interval(len, &ctx())?;
-        let late = now.since(self.next_release);
-        self.next_release = now + Duration(interval.0 - interval.0.min(late.0));
+        // Duration's `-` stops at zero: a departure later than one interval gets it all.
+        self.next_release = now + (interval - now.since(self.next_release));
         (self.next_release > now).then_some(self.next_release)
     }
 }

@@ -3,8 +3,9 @@ a given simulator or stack did, for the parts a paper leaves to its tools.
 
 A profile is a set of key groups; an experiment takes the groups its reading needs
 (`tcp`). Each group says which documented behaviour it models (docs/validation.md gives
-the cross-checks). Adding a stack (e.g. ``linux`` once issue 20's CUBIC and pacing exist)
-is adding a `Profile` to `PROFILES`.
+the cross-checks). Adding a stack is adding a `Profile` to `PROFILES`. Today's stacks are
+the engine's own profiles (``profile = "linux"`` in a flow's tcp table, docs/modern.md),
+which the then-and-now rows use as they are.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 //! out of the other `DELAY_US` microseconds later, both ways, until SIGINT or SIGTERM; then
 //! prints, per direction, the frames moved, those lost (the line full, or the receiving
 //! socket's buffer) and the lateness of their release (how long after its due time each
-//! left) as percentiles, one `key=value` line each on stdout.
+//! left) as percentiles (10 µs bins, `Lateness`), one `key=value` line each on stdout.
 //!
 //! For a path whose kernel has no `netem` (docs/testbed.md): run it in the router's namespace
 //! between its two links, which then carry no addresses, so that the kernel does not forward
@@ -13,7 +13,7 @@ use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use rampup_net::DelayLine;
+use rampup_net::{DelayLine, Lateness};
 
 /// Frames held per direction at most (40 Mb/s × 1 s of 1514-byte frames is 3,300).
 const CAPACITY: usize = 100_000;
@@ -118,16 +118,9 @@ struct Direction {
     from: libc::c_int,
     to: libc::c_int,
     line: DelayLine,
-    lateness_us: Vec<u64>,
+    lateness: Lateness,
     /// Frames not sent: refused by the socket, or dropped by the qdisc.
     send_failed: u64,
-}
-
-fn percentile(sorted: &[u64], p: f64) -> u64 {
-    if sorted.is_empty() {
-        return 0;
-    }
-    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
 }
 
 fn main() {
@@ -158,7 +151,7 @@ fn main() {
         from,
         to: if from == fa { fb } else { fa },
         line: DelayLine::new(delay, CAPACITY),
-        lateness_us: Vec::new(),
+        lateness: Lateness::new(),
         send_failed: 0,
     });
     let mut buf = vec![0u8; 65_536];
@@ -166,10 +159,11 @@ fn main() {
     while !STOP.load(Ordering::Relaxed) {
         let now = Instant::now();
         for d in &mut dirs {
-            while let Some((due, frame)) = d.line.pop_due(now) {
-                d.send_failed += !send(d.to, &frame) as u64;
-                d.lateness_us.push(now.duration_since(due).as_micros() as u64);
-            }
+            let (to, failed, lateness) = (d.to, &mut d.send_failed, &mut d.lateness);
+            d.line.release(now, |due, frame| {
+                *failed += !send(to, frame) as u64;
+                lateness.record(now.duration_since(due));
+            });
         }
         let next = dirs.iter().filter_map(|d| d.line.next_due()).min();
         let wait = next.map_or(Duration::from_millis(100), |t| t.saturating_duration_since(Instant::now()));
@@ -179,23 +173,22 @@ fn main() {
         unsafe { libc::ppoll(fds.as_mut_ptr(), 2, &ts, std::ptr::null()) };
         for d in &mut dirs {
             while let Ok(Some(n)) = receive(d.from, &mut buf) {
-                d.line.push(Instant::now(), buf[..n].to_vec());
+                d.line.push(Instant::now(), &buf[..n]);
             }
         }
     }
-    for (d, name) in dirs.iter_mut().zip([format!("{a}->{b}"), format!("{b}->{a}")]) {
-        d.lateness_us.sort_unstable();
-        let l = &d.lateness_us;
+    for (d, name) in dirs.iter().zip([format!("{a}->{b}"), format!("{b}->{a}")]) {
+        let l = &d.lateness;
         println!(
             "direction={name} frames={} dropped={} socket_dropped={} send_failed={} lateness_us_p50={} p90={} p99={} max={}",
-            l.len(),
+            l.count(),
             d.line.dropped,
             socket_drops(d.from),
             d.send_failed,
-            percentile(l, 0.5),
-            percentile(l, 0.9),
-            percentile(l, 0.99),
-            l.last().copied().unwrap_or(0)
+            l.percentile_us(0.5),
+            l.percentile_us(0.9),
+            l.percentile_us(0.99),
+            l.max_us()
         );
     }
 }

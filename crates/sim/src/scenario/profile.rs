@@ -5,13 +5,14 @@
 
 use super::tcp::{ProfileName, TcpFile};
 
-/// Linux 6.x defaults (`../shared/MODERN-NOTES.md`, "Linux 6.x defaults"; docs/modern.md):
-/// IW 10 (`TCP_INIT_CWND`), RTO between 200 ms and 120 s from 1 s (`TCP_RTO_MIN`,
-/// `TCP_RTO_MAX`, `TCP_TIMEOUT_INIT`) by `tcp_rtt_estimator`, SACK offered, RACK-TLP and PRR,
-/// CUBIC with HyStart reducing from cwnd (`cubictcp_recalc_ssthresh`), slow start after idle
-/// as RFC 2861 (`tcp_cwnd_restart`), the cwnd-limited rule (`tcp_is_cwnd_limited`), slow
-/// start counting the segments an ACK covers (`tcp_slow_start`), delayed ACKs from 40 ms
-/// (`TCP_ATO_MIN`) after quick-ACK mode (`tcp_incr_quickack`), and segments of 1448 bytes (a 1500-byte MTU less the timestamps option).
+/// Linux 6.x defaults (docs/modern.md): IW 10 (`TCP_INIT_CWND`), RTO between 200 ms and
+/// 120 s from 1 s (`TCP_RTO_MIN`, `TCP_RTO_MAX`, `TCP_TIMEOUT_INIT`) by `tcp_rtt_estimator`,
+/// SACK offered, RACK-TLP and PRR, CUBIC with HyStart reducing from cwnd
+/// (`cubictcp_recalc_ssthresh`), slow start after idle as RFC 2861 (`tcp_cwnd_restart`), the
+/// cwnd-limited rule (`tcp_is_cwnd_limited`), slow start counting the segments an ACK covers
+/// (`tcp_slow_start`), delayed ACKs from 40 ms (`TCP_ATO_MIN`) after quick-ACK mode
+/// (`tcp_incr_quickack`), and segments of 1448 bytes (a 1500-byte MTU less the timestamps
+/// option).
 const LINUX: &str = r#"
 mss = 1448
 initial_window = 10
@@ -46,10 +47,9 @@ vegas_slow_start_exit = "eighth"
 /// 4.4BSD-Lite's TCP, as far as rampup's keys reach (docs/modern.md): an initial window and
 /// a restart after idle of one segment (`tcp_mss`, `tcp_output`'s idle test), Reno recovery
 /// with ssthresh from min(snd_wnd, cwnd) / 2 (`tcp_input`), no SACK (Reno recovery does not
-/// offer it) and no limited transmit,
-/// the 500 ms slow timer (`PR_SLOWHZ`) with an RTO of at least 2 ticks and at most 64 s
-/// (`TCPTV_MIN`, `TCPTV_REXMTMAX`) from 6 s (`tcp_newtcpcb`), and delayed ACKs on the 200 ms
-/// fast timer (`tcp_fasttimo`). Not modelled by these keys: one segment timed at a time, the
+/// offer it) and no limited transmit, the 500 ms slow timer (`PR_SLOWHZ`) with an RTO of at
+/// least 2 ticks and at most 64 s (`TCPTV_MIN`, `TCPTV_REXMTMAX`) from 6 s (`tcp_newtcpcb`),
+/// and delayed ACKs on the 200 ms fast timer (`tcp_fasttimo`). Not modelled by these keys: one segment timed at a time, the
 /// RTT in whole ticks, BSD's scaled fixed-point estimator, and the delayed ACK going at the
 /// next fast-timer tick rather than 200 ms after the segment (the paper 004 issue).
 const BSD44: &str = r#"

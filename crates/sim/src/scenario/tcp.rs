@@ -689,7 +689,7 @@ fn pacing(t: &TcpFile, p: &str) -> Result<Option<PacingConfig>, ScenarioError> {
     if t.pacing_unpaced.is_some() && name == PacingName::None {
         return err(format!("{p}.pacing_unpaced"), "applies with pacing = \"linux\" or \"quic\" only");
     }
-    let n = t.pacing_n.unwrap_or(1.25);
+    let n = t.pacing_n.unwrap_or(PacingConfig::QUIC_N_PERCENT as f64 / 100.0);
     // RFC 9002 §7.7: N small, but at least 1.
     if !(1.0..=100.0).contains(&n) {
         return err(format!("{p}.pacing_n"), format!("must be a number from 1 to 100, like 1.25 (got {n})"));

@@ -113,24 +113,8 @@ pub fn schedule(gaps: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
 /// and a 250-packet drop-tail queue, 1 Gb/s access links with 1 ms; one bulk flow s0 → r0
 /// for 10 s with the `tcp` table's keys, the flow's `flow` lines and the `[trace]` lines.
 pub fn paper_001_dumbbell(tcp: &str, flow: &str, trace: &str) -> String {
-    format!(
-        r#"
-duration = "10s"
-[topology]
-kind = "dumbbell"
-access_rate = "1Gbps"
-access_delay = "1ms"
-bottleneck_rate = "40Mbps"
-bottleneck_delay = "48ms"
-bottleneck_queue = {{ packets = 250 }}
-[[flow]]
-from = "s0"
-to = "r0"
-app = {{ kind = "bulk" }}
-tcp = {{ {tcp} }}
-{flow}
-[trace]
-{trace}
-"#
-    )
+    let rest = format!(
+        "bottleneck_queue = {{ packets = 250 }}\n[[flow]]\nfrom = \"s0\"\nto = \"r0\"\napp = {{ kind = \"bulk\" }}\ntcp = {{ {tcp} }}\n{flow}\n[trace]\n{trace}\n"
+    );
+    dumbbell(("1Gbps", "1ms"), ("40Mbps", "48ms"), &rest).replacen("duration = \"1s\"", "duration = \"10s\"", 1)
 }

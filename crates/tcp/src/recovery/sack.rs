@@ -53,8 +53,7 @@ impl LossRecovery for Sack {
         if self.prr {
             let (una, first_len) = queue.from(0).next().map_or((0, 0), |s| (s.seq, s.len as u64));
             // What was SACKed before the ACK that starts recovery: its delivery counts too.
-            let sacked: u64 = queue.from(0).filter(|s| s.sacked).map(|s| s.len as u64).sum();
-            let sacked_before = sacked - ep.newly_sacked;
+            let sacked_before = Scoreboard::of(queue, ep.dupthresh, mss).sacked - ep.newly_sacked;
             self.prr_state = Some(Prr::new(flight_bytes, una, sacked_before, first_len));
         }
         0
