@@ -147,9 +147,10 @@ pub struct TcpConfig {
     pub delayed_ack: bool,
     pub ack_every: u32,
     pub delack_timeout: Duration,
-    /// Linux's quick-ACK mode with delayed ACKs: every segment acknowledged at once for the
-    /// first ACKs of a connection (5, for Linux's initial receive window of 10 segments) and
-    /// again after a receive gap longer than the RTO (`tcp_event_data_recv`).
+    /// Linux's receiver with delayed ACKs: quick-ACK mode, every segment acknowledged at once
+    /// for the first ACKs of a connection (16, for Linux's initial receive window of 64,240
+    /// bytes) and again after a receive gap longer than the RTO (`tcp_event_data_recv`); and
+    /// the end of a write (PSH) acknowledged at once (`tcp_cleanup_rbuf`).
     pub quickack: bool,
     pub rto: RtoConfig,
     /// Model the three-way handshake; without it both ends start established, and SACK is

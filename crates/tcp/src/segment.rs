@@ -31,6 +31,9 @@ pub struct Flags {
     pub fin: bool,
     /// Reset: the sender has no such connection (RFC 9293 §3.5.2).
     pub rst: bool,
+    /// Push: the segment ends what the application has written so far (RFC 9293 §3.9.1,
+    /// "Send": the last segment of a write carries PSH, as Linux's `tcp_push` marks it).
+    pub psh: bool,
 }
 
 /// The SACK blocks a segment carries (RFC 2018), most recent first. Each is kept as two 32-bit
@@ -111,7 +114,7 @@ pub(crate) const RECV_TEMPL: Segment = Segment {
     seq: 0,
     ack: 0,
     len: 0,
-    flags: Flags { syn: false, ack: true, fin: false, rst: false },
+    flags: Flags { syn: false, ack: true, fin: false, rst: false, psh: false },
     window: 1 << 30,
     sack_permitted: false,
     sack: SackBlocks { offsets: [[0; 2]; MAX_SACK_BLOCKS] },

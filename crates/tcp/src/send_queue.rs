@@ -28,6 +28,10 @@ pub enum Repair {
     Lost,
     /// Retransmitted in the current SACK recovery episode (counts twice in pipe).
     Resent,
+    /// Marked lost by RACK and then retransmitted in this episode: the original stays lost,
+    /// so only the retransmission counts in pipe (Linux's in flight: lost_out still holds it,
+    /// retrans_out adds it once).
+    ResentLost,
 }
 
 impl SentSeg {
@@ -86,11 +90,12 @@ impl SendQueue {
         let s = &mut self.segs[i];
         s.sent_at = now;
         s.retransmitted = true;
-        if in_recovery || s.repair == Repair::Resent {
-            s.repair = Repair::Resent;
-        } else {
-            s.repair = Repair::None;
-        }
+        s.repair = match s.repair {
+            Repair::Lost | Repair::ResentLost if in_recovery => Repair::ResentLost,
+            Repair::Resent | Repair::ResentLost => Repair::Resent,
+            _ if in_recovery => Repair::Resent,
+            _ => Repair::None,
+        };
         Some(*s)
     }
 

@@ -8,7 +8,7 @@
 //! | --- | --- |
 //! | 2 | magic `b"RU"` |
 //! | 1 | version (1) |
-//! | 1 | flags: SYN 0x01, ACK 0x02, FIN 0x04, RST 0x08, SACK-permitted 0x10 |
+//! | 1 | flags: SYN 0x01, ACK 0x02, FIN 0x04, RST 0x08, SACK-permitted 0x10, PSH 0x20 |
 //! | 1 | SACK blocks, 0 to 3 |
 //! | 3 | zero |
 //! | 8, 8 | seq, ack |
@@ -33,6 +33,7 @@ const ACK: u8 = 0x02;
 const FIN: u8 = 0x04;
 const RST: u8 = 0x08;
 const SACK_PERMITTED: u8 = 0x10;
+const PSH: u8 = 0x20;
 
 /// Why a datagram is not a segment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,7 +58,12 @@ pub fn encoded_len(seg: &Segment) -> usize {
 /// Append `seg` as a datagram to `out`.
 pub fn emit(seg: &Segment, out: &mut Vec<u8>) {
     let f = seg.flags;
-    let flags = (f.syn as u8 * SYN) | (f.ack as u8 * ACK) | (f.fin as u8 * FIN) | (f.rst as u8 * RST) | (seg.sack_permitted as u8 * SACK_PERMITTED);
+    let flags = (f.syn as u8 * SYN)
+        | (f.ack as u8 * ACK)
+        | (f.fin as u8 * FIN)
+        | (f.rst as u8 * RST)
+        | (f.psh as u8 * PSH)
+        | (seg.sack_permitted as u8 * SACK_PERMITTED);
     out.extend_from_slice(&MAGIC);
     out.extend_from_slice(&[VERSION, flags, seg.sack.len() as u8, 0, 0, 0]);
     out.extend_from_slice(&seg.seq.to_be_bytes());
@@ -78,7 +84,7 @@ pub fn parse(d: &[u8]) -> Result<Segment, WireError> {
         return Err(WireError::NotOurs);
     }
     let (flags, blocks) = (header[3], header[4] as usize);
-    if flags & !(SYN | ACK | FIN | RST | SACK_PERMITTED) != 0 || header[5..8] != [0; 3] || blocks > MAX_SACK_BLOCKS {
+    if flags & !(SYN | ACK | FIN | RST | PSH | SACK_PERMITTED) != 0 || header[5..8] != [0; 3] || blocks > MAX_SACK_BLOCKS {
         return Err(WireError::Malformed);
     }
     let u64_at = |i: usize| u64::from_be_bytes(header[i..i + 8].try_into().expect("8 bytes"));
@@ -109,7 +115,7 @@ pub fn parse(d: &[u8]) -> Result<Segment, WireError> {
         ack,
         len,
         window,
-        flags: Flags { syn: flags & SYN != 0, ack: flags & ACK != 0, fin: flags & FIN != 0, rst: flags & RST != 0 },
+        flags: Flags { syn: flags & SYN != 0, ack: flags & ACK != 0, fin: flags & FIN != 0, rst: flags & RST != 0, psh: flags & PSH != 0 },
         sack_permitted: flags & SACK_PERMITTED != 0,
         sack: SackBlocks::new(ack, &ranges[..blocks]),
     })

@@ -9,7 +9,7 @@ use rampup_tcp::{wire, Endpoint, RecoveryKind, Role, TcpConfig, Time};
 
 /// A segment with these fields and the SACK blocks (offsets above `ack`) that are not empty
 /// and fit; `None` where `ack` leaves no room above it for a block.
-fn segment(seq: u64, ack: u64, len: u32, window: u32, f: [bool; 5], blocks: &[(u32, u32)]) -> Option<Segment> {
+fn segment(seq: u64, ack: u64, len: u32, window: u32, f: [bool; 6], blocks: &[(u32, u32)]) -> Option<Segment> {
     ack.checked_add(u32::MAX as u64)?;
     let ranges: Vec<SeqRange> = blocks.iter().filter(|(s, e)| *s > 0 && e > s).map(|&(s, e)| SeqRange { start: ack + s as u64, end: ack + e as u64 }).collect();
     Some(Segment {
@@ -17,7 +17,7 @@ fn segment(seq: u64, ack: u64, len: u32, window: u32, f: [bool; 5], blocks: &[(u
         ack,
         len,
         window,
-        flags: Flags { syn: f[0], ack: f[1], fin: f[2], rst: f[3] },
+        flags: Flags { syn: f[0], ack: f[1], fin: f[2], rst: f[3], psh: f[5] },
         sack_permitted: f[4],
         sack: SackBlocks::new(ack, &ranges),
     })
@@ -29,14 +29,14 @@ fn blocks() -> impl Strategy<Value = Vec<(u32, u32)>> {
 
 /// Segments as an endpoint makes them.
 fn valid_segment() -> impl Strategy<Value = Segment> {
-    (0u64..1 << 62, 0u64..1 << 62, 0u32..3000, any::<u32>(), any::<[bool; 5]>(), blocks())
+    (0u64..1 << 62, 0u64..1 << 62, 0u32..3000, any::<u32>(), any::<[bool; 6]>(), blocks())
         .prop_filter_map("no room for SACK blocks", |(seq, ack, len, window, f, b)| segment(seq, ack, len, window, f, &b))
 }
 
 /// Every field drawn, extremes included; only what `parse` accepts reaches an endpoint.
 fn parsed_segment() -> impl Strategy<Value = Segment> {
     let edge = prop_oneof![Just(0u64), Just(1), Just(u64::MAX - (1 << 33)), any::<u64>(), 0u64..100_000, 0u64..5_000];
-    (edge.clone(), edge, 0u32..70_000, any::<u32>(), any::<[bool; 5]>(), blocks()).prop_filter_map("refused by parse", |(seq, ack, len, window, f, b)| {
+    (edge.clone(), edge, 0u32..70_000, any::<u32>(), any::<[bool; 6]>(), blocks()).prop_filter_map("refused by parse", |(seq, ack, len, window, f, b)| {
         let mut d = Vec::new();
         wire::emit(&segment(seq, ack, len, window, f, &b)?, &mut d);
         wire::parse(&d).ok()

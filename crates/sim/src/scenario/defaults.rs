@@ -135,6 +135,7 @@ fn other_topologies(put: &mut impl FnMut(&'static str, &'static str, String)) {
     put("topology.link (custom)", "reorder", format!("{:?}", l.reorder));
     put("topology.link (custom)", "reorder_delay", time(l.reorder_delay));
     put("topology.link (custom)", "jitter", time(l.jitter));
+    put("topology.link (custom)", "burst", "(none: a serialiser at the rate)".into());
 }
 
 fn request_response(put: &mut impl FnMut(&'static str, &'static str, String)) {

@@ -362,6 +362,9 @@ fn check(f: File) -> Result<Scenario, ScenarioError> {
         if c.rate.is_some_and(|r| r.0 .0 == 0) {
             return err(format!("change[{i}].rate"), "must be greater than 0bps");
         }
+        if c.rate.is_some() && net.links[link].burst_bytes.is_some() {
+            return err(format!("change[{i}].rate"), format!("link {:?} shapes by a token bucket (burst); its rate cannot change during a run", c.link));
+        }
         if c.rate.is_none() && c.delay.is_none() && c.loss.is_none() {
             return err(format!("change[{i}]"), "changes nothing: give rate, delay or loss (or several)");
         }
@@ -413,6 +416,18 @@ fn check(f: File) -> Result<Scenario, ScenarioError> {
     }
     let header_bytes = wire_size("header_bytes", f.header_bytes.map_or(40, |s| s.0), 0)?;
     let ack_bytes = wire_size("ack_bytes", f.ack_bytes.map_or(40, |s| s.0), 1)?;
+    // A token bucket passes no packet larger than itself (tc's tbf drops it).
+    let largest = flows.iter().map(|f| header_bytes as u64 + f.tcp.mss_bytes as u64).chain(udp.iter().map(|u| u.packet_bytes as u64)).max();
+    for (i, l) in net.links.iter().enumerate() {
+        if let (Some(burst), Some(largest)) = (l.burst_bytes, largest) {
+            if burst < largest {
+                return err(
+                    format!("topology.link[{i}].burst"),
+                    format!("{burst} bytes holds no packet of {largest} bytes (header_bytes + mss); give at least that"),
+                );
+            }
+        }
+    }
     Ok(Scenario {
         name: f.name.unwrap_or_else(|| "scenario".into()),
         duration: f.duration.0,

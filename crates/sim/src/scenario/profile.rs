@@ -11,7 +11,7 @@ use super::tcp::{ProfileName, TcpFile};
 /// (`cubictcp_recalc_ssthresh`), slow start after idle as RFC 2861 (`tcp_cwnd_restart`), the
 /// cwnd-limited rule (`tcp_is_cwnd_limited`), slow start counting the segments an ACK covers
 /// (`tcp_slow_start`), delayed ACKs from 40 ms (`TCP_ATO_MIN`) after quick-ACK mode
-/// (`tcp_incr_quickack`), and segments of 1448 bytes (a 1500-byte MTU less the timestamps
+/// (`tcp_incr_quickack`) and the end of a write ACKed at once (`tcp_cleanup_rbuf`), and segments of 1448 bytes (a 1500-byte MTU less the timestamps
 /// option).
 const LINUX: &str = r#"
 mss = 1448

@@ -7,7 +7,7 @@ use serde::{Deserialize, Deserializer};
 use std::{fmt, marker::PhantomData};
 
 use super::{positive_rate, QueueFile, ScenarioError};
-use crate::units::{RateValue, TimeValue};
+use crate::units::{RateValue, SizeValue, TimeValue};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum QueueLimit {
@@ -38,6 +38,9 @@ pub struct LinkSpec {
     pub reorder_delay: Duration,
     /// Uniform extra delay in [0, jitter] that keeps packets in order (avoids phase effects).
     pub jitter: Duration,
+    /// Shape by a token bucket of this many bytes instead of serialising (tc's `tbf`, see
+    /// `net::Bucket`), both directions.
+    pub burst_bytes: Option<u64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Default)]
@@ -63,6 +66,7 @@ impl NetSpec {
             reorder: 0.0,
             reorder_delay: Duration::ZERO,
             jitter: Duration::ZERO,
+            burst_bytes: None,
         });
         self.links.last_mut().unwrap()
     }
@@ -170,6 +174,7 @@ struct LinkFile {
     reorder: Option<f64>,
     reorder_delay: Option<TimeValue>,
     jitter: Option<TimeValue>,
+    burst: Option<SizeValue>,
 }
 
 /// Far beyond any experiment here; it keeps a typo from allocating the machine's memory.
@@ -353,6 +358,10 @@ fn custom(t: &TopologyFile) -> Result<NetSpec, ScenarioError> {
         spec.reorder = reorder;
         spec.reorder_delay = l.reorder_delay.map_or(Duration::ZERO, |d| d.0);
         spec.jitter = l.jitter.map_or(Duration::ZERO, |d| d.0);
+        spec.burst_bytes = match l.burst {
+            Some(b) if b.0 == 0 => return fail(&format!("{p}.burst"), "must be at least one packet's bytes (got 0)"),
+            b => b.map(|b| b.0),
+        };
     }
     Ok(net)
 }

@@ -134,7 +134,8 @@ impl Pcap {
                 // 32-bit sequence space on the wire; the engine's 64-bit numbers wrap here.
                 l4.extend_from_slice(&(seg.seq as u32).to_be_bytes());
                 l4.extend_from_slice(&(seg.ack as u32).to_be_bytes());
-                let flags = (seg.flags.fin as u8) | (seg.flags.syn as u8) << 1 | (seg.flags.rst as u8) << 2 | (seg.flags.ack as u8) << 4;
+                let flags =
+                    (seg.flags.fin as u8) | (seg.flags.syn as u8) << 1 | (seg.flags.rst as u8) << 2 | (seg.flags.psh as u8) << 3 | (seg.flags.ack as u8) << 4;
                 l4.push(((hdr_len / 4) as u8) << 4);
                 l4.push(flags);
                 l4.extend_from_slice(&(window as u16).to_be_bytes());

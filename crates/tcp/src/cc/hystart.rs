@@ -53,16 +53,23 @@ impl Startup for HyStart {
     // most runs use (NewReno, plain slow start); see docs/performance.md.
     #[inline(never)]
     fn on_ack(&mut self, w: &mut Window, ctx: &AckCtx) -> bool {
-        if self.found || w.cwnd >= w.ssthresh || w.cwnd < LOW_WINDOW_SEGMENTS * ctx.mss {
+        if self.found || w.cwnd >= w.ssthresh {
             return false;
         }
         let now = ctx.now;
+        // Rounds are counted from the first ACK, below the low window too, as
+        // `hystart_update` resets them before it looks at cwnd: counted only from 16 segments,
+        // a round would start in the middle of an ACK train, where the queue the train built
+        // raises its first RTT samples and the delay trigger fires early (docs/testbed.md).
         if self.rounds.on_ack(ctx.ack, ctx.snd_nxt) {
             // `bictcp_hystart_reset`.
             self.round_start = now;
             self.last_ack = now;
             self.curr_rtt = None;
             self.samples = 0;
+        }
+        if w.cwnd < LOW_WINDOW_SEGMENTS * ctx.mss {
+            return false;
         }
         let Some(delay_min) = ctx.measure.min_rtt() else { return false };
         if now.since(self.last_ack) <= ACK_DELTA {
@@ -153,6 +160,26 @@ mod tests {
             ack(&mut h, &mut w, &m, 3_000 + i * 1_000, (i + 2) * MSS, None);
         }
         assert!(!h.found);
+    }
+
+    /// `hystart_update` counts rounds before it looks at cwnd: a round that began below 16
+    /// segments runs on once cwnd passes 16, and its ACK train is timed from its first ACK.
+    #[test]
+    fn rounds_are_counted_below_sixteen_segments_too() {
+        let mut m = Measure::new(RtoConfig::default());
+        m.on_rtt_observed(Duration::from_millis(40));
+        let mut h = HyStart::new();
+        // The round starts at 0 with 10 segments out (window end 11 MSS), ACKs 1 ms apart;
+        // cwnd is 16 from the second.
+        let mut w = Window { cwnd: 10 * MSS, ssthresh: u64::MAX };
+        ack(&mut h, &mut w, &m, 0, MSS, None);
+        w.cwnd = 16 * MSS;
+        for i in 1..=20 {
+            ack(&mut h, &mut w, &m, i * 1_000, MSS + i * 10, None);
+        }
+        assert!(!h.found, "20 ms of the round's train is not more than half of 40 ms");
+        ack(&mut h, &mut w, &m, 21_000, MSS + 210, None);
+        assert!(h.found, "21 ms from the round's first ACK, not from the first ACK at 16 segments");
     }
 
     #[test]

@@ -379,6 +379,10 @@ impl Endpoint {
         let (delivered, urgency) = self.receiver.on_data(seg.seq, seg.len as u64, seg.flags.fin);
         match urgency {
             AckUrgency::Now => self.ack_due = true,
+            // Linux ACKs the end of a write (PSH) at once when the reader takes all it has, as
+            // ours does (`tcp_measure_rcv_mss` sets ICSK_ACK_PUSHED, `tcp_cleanup_rbuf` ACKs;
+            // for full-sized segments since Linux 6.6, for shorter ones before).
+            AckUrgency::Delayed if self.cfg.quickack && seg.flags.psh => self.ack_due = true,
             AckUrgency::Delayed => {
                 if self.timers[Timer::DelayedAck as usize].is_none() {
                     self.arm(Timer::DelayedAck, now + self.cfg.delack_timeout);
@@ -602,7 +606,8 @@ impl Endpoint {
                 let cmd = p.on_send(now, !tx.retransmission);
                 self.apply_preemptive(cmd);
             }
-            return Some(self.segment(tx.seq, tx.len, Flags { ack: true, fin: tx.fin, ..Flags::default() }));
+            let psh = self.sender.ends_write(tx.seq + tx.len as u64);
+            return Some(self.segment(tx.seq, tx.len, Flags { ack: true, fin: tx.fin, psh, ..Flags::default() }));
         }
         if self.ack_due {
             return Some(self.segment(self.sender.snd_max(), 0, Flags { ack: true, ..Flags::default() }));
@@ -667,7 +672,8 @@ impl Endpoint {
     fn quickack_on_data(&mut self, now: Time) {
         let last = self.reached.last_delivery;
         if last == Time::MAX {
-            self.receiver.enter_quickack(receiver::quickacks(receiver::LINUX_INITIAL_RCV_WND_SEGMENTS));
+            let rcv_wnd = self.cfg.rcv_window_bytes.min(receiver::LINUX_INITIAL_RCV_WND_BYTES);
+            self.receiver.enter_quickack(receiver::quickacks(rcv_wnd as u64 / self.cfg.mss_bytes as u64));
         } else if now.since(last) > self.measure.rto() {
             self.receiver.enter_quickack(receiver::quickacks(self.cfg.rcv_window_bytes as u64 / self.cfg.mss_bytes as u64));
         }

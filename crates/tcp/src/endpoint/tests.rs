@@ -167,6 +167,37 @@ fn test_established_delayed_ack_timer_sends_the_ack_rfc5681_4_2() {
 }
 
 #[test]
+fn test_established_the_segment_that_ends_a_write_carries_psh_rfc9293_3_9_1() {
+    let mut ep = established(TcpConfig { initial_window_segments: 4, ..config() });
+    ep.write(2 * MSS + 100);
+    let sent = send_data(&mut ep, at(20));
+    assert_eq!(sent.iter().map(|s| s.flags.psh).collect::<Vec<_>>(), [false, false, true], "only the last of the write");
+}
+
+/// Linux's receiver (`quickack`): 16 quick ACKs from the first data segment (its initial
+/// receive window of 64,240 bytes), then one ACK per two segments, except that the segment
+/// ending a write (PSH) is acknowledged at once (`tcp_cleanup_rbuf`).
+#[test]
+fn test_established_linux_receiver_acks_16_segments_and_then_a_push_at_once() {
+    let mut ep = established_passive(TcpConfig { delayed_ack: true, quickack: true, ..config() });
+    let seg = |k: u64, psh: bool| Segment { seq: 1 + k * MSS, len: MSS as u32, flags: Flags { psh, ..ACK.flags }, ..ACK };
+    for k in 0..16 {
+        recv(&mut ep, at(30 + k), seg(k, false));
+        assert_eq!(send(&mut ep, at(30 + k)).len(), 1, "quick ACK {k}");
+    }
+    recv(&mut ep, at(50), seg(16, false));
+    send_nothing(&mut ep, at(50));
+    recv(&mut ep, at(51), seg(17, false));
+    assert_eq!(send(&mut ep, at(51)).len(), 1, "the second of two");
+    recv(&mut ep, at(52), seg(18, true));
+    assert_eq!(send(&mut ep, at(52)).len(), 1, "the end of a write, alone");
+    // Without quickack, the same segment waits for a second one or the timer.
+    let mut plain = established_passive(TcpConfig { delayed_ack: true, ..config() });
+    recv(&mut plain, at(30), seg(0, true));
+    send_nothing(&mut plain, at(30));
+}
+
+#[test]
 fn test_established_ack_above_snd_max_is_ignored_rfc9293_3_10_7_4() {
     let mut ep = sending(config(), 4);
     recv_ack(&mut ep, at(30), seg_start(3));

@@ -82,7 +82,7 @@ impl LossRecovery for Sack {
         let room = match &mut self.prr_state {
             Some(prr) => {
                 prr.on_ack(ctx.snd_una, sb.sacked, sb.pipe, ctx.cwnd, ctx.mss);
-                prr.may_send(ctx.mss)
+                prr.may_send(sb.pipe, ctx.mss)
             }
             None if sack1 => self.pipe < ctx.cwnd,
             None => sb.pipe + ctx.mss <= ctx.cwnd,

@@ -31,12 +31,13 @@ impl Scoreboard {
                 continue;
             }
             // RACK's mark (RFC 8985 §6) is a loss too; without RACK none is set.
-            let lost = s.repair == Repair::Lost || sacked_segs >= dupthresh || sacked_bytes > (dupthresh as u64 - 1) * mss;
+            let rack_lost = matches!(s.repair, Repair::Lost | Repair::ResentLost);
+            let lost = rack_lost || sacked_segs >= dupthresh || sacked_bytes > (dupthresh as u64 - 1) * mss;
             let len = s.len as u64 + s.fin as u64;
             if !lost {
                 sb.pipe += len;
             }
-            if s.repair == Repair::Resent {
+            if matches!(s.repair, Repair::Resent | Repair::ResentLost) {
                 sb.pipe += len;
             } else if lost {
                 sb.first_lost = Some(s.seq);
@@ -68,7 +69,7 @@ pub fn mark_sacked(queue: &mut SendQueue, blocks: impl IntoIterator<Item = SeqRa
 /// A new recovery episode starts: no segment counts as retransmitted in it yet.
 pub fn start_episode(queue: &mut SendQueue) {
     for s in queue.from_mut(0) {
-        if s.repair == Repair::Resent {
+        if matches!(s.repair, Repair::Resent | Repair::ResentLost) {
             s.repair = Repair::None;
         }
     }
@@ -79,7 +80,7 @@ pub fn start_episode(queue: &mut SendQueue) {
 pub fn forget_sacks(queue: &mut SendQueue) {
     for s in queue.from_mut(0) {
         s.sacked = false;
-        if s.repair == Repair::Lost {
+        if matches!(s.repair, Repair::Lost | Repair::ResentLost) {
             s.repair = Repair::None;
         }
     }
@@ -110,6 +111,26 @@ mod tests {
         assert_eq!(sb.pipe, 200, "a retransmitted segment is back in the pipe");
         start_episode(&mut q);
         assert_eq!(Scoreboard::of(&q, 3, 100), Scoreboard { pipe: 100, first_lost: Some(1), sacked: 300 }, "a new episode");
+    }
+
+    /// RFC 8985 §6 with RFC 6675's SetPipe: a segment RACK marked lost leaves the pipe, and
+    /// once retransmitted only the retransmission counts (Linux: lost_out keeps the original,
+    /// retrans_out adds the copy); a segment resent without RACK's mark and not IsLost()
+    /// counts twice, original and copy.
+    #[test]
+    fn a_segment_rack_marked_lost_counts_once_when_resent_rfc8985_6() {
+        let mut q = queue_of(3, 100);
+        for s in q.from_mut(0).take(2) {
+            s.repair = Repair::Lost;
+        }
+        assert_eq!(Scoreboard::of(&q, 3, 100).pipe, 100, "only the third is in flight");
+        q.mark_retransmitted(1, Time(9), true);
+        q.mark_retransmitted(201, Time(9), true);
+        let sb = Scoreboard::of(&q, 3, 100);
+        // The copy of 1 (its original lost), and the third twice; 101 still to resend.
+        assert_eq!((sb.pipe, sb.first_lost), (300, Some(101)));
+        let states: Vec<Repair> = q.from(0).map(|s| s.repair).collect();
+        assert_eq!(states, [Repair::ResentLost, Repair::Lost, Repair::Resent]);
     }
 
     #[test]

@@ -245,6 +245,10 @@ impl Sender {
     pub fn first_unacked_end(&self) -> Option<u64> {
         self.queue.get(self.snd_una).map(|s| s.seq_end())
     }
+    /// A segment ending at `seq_end` ends what the application has written so far.
+    pub fn ends_write(&self, seq_end: u64) -> bool {
+        !self.unlimited && seq_end == self.app_end
+    }
     /// All written data and, if the application closed, the FIN are acknowledged.
     pub fn all_acked(&self) -> bool {
         !self.unlimited && self.snd_una >= self.app_end + self.closing as u64
