@@ -504,7 +504,7 @@ def list_parts() -> None:
 
 @main.group()
 def testbed() -> None:
-    """The real path: network namespaces, tc (docs/testbed.md). So far: check."""
+    """The real path: network namespaces, tc (docs/testbed.md): check, run."""
 
 
 @testbed.command(name="check")
@@ -519,20 +519,25 @@ def testbed_check() -> None:
 
 
 @testbed.command(name="run")
-@click.argument("experiment", type=click.Choice(["bulk", "restart"]))
+@click.argument("experiment", type=click.Choice(["bulk", "restart", "two-flows"]))
 @click.option("--reps", type=click.IntRange(1, 100), default=3, show_default=True, help="Runs of each real stack.")
-@click.option("--bytes", "nbytes", type=click.IntRange(1, 10**10), default=20_000_000, show_default=True,
-              help="bulk: the bytes the client sends.")
-def testbed_run(experiment: str, reps: int, nbytes: int) -> None:
-    """Run EXPERIMENT on a real path with each stack, and print its table (docs/testbed.md).
+@click.option("--bytes", "nbytes", type=click.IntRange(1, 10**10), default=None,
+              help="bulk: the bytes the client sends (default: the scenario file's, 20 MB).")
+@click.option("--pcap", "pcap_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Capture each real run at the client's link into this folder (tcpdump or dumpcap).")
+def testbed_run(experiment: str, reps: int, nbytes: int | None, pcap_dir: Path | None) -> None:
+    """Run EXPERIMENT (scenarios/testbed/EXPERIMENT.toml) on a real path with each stack, and
+    print its table (docs/testbed.md).
 
     bulk: one transfer over 40 Mb/s, 100 ms RTT, a 250-packet queue, with CUBIC and Reno.
     restart: 24 KB, about 5 s idle, 24 KB again, over 800 kb/s, 100 ms RTT, a 10 KB queue; IW 4
-    and 2, SSR and NSSR. Each by the kernel's TCP, rampup's over UDP, and the simulator."""
+    and 2, SSR and NSSR. two-flows: 10 MB from each of two clients, 20 and 100 ms RTT, over
+    20 Mb/s and a 100-packet queue, with CUBIC and Reno. Each by the kernel's TCP, rampup's over
+    UDP, and the simulator."""
     import pandas as pd  # noqa: PLC0415
 
     from . import testbed as tb  # noqa: PLC0415
-    from . import testbed_runs as tr  # noqa: PLC0415
+    from . import testbed_experiments as te  # noqa: PLC0415
     from .experiments.present import docs_table  # noqa: PLC0415
 
     for gone in tb.remove_leftovers():
@@ -541,16 +546,25 @@ def testbed_run(experiment: str, reps: int, nbytes: int) -> None:
         click.echo(line, err=True)
 
     try:
-        rows = tr.bulk(nbytes, reps, progress) if experiment == "bulk" else tr.restart(reps, progress)
+        if experiment == "bulk":
+            rows = te.bulk(nbytes, reps, progress, pcap_dir)
+        elif experiment == "restart":
+            rows = te.restart(reps, progress, pcap_dir)
+        else:
+            rows = te.two_flows(reps, progress, pcap_dir)
     except tb.TestbedError as e:
         _fail(e, 2)
     df = pd.DataFrame(rows)
-    cols = ["ms", *sorted(c for c in df if c.startswith("transfer")), "retransmits", "drops"]
-    means = df.groupby(["case", "stack"], sort=False)[cols].mean()
-    counts = df.groupby(["case", "stack"], sort=False).size()
-    click.echo(docs_table(["case", "stack", "runs", "connection ms", *(c.replace("_ms", " ms") for c in cols[1:-2]), "retransmits", "drops"],
-                          [[case, stack, str(counts[(case, stack)]), *(f"{v:.0f}" for v in r[:-2]), f"{r[-2]:.1f}", f"{r[-1]:.1f}"]
-                           for (case, stack), r in zip(means.index, means.to_numpy().tolist(), strict=True)]))
+    cols = ["ms", *sorted(c for c in df if c.startswith("transfer")), "goodput_mbps", "retransmits", "drops"]
+    keys = ["case", "stack", "flow"]
+    means = df.groupby(keys, sort=False)[cols].mean()
+    counts = df.groupby(keys, sort=False).size()
+    flows = df["flow"].nunique() > 1
+    head = ["case", "stack", *(["flow"] if flows else []), "runs", "connection ms", *(c.replace("_ms", " ms") for c in cols[1:-3]),
+            "goodput Mb/s", "retransmits", "drops"]
+    click.echo(docs_table(head, [[case, stack, *([str(flow)] if flows else []), str(counts[(case, stack, flow)]), *(f"{v:.0f}" for v in r[:-3]),
+                                  f"{r[-3]:.3f}", f"{r[-2]:.1f}", f"{r[-1]:.1f}"]
+                                 for (case, stack, flow), r in zip(means.index, means.to_numpy().tolist(), strict=True)]))
 
 
 @main.command()

@@ -2,7 +2,7 @@
 shaped by `tc`, the delay by rampup's delay line. `check` says what this machine allows,
 trying it in a namespace of its own that it removes again; `Path` builds client, router and
 server namespaces with the bottleneck on the router and removes them on exit, on error and on
-Ctrl-C. `rampup testbed run` is not built yet.
+Ctrl-C; `testbed_runs` runs the experiments on it.
 
 Everything the testbed creates is named with `PREFIX`, and it touches nothing else.
 """
@@ -13,6 +13,8 @@ import os
 import shutil
 import signal
 import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path as FsPath
 
@@ -109,9 +111,10 @@ class TestbedError(RuntimeError):
 
 @dataclass(frozen=True)
 class PathSpec:
-    """The bottleneck, the same both ways: ``delay_us`` one way, then a token bucket at
-    ``rate_bps`` that lets ``burst_bytes`` through at line rate, in front of a drop-tail queue
-    of ``queue_bytes`` (bfifo) or ``queue_packets`` (pfifo)."""
+    """The bottleneck, the same both ways: a token bucket at ``rate_bps`` that lets
+    ``burst_bytes`` through at line rate, in front of a drop-tail queue of ``queue_bytes``
+    (bfifo) or ``queue_packets`` (pfifo); and one client per entry of ``delays_us``, each that
+    far (one way) from the router."""
 
     rate_bps: int
     queue_bytes: int | None = None
@@ -121,7 +124,7 @@ class PathSpec:
     #: delivered about 10 % less; a larger one lets its bytes through at line rate, 60 ms ahead
     #: of time at 800 kb/s with four frames (docs/testbed.md).
     burst_bytes: int | None = None
-    delay_us: int = 0
+    delays_us: tuple[int, ...] = (0,)
 
     @property
     def burst(self) -> int:
@@ -150,27 +153,38 @@ def program(name: str) -> str:
 
 
 class Path:
-    """client ── router ── server, three namespaces named ``rampup-<tag>-<host>``. The client
-    (10.77.0.1) and the server (10.77.0.2) share one subnet; the router carries no address, and
-    its delay line (``rampup-delayline``) moves each frame between its two links after the
-    one-way delay (this machine's kernel has no netem). What the delay line sends leaves
-    through the link's qdiscs: the bottleneck, the same both ways.
+    """Clients ── router ── server, namespaces named ``rampup-<tag>-<host>``: ``client``,
+    ``client2``, … (one per entry of the spec's ``delays_us``), ``router`` and ``server``. Every
+    host shares one subnet (``address``); the router carries no address. Each client's link
+    ends on the router in a delay line (``rampup-delayline``: this machine's kernel has no
+    netem) that moves each frame on to a bridge after that client's one-way delay, and back;
+    the bridge joins the clients to the server. The bottleneck is on the bridge's port
+    towards the server and on the server's own link back, the same both ways.
 
     A context manager: the namespaces go when the block ends, however it ends (an exception,
     Ctrl-C as KeyboardInterrupt); a process killed outright leaves them for
-    `remove_leftovers`. ``delay_stats`` holds what the delay line reported when it stopped
+    `remove_leftovers`. ``delay_stats`` holds what the delay lines reported when they stopped
     (per direction: frames, and the lateness of their release in µs)."""
 
-    HOSTS = ("client", "router", "server")
-    ADDRESS = {"client": "10.77.0.1", "server": "10.77.0.2"}
-
     def __init__(self, spec: PathSpec, tag: str | None = None) -> None:
+        if not spec.delays_us:
+            raise TestbedError("path: give at least one client (delays_us)")
         self.spec = spec
         self.tag = tag or str(os.getpid())
-        self.ns = {h: f"{PREFIX}{self.tag}-{h}" for h in self.HOSTS}
+        self.clients = ["client"] + [f"client{i + 1}" for i in range(1, len(spec.delays_us))]
+        self.hosts = [*self.clients, "router", "server"]
+        self.ns = {h: f"{PREFIX}{self.tag}-{h}" for h in self.hosts}
         self._made: list[str] = []
-        self._delay_line: subprocess.Popen[str] | None = None
+        self._delay_lines: list[subprocess.Popen[str]] = []
         self.delay_stats: list[dict[str, str]] = []
+
+    @staticmethod
+    def address(host: str) -> str:
+        """``client`` 10.77.0.1, ``server`` 10.77.0.2, ``client<k>`` 10.77.0.<k + 1>."""
+        if host == "server":
+            return "10.77.0.2"
+        k = int(host.removeprefix("client") or 1)
+        return f"10.77.0.{1 if k == 1 else k + 1}"
 
     def __enter__(self) -> Path:
         try:
@@ -191,17 +205,46 @@ class Path:
         """Starts ``argv`` in ``host``'s namespace."""
         return subprocess.Popen(["ip", "netns", "exec", self.ns[host], *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
-    def remove(self) -> None:
-        """Stops the delay line (keeping its report) and removes the namespaces this path made."""
-        if self._delay_line is not None:
-            self._delay_line.send_signal(signal.SIGINT)
+    @contextmanager
+    def capture(self, host: str, dev: str, file: FsPath | None) -> Iterator[None]:
+        """Writes what crosses ``dev`` in ``host``'s namespace to the pcap ``file`` while the
+        block runs (headers only: 128 bytes a frame); nothing when ``file`` is None."""
+        if file is None:
+            yield
+            return
+        tool = shutil.which("tcpdump") or shutil.which("dumpcap")
+        if tool is None:
+            raise TestbedError("--pcap needs tcpdump or dumpcap: apt-get install tcpdump")
+        file.parent.mkdir(parents=True, exist_ok=True)
+        argv = [tool, "-i", dev, "-s", "128", "-w", str(file)] + (["-U"] if tool.endswith("tcpdump") else ["-q", "-P"])
+        cap = subprocess.Popen(["ip", "netns", "exec", self.ns[host], *argv], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        assert cap.stderr is not None
+        # Both say so on stderr once the interface is open ("listening on", "Capturing on").
+        line = cap.stderr.readline()
+        if "listening on" not in line and "Capturing on" not in line:
+            cap.kill()
+            raise TestbedError(f"{tool} did not start on {dev}: {line.strip() or cap.communicate()[1].strip()}")
+        try:
+            yield
+        finally:
+            cap.send_signal(signal.SIGINT)
             try:
-                out, _ = self._delay_line.communicate(timeout=10)
+                cap.communicate(timeout=10)
             except subprocess.TimeoutExpired:
-                self._delay_line.kill()
-                out, _ = self._delay_line.communicate()
-            self.delay_stats = [dict(kv.split("=", 1) for kv in line.split()) for line in out.splitlines() if line.startswith("direction=")]
-            self._delay_line = None
+                cap.kill()
+                cap.communicate()
+
+    def remove(self) -> None:
+        """Stops the delay lines (keeping their reports) and removes the namespaces this path made."""
+        for line in self._delay_lines:
+            line.send_signal(signal.SIGINT)
+            try:
+                out, _ = line.communicate(timeout=10)
+            except subprocess.TimeoutExpired:
+                line.kill()
+                out, _ = line.communicate()
+            self.delay_stats += [dict(kv.split("=", 1) for kv in row.split()) for row in out.splitlines() if row.startswith("direction=")]
+        self._delay_lines.clear()
         for ns in reversed(self._made):
             _run("ip", "netns", "del", ns)
         self._made.clear()
@@ -218,28 +261,39 @@ class Path:
             raise TestbedError("the testbed needs iproute2 (ip, tc): apt-get install iproute2")
         qdiscs = self.spec.qdiscs()
         delay_line = program("rampup-delayline")
-        for h in self.HOSTS:
+        for h in self.hosts:
             self._must("ip", "netns", "add", self.ns[h])
             self._made.append(self.ns[h])
             self._must("ip", "-n", self.ns[h], "link", "set", "lo", "up")
             # No IPv6 chatter (router solicitations, DAD) on the path's links.
             self._must("ip", "netns", "exec", self.ns[h], "sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=1")
-        c, r, s = (self.ns[h] for h in self.HOSTS)
-        # client c0 ── r0 router r1 ── s0 server
-        self._must("ip", "-n", c, "link", "add", "name", "c0", "type", "veth", "peer", "name", "r0", "netns", r)
+        r, s = self.ns["router"], self.ns["server"]
+        # client k: c0 ── d<k> [delay line] e<k> ── b<k> ┐
+        #                                   router br0 ┤── r1 ── s0 server
+        self._must("ip", "-n", r, "link", "add", "name", "br0", "type", "bridge")
         self._must("ip", "-n", s, "link", "add", "name", "s0", "type", "veth", "peer", "name", "r1", "netns", r)
-        self._must("ip", "-n", c, "addr", "add", f"{self.ADDRESS['client']}/24", "dev", "c0")
-        self._must("ip", "-n", s, "addr", "add", f"{self.ADDRESS['server']}/24", "dev", "s0")
-        for ns, dev in ((c, "c0"), (r, "r0"), (r, "r1"), (s, "s0")):
+        self._must("ip", "-n", s, "addr", "add", f"{self.address('server')}/24", "dev", "s0")
+        up = [(r, "br0"), (r, "r1"), (s, "s0")]
+        self._must("ip", "-n", r, "link", "set", "r1", "master", "br0")
+        for k, host in enumerate(self.clients, 1):
+            c = self.ns[host]
+            self._must("ip", "-n", c, "link", "add", "name", "c0", "type", "veth", "peer", "name", f"d{k}", "netns", r)
+            self._must("ip", "-n", r, "link", "add", "name", f"e{k}", "type", "veth", "peer", "name", f"b{k}")
+            self._must("ip", "-n", r, "link", "set", f"b{k}", "master", "br0")
+            self._must("ip", "-n", c, "addr", "add", f"{self.address(host)}/24", "dev", "c0")
+            up += [(c, "c0"), (r, f"d{k}"), (r, f"e{k}"), (r, f"b{k}")]
+        for ns, dev in up:
             self._must("ip", "-n", ns, "link", "set", dev, "up")
-        for dev in ("r0", "r1"):
+        for ns, dev in ((r, "r1"), (s, "s0")):
             for q in qdiscs:
-                self._must("ip", "netns", "exec", r, "tc", "qdisc", "add", "dev", dev, *q)
-        self._delay_line = subprocess.Popen(["ip", "netns", "exec", r, delay_line, "r0", "r1", str(self.spec.delay_us)],
-                                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        assert self._delay_line.stdout is not None
-        if self._delay_line.stdout.readline().strip() != "ready":
-            raise TestbedError(f"the delay line did not start: {self._delay_line.communicate()[1].strip()}")
+                self._must("ip", "netns", "exec", ns, "tc", "qdisc", "add", "dev", dev, *q)
+        for k, delay_us in enumerate(self.spec.delays_us, 1):
+            line = subprocess.Popen(["ip", "netns", "exec", r, delay_line, f"d{k}", f"e{k}", str(delay_us)],
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            self._delay_lines.append(line)
+            assert line.stdout is not None
+            if line.stdout.readline().strip() != "ready":
+                raise TestbedError(f"the delay line did not start: {line.communicate()[1].strip()}")
 
 
 def remove_leftovers() -> list[str]:

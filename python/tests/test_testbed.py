@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 
 from rampup import testbed
+from rampup import testbed_experiments as te
+from rampup import testbed_runs as tr
 
 NEEDS_ROOT = pytest.mark.skipif(os.geteuid() != 0 or shutil.which("ip") is None, reason="needs root and iproute2")
 
@@ -108,14 +110,26 @@ def test_a_killed_runs_leftovers_are_removed_by_the_next(netns: None) -> None:
 def test_the_delay_line_holds_each_frame_for_the_delay(netns: None) -> None:
     # 20 ms each way: a UDP echo's round trip is 40 ms, plus the delay line's lateness (its
     # report: about 0.1 ms here) and the hosts' own time, under a millisecond in all.
-    with testbed.Path(testbed.PathSpec(rate_bps=100_000_000, queue_packets=100, delay_us=20_000), tag="pytest3") as p:
+    with testbed.Path(testbed.PathSpec(rate_bps=100_000_000, queue_packets=100, delays_us=(20_000,)), tag="pytest3") as p:
         echo = p.popen("server", sys.executable, "-c", ECHO)
         time.sleep(0.5)
         rtt_ms = float(p.run("client", sys.executable, "-c", PROBE).stdout)
         echo.kill()
     assert 40.0 <= rtt_ms < 41.0, rtt_ms
-    assert [d["direction"] for d in p.delay_stats] == ["r0->r1", "r1->r0"]
+    assert [d["direction"] for d in p.delay_stats] == ["d1->e1", "e1->d1"]
     assert all(int(d["frames"]) >= 21 and int(d["lateness_us_p50"]) < 1000 for d in p.delay_stats), p.delay_stats
+
+
+def test_each_client_has_its_own_delay_across_the_bridge(netns: None) -> None:
+    # Two clients 5 and 25 ms from the router: each one's echo takes twice its own delay.
+    with testbed.Path(testbed.PathSpec(rate_bps=100_000_000, queue_packets=100, delays_us=(5_000, 25_000)), tag="pytest5") as p:
+        assert p.clients == ["client", "client2"] and p.address("client2") == "10.77.0.3"
+        echo = p.popen("server", sys.executable, "-c", ECHO)
+        time.sleep(0.5)
+        rtts = [float(p.run(host, sys.executable, "-c", PROBE).stdout) for host in p.clients]
+        echo.kill()
+    assert 10.0 <= rtts[0] < 11.0 and 50.0 <= rtts[1] < 51.0, rtts
+    assert not _tagged("pytest5")
 
 
 @NEEDS_ROOT
@@ -141,19 +155,60 @@ HOLD = ("import time; from rampup.testbed import Path, PathSpec\n"
         "    time.sleep(60)\n")
 
 
-def test_one_transfer_by_each_stack_delivers_and_agrees_with_the_simulator(netns: None) -> None:
+def _bytes_from(pcap: Path, source: str) -> int:
+    """Bytes on the wire (each frame's original length) of the IPv4 frames from ``source`` in
+    a classic pcap of Ethernet frames."""
+    import socket
+    import struct
+
+    data = pcap.read_bytes()
+    assert data[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1"), "a little-endian pcap"
+    total, at, src = 0, 24, socket.inet_aton(source)
+    while at + 16 <= len(data):
+        caplen, origlen = struct.unpack_from("<II", data, at + 8)
+        frame = data[at + 16:at + 16 + caplen]
+        if frame[12:14] == b"\x08\x00" and frame[26:30] == src:
+            total += origlen
+        at += 16 + caplen
+    return total
+
+
+def test_one_transfer_by_each_stack_delivers_and_agrees_with_the_simulator(netns: None, tmp_path: Path) -> None:
     # 1 MB over 20 Mb/s, 10 ms each way, 50 packets: every byte arrives by each stack (the runs
     # check it), no faster than the path allows, and rampup over UDP within 25 % of the
     # simulator with the same keys and frame sizes. (rampup-udp is a user process: on a loaded
     # machine its half-second transfer ran 12 % long. The 10 % figures of docs/testbed.md come
     # from `rampup testbed run` on an idle one.)
-    from rampup import testbed_runs as tr
-
-    spec = testbed.PathSpec(rate_bps=20_000_000, queue_packets=50, delay_us=10_000)
+    spec = testbed.PathSpec(rate_bps=20_000_000, queue_packets=50, delays_us=(10_000,))
     floor_ms = 1_000_000 * 8 / 20e6 * 1e3
-    writes = [(1_000_000, 0.0)]
-    k = tr.kernel(spec, writes, cc="reno")
-    u = tr.rampup_udp(spec, writes, f'profile = "linux", mss = {tr.UDP_MSS}')
-    s = tr.simulated(spec, writes, {"profile": "linux", "mss": tr.UDP_MSS}, tr.UDP_HEADER_BYTES)
+    plans = [[(1_000_000, 0.0)]]
+    [k] = tr.kernel(spec, plans, cc="reno", pcap=tmp_path / "kernel.pcap")
+    [u] = tr.rampup_udp(spec, plans, f'profile = "linux", mss = {tr.UDP_MSS}', pcap=tmp_path / "udp.pcap")
+    tcp = {"profile": "linux", "mss": tr.UDP_MSS}
+    [s] = tr.simulated(tr.scenario_for(spec, plans, tcp), tcp, tr.UDP_HEADER_BYTES)
     assert min(k.transfers_ms[0], u.transfers_ms[0], s.transfers_ms[0]) > floor_ms
     assert abs(u.transfers_ms[0] / s.transfers_ms[0] - 1) < 0.25, (u, s)
+    # Each real run's capture at the client holds every byte it sent, headers and all.
+    for pcap in ("kernel.pcap", "udp.pcap"):
+        assert _bytes_from(tmp_path / pcap, "10.77.0.1") > 1_000_000, pcap
+
+
+@pytest.mark.parametrize("name", te.EXPERIMENTS)
+def test_each_experiment_file_is_the_path_the_testbed_builds(name: str) -> None:
+    # scenarios/testbed/<name>.toml is what the simulator runs; the real path is built from
+    # the numbers read out of it. Written back as a scenario, those numbers must simulate to
+    # the same results, so the file and the real path cannot drift apart.
+    exp = te.experiment(name)
+    tcp = exp.scenario["flow"][0]["tcp"]
+    assert all(f["tcp"] == tcp for f in exp.scenario["flow"])
+    ours = tr.simulated(tr.scenario_for(exp.spec, exp.plans, tcp), tcp, tr.KERNEL_HEADER_BYTES)
+    assert tr.simulated(exp.scenario, tcp, tr.KERNEL_HEADER_BYTES) == ours
+    assert all(o.nbytes == sum(b for b, _ in plan) for o, plan in zip(ours, exp.plans, strict=True))
+
+
+def test_an_experiment_file_of_another_shape_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    text = (te.SCENARIOS / "restart.toml").read_text(encoding="utf-8").replace(", burst = 1514", "")
+    (tmp_path / "restart.toml").write_text(text, encoding="utf-8")
+    monkeypatch.setattr(te, "SCENARIOS", tmp_path)
+    with pytest.raises(testbed.TestbedError, match="one router ── server link with a burst"):
+        te.experiment("restart")

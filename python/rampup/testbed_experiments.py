@@ -1,0 +1,149 @@
+"""The testbed's experiments (docs/testbed.md), each a scenario file in scenarios/testbed/:
+the simulator runs the file as it is, and the real path is built from its numbers (each
+client's one-way delay; the bottleneck's rate, token bucket and queue) with the same writes.
+An experiment's cases change the flows' `tcp` keys, and the kernel's settings to match.
+
+Each case runs on four stacks: the kernel's TCP, rampup's over UDP, and the simulator with the
+kernel's segments and with rampup-udp's (`testbed_runs`).
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, replace
+from functools import partial
+from pathlib import Path as FsPath
+from typing import Any
+
+from . import testbed_runs as tr
+from .testbed import PathSpec, TestbedError
+
+__all__ = ["EXPERIMENTS", "SCENARIOS", "Experiment", "bulk", "experiment", "restart", "two_flows"]
+
+#: The experiments' scenario files.
+SCENARIOS = FsPath(__file__).resolve().parents[2] / "scenarios" / "testbed"
+#: What `rampup testbed run` offers.
+EXPERIMENTS = ("bulk", "restart", "two-flows")
+
+_UNITS_US = {"ns": 1e-3, "us": 1, "ms": 1e3, "s": 1e6}
+_UNITS_BPS = {"bps": 1, "kbps": 1e3, "Mbps": 1e6, "Gbps": 1e9}
+
+
+def _quantity(value: Any, units: dict[str, float], key: str) -> int:
+    m = re.fullmatch(r"([0-9.]+)\s*([A-Za-z]+)", str(value))
+    if not m or m.group(2) not in units:
+        raise TestbedError(f"{key}: {value!r} is not a quantity in {', '.join(units)}")
+    return round(float(m.group(1)) * units[m.group(2)])
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """A scenario file as the testbed reads it: the path, and each client's writes."""
+
+    name: str
+    scenario: dict[str, Any]
+    spec: PathSpec
+    plans: list[tr.Writes]
+
+
+def experiment(name: str) -> Experiment:
+    """Reads scenarios/testbed/<name>.toml. Its topology: clients ``client``, ``client2``, … each
+    linked to ``router`` (the one-way delay), and ``router`` ── ``server`` with a ``burst`` (the
+    bottleneck); one flow from each client to ``server`` with a ``writes`` app."""
+    file = SCENARIOS / f"{name}.toml"
+    try:
+        sc = tomllib.loads(file.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        raise TestbedError(f"{file}: {e}") from e
+    links = sc["topology"]["link"]
+    neck = [link for link in links if "burst" in link]
+    if len(neck) != 1 or {neck[0]["a"], neck[0]["b"]} != {"router", "server"}:
+        raise TestbedError(f"{file}: the bottleneck is one router ── server link with a burst")
+    queue = neck[0]["queue"]
+    delays = {link["a"]: _quantity(link["delay"], _UNITS_US, f"{file}: {link['a']}.delay") for link in links if link is not neck[0]}
+    flows = sc["flow"]
+    clients = [f["from"] for f in flows]
+    if clients != ["client"] + [f"client{k}" for k in range(2, len(flows) + 1)] or set(delays) != set(clients):
+        raise TestbedError(f"{file}: one flow from each of client, client2, … , each linked to the router")
+    spec = PathSpec(rate_bps=_quantity(neck[0]["rate"], _UNITS_BPS, f"{file}: bottleneck rate"), queue_bytes=queue.get("bytes"),
+                    queue_packets=queue.get("packets"), burst_bytes=neck[0]["burst"], delays_us=tuple(delays[c] for c in clients))
+    plans = [[(w["bytes"], _quantity(w["at"], _UNITS_US, f"{file}: writes") / 1e6) for w in f["app"]["schedule"]] for f in flows]
+    return Experiment(name, sc, spec, plans)
+
+
+def _keys(keys: str) -> dict[str, Any]:
+    """Inline `tcp` keys (as rampup-udp takes them) as a dict for the simulator's scenario."""
+    return tomllib.loads(f"tcp = {{ {keys} }}")["tcp"]
+
+
+def _stacks(case: str, exp: Experiment, keys: str, kernel_run: Any) -> list[tuple[str, str, Any]]:
+    """The four runs of one case: the kernel, rampup over UDP, and the simulator with the
+    kernel's segments and with rampup-udp's."""
+    sim = _keys(keys)
+    return [(case, "kernel", kernel_run),
+            (case, "rampup-udp", partial(tr.rampup_udp, exp.spec, exp.plans, f"{keys}, mss = {tr.UDP_MSS}")),
+            (case, "simulator", partial(tr.simulated, exp.scenario, sim, tr.KERNEL_HEADER_BYTES)),
+            (case, "simulator (udp)", partial(tr.simulated, exp.scenario, {**sim, "mss": tr.UDP_MSS}, tr.UDP_HEADER_BYTES))]
+
+
+def _table(runs: list[tuple[str, str, Any]], reps: int, progress: Any, pcap_dir: FsPath | None) -> list[dict[str, Any]]:
+    """Each (case, stack, run) ``reps`` times (the simulator once: it is deterministic): one row
+    per connection; the real runs captured into ``pcap_dir``, one file each, when given."""
+    rows = []
+    for case, stack, go in runs:
+        simulated = stack.startswith("simulator")
+        for rep in range(1 if simulated else reps):
+            slug = re.sub(r"[^a-z0-9]+", "-", f"{case} {stack} {rep + 1}".lower()).strip("-")
+            outcomes = go() if simulated else go(pcap=pcap_dir / f"{slug}.pcap" if pcap_dir else None)
+            for k, o in enumerate(outcomes, 1):
+                rows.append({"case": case, "stack": stack, "rep": rep + 1, "flow": k, "ms": o.ms, "goodput_mbps": o.goodput_mbps,
+                             **{f"transfer{i + 1}_ms": x for i, x in enumerate(o.transfers_ms)},
+                             "retransmits": o.retransmits, "drops": o.drops})
+                flow = f" flow {k}" if len(outcomes) > 1 else ""
+                progress(f"{case} {stack} {rep + 1}{flow}: {o.ms:.0f} ms, transfers {', '.join(f'{x:.0f}' for x in o.transfers_ms)} ms, "
+                         f"{o.retransmits} retransmits, {o.drops} drops")
+    return rows
+
+
+#: The kernel's congestion control -> the flow keys that model it (the linux profile; Linux's
+#: Reno has no HyStart).
+CC_KEYS = {
+    "cubic": 'profile = "linux"',
+    "reno": 'profile = "linux", cc = "newreno", startup = "slow-start"',
+}
+
+
+def bulk(nbytes: int | None, reps: int, progress: Any = print, pcap_dir: FsPath | None = None) -> list[dict[str, Any]]:
+    """scenarios/testbed/bulk.toml with CUBIC and Reno, every stack ``reps`` times; ``nbytes``
+    in place of the file's write."""
+    exp = experiment("bulk")
+    if nbytes is not None:
+        plans = [[(nbytes, exp.plans[0][0][1])]]
+        exp = replace(exp, plans=plans, scenario=tr.scenario_for(exp.spec, plans, exp.scenario["flow"][0]["tcp"]))
+    runs = [run for cc, keys in CC_KEYS.items() for run in _stacks(cc, exp, keys, partial(tr.kernel, exp.spec, exp.plans, cc=cc))]
+    return _table(runs, reps, progress, pcap_dir)
+
+
+def two_flows(reps: int, progress: Any = print, pcap_dir: FsPath | None = None) -> list[dict[str, Any]]:
+    """scenarios/testbed/two-flows.toml with CUBIC and Reno: two clients of different RTTs
+    share the bottleneck; every stack ``reps`` times."""
+    exp = experiment("two-flows")
+    runs = [run for cc, keys in CC_KEYS.items() for run in _stacks(cc, exp, keys, partial(tr.kernel, exp.spec, exp.plans, cc=cc))]
+    return _table(runs, reps, progress, pcap_dir)
+
+
+def restart(reps: int, progress: Any = print, pcap_dir: FsPath | None = None) -> list[dict[str, Any]]:
+    """scenarios/testbed/restart.toml with initial window 4 and 2, slow-start restart (Linux's)
+    and none, and for none the kernel's pacing too: every stack ``reps`` times."""
+    exp = experiment("restart")
+    runs = []
+    for iw in (4, 2):
+        for ssr in (True, False):
+            for paced in (False, True) if not ssr else (False,):
+                case = f"IW {iw}, {'SSR' if ssr else 'NSSR'}{' + pacing' if paced else ''}"
+                keys = f'profile = "linux", initial_window = {iw}, restart = "{"ssr-linux" if ssr else "nssr"}"' + \
+                    (', pacing = "linux"' if paced else "")
+                go = partial(tr.kernel, exp.spec, exp.plans, cc="cubic", slow_start_after_idle=ssr, initcwnd=iw, pacing=paced)
+                runs += _stacks(case, exp, keys, go)
+    return _table(runs, reps, progress, pcap_dir)
