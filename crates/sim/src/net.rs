@@ -280,6 +280,15 @@ impl Port {
         }
     }
 
+    /// A token bucket's departure as (start, finish), both when the packet leaves; out of
+    /// line, as few links have one.
+    #[cold]
+    #[inline(never)]
+    fn bucket_departure(&mut self, now: Time, tx_time: Duration) -> (Time, Time) {
+        let leave = self.bucket.as_mut().map_or(now, |b| b.departure(now, tx_time));
+        (leave, leave)
+    }
+
     /// Offer packet `id` (`pkt` is its content) at `now`; call `expire(now)` first.
     /// `on_start` sees the time its transmission starts (for pcap).
     pub fn offer(&mut self, now: Time, id: u32, pkt: &Packet, on_start: impl FnOnce(Time)) -> Offer {
@@ -291,15 +300,11 @@ impl Port {
             self.last_tx = (pkt.wire_bytes, self.rate.tx_time(pkt.wire_bytes as u64));
         }
         let tx_time = self.last_tx.1;
-        let (start, finish) = match &mut self.bucket {
-            None => {
-                let start = now.max(self.busy_until);
-                (start, start + tx_time)
-            }
-            Some(b) => {
-                let leave = b.departure(now, tx_time);
-                (leave, leave)
-            }
+        let (start, finish) = if self.bucket.is_none() {
+            let start = now.max(self.busy_until);
+            (start, start + tx_time)
+        } else {
+            self.bucket_departure(now, tx_time)
         };
         let txn = self.next_txn;
         self.next_txn += 1;
