@@ -1,14 +1,22 @@
 //! rampup-udp: one end of a rampup TCP connection over UDP (docs/testbed.md).
 //!
-//!     rampup-udp serve BIND [TCP]              wait for one connection, read until the peer closes, close
-//!     rampup-udp send BIND PEER WRITES [TCP]   connect, make the writes, close, wait until closed
+//!     rampup-udp serve BIND [TCP]               wait for one connection, read until the peer closes, close
+//!     rampup-udp send BIND PEER WRITES [TCP]    connect, make the writes, close, wait until closed
+//!     rampup-udp answer BIND EXCHANGE [TCP]     wait for one connection; answer each request; close after the peer
+//!     rampup-udp ask BIND PEER EXCHANGE [TCP]   connect, make the requests one after another, close
 //!
 //! WRITES is BYTES, or BYTES@SECONDS,... : each write at its time after the start (or when the
-//! one before is acknowledged, if later). TCP is a flow's `tcp` table as a scenario writes it,
-//! inline (`profile = "linux", mss = 1416`), read as the simulator reads it. Each prints one
-//! line of `key=value` results when done: the time from its start to the end (ms), each
-//! write's time from the write to the ACK of its last byte (`transfers_ms`, the simulator's
-//! transfers table's `elapsed_s`), bytes, retransmissions, timeouts and datagrams refused.
+//! one before is acknowledged, if later). EXCHANGE is REQUEST:RESPONSE or REQUEST:RESPONSExPAIRS
+//! in bytes, the simulator's `request-response` application with `close = "client"`: the asking
+//! end writes a request once connected and each next one when the whole response is in; the
+//! answering end writes a response each time a whole request is in. TCP is a flow's `tcp`
+//! table as a scenario writes it, inline (`profile = "linux", mss = 1416`), read as the
+//! simulator reads it. Each prints one line of `key=value` results when done: the time from
+//! its start to the end (ms), each write's time from the write to the ACK of its last byte or
+//! each request's from its write to the last byte of its response (`transfers_ms`; the
+//! simulator's transfers table's `elapsed_s`, and for a request-response flow, its connection's
+//! `last_byte_down_ns` − `established_ns` over all exchanges), bytes, retransmissions, timeouts
+//! and datagrams refused.
 
 use std::net::SocketAddr;
 use std::process::exit;
@@ -17,7 +25,8 @@ use rampup_net::UdpEnd;
 use rampup_tcp::time::Duration;
 use rampup_tcp::{Role, State, TcpConfig, Time};
 
-const USAGE: &str = "usage: rampup-udp serve BIND [TCP] | rampup-udp send BIND PEER BYTES[@SECONDS][,...] [TCP]";
+const USAGE: &str = "usage: rampup-udp serve BIND [TCP] | rampup-udp send BIND PEER BYTES[@SECONDS][,...] [TCP] | \
+rampup-udp answer BIND REQUEST:RESPONSE[xPAIRS] [TCP] | rampup-udp ask BIND PEER REQUEST:RESPONSE[xPAIRS] [TCP]";
 /// Give up after this long on the end's clock.
 const LIMIT: Duration = Duration::from_secs(600);
 
@@ -50,6 +59,17 @@ fn writes(text: &str) -> Vec<(u64, Time)> {
         Some((bytes.parse().ok().filter(|b| *b > 0)?, Time((at * 1e9) as u64)))
     };
     text.split(',').map(|w| one(w).unwrap_or_else(|| fail(&format!("WRITES: {w:?} is not BYTES or BYTES@SECONDS; {USAGE}")))).collect()
+}
+
+/// `REQUEST:RESPONSE[xPAIRS]`: (request bytes, response bytes, pairs).
+fn exchange(text: &str) -> (u64, u64, u64) {
+    let parsed = || -> Option<(u64, u64, u64)> {
+        let (req, rest) = text.split_once(':')?;
+        let (resp, pairs) = rest.split_once('x').unwrap_or((rest, "1"));
+        let positive = |t: &str| t.parse::<u64>().ok().filter(|n| *n > 0);
+        Some((positive(req)?, positive(resp)?, positive(pairs)?))
+    };
+    parsed().unwrap_or_else(|| fail(&format!("EXCHANGE: {text:?} is not REQUEST:RESPONSE or REQUEST:RESPONSExPAIRS (bytes, pairs); {USAGE}")))
 }
 
 fn report(end: &UdpEnd, done: bool, transfers_ms: &[f64]) {
@@ -97,6 +117,46 @@ fn main() {
             end.endpoint_mut().close();
             done &= run(&mut end, until, &|ep| ep.all_acked());
             report(&end, done, &transfers_ms);
+            // Stay for the peer's FIN and TIME-WAIT's ACKs, not counted in the time above.
+            let _ = end.run_until(Time(end.now().0 + Duration::from_secs(2).0), |ep| ep.state() == State::Closed);
+        }
+        Some("answer") if (3..=4).contains(&args.len()) => {
+            let (request, response, _) = exchange(&args[2]);
+            let mut end = bind(&args[1], tcp_config(args.get(3)), Role::Passive, None);
+            println!("ready");
+            let mut answered = 0;
+            let mut done = true;
+            loop {
+                let whole = (answered + 1) * request;
+                done &= end.run_until(until, |ep| ep.bytes_received() >= whole || ep.state().peer_finished()).unwrap_or_else(|e| fail(&e.to_string()));
+                if end.endpoint().bytes_received() < whole || !done {
+                    break;
+                }
+                end.endpoint_mut().write(response);
+                answered += 1;
+            }
+            end.endpoint_mut().close();
+            done &= end.run_until(until, |ep| ep.state() == State::Closed).unwrap_or_else(|e| fail(&e.to_string()));
+            report(&end, done, &[]);
+        }
+        Some("ask") if (4..=5).contains(&args.len()) => {
+            let (request, response, pairs) = exchange(&args[3]);
+            let mut end = bind(&args[1], tcp_config(args.get(4)), Role::Active, Some(addr(&args[2])));
+            let run = |end: &mut UdpEnd, done: &dyn Fn(&rampup_tcp::Endpoint) -> bool| end.run_until(until, done).unwrap_or_else(|e| fail(&e.to_string()));
+            let mut done = run(&mut end, &|ep| ep.state() >= State::Established);
+            let mut exchanges_ms = Vec::new();
+            for k in 1..=pairs {
+                if !done {
+                    break;
+                }
+                let wrote = end.now();
+                end.endpoint_mut().write(request);
+                done &= run(&mut end, &|ep| ep.bytes_received() >= k * response);
+                exchanges_ms.push(end.now().since(wrote).as_secs_f64() * 1e3);
+            }
+            end.endpoint_mut().close();
+            done &= run(&mut end, &|ep| ep.all_acked());
+            report(&end, done, &exchanges_ms);
             // Stay for the peer's FIN and TIME-WAIT's ACKs, not counted in the time above.
             let _ = end.run_until(Time(end.now().0 + Duration::from_secs(2).0), |ep| ep.state() == State::Closed);
         }
