@@ -114,23 +114,28 @@ CC_KEYS = {
 }
 
 
+def _by_cc(exp: Experiment, reps: int, progress: Any, pcap_dir: FsPath | None) -> list[dict[str, Any]]:
+    """``exp`` with CUBIC and Reno (`CC_KEYS`), every stack ``reps`` times."""
+    runs = [run for cc, keys in CC_KEYS.items() for run in _stacks(cc, exp, keys, partial(tr.kernel, exp.spec, exp.plans, cc=cc))]
+    return _table(runs, reps, progress, pcap_dir)
+
+
 def bulk(nbytes: int | None, reps: int, progress: Any = print, pcap_dir: FsPath | None = None) -> list[dict[str, Any]]:
     """scenarios/testbed/bulk.toml with CUBIC and Reno, every stack ``reps`` times; ``nbytes``
     in place of the file's write."""
     exp = experiment("bulk")
     if nbytes is not None:
-        plans = [[(nbytes, exp.plans[0][0][1])]]
-        exp = replace(exp, plans=plans, scenario=tr.scenario_for(exp.spec, plans, exp.scenario["flow"][0]["tcp"]))
-    runs = [run for cc, keys in CC_KEYS.items() for run in _stacks(cc, exp, keys, partial(tr.kernel, exp.spec, exp.plans, cc=cc))]
-    return _table(runs, reps, progress, pcap_dir)
+        [[(_, at)]] = exp.plans
+        [flow] = exp.scenario["flow"]
+        app = {**flow["app"], "schedule": [{**flow["app"]["schedule"][0], "bytes": nbytes}]}
+        exp = replace(exp, plans=[[(nbytes, at)]], scenario={**exp.scenario, "flow": [{**flow, "app": app}]})
+    return _by_cc(exp, reps, progress, pcap_dir)
 
 
 def two_flows(reps: int, progress: Any = print, pcap_dir: FsPath | None = None) -> list[dict[str, Any]]:
     """scenarios/testbed/two-flows.toml with CUBIC and Reno: two clients of different RTTs
     share the bottleneck; every stack ``reps`` times."""
-    exp = experiment("two-flows")
-    runs = [run for cc, keys in CC_KEYS.items() for run in _stacks(cc, exp, keys, partial(tr.kernel, exp.spec, exp.plans, cc=cc))]
-    return _table(runs, reps, progress, pcap_dir)
+    return _by_cc(experiment("two-flows"), reps, progress, pcap_dir)
 
 
 def restart(reps: int, progress: Any = print, pcap_dir: FsPath | None = None) -> list[dict[str, Any]]:

@@ -45,9 +45,8 @@ pub fn quickacks(rcv_wnd_segments: u64) -> u32 {
     (rcv_wnd_segments / 2).clamp(2, 16) as u32
 }
 
-/// The receive window Linux opens a connection with, in bytes: tcp_rmem's default of 128 KB
-/// halved by `tcp_adv_win_scale` and rounded to 1460-byte segments (`tcp_select_initial_window`),
-/// the 64,240 this project's Linux 6.18 sends in its SYN. At 1,448-byte segments it gives 16
+/// The receive window Linux opens a connection with, in bytes (`tcp_select_initial_window`):
+/// the 64,240 (44 segments of 1460) this project's Linux 6.18 sends in its SYN. At 1,448-byte segments it gives 16
 /// quick ACKs (TCP_MAX_QUICKACKS) from the first data segment, as the kernel sends them on the
 /// testbed (docs/testbed.md); a window of TCP_DEFAULT_INIT_RCVWND's 10 segments gave 5.
 pub const LINUX_INITIAL_RCV_WND_BYTES: u32 = 64_240;

@@ -381,7 +381,8 @@ impl Endpoint {
             AckUrgency::Now => self.ack_due = true,
             // Linux ACKs the end of a write (PSH) at once when the reader takes all it has, as
             // ours does (`tcp_measure_rcv_mss` sets ICSK_ACK_PUSHED, `tcp_cleanup_rbuf` ACKs;
-            // for full-sized segments since Linux 6.6, for shorter ones before).
+            // shorter segments always, full-sized ones since the 2023 fix "tcp: fix delayed
+            // ACKs for MSS boundary condition").
             AckUrgency::Delayed if self.cfg.quickack && seg.flags.psh => self.ack_due = true,
             AckUrgency::Delayed => {
                 if self.timers[Timer::DelayedAck as usize].is_none() {
