@@ -519,7 +519,7 @@ def testbed_check() -> None:
 
 
 @testbed.command(name="run")
-@click.argument("experiment", type=click.Choice(["bulk", "restart", "two-flows"]))
+@click.argument("experiment", type=click.Choice(["bulk", "restart", "exchange", "two-flows"]))
 @click.option("--reps", type=click.IntRange(1, 100), default=3, show_default=True, help="Runs of each real stack.")
 @click.option("--bytes", "nbytes", type=click.IntRange(1, 10**10), default=None,
               help="bulk: the bytes the client sends (default: the scenario file's, 20 MB).")
@@ -531,9 +531,10 @@ def testbed_run(experiment: str, reps: int, nbytes: int | None, pcap_dir: Path |
 
     bulk: one transfer over 40 Mb/s, 100 ms RTT, a 250-packet queue, with CUBIC and Reno.
     restart: 24 KB, about 5 s idle, 24 KB again, over 800 kb/s, 100 ms RTT, a 10 KB queue; IW 4
-    and 2, SSR and NSSR. two-flows: 10 MB from each of two clients, 20 and 100 ms RTT, over
-    20 Mb/s and a 100-packet queue, with CUBIC and Reno. Each by the kernel's TCP, rampup's over
-    UDP, and the simulator."""
+    and 2, SSR and NSSR. exchange: two requests answered by 24 KB after 5 s of thought, on
+    restart's path; IW 4, SSR and NSSR. two-flows: 10 MB from each of two clients, 20 and 100
+    ms RTT, over 20 Mb/s and a 100-packet queue, with CUBIC and Reno. Each by the kernel's TCP,
+    rampup's over UDP, and the simulator."""
     import pandas as pd  # noqa: PLC0415
 
     from . import testbed as tb  # noqa: PLC0415
@@ -548,10 +549,8 @@ def testbed_run(experiment: str, reps: int, nbytes: int | None, pcap_dir: Path |
     try:
         if experiment == "bulk":
             rows = te.bulk(nbytes, reps, progress, pcap_dir)
-        elif experiment == "restart":
-            rows = te.restart(reps, progress, pcap_dir)
         else:
-            rows = te.two_flows(reps, progress, pcap_dir)
+            rows = {"restart": te.restart, "exchange": te.exchange, "two-flows": te.two_flows}[experiment](reps, progress, pcap_dir)
     except tb.TestbedError as e:
         _fail(e, 2)
     df = pd.DataFrame(rows)

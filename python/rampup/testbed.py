@@ -159,7 +159,8 @@ class Path:
     ends on the router in a delay line (``rampup-delayline``: this machine's kernel has no
     netem) that moves each frame on to a bridge after that client's one-way delay, and back;
     the bridge joins the clients to the server. The bottleneck is on the bridge's port
-    towards the server and on the server's own link back, the same both ways.
+    towards the server and, the other way, on its port towards each client (with several
+    clients, each has its own shaper back: the reverse carries their ACKs).
 
     A context manager: the namespaces go when the block ends, however it ends (an exception,
     Ctrl-C as KeyboardInterrupt); a process killed outright leaves them for
@@ -284,7 +285,11 @@ class Path:
             up += [(c, "c0"), (r, f"d{k}"), (r, f"e{k}"), (r, f"b{k}")]
         for ns, dev in up:
             self._must("ip", "-n", ns, "link", "set", dev, "up")
-        for ns, dev in ((r, "r1"), (s, "s0")):
+        # Shaped where the router forwards, both ways: towards the server on r1, towards each
+        # client on its bridge port. On the server's own link the kernel's TCP would meet its
+        # own qdisc, whose backpressure (TCP Small Queues) holds segments back rather than let
+        # the queue drop them, as no router on a path does.
+        for ns, dev in ((r, "r1"), *((r, f"b{k}") for k in range(1, len(self.clients) + 1))):
             for q in qdiscs:
                 self._must("ip", "netns", "exec", ns, "tc", "qdisc", "add", "dev", dev, *q)
         for k, delay_us in enumerate(self.spec.delays_us, 1):

@@ -19,12 +19,12 @@ from typing import Any
 from . import testbed_runs as tr
 from .testbed import PathSpec, TestbedError
 
-__all__ = ["EXPERIMENTS", "SCENARIOS", "Experiment", "bulk", "experiment", "restart", "two_flows"]
+__all__ = ["EXPERIMENTS", "SCENARIOS", "Experiment", "bulk", "exchange", "experiment", "restart", "two_flows"]
 
 #: The experiments' scenario files.
 SCENARIOS = FsPath(__file__).resolve().parents[2] / "scenarios" / "testbed"
 #: What `rampup testbed run` offers.
-EXPERIMENTS = ("bulk", "restart", "two-flows")
+EXPERIMENTS = ("bulk", "restart", "exchange", "two-flows")
 
 _UNITS_US = {"ns": 1e-3, "us": 1, "ms": 1e3, "s": 1e6}
 _UNITS_BPS = {"bps": 1, "kbps": 1e3, "Mbps": 1e6, "Gbps": 1e9}
@@ -39,18 +39,31 @@ def _quantity(value: Any, units: dict[str, float], key: str) -> int:
 
 @dataclass(frozen=True)
 class Experiment:
-    """A scenario file as the testbed reads it: the path, and each client's writes."""
+    """A scenario file as the testbed reads it: the path, and each client's writes or the one
+    client's exchange."""
 
     name: str
     scenario: dict[str, Any]
     spec: PathSpec
     plans: list[tr.Writes]
+    exchange: tr.Exchange | None = None
+
+
+def _exchange(app: dict[str, Any], where: str) -> tr.Exchange:
+    """A `request-response` app as an Exchange: sizes in whole bytes, `close = "client"`."""
+    if app.get("close") != "client" or app.get("connections", 1) != 1:
+        raise TestbedError(f"{where}: a request-response app here has close = \"client\" and one connection")
+    sizes = [app.get("request"), app.get("response"), app.get("pairs", 1)]
+    if not all(isinstance(n, int) and n > 0 for n in sizes):
+        raise TestbedError(f"{where}: request, response (bytes) and pairs are whole numbers here")
+    return tr.Exchange(*sizes, _quantity(app.get("think", "0s"), _UNITS_US, f"{where}.think") / 1e6)
 
 
 def experiment(name: str) -> Experiment:
     """Reads scenarios/testbed/<name>.toml. Its topology: clients ``client``, ``client2``, … each
     linked to ``router`` (the one-way delay), and ``router`` ── ``server`` with a ``burst`` (the
-    bottleneck); one flow from each client to ``server`` with a ``writes`` app."""
+    bottleneck); one flow from each client to ``server`` with a ``writes`` app, or one flow
+    with a ``request-response`` app (the server answers)."""
     file = SCENARIOS / f"{name}.toml"
     try:
         sc = tomllib.loads(file.read_text(encoding="utf-8"))
@@ -68,6 +81,10 @@ def experiment(name: str) -> Experiment:
         raise TestbedError(f"{file}: one flow from each of client, client2, … , each linked to the router")
     spec = PathSpec(rate_bps=_quantity(neck[0]["rate"], _UNITS_BPS, f"{file}: bottleneck rate"), queue_bytes=queue.get("bytes"),
                     queue_packets=queue.get("packets"), burst_bytes=neck[0]["burst"], delays_us=tuple(delays[c] for c in clients))
+    if flows[0]["app"]["kind"] == "request-response":
+        if len(flows) != 1:
+            raise TestbedError(f"{file}: a request-response experiment has one flow")
+        return Experiment(name, sc, spec, [], _exchange(flows[0]["app"], f"{file}: app"))
     plans = [[(w["bytes"], _quantity(w["at"], _UNITS_US, f"{file}: writes") / 1e6) for w in f["app"]["schedule"]] for f in flows]
     return Experiment(name, sc, spec, plans)
 
@@ -77,14 +94,20 @@ def _keys(keys: str) -> dict[str, Any]:
     return tomllib.loads(f"tcp = {{ {keys} }}")["tcp"]
 
 
-def _stacks(case: str, exp: Experiment, keys: str, kernel_run: Any) -> list[tuple[str, str, Any]]:
-    """The four runs of one case: the kernel, rampup over UDP, and the simulator with the
-    kernel's segments and with rampup-udp's."""
-    sim = _keys(keys)
-    return [(case, "kernel", kernel_run),
-            (case, "rampup-udp", partial(tr.rampup_udp, exp.spec, exp.plans, f"{keys}, mss = {tr.UDP_MSS}")),
-            (case, "simulator", partial(tr.simulated, exp.scenario, sim, tr.KERNEL_HEADER_BYTES)),
-            (case, "simulator (udp)", partial(tr.simulated, exp.scenario, {**sim, "mss": tr.UDP_MSS}, tr.UDP_HEADER_BYTES))]
+def _stacks(case: str, exp: Experiment, keys: str, **kernel: Any) -> list[tuple[str, str, Any]]:
+    """The four runs of one case: the kernel (with the settings ``kernel``), rampup over UDP,
+    and the simulator with the kernel's segments and with rampup-udp's."""
+    sim, udp = _keys(keys), f"{keys}, mss = {tr.UDP_MSS}"
+    if exp.exchange is not None:
+        ex = exp.exchange
+        stacks = [partial(tr.kernel_exchange, exp.spec, ex, **kernel), partial(tr.rampup_udp_exchange, exp.spec, ex, udp),
+                  partial(tr.simulated_exchange, exp.scenario, ex, sim, tr.KERNEL_HEADER_BYTES),
+                  partial(tr.simulated_exchange, exp.scenario, ex, {**sim, "mss": tr.UDP_MSS}, tr.UDP_HEADER_BYTES)]
+    else:
+        stacks = [partial(tr.kernel, exp.spec, exp.plans, **kernel), partial(tr.rampup_udp, exp.spec, exp.plans, udp),
+                  partial(tr.simulated, exp.scenario, sim, tr.KERNEL_HEADER_BYTES),
+                  partial(tr.simulated, exp.scenario, {**sim, "mss": tr.UDP_MSS}, tr.UDP_HEADER_BYTES)]
+    return [(case, stack, go) for stack, go in zip(("kernel", "rampup-udp", "simulator", "simulator (udp)"), stacks, strict=True)]
 
 
 def _table(runs: list[tuple[str, str, Any]], reps: int, progress: Any, pcap_dir: FsPath | None) -> list[dict[str, Any]]:
@@ -116,7 +139,7 @@ CC_KEYS = {
 
 def _by_cc(exp: Experiment, reps: int, progress: Any, pcap_dir: FsPath | None) -> list[dict[str, Any]]:
     """``exp`` with CUBIC and Reno (`CC_KEYS`), every stack ``reps`` times."""
-    runs = [run for cc, keys in CC_KEYS.items() for run in _stacks(cc, exp, keys, partial(tr.kernel, exp.spec, exp.plans, cc=cc))]
+    runs = [run for cc, keys in CC_KEYS.items() for run in _stacks(cc, exp, keys, cc=cc)]
     return _table(runs, reps, progress, pcap_dir)
 
 
@@ -138,17 +161,28 @@ def two_flows(reps: int, progress: Any = print, pcap_dir: FsPath | None = None) 
     return _by_cc(experiment("two-flows"), reps, progress, pcap_dir)
 
 
-def restart(reps: int, progress: Any = print, pcap_dir: FsPath | None = None) -> list[dict[str, Any]]:
-    """scenarios/testbed/restart.toml with initial window 4 and 2, slow-start restart (Linux's)
-    and none, and for none the kernel's pacing too: every stack ``reps`` times."""
-    exp = experiment("restart")
+def _restarts(exp: Experiment, initial_windows: tuple[int, ...]) -> list[tuple[str, str, Any]]:
+    """``exp``'s runs with each initial window, slow-start restart (Linux's) and none, and for
+    none the kernel's pacing too."""
     runs = []
-    for iw in (4, 2):
+    for iw in initial_windows:
         for ssr in (True, False):
             for paced in (False, True) if not ssr else (False,):
                 case = f"IW {iw}, {'SSR' if ssr else 'NSSR'}{' + pacing' if paced else ''}"
                 keys = f'profile = "linux", initial_window = {iw}, restart = "{"ssr-linux" if ssr else "nssr"}"' + \
                     (', pacing = "linux"' if paced else "")
-                go = partial(tr.kernel, exp.spec, exp.plans, cc="cubic", slow_start_after_idle=ssr, initcwnd=iw, pacing=paced)
-                runs += _stacks(case, exp, keys, go)
-    return _table(runs, reps, progress, pcap_dir)
+                runs += _stacks(case, exp, keys, cc="cubic", slow_start_after_idle=ssr, initcwnd=iw, pacing=paced)
+    return runs
+
+
+def restart(reps: int, progress: Any = print, pcap_dir: FsPath | None = None) -> list[dict[str, Any]]:
+    """scenarios/testbed/restart.toml with initial window 4 and 2, slow-start restart (Linux's)
+    and none, and for none the kernel's pacing too: every stack ``reps`` times."""
+    return _table(_restarts(experiment("restart"), (4, 2)), reps, progress, pcap_dir)
+
+
+def exchange(reps: int, progress: Any = print, pcap_dir: FsPath | None = None) -> list[dict[str, Any]]:
+    """scenarios/testbed/exchange.toml, requests answered after an idle longer than the RTO:
+    initial window 4, slow-start restart and none, and for none the kernel's pacing too, set
+    at the server (the sending end); every stack ``reps`` times."""
+    return _table(_restarts(experiment("exchange"), (4,)), reps, progress, pcap_dir)

@@ -79,8 +79,10 @@ def test_a_path_carries_a_datagram_across_the_router_and_goes_away(netns: None) 
         assert p.run("client", sys.executable, "-c", SEND).returncode == 0
         out, _ = server.communicate(timeout=10)
         assert out.strip() == "hello from 10.77.0.1"
-        qdiscs = p.run("router", "tc", "qdisc", "show", "dev", "r1").stdout
-        assert "tbf 1: root" in qdiscs and "bfifo 10: parent 1:1 limit 30000b" in qdiscs
+        for dev in ("r1", "b1"):  # shaped where the router forwards, both ways
+            qdiscs = p.run("router", "tc", "qdisc", "show", "dev", dev).stdout
+            assert "tbf 1: root" in qdiscs and "bfifo 10: parent 1:1 limit 30000b" in qdiscs, dev
+        assert "tbf" not in p.run("server", "tc", "qdisc", "show", "dev", "s0").stdout
     assert not _tagged("pytest1")
 
 
@@ -201,6 +203,11 @@ def test_each_experiment_file_is_the_path_the_testbed_builds(name: str) -> None:
     exp = te.experiment(name)
     tcp = exp.scenario["flow"][0]["tcp"]
     assert all(f["tcp"] == tcp for f in exp.scenario["flow"])
+    if exp.exchange is not None:
+        ours = tr.simulated_exchange(tr.scenario_for(exp.spec, exp.exchange, tcp), exp.exchange, tcp, tr.KERNEL_HEADER_BYTES)
+        assert tr.simulated_exchange(exp.scenario, exp.exchange, tcp, tr.KERNEL_HEADER_BYTES) == ours
+        assert [o.nbytes for o in ours] == [exp.exchange.pairs * exp.exchange.response]
+        return
     ours = tr.simulated(tr.scenario_for(exp.spec, exp.plans, tcp), tcp, tr.KERNEL_HEADER_BYTES)
     assert tr.simulated(exp.scenario, tcp, tr.KERNEL_HEADER_BYTES) == ours
     assert all(o.nbytes == sum(b for b, _ in plan) for o, plan in zip(ours, exp.plans, strict=True))
@@ -219,8 +226,6 @@ def test_a_request_response_exchange_over_udp_agrees_with_the_simulator(netns: N
     # two exchanges of 100 bytes up and 24,000 down on paper 000's path take the same time in
     # both, from the first request to the last response byte (measured here: 724-727 ms over
     # UDP, 697 ms simulated, 4 % apart; the bound leaves room for a loaded machine).
-    from rampup import run
-
     spec = testbed.PathSpec(rate_bps=800_000, queue_bytes=10_000, burst_bytes=1514, delays_us=(50_000,))
     keys = f'profile = "linux", mss = {tr.UDP_MSS}'
     udp = testbed.program("rampup-udp")
@@ -232,10 +237,7 @@ def test_a_request_response_exchange_over_udp_agrees_with_the_simulator(netns: N
     out = dict(kv.split("=", 1) for kv in done.stdout.split())
     assert out["done"] == "true" and out["bytes_received"] == "48000", out
     real_ms = sum(float(x) for x in out["transfers_ms"].split(","))
-    tcp = te._keys(keys)
-    sc = tr.scenario_for(spec, [[(1, 0.0)]], tcp)
-    sc["flow"][0]["app"] = {"kind": "request-response", "request": 100, "response": 24_000, "pairs": 2, "close": "client"}
-    sc = {**sc, "header_bytes": tr.UDP_HEADER_BYTES + tr.ETHERNET_BYTES, "ack_bytes": tr.UDP_HEADER_BYTES + tr.ETHERNET_BYTES}
-    c = run(sc).connections.iloc[0]
-    sim_ms = (c["last_byte_down_ns"] - c["established_ns"]) / 1e6
+    ex = tr.Exchange(100, 24_000, 2, 0.0)
+    [sim] = tr.simulated_exchange(tr.scenario_for(spec, ex, te._keys(keys)), ex, te._keys(keys), tr.UDP_HEADER_BYTES)
+    sim_ms = sum(sim.transfers_ms)
     assert abs(real_ms / sim_ms - 1) < 0.2, (real_ms, sim_ms)

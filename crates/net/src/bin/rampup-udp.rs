@@ -6,10 +6,11 @@
 //!     rampup-udp ask BIND PEER EXCHANGE [TCP]   connect, make the requests one after another, close
 //!
 //! WRITES is BYTES, or BYTES@SECONDS,... : each write at its time after the start (or when the
-//! one before is acknowledged, if later). EXCHANGE is REQUEST:RESPONSE or REQUEST:RESPONSExPAIRS
-//! in bytes, the simulator's `request-response` application with `close = "client"`: the asking
-//! end writes a request once connected and each next one when the whole response is in; the
-//! answering end writes a response each time a whole request is in. TCP is a flow's `tcp`
+//! one before is acknowledged, if later). EXCHANGE is REQUEST:RESPONSE[xPAIRS]
+//! in bytes, with @THINK (seconds) for a delay before each response: the simulator's
+//! `request-response` application with `close = "client"` and `think`. The asking end writes
+//! a request once connected and each next one when the whole response is in; the answering
+//! end writes a response THINK after each whole request is in. TCP is a flow's `tcp`
 //! table as a scenario writes it, inline (`profile = "linux", mss = 1416`), read as the
 //! simulator reads it. Each prints one line of `key=value` results when done: the time from
 //! its start to the end (ms), each write's time from the write to the ACK of its last byte or
@@ -26,7 +27,7 @@ use rampup_tcp::time::Duration;
 use rampup_tcp::{Role, State, TcpConfig, Time};
 
 const USAGE: &str = "usage: rampup-udp serve BIND [TCP] | rampup-udp send BIND PEER BYTES[@SECONDS][,...] [TCP] | \
-rampup-udp answer BIND REQUEST:RESPONSE[xPAIRS] [TCP] | rampup-udp ask BIND PEER REQUEST:RESPONSE[xPAIRS] [TCP]";
+rampup-udp answer BIND REQUEST:RESPONSE[xPAIRS][@THINK] [TCP] | rampup-udp ask BIND PEER REQUEST:RESPONSE[xPAIRS][@THINK] [TCP]";
 /// Give up after this long on the end's clock.
 const LIMIT: Duration = Duration::from_secs(600);
 
@@ -61,15 +62,25 @@ fn writes(text: &str) -> Vec<(u64, Time)> {
     text.split(',').map(|w| one(w).unwrap_or_else(|| fail(&format!("WRITES: {w:?} is not BYTES or BYTES@SECONDS; {USAGE}")))).collect()
 }
 
-/// `REQUEST:RESPONSE[xPAIRS]`: (request bytes, response bytes, pairs).
-fn exchange(text: &str) -> (u64, u64, u64) {
-    let parsed = || -> Option<(u64, u64, u64)> {
-        let (req, rest) = text.split_once(':')?;
+/// One side's view of `REQUEST:RESPONSE[xPAIRS][@THINK]`.
+struct Exchange {
+    request: u64,
+    response: u64,
+    pairs: u64,
+    /// The answering end's delay before each response, from the whole request in.
+    think: Duration,
+}
+
+fn exchange(text: &str) -> Exchange {
+    let parsed = || -> Option<Exchange> {
+        let (sizes, think) = text.split_once('@').unwrap_or((text, "0"));
+        let think: f64 = think.parse().ok().filter(|s: &f64| s.is_finite() && *s >= 0.0)?;
+        let (req, rest) = sizes.split_once(':')?;
         let (resp, pairs) = rest.split_once('x').unwrap_or((rest, "1"));
         let positive = |t: &str| t.parse::<u64>().ok().filter(|n| *n > 0);
-        Some((positive(req)?, positive(resp)?, positive(pairs)?))
+        Some(Exchange { request: positive(req)?, response: positive(resp)?, pairs: positive(pairs)?, think: Duration((think * 1e9) as u64) })
     };
-    parsed().unwrap_or_else(|| fail(&format!("EXCHANGE: {text:?} is not REQUEST:RESPONSE or REQUEST:RESPONSExPAIRS (bytes, pairs); {USAGE}")))
+    parsed().unwrap_or_else(|| fail(&format!("EXCHANGE: {text:?} is not REQUEST:RESPONSE[xPAIRS][@THINK] (bytes, pairs, seconds); {USAGE}")))
 }
 
 fn report(end: &UdpEnd, done: bool, transfers_ms: &[f64]) {
@@ -121,7 +132,7 @@ fn main() {
             let _ = end.run_until(Time(end.now().0 + Duration::from_secs(2).0), |ep| ep.state() == State::Closed);
         }
         Some("answer") if (3..=4).contains(&args.len()) => {
-            let (request, response, _) = exchange(&args[2]);
+            let Exchange { request, response, think, .. } = exchange(&args[2]);
             let mut end = bind(&args[1], tcp_config(args.get(3)), Role::Passive, None);
             println!("ready");
             let mut answered = 0;
@@ -132,6 +143,8 @@ fn main() {
                 if end.endpoint().bytes_received() < whole || !done {
                     break;
                 }
+                let at = Time(end.now().0 + think.0);
+                let _ = end.run_until(at, |_| false).unwrap_or_else(|e| fail(&e.to_string()));
                 end.endpoint_mut().write(response);
                 answered += 1;
             }
@@ -140,7 +153,7 @@ fn main() {
             report(&end, done, &[]);
         }
         Some("ask") if (4..=5).contains(&args.len()) => {
-            let (request, response, pairs) = exchange(&args[3]);
+            let Exchange { request, response, pairs, .. } = exchange(&args[3]);
             let mut end = bind(&args[1], tcp_config(args.get(4)), Role::Active, Some(addr(&args[2])));
             let run = |end: &mut UdpEnd, done: &dyn Fn(&rampup_tcp::Endpoint) -> bool| end.run_until(until, done).unwrap_or_else(|e| fail(&e.to_string()));
             let mut done = run(&mut end, &|ep| ep.state() >= State::Established);
