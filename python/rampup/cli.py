@@ -395,7 +395,7 @@ PARTS: dict[str, tuple[str, dict[str, str]]] = {
     "profile": ("tcp.profile", {
         "linux": "Linux 6.x defaults under the keys given: CUBIC with HyStart, SACK, RACK-TLP, PRR, IW 10 (docs/modern.md)",
         "ns2": "ns-2.35's loss response and Vegas details",
-        "bsd44": "4.4BSD-Lite's TCP as far as rampup's keys reach: IW 1, Reno, 500 ms timer ticks (docs/modern.md)",
+        "bsd44": "4.4BSD-Lite's TCP: IW 1, Reno, its 500 ms and 200 ms timers (RTT in ticks, fixed-point RTO; docs/bsd44.md)",
     }),
     "loss recovery": ("tcp.recovery", {
         "reno": "RFC 5681 fast retransmit and fast recovery",
@@ -419,6 +419,7 @@ PARTS: dict[str, tuple[str, dict[str, str]]] = {
     "RTO rule": ("tcp.rto_rule", {
         "rfc6298": "RTO = max(min_rto, SRTT + 4 RTTVAR)",
         "linux": "Linux's estimator: RTO = SRTT + rttvar, rttvar at least min_rto",
+        "bsd44": "4.4BSD-Lite's: one segment timed in ticks of clock_granularity, fixed-point srtt/rttvar, RTO on ticks",
     }),
     "RTO timing": ("tcp.rto_timing", {
         "rfc6298": "RTT samples (the handshake's first) set the RTO",
@@ -525,7 +526,9 @@ def testbed_check() -> None:
               help="bulk: the bytes the client sends (default: the scenario file's, 20 MB).")
 @click.option("--pcap", "pcap_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Capture each real run at the client's link into this folder (tcpdump or dumpcap).")
-def testbed_run(experiment: str, reps: int, nbytes: int | None, pcap_dir: Path | None) -> None:
+@click.option("--delay", type=click.Choice(["auto", "netem", "delay-line"]), default="auto", show_default=True,
+              help="The one-way delay by netem, by rampup's delay line, or netem where the kernel has it.")
+def testbed_run(experiment: str, reps: int, nbytes: int | None, pcap_dir: Path | None, delay: str) -> None:
     """Run EXPERIMENT (scenarios/testbed/EXPERIMENT.toml) on a real path with each stack, and
     print its table (docs/testbed.md).
 
@@ -548,9 +551,9 @@ def testbed_run(experiment: str, reps: int, nbytes: int | None, pcap_dir: Path |
 
     try:
         if experiment == "bulk":
-            rows = te.bulk(nbytes, reps, progress, pcap_dir)
+            rows = te.bulk(nbytes, reps, progress, pcap_dir, delay)
         else:
-            rows = {"restart": te.restart, "exchange": te.exchange, "two-flows": te.two_flows}[experiment](reps, progress, pcap_dir)
+            rows = {"restart": te.restart, "exchange": te.exchange, "two-flows": te.two_flows}[experiment](reps, progress, pcap_dir, delay)
     except tb.TestbedError as e:
         _fail(e, 2)
     df = pd.DataFrame(rows)

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path as FsPath
 
-__all__ = ["PREFIX", "QDISCS", "Finding", "Path", "PathSpec", "TestbedError", "check", "leftovers", "program", "remove_leftovers"]
+__all__ = ["DELAYS", "PREFIX", "QDISCS", "Finding", "Path", "PathSpec", "TestbedError", "check", "leftovers", "program", "remove_leftovers"]
 
 #: Every namespace the testbed makes is named with this prefix.
 PREFIX = "rampup-"
@@ -32,6 +32,10 @@ QDISCS = {
     "fq": "",
 }
 CONGESTION_CONTROLS = FsPath("/proc/sys/net/ipv4/tcp_available_congestion_control")
+#: What a path's one-way delay can be made by (`PathSpec.delay`).
+DELAYS = ("auto", "netem", "delay-line")
+#: netem's queue, in packets: far above any window of the experiments (its default is 1,000).
+NETEM_LIMIT = 100_000
 
 
 @dataclass(frozen=True)
@@ -125,10 +129,17 @@ class PathSpec:
     #: of time at 800 kb/s with four frames (docs/testbed.md).
     burst_bytes: int | None = None
     delays_us: tuple[int, ...] = (0,)
+    #: How the one-way delay is made: "netem" (the kernel's), "delay-line" (rampup-delayline),
+    #: or "auto": netem where the kernel has it, else the delay line.
+    delay: str = "auto"
 
     @property
     def burst(self) -> int:
         return self.burst_bytes if self.burst_bytes is not None else max(1514, -(-self.rate_bps // 8_000))
+
+    def __post_init__(self) -> None:
+        if self.delay not in DELAYS:
+            raise TestbedError(f"path: delay {self.delay!r} is not one of {', '.join(DELAYS)}")
 
     def qdiscs(self) -> list[list[str]]:
         """The tc commands for one direction (after ``tc qdisc add dev DEV``)."""
@@ -156,16 +167,17 @@ class Path:
     """Clients ── router ── server, namespaces named ``rampup-<tag>-<host>``: ``client``,
     ``client2``, … (one per entry of the spec's ``delays_us``), ``router`` and ``server``. Every
     host shares one subnet (``address``); the router carries no address. Each client's link
-    ends on the router in a delay line (``rampup-delayline``: this machine's kernel has no
-    netem) that moves each frame on to a bridge after that client's one-way delay, and back;
-    the bridge joins the clients to the server. The bottleneck is on the bridge's port
-    towards the server and, the other way, on its port towards each client (with several
-    clients, each has its own shaper back: the reverse carries their ACKs).
+    ends on the router in a delay line that moves each frame on to a bridge after that
+    client's one-way delay, and back: two netem qdiscs, one each way, where the kernel has
+    netem (``delay_by``), else ``rampup-delayline``. The bridge joins the clients to the
+    server. The bottleneck is on the bridge's port towards the server and, the other way, on
+    its port towards each client (with several clients, each has its own shaper back: the
+    reverse carries their ACKs).
 
     A context manager: the namespaces go when the block ends, however it ends (an exception,
     Ctrl-C as KeyboardInterrupt); a process killed outright leaves them for
-    `remove_leftovers`. ``delay_stats`` holds what the delay lines reported when they stopped
-    (per direction: frames, and the lateness of their release in µs)."""
+    `remove_leftovers`. ``delay_stats`` holds what rampup's delay lines reported when they
+    stopped (per direction: frames, and the lateness of their release in µs)."""
 
     def __init__(self, spec: PathSpec, tag: str | None = None) -> None:
         if not spec.delays_us:
@@ -178,6 +190,8 @@ class Path:
         self._made: list[str] = []
         self._delay_lines: list[subprocess.Popen[str]] = []
         self.delay_stats: list[dict[str, str]] = []
+        #: "netem" or "delay-line", once built.
+        self.delay_by = ""
 
     @staticmethod
     def address(host: str) -> str:
@@ -292,13 +306,37 @@ class Path:
         for ns, dev in ((r, "r1"), *((r, f"b{k}") for k in range(1, len(self.clients) + 1))):
             for q in qdiscs:
                 self._must("ip", "netns", "exec", ns, "tc", "qdisc", "add", "dev", dev, *q)
+        self.delay_by = "netem" if self._netem(r) else "delay-line"
         for k, delay_us in enumerate(self.spec.delays_us, 1):
+            if self.delay_by == "netem":
+                # d<k> and e<k> bridged, each holding what it sends for the delay: towards the
+                # client on d<k>, towards the server on e<k>; both where the router forwards.
+                self._must("ip", "-n", r, "link", "add", "name", f"j{k}", "type", "bridge")
+                for dev in (f"d{k}", f"e{k}"):
+                    self._must("ip", "-n", r, "link", "set", dev, "master", f"j{k}")
+                    self._must("ip", "netns", "exec", r, "tc", "qdisc", "add", "dev", dev, "root", "netem", "delay", f"{delay_us}us",
+                               "limit", str(NETEM_LIMIT))
+                self._must("ip", "-n", r, "link", "set", f"j{k}", "up")
+                continue
             line = subprocess.Popen(["ip", "netns", "exec", r, delay_line, f"d{k}", f"e{k}", str(delay_us)],
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             self._delay_lines.append(line)
             assert line.stdout is not None
             if line.stdout.readline().strip() != "ready":
                 raise TestbedError(f"the delay line did not start: {line.communicate()[1].strip()}")
+
+
+    def _netem(self, router_ns: str) -> bool:
+        """Whether the delay is made by netem: as the spec asks, or for "auto" whether the
+        kernel has it (tried on the router's d1)."""
+        if self.spec.delay == "delay-line":
+            return False
+        ok, why = _run("ip", "netns", "exec", router_ns, "tc", "qdisc", "add", "dev", "d1", "root", "netem", "delay", "1ms")
+        if ok:
+            _run("ip", "netns", "exec", router_ns, "tc", "qdisc", "del", "dev", "d1", "root")
+        elif self.spec.delay == "netem":
+            raise TestbedError(f"delay netem: this kernel has no netem ({why}); use the delay line (--delay delay-line)")
+        return ok
 
 
 def remove_leftovers() -> list[str]:

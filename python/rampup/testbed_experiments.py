@@ -59,11 +59,12 @@ def _exchange(app: dict[str, Any], where: str) -> tr.Exchange:
     return tr.Exchange(*sizes, _quantity(app.get("think", "0s"), _UNITS_US, f"{where}.think") / 1e6)
 
 
-def experiment(name: str) -> Experiment:
+def experiment(name: str, delay: str = "auto") -> Experiment:
     """Reads scenarios/testbed/<name>.toml. Its topology: clients ``client``, ``client2``, … each
     linked to ``router`` (the one-way delay), and ``router`` ── ``server`` with a ``burst`` (the
     bottleneck); one flow from each client to ``server`` with a ``writes`` app, or one flow
-    with a ``request-response`` app (the server answers)."""
+    with a ``request-response`` app (the server answers). ``delay``: how the real path makes
+    the one-way delay (`PathSpec.delay`)."""
     file = SCENARIOS / f"{name}.toml"
     try:
         sc = tomllib.loads(file.read_text(encoding="utf-8"))
@@ -80,7 +81,7 @@ def experiment(name: str) -> Experiment:
     if clients != ["client"] + [f"client{k}" for k in range(2, len(flows) + 1)] or set(delays) != set(clients):
         raise TestbedError(f"{file}: one flow from each of client, client2, … , each linked to the router")
     spec = PathSpec(rate_bps=_quantity(neck[0]["rate"], _UNITS_BPS, f"{file}: bottleneck rate"), queue_bytes=queue.get("bytes"),
-                    queue_packets=queue.get("packets"), burst_bytes=neck[0]["burst"], delays_us=tuple(delays[c] for c in clients))
+                    queue_packets=queue.get("packets"), burst_bytes=neck[0]["burst"], delays_us=tuple(delays[c] for c in clients), delay=delay)
     if flows[0]["app"]["kind"] == "request-response":
         if len(flows) != 1:
             raise TestbedError(f"{file}: a request-response experiment has one flow")
@@ -143,10 +144,10 @@ def _by_cc(exp: Experiment, reps: int, progress: Any, pcap_dir: FsPath | None) -
     return _table(runs, reps, progress, pcap_dir)
 
 
-def bulk(nbytes: int | None, reps: int, progress: Any = print, pcap_dir: FsPath | None = None) -> list[dict[str, Any]]:
+def bulk(nbytes: int | None, reps: int, progress: Any = print, pcap_dir: FsPath | None = None, delay: str = "auto") -> list[dict[str, Any]]:
     """scenarios/testbed/bulk.toml with CUBIC and Reno, every stack ``reps`` times; ``nbytes``
     in place of the file's write."""
-    exp = experiment("bulk")
+    exp = experiment("bulk", delay)
     if nbytes is not None:
         [[(_, at)]] = exp.plans
         [flow] = exp.scenario["flow"]
@@ -155,10 +156,10 @@ def bulk(nbytes: int | None, reps: int, progress: Any = print, pcap_dir: FsPath 
     return _by_cc(exp, reps, progress, pcap_dir)
 
 
-def two_flows(reps: int, progress: Any = print, pcap_dir: FsPath | None = None) -> list[dict[str, Any]]:
+def two_flows(reps: int, progress: Any = print, pcap_dir: FsPath | None = None, delay: str = "auto") -> list[dict[str, Any]]:
     """scenarios/testbed/two-flows.toml with CUBIC and Reno: two clients of different RTTs
     share the bottleneck; every stack ``reps`` times."""
-    return _by_cc(experiment("two-flows"), reps, progress, pcap_dir)
+    return _by_cc(experiment("two-flows", delay), reps, progress, pcap_dir)
 
 
 def _restarts(exp: Experiment, initial_windows: tuple[int, ...]) -> list[tuple[str, str, Any]]:
@@ -175,14 +176,14 @@ def _restarts(exp: Experiment, initial_windows: tuple[int, ...]) -> list[tuple[s
     return runs
 
 
-def restart(reps: int, progress: Any = print, pcap_dir: FsPath | None = None) -> list[dict[str, Any]]:
+def restart(reps: int, progress: Any = print, pcap_dir: FsPath | None = None, delay: str = "auto") -> list[dict[str, Any]]:
     """scenarios/testbed/restart.toml with initial window 4 and 2, slow-start restart (Linux's)
     and none, and for none the kernel's pacing too: every stack ``reps`` times."""
-    return _table(_restarts(experiment("restart"), (4, 2)), reps, progress, pcap_dir)
+    return _table(_restarts(experiment("restart", delay), (4, 2)), reps, progress, pcap_dir)
 
 
-def exchange(reps: int, progress: Any = print, pcap_dir: FsPath | None = None) -> list[dict[str, Any]]:
+def exchange(reps: int, progress: Any = print, pcap_dir: FsPath | None = None, delay: str = "auto") -> list[dict[str, Any]]:
     """scenarios/testbed/exchange.toml, requests answered after an idle longer than the RTO:
     initial window 4, slow-start restart and none, and for none the kernel's pacing too, set
     at the server (the sending end); every stack ``reps`` times."""
-    return _table(_restarts(experiment("exchange"), (4,)), reps, progress, pcap_dir)
+    return _table(_restarts(experiment("exchange", delay), (4,)), reps, progress, pcap_dir)

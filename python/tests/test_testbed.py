@@ -112,7 +112,8 @@ def test_a_killed_runs_leftovers_are_removed_by_the_next(netns: None) -> None:
 def test_the_delay_line_holds_each_frame_for_the_delay(netns: None) -> None:
     # 20 ms each way: a UDP echo's round trip is 40 ms, plus the delay line's lateness (its
     # report: about 0.1 ms here) and the hosts' own time, under a millisecond in all.
-    with testbed.Path(testbed.PathSpec(rate_bps=100_000_000, queue_packets=100, delays_us=(20_000,)), tag="pytest3") as p:
+    spec = testbed.PathSpec(rate_bps=100_000_000, queue_packets=100, delays_us=(20_000,), delay="delay-line")
+    with testbed.Path(spec, tag="pytest3") as p:
         echo = p.popen("server", sys.executable, "-c", ECHO)
         time.sleep(0.5)
         rtt_ms = float(p.run("client", sys.executable, "-c", PROBE).stdout)
@@ -130,8 +131,41 @@ def test_each_client_has_its_own_delay_across_the_bridge(netns: None) -> None:
         time.sleep(0.5)
         rtts = [float(p.run(host, sys.executable, "-c", PROBE).stdout) for host in p.clients]
         echo.kill()
-    assert 10.0 <= rtts[0] < 11.0 and 50.0 <= rtts[1] < 51.0, rtts
+    assert 10.0 <= rtts[0] < 11.0 and 50.0 <= rtts[1] < 51.0, (p.delay_by, rtts)
     assert not _tagged("pytest5")
+
+
+def _kernel_has_netem() -> bool:
+    return {f.name: f.ok for f in testbed.check()}.get("qdisc netem", False)
+
+
+def test_netem_makes_the_delay_where_the_kernel_has_it(netns: None) -> None:
+    if not _kernel_has_netem():
+        pytest.skip("this kernel has no netem")
+    with testbed.Path(testbed.PathSpec(rate_bps=100_000_000, queue_packets=100, delays_us=(20_000,)), tag="pytest7") as p:
+        assert p.delay_by == "netem"
+        echo = p.popen("server", sys.executable, "-c", ECHO)
+        time.sleep(0.5)
+        rtt_ms = float(p.run("client", sys.executable, "-c", PROBE).stdout)
+        echo.kill()
+    assert 40.0 <= rtt_ms < 41.0, rtt_ms
+    assert not p.delay_stats and not _tagged("pytest7")
+
+
+def test_netem_asked_of_a_kernel_without_it_is_refused_and_leaves_nothing(netns: None) -> None:
+    if _kernel_has_netem():
+        pytest.skip("this kernel has netem")
+    with pytest.raises(testbed.TestbedError, match="no netem"):
+        with testbed.Path(testbed.PathSpec(rate_bps=1_000_000, queue_packets=10, delay="netem"), tag="pytest8"):
+            pass
+    assert not _tagged("pytest8")
+    with testbed.Path(testbed.PathSpec(rate_bps=1_000_000, queue_packets=10), tag="pytest8") as p:
+        assert p.delay_by == "delay-line"
+
+
+def test_an_unknown_delay_is_refused_with_the_choices() -> None:
+    with pytest.raises(testbed.TestbedError, match="delay 'wire' is not one of auto, netem, delay-line"):
+        testbed.PathSpec(rate_bps=1_000_000, queue_packets=10, delay="wire")
 
 
 @NEEDS_ROOT
