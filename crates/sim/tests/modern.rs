@@ -179,3 +179,62 @@ fn the_bsd44_profile_sets_4_4bsd_lites_tcp() {
     assert_eq!((t.delayed_ack, ms(t.delack_timeout)), (true, 200));
     assert_eq!(tcp_of("profile = \"bsd44\"", "").initial_window_segments, 10, "the flow's own key wins over the profile's 1");
 }
+
+/// `profile = "bsd44"` also keeps 4.4BSD-Lite's clocks (docs/bsd44.md): `rto_rule = "bsd44"`
+/// (one segment timed in 500 ms ticks, srtt in eighths of a tick, the retransmit timer
+/// firing on a tick) and `delack_on_tick` (the delayed ACK at the next 200 ms tick); and it
+/// does not hold the window to 64 KB. Three lone segments on paper 001's path (one way 50 ms
+/// and a little): at 0 s (sent at the handshake's end, about 100 ms), at 3.3 s, lost (every
+/// packet lost from 3.2 s to 4.2 s), and its retransmission.
+#[test]
+fn the_bsd44_profile_runs_on_bsd_lites_clocks() {
+    use rampup_tcp::measure::RtoRule;
+    let t = tcp_of("profile = \"bsd44\"", "");
+    assert_eq!((t.rto.rule, t.delack_on_tick), (RtoRule::Bsd44, true));
+    assert!(t.rcv_window_bytes > 65_535, "the window is not held to 64 KB: {}", t.rcv_window_bytes);
+    let run = |tcp: &str| {
+        let flow = format!(
+            "[[flow]]\nfrom = \"s0\"\nto = \"r0\"\napp = {{ kind = \"writes\", schedule = [ {{ at = \"0s\", bytes = 1000 }}, {{ at = \"3.3s\", bytes = 1000 }} ] }}\ntcp = {{ {tcp} }}\n\
+             [[change]]\nat = \"3.2s\"\nlink = \"left-right\"\nloss = 1.0\n[[change]]\nat = \"4.2s\"\nlink = \"left-right\"\nloss = 0.0\n[trace]\npackets = true\n"
+        );
+        let text = common::dumbbell(("1Gbps", "1ms"), ("40Mbps", "48ms"), &flow).replace("duration = \"1s\"", "duration = \"10s\"");
+        let out = run_toml(&text, None).expect("valid");
+        let p = out.table("packets");
+        let sent = |from: &str, kind: &str| -> Vec<u64> {
+            (0..p.rows())
+                .filter(|&i| p.strs("event")[i] == "enqueue" && p.strs("link")[i].starts_with(from) && p.strs("kind")[i] == kind)
+                .map(|i| p.u64s("t_ns")[i])
+                .collect()
+        };
+        let srtt: Vec<f64> = out.table("timeseries").f64s("srtt_ns").iter().copied().filter(|s| !s.is_nan()).collect();
+        (sent("s0", "data"), sent("r0", "ack"), srtt, out.table("flows").u64s("timeouts")[0])
+    };
+    let (data, acks, srtt, timeouts) = run("profile = \"bsd44\"");
+    // The handshake: t_rtt 1 (no tick between SYN and SYN-ACK), srtt = 1 tick, rttvar 1/2,
+    // RTO 3 ticks; the first segment's ACK, t_rtt 1 again: srtt 7/8 tick, rttvar 3/4, RTO 3
+    // ticks, 1.5 s. The segment of 3.3 s, lost, times out on the third tick after it, at
+    // 4.5 s, not 1.5 s after it.
+    assert_eq!(timeouts, 1);
+    assert_eq!((data.len(), data[1], data[2]), (3, 3_300_000_000, 4_500_000_000), "{data:?}");
+    // The receiver's delayed ACKs go on the 200 ms ticks after the segments arrive (about
+    // 150 ms and 4.55 s), not 200 ms after them.
+    assert_eq!(acks, [200_000_000, 4_600_000_000]);
+    assert_eq!(srtt.first().copied(), Some(500e6), "the handshake's one tick");
+    assert!(srtt.iter().all(|s| s % 62.5e6 == 0.0), "srtt in eighths of a 500 ms tick: {srtt:?}");
+    // The same keys without BSD's clocks: the timer and the ACKs run from their segments.
+    let (data, acks, srtt, _) = run("profile = \"bsd44\", rto_rule = \"rfc6298\", delack_on_tick = false");
+    assert!(data[2] != 4_500_000_000 && acks[0] > 300_000_000, "{data:?} {acks:?}");
+    assert!(srtt.iter().any(|s| s % 62.5e6 != 0.0), "{srtt:?}");
+}
+
+/// BSD's timers count on their clocks: `rto_rule = "bsd44"` needs the slow timer's tick
+/// (`clock_granularity`) and takes its own samples (not with `rto_timing = "ns2-full"`);
+/// `delack_on_tick` needs a period (`delack_timeout`).
+#[test]
+fn the_bsd44_timers_need_their_clocks() {
+    let e = |tcp: &str| rampup_sim::check_toml(&dumbbell(tcp)).unwrap_err().to_string();
+    assert!(e("rto_rule = \"bsd44\"").contains("flow[0].tcp.clock_granularity"));
+    assert!(e("profile = \"bsd44\", rto_timing = \"ns2-full\"").contains("flow[0].tcp.rto_timing"));
+    assert!(e("delayed_ack = true, delack_on_tick = true, delack_timeout = \"0s\"").contains("flow[0].tcp.delack_timeout"));
+    assert!(rampup_sim::check_toml(&dumbbell("rto_rule = \"bsd44\", clock_granularity = \"500ms\"")).is_ok());
+}

@@ -5,7 +5,7 @@ use crate::cc::{
     Avoidance, Cc, Cubic, CubicConfig, Hoe, HyStart, HyStartPlusPlus, LimitedSlowStart, LimitedSlowStartConfig, NewReno, SlowStart, Ssthreshless,
     SsthreshlessConfig, StartupPart, Vegas, VegasConfig,
 };
-use crate::measure::RtoConfig;
+use crate::measure::{RtoConfig, RtoRule};
 use crate::pacing::PacingConfig;
 use crate::preemptive::PreemptiveConfig;
 use crate::recovery::{RecoveryKind, SackPipe};
@@ -147,6 +147,10 @@ pub struct TcpConfig {
     pub delayed_ack: bool,
     pub ack_every: u32,
     pub delack_timeout: Duration,
+    /// A delayed ACK goes at the next tick of a free-running clock of period
+    /// `delack_timeout` (ticks at its multiples from time zero), as 4.4BSD's `tcp_fasttimo`
+    /// sends it every 200 ms; else `delack_timeout` after its segment.
+    pub delack_on_tick: bool,
     /// Linux's receiver with delayed ACKs: quick-ACK mode, every segment acknowledged at once
     /// for the first ACKs of a connection (16, for Linux's initial receive window of 64,240
     /// bytes) and again after a receive gap longer than the RTO (`tcp_event_data_recv`); and
@@ -195,6 +199,7 @@ impl Default for TcpConfig {
             delayed_ack: false,
             ack_every: 2,
             delack_timeout: Duration::from_millis(200),
+            delack_on_tick: false,
             quickack: false,
             rto: RtoConfig::default(),
             handshake: true,
@@ -251,7 +256,8 @@ impl TcpConfig {
             nagle: self.nagle,
             rack_tlp: self.rack_tlp,
             rate_limited_increase: self.rate_limited_increase,
-            rto_samples: self.rto_timing != RtoTiming::Ns2Full,
+            // BSD's estimator times one segment itself (`Measure::on_segment_sent`).
+            rto_samples: self.rto_timing != RtoTiming::Ns2Full && self.rto.rule != RtoRule::Bsd44,
         }
     }
 }

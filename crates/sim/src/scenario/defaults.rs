@@ -189,6 +189,7 @@ fn tcp(put: &mut impl FnMut(&'static str, &'static str, String)) {
     put("tcp", "delayed_ack", t.delayed_ack.to_string());
     put("tcp", "ack_every", t.ack_every.to_string());
     put("tcp", "delack_timeout", time(t.delack_timeout));
+    put("tcp", "delack_on_tick", t.delack_on_tick.to_string());
     put("tcp", "quickack", t.quickack.to_string());
     put("tcp", "initial_rto", time(t.rto.initial));
     put("tcp", "min_rto", time(t.rto.min));

@@ -44,14 +44,15 @@ vegas_rtt = "mean"
 vegas_slow_start_exit = "eighth"
 "#;
 
-/// 4.4BSD-Lite's TCP, as far as rampup's keys reach (docs/modern.md): an initial window and
-/// a restart after idle of one segment (`tcp_mss`, `tcp_output`'s idle test), Reno recovery
-/// with ssthresh from min(snd_wnd, cwnd) / 2 (`tcp_input`), no SACK (Reno recovery does not
-/// offer it) and no limited transmit, the 500 ms slow timer (`PR_SLOWHZ`) with an RTO of at
-/// least 2 ticks and at most 64 s (`TCPTV_MIN`, `TCPTV_REXMTMAX`) from 6 s (`tcp_newtcpcb`),
-/// and delayed ACKs on the 200 ms fast timer (`tcp_fasttimo`). Not modelled by these keys: one segment timed at a time, the
-/// RTT in whole ticks, BSD's scaled fixed-point estimator, and the delayed ACK going at the
-/// next fast-timer tick rather than 200 ms after the segment (the paper 004 issue).
+/// 4.4BSD-Lite's TCP (docs/bsd44.md, docs/modern.md): an initial window and a restart after
+/// idle of one segment (`tcp_mss`, `tcp_output`'s idle test), Reno recovery with ssthresh
+/// from min(snd_wnd, cwnd) / 2 (`tcp_input`), no SACK (Reno recovery does not offer it) and
+/// no limited transmit; BSD's timers: the 500 ms slow timer (`PR_SLOWHZ`), one segment timed
+/// at a time in whole ticks with srtt and rttvar in fixed point (`tcp_xmit_timer`), an RTO
+/// of at least 2 ticks and at most 64 s (`TCPTV_MIN`, `TCPTV_REXMTMAX`) from 6 s
+/// (`tcp_newtcpcb`), backed off by `tcp_backoff[]` and firing on a tick (`rto_rule =
+/// "bsd44"`), and delayed ACKs sent at the next tick of the 200 ms fast timer
+/// (`tcp_fasttimo`, `delack_on_tick`).
 const BSD44: &str = r#"
 initial_window = 1
 recovery = "reno"
@@ -61,8 +62,10 @@ clock_granularity = "500ms"
 min_rto = "1s"
 initial_rto = "6s"
 max_rto = "64s"
+rto_rule = "bsd44"
 delayed_ack = true
 delack_timeout = "200ms"
+delack_on_tick = true
 restart = "ssr"
 "#;
 

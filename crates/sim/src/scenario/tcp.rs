@@ -153,6 +153,7 @@ enum RtoTimingName {
 enum RtoRuleName {
     Rfc6298,
     Linux,
+    Bsd44,
 }
 
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
@@ -195,6 +196,7 @@ pub(super) struct TcpFile {
     delayed_ack: Option<bool>,
     ack_every: Option<u32>,
     delack_timeout: Option<TimeValue>,
+    delack_on_tick: Option<bool>,
     quickack: Option<bool>,
     min_rto: Option<TimeValue>,
     initial_rto: Option<TimeValue>,
@@ -437,6 +439,7 @@ impl TcpFile {
             delayed_ack,
             ack_every,
             delack_timeout,
+            delack_on_tick,
             quickack,
             min_rto,
             initial_rto,
@@ -510,8 +513,15 @@ pub(super) fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError
             None => d.rto.rule,
             Some(RtoRuleName::Rfc6298) => RtoRule::Rfc6298,
             Some(RtoRuleName::Linux) => RtoRule::Linux,
+            Some(RtoRuleName::Bsd44) => RtoRule::Bsd44,
         },
     };
+    if rto.rule == RtoRule::Bsd44 && rto.granularity == Duration::ZERO {
+        return err(format!("{p}.clock_granularity"), "rto_rule = \"bsd44\" counts in ticks of this clock: give one, like \"500ms\" (4.4BSD's slow timer)");
+    }
+    if rto.rule == RtoRule::Bsd44 && t.rto_timing == Some(RtoTimingName::Ns2Full) {
+        return err(format!("{p}.rto_timing"), "\"ns2-full\" takes no sample, rto_rule = \"bsd44\" times its own: give one of them");
+    }
     if rto.initial == Duration::ZERO {
         return err(format!("{p}.initial_rto"), "must be greater than 0s");
     }
@@ -662,6 +672,7 @@ pub(super) fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError
         delayed_ack: t.delayed_ack.unwrap_or(d.delayed_ack),
         ack_every: at_least_one("ack_every", t.ack_every, d.ack_every)?,
         delack_timeout: t.delack_timeout.map_or(d.delack_timeout, |v| v.0),
+        delack_on_tick: delack_on_tick(&t, d.delack_timeout, p)?,
         quickack: t.quickack.unwrap_or(d.quickack),
         rto,
         handshake: t.handshake.unwrap_or(d.handshake),
@@ -678,6 +689,16 @@ pub(super) fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError
         preemptive,
         pacing: pacing(&t, p)?,
     })
+}
+
+/// `delack_on_tick = true`: the delayed ACK at the next tick of a clock of period
+/// `delack_timeout`, which must then be a time.
+fn delack_on_tick(t: &TcpFile, default_timeout: Duration, p: &str) -> Result<bool, ScenarioError> {
+    let on = t.delack_on_tick.unwrap_or(TcpConfig::default().delack_on_tick);
+    if on && t.delack_timeout.map_or(default_timeout, |v| v.0) == Duration::ZERO {
+        return err(format!("{p}.delack_timeout"), "is the period of the clock delack_on_tick ticks on: must be greater than 0s");
+    }
+    Ok(on)
 }
 
 /// `pacing = "linux"` or `"quic"` (with `pacing_n`), `pacing_unpaced` segments first.

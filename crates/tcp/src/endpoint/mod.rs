@@ -15,7 +15,7 @@
 use crate::config::{RtoTiming, TcpConfig};
 use std::collections::VecDeque;
 
-use crate::measure::Measure;
+use crate::measure::{next_tick, Measure};
 use crate::pacing::{PaceCtx, Pacer};
 use crate::preemptive::{Preemptive, PreemptiveStats, TimerCmd};
 use crate::receiver::{self, AckUrgency, Receiver};
@@ -355,7 +355,7 @@ impl Endpoint {
                     self.timers[Timer::Rto as usize] = None;
                 } else if r.restart_rto {
                     // RFC 6298 §5.3
-                    self.arm(Timer::Rto, now + self.measure.rto());
+                    self.arm(Timer::Rto, self.measure.rto_deadline(now));
                 }
                 if let Some(p) = &mut self.preemptive {
                     let s = &self.sender;
@@ -386,7 +386,10 @@ impl Endpoint {
             AckUrgency::Delayed if self.cfg.quickack && seg.flags.psh => self.ack_due = true,
             AckUrgency::Delayed => {
                 if self.timers[Timer::DelayedAck as usize].is_none() {
-                    self.arm(Timer::DelayedAck, now + self.cfg.delack_timeout);
+                    // delack_on_tick: at the next tick of a free-running clock of that period, as
+                    // 4.4BSD's tcp_fasttimo sends it on its 200 ms ticks.
+                    let d = self.cfg.delack_timeout;
+                    self.arm(Timer::DelayedAck, if self.cfg.delack_on_tick { next_tick(now, d) } else { now + d });
                 }
             }
             AckUrgency::None => {}
@@ -565,7 +568,7 @@ impl Endpoint {
                     self.timers[Timer::Probe as usize] = None;
                     // RFC 6298 §5.5-5.6: back off and restart the timer.
                     self.measure.back_off();
-                    self.arm(Timer::Rto, now + self.measure.rto());
+                    self.arm(Timer::Rto, self.measure.rto_deadline(now));
                 }
                 _ => {}
             },
@@ -589,12 +592,13 @@ impl Endpoint {
         self.restart_after_idle(now);
         let tx = if self.pacer.may_send(now) { self.sender.poll(now) } else { None };
         if let Some(tx) = tx {
+            self.measure.on_segment_sent(now, tx.seq, tx.retransmission);
             if tx.probe {
                 // RFC 8985 §7.3: after the probe, the RTO guards what is outstanding.
-                self.arm(Timer::Rto, now + self.measure.rto());
+                self.arm(Timer::Rto, self.measure.rto_deadline(now));
             } else if self.timers[Timer::Rto as usize].is_none() {
                 // RFC 6298 §5.1: start the timer if it is not running.
-                self.arm(Timer::Rto, now + self.measure.rto());
+                self.arm(Timer::Rto, self.measure.rto_deadline(now));
             }
             if self.cfg.rack_tlp && !tx.retransmission {
                 // §7.2: (re)start the probe timer after new data that was not a probe.
@@ -629,8 +633,9 @@ impl Endpoint {
         // peer sent its SYN again) makes the handshake's RTT ambiguous.
         self.syn_retransmitted |= self.syn_sent_at.is_some();
         self.syn_sent_at = Some(now);
+        self.measure.on_segment_sent(now, ISS, self.syn_retransmitted);
         if self.timers[Timer::Rto as usize].is_none() {
-            self.arm(Timer::Rto, now + self.measure.rto());
+            self.arm(Timer::Rto, self.measure.rto_deadline(now));
         }
         let passive = self.state == State::SynReceived;
         let mut syn = self.segment(ISS, 0, Flags { syn: true, ack: passive, ..Flags::default() });
@@ -692,6 +697,8 @@ impl Endpoint {
 
     fn established(&mut self, now: Time, handshake_rtt: Option<Duration>) {
         self.reached.established = now;
+        // The ACK of our SYN or SYN-ACK ends its timing under `RtoRule::Bsd44` (`tcp_input`).
+        self.measure.on_timed_ack(now, ISS + 1);
         // A close before the handshake completed takes effect now (see `close`).
         self.state = if self.sender.is_closing() { State::FinWait1 } else { State::Established };
         if !self.sack_ok {
@@ -762,6 +769,8 @@ impl Endpoint {
     }
 }
 
+#[cfg(test)]
+mod bsd_tests;
 #[cfg(test)]
 mod tests;
 

@@ -4,9 +4,13 @@
 //! 7661's pipeACK sample. Congestion control, restart policies and later mechanisms read
 //! these numbers; only the endpoint and its sender write them.
 
+mod bsd;
 mod windowed_min;
 
+pub use bsd::{next_tick, SLOW_TICK};
 pub use windowed_min::WindowedMin;
+
+use bsd::Bsd44;
 
 use crate::time::{Duration, Rate, Time};
 
@@ -23,7 +27,8 @@ pub struct RtoConfig {
     /// Upper bound after backoff (RFC 6298 §2.5 allows 60 s or more).
     pub max: Duration,
     /// Clock granularity G of RFC 6298 §2.2; with a non-zero G the RTO is also rounded up to
-    /// whole ticks, as a BSD kernel with 500 ms ticks does.
+    /// whole ticks, as a BSD kernel with 500 ms ticks does. Under `RtoRule::Bsd44`, the
+    /// slow timer's tick (zero: 500 ms).
     pub granularity: Duration,
     /// How the RTO follows the RTT samples.
     pub rule: RtoRule,
@@ -48,6 +53,20 @@ pub enum RtoRule {
     /// up instead, with no max(G, ·) term), TCP_RTO_MAX's 120 s (`max` bounds the RTO here)
     /// and a per-route rto_min (RTAX_RTO_MIN).
     Linux,
+    /// 4.4BSD-Lite (`bsd.rs`, docs/bsd44.md): one segment timed at a time, its RTT in whole
+    /// ticks of the slow timer (`granularity`), srtt and rttvar in BSD's fixed point
+    /// (`tcp_xmit_timer`), the RTO in whole ticks between `min` and `max` from `initial`,
+    /// backed off by `tcp_backoff[]`, and the retransmit timer firing on a tick
+    /// (`Measure::rto_deadline`). The samples of every ACK are only observed (min RTT,
+    /// events); the endpoint reports sends (`Measure::on_segment_sent`).
+    Bsd44,
+}
+
+/// The state a rule other than RFC 6298's keeps beside the common one.
+#[derive(Clone, Debug)]
+enum RuleState {
+    Linux(LinuxDeviation),
+    Bsd(Bsd44),
 }
 
 /// Linux's deviation state (`RtoRule::Linux`), each ×4 as Linux keeps them.
@@ -178,9 +197,9 @@ pub struct Measure {
     cfg: RtoConfig,
     srtt: Option<Duration>,
     rttvar: Duration,
-    /// Present under `RtoRule::Linux` only (boxed: every endpoint holds a `Measure`, and the
-    /// forwarding path touches thousands of them).
-    linux: Option<Box<LinuxDeviation>>,
+    /// Present under `RtoRule::Linux` and `RtoRule::Bsd44` only (boxed: every endpoint holds
+    /// a `Measure`, and the forwarding path touches thousands of them).
+    rule: Option<Box<RuleState>>,
     rto: Duration,
     backoff_shift: u32,
     latest_rtt: Option<Duration>,
@@ -205,12 +224,21 @@ impl Measure {
     }
 
     pub fn new(cfg: RtoConfig) -> Self {
+        let rule = match cfg.rule {
+            RtoRule::Rfc6298 => None,
+            RtoRule::Linux => Some(Box::new(RuleState::Linux(LinuxDeviation::new(cfg.min)))),
+            RtoRule::Bsd44 => Some(Box::new(RuleState::Bsd(Bsd44::new(&cfg)))),
+        };
+        let rto = match rule.as_deref() {
+            Some(RuleState::Bsd(b)) => b.rto(),
+            _ => cfg.initial,
+        };
         Measure {
             cfg,
             srtt: None,
             rttvar: Duration::ZERO,
-            linux: (cfg.rule == RtoRule::Linux).then(|| Box::new(LinuxDeviation::new(cfg.min))),
-            rto: cfg.initial,
+            rule,
+            rto,
             backoff_shift: 0,
             latest_rtt: None,
             min_rtt: None,
@@ -230,7 +258,7 @@ impl Measure {
     pub fn srtt(&self) -> Option<Duration> {
         self.srtt
     }
-    /// RFC 6298's RTTVAR, kept under either rule.
+    /// RFC 6298's RTTVAR, kept under every rule (BSD's t_rttvar / 4 ticks under Bsd44).
     pub fn rttvar(&self) -> Duration {
         self.rttvar
     }
@@ -277,34 +305,96 @@ impl Measure {
 
     /// The RTO was doubled by a timeout and no valid RTT sample has come since.
     pub fn is_backed_off(&self) -> bool {
-        self.backoff_shift > 0
+        self.backoff_shift > 0 || matches!(self.rule.as_deref(), Some(RuleState::Bsd(b)) if b.backed_off())
     }
 
-    /// RFC 6298 §5.5: double the RTO when the timer expires.
+    /// When a retransmission timer started at `now` expires: `now + rto()`, or under
+    /// `RtoRule::Bsd44` on the rto()-th tick of the slow timer after `now`. Inlined: the
+    /// endpoint restarts the timer on nearly every ACK; the rule is tested without a load.
+    #[inline]
+    pub fn rto_deadline(&self, now: Time) -> Time {
+        if self.cfg.rule == RtoRule::Bsd44 {
+            return self.bsd_deadline(now);
+        }
+        now + self.rto()
+    }
+
+    #[cold]
+    fn bsd_deadline(&self, now: Time) -> Time {
+        match self.rule.as_deref() {
+            Some(RuleState::Bsd(b)) => b.deadline(now),
+            _ => now + self.rto(),
+        }
+    }
+
+    /// A segment starting at `seq` left at `now` (`retransmission`: sent before). Only
+    /// `RtoRule::Bsd44` times segments this way (`tcp_output`); the others sample every ACK.
+    #[inline]
+    pub fn on_segment_sent(&mut self, now: Time, seq: u64, retransmission: bool) {
+        if self.cfg.rule == RtoRule::Bsd44 {
+            self.bsd_sent(now, seq, retransmission);
+        }
+    }
+
+    #[cold]
+    fn bsd_sent(&mut self, now: Time, seq: u64, retransmission: bool) {
+        if let Some(RuleState::Bsd(b)) = self.rule.as_deref_mut() {
+            b.on_sent(now, seq, retransmission);
+        }
+    }
+
+    /// An ACK up to `ack` at `now` that may end `RtoRule::Bsd44`'s timed segment; the sender's
+    /// new ACKs come here through `on_ack`, the handshake's from the endpoint. Nothing under
+    /// the other rules. Out of line, so that `on_ack` stays small where it is inlined.
+    #[inline(never)]
+    pub fn on_timed_ack(&mut self, now: Time, ack: u64) {
+        let Some(RuleState::Bsd(b)) = self.rule.as_deref_mut() else { return };
+        if b.on_ack(now, ack).is_some() {
+            self.rtt_samples += 1;
+            self.rto = b.rto();
+            // srtt() keeps the last estimate while BSD's is dropped after a fourth backoff.
+            self.srtt = b.srtt().or(self.srtt);
+            self.rttvar = b.rttvar();
+        }
+    }
+
+    /// RFC 6298 §5.5: double the RTO when the timer expires (under `RtoRule::Bsd44`,
+    /// `tcp_timers`' backoff by tcp_backoff[], which also ends the timing of a segment).
     pub fn back_off(&mut self) {
+        if let Some(RuleState::Bsd(b)) = self.rule.as_deref_mut() {
+            b.on_timeout();
+            self.rto = b.rto();
+            return;
+        }
         if self.rto() < self.cfg.max {
             self.backoff_shift += 1;
         }
     }
 
     /// RFC 6298 §5.7: when the SYN (or SYN-ACK) timed out and no RTT sample came since, an
-    /// RTO below 3 s is re-initialized to 3 s as data transmission begins.
+    /// RTO below 3 s is re-initialized to 3 s as data transmission begins. Not BSD's: its
+    /// data starts with the SYN's backed-off RTO.
     pub fn on_handshake_after_syn_timeout(&mut self) {
-        if self.srtt.is_none() {
+        if self.srtt.is_none() && self.cfg.rule != RtoRule::Bsd44 {
             self.rto = self.rto.max(Duration::from_secs(3)).min(self.cfg.max);
             self.backoff_shift = 0;
         }
     }
 
     /// The handshake's RTT; `seeds_rto`: it is also the estimator's first sample
-    /// (`RtoTiming`).
+    /// (`RtoTiming`). Under `RtoRule::Bsd44` it is only observed: the SYN's sample in ticks
+    /// comes with `on_timed_ack`.
     pub fn on_handshake_rtt(&mut self, sample: Duration, seeds_rto: bool) {
         self.handshake_rtt = Some(sample);
+        if self.cfg.rule == RtoRule::Bsd44 {
+            self.on_rtt_observed(sample);
+            return;
+        }
         if !seeds_rto {
             return;
         }
         self.on_rtt_sample(sample);
-        if let Some(l) = self.linux.as_deref_mut() {
+        if let Some(RuleState::Linux(l)) = self.rule.as_deref_mut() {
             // tcp_rtt_estimator sets rtt_seq = snd_nxt at the first sample: here the SYN's
             // end, 1 (the initial sequence number is 0), which the first ACK of data passes
             // (the SYN's ACK is no `on_ack`).
@@ -335,12 +425,14 @@ impl Measure {
             }
         }
         let srtt = self.srtt.unwrap_or(r);
-        self.rto = match self.linux.as_deref_mut() {
+        self.rto = match self.rule.as_deref_mut() {
             None => (srtt + g.max(Duration(4 * self.rttvar.0))).round_up_to(g).max(self.cfg.min).min(self.cfg.max),
-            Some(l) => {
+            Some(RuleState::Linux(l)) => {
                 l.on_sample(previous, r);
                 l.rto(srtt, &self.cfg)
             }
+            // BSD's estimator takes its samples in ticks (`on_timed_ack`), never these.
+            Some(RuleState::Bsd(b)) => b.rto(),
         };
         // RFC 6298 §5.7: a new sample after backoff collapses the backed-off RTO.
         self.backoff_shift = 0;
@@ -363,12 +455,15 @@ impl Measure {
     /// the sender's new-ACK path, its one caller.
     #[inline]
     pub fn on_ack(&mut self, now: Time, ack: u64, acked_bytes: u64, snd_nxt: u64) -> RateEpoch {
-        if let Some(l) = self.linux.as_deref_mut() {
-            if l.on_ack(ack, snd_nxt) {
-                if let Some(srtt) = self.srtt {
+        match self.rule.as_deref_mut() {
+            None => {}
+            Some(RuleState::Linux(l)) => {
+                let stepped = l.on_ack(ack, snd_nxt);
+                if let (true, Some(srtt)) = (stepped, self.srtt) {
                     self.rto = l.rto(srtt, &self.cfg);
                 }
             }
+            Some(RuleState::Bsd(_)) => self.on_timed_ack(now, ack),
         }
         let Some(start) = self.epoch_start else {
             self.begin_epoch(now, snd_nxt);
