@@ -62,3 +62,31 @@ fn a_dumbbell_takes_one_access_delay_per_pair() {
         assert!(e.starts_with(expect) && !e.contains('\n'), "{e}");
     }
 }
+
+/// Paper 004 §5's second configuration: clients and servers on two switches joined by an
+/// inter-switch link. A server on switch 1 reaches a client on switch 2 over sw ── sw2, which
+/// is its bottleneck when slower than both access links; hosts on one switch do not cross it.
+#[test]
+fn a_two_switch_lan_routes_across_the_inter_switch_link() {
+    let text = format!(
+        "duration = \"1s\"\n[topology]\nkind = \"lan\"\ninterswitch_rate = \"40Mbps\"\nhosts = [ {{ name = \"client\", rate = \"622Mbps\", switch = 2 }}, \
+         {{ name = \"s1\", rate = \"100Mbps\" }}, {{ name = \"s2\", rate = \"100Mbps\", switch = 1 }} ]\n\
+         [[flow]]\nfrom = \"s1\"\nto = \"client\"\n{BULK}\n[[flow]]\nfrom = \"s2\"\nto = \"s1\"\n{BULK}\n"
+    );
+    let paths = flow_paths(&parse(&text).unwrap());
+    assert_eq!(paths[0].hops, ["s1->sw", "sw->sw2", "sw2->client"]);
+    assert_eq!(paths[0].bottleneck, Rate::from_bps(40_000_000));
+    assert_eq!(paths[0].propagation_rtt, Duration(6_000_000), "three links of the LAN's 1 ms, each way");
+    assert_eq!(paths[1].hops, ["s2->sw", "sw->s1"]);
+    for (from, to, expect) in [
+        ("interswitch_rate = \"40Mbps\"\n", "", "topology.interswitch_rate: missing: a host is on switch 2"),
+        (", switch = 2 }", " }", "topology.interswitch_rate: every host is on switch 1"),
+        ("switch = 2", "switch = 3", "topology.hosts[0].switch: must be 1 or 2 (got 3)"),
+        ("interswitch_rate = \"40Mbps\"", "interswitch_rate = \"0Mbps\"", "topology.interswitch_rate"),
+    ] {
+        let bad = text.replacen(from, to, 1);
+        assert_ne!(bad, text, "{from:?} did not apply");
+        let msg = parse(&bad).map(|_| ()).unwrap_err().to_string();
+        assert!(msg.starts_with(expect) && !msg.contains('\n'), "{msg}");
+    }
+}

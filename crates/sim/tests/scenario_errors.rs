@@ -155,6 +155,7 @@ app = { kind = "bulk" }
 #[test]
 fn keys_of_another_topology_kind_are_refused() {
     assert_error("pairs = 1", "hosts = []", &["topology.hosts", "dumbbell"]);
+    assert_error("pairs = 1", "interswitch_rate = \"1Gbps\"", &["topology.interswitch_rate", "dumbbell"]);
 }
 
 #[test]

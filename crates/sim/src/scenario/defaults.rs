@@ -127,6 +127,8 @@ fn other_topologies(put: &mut impl FnMut(&'static str, &'static str, String)) {
     put("topology (lan)", "delay", time(lan.net.links[0].delay));
     put("topology (lan)", "queue", queue(lan.net.links[0].queue));
     put("topology (lan)", "jitter", time(lan.net.links[0].jitter));
+    put("topology (lan)", "interswitch_rate", "(none: one switch, sw)".into());
+    put("topology.hosts (lan)", "switch", if lan.net.links.iter().all(|l| lan.net.nodes[l.b].name == "sw") { "1".into() } else { "2".into() });
     let custom = scenario(&format!("{HEAD}{CUSTOM}"));
     let l = &custom.net.links[0];
     put("topology.link (custom)", "queue", queue(l.queue));
@@ -329,6 +331,9 @@ mod tests {
                 "trace" => (minimal("kind = \"bulk\"", ""), minimal("kind = \"bulk\"", "") + &format!("[trace]\n{line}\n")),
                 "udp" => (minimal("kind = \"bulk\"", "") + UDP, minimal("kind = \"bulk\"", "") + UDP + &line + "\n"),
                 "topology (lan)" => (format!("{HEAD}{LAN}"), format!("{HEAD}{LAN}{line}\n")),
+                "topology.hosts (lan)" => {
+                    (format!("{HEAD}{LAN}"), format!("{HEAD}{LAN}").replacen("rate = \"1Gbps\" }", &format!("rate = \"1Gbps\", {line} }}"), 1))
+                }
                 "topology.link (custom)" => {
                     (format!("{HEAD}{CUSTOM}"), format!("{HEAD}{CUSTOM}").replace("delay = \"1ms\" }", &format!("delay = \"1ms\", {line} }}")))
                 }

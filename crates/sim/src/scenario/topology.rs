@@ -104,6 +104,7 @@ pub struct TopologyFile {
     delay: Option<TimeValue>,
     queue: Option<QueueFile>,
     jitter: Option<TimeValue>,
+    interswitch_rate: Option<RateValue>,
     // custom
     nodes: Option<Vec<String>>,
     link: Option<Vec<LinkFile>>,
@@ -159,6 +160,8 @@ impl<T: Copy> PerPair<T> {
 struct LanHost {
     name: String,
     rate: RateValue,
+    /// 1 (switch "sw", the default) or 2 (switch "sw2", joined to "sw" by the inter-switch link).
+    switch: Option<u32>,
 }
 
 #[derive(Deserialize, Debug)]
@@ -221,10 +224,10 @@ pub fn build(t: &TopologyFile) -> Result<NetSpec, ScenarioError> {
                 "loss",
             ],
         ),
-        TopologyKind::Lan => ("lan", &["hosts", "delay", "queue", "jitter"]),
+        TopologyKind::Lan => ("lan", &["hosts", "delay", "queue", "jitter", "interswitch_rate"]),
         TopologyKind::Custom => ("custom", &["nodes", "link"]),
     };
-    let present: [(&str, bool); 17] = [
+    let present: [(&str, bool); 18] = [
         ("pairs", t.pairs.is_some()),
         ("access_rate", t.access_rate.is_some()),
         ("access_delay", t.access_delay.is_some()),
@@ -241,6 +244,7 @@ pub fn build(t: &TopologyFile) -> Result<NetSpec, ScenarioError> {
         ("delay", t.delay.is_some()),
         ("queue", t.queue.is_some()),
         ("jitter", t.jitter.is_some()),
+        ("interswitch_rate", t.interswitch_rate.is_some()),
         ("nodes", t.nodes.is_some() || t.link.is_some()),
     ];
     for (key, set) in present {
@@ -300,7 +304,9 @@ fn dumbbell(t: &TopologyFile) -> Result<NetSpec, ScenarioError> {
     Ok(net)
 }
 
-/// One switch "sw"; each host on its own link.
+/// One switch "sw", each host on its own link; or two, "sw" and "sw2", joined by an
+/// inter-switch link (paper 004 §5's second configuration), each host on the switch its
+/// `switch` names. Every link, the inter-switch one too, has the LAN's delay, queue and jitter.
 fn lan(t: &TopologyFile) -> Result<NetSpec, ScenarioError> {
     let hosts = required(t.hosts.as_ref(), "topology.hosts")?;
     if hosts.is_empty() {
@@ -309,13 +315,30 @@ fn lan(t: &TopologyFile) -> Result<NetSpec, ScenarioError> {
     let delay = t.delay.map_or(Duration::from_millis(1), |d| d.0);
     let q = t.queue.map_or(Ok(QueueLimit::Packets(30)), |q| q.limit("topology.queue"))?;
     let jitter = t.jitter.map_or(Duration::ZERO, |d| d.0);
+    for (i, h) in hosts.iter().enumerate() {
+        if let Some(k @ (0 | 3..)) = h.switch {
+            return fail(&format!("topology.hosts[{i}].switch"), format!("must be 1 or 2 (got {k})"));
+        }
+    }
+    let two_switches = hosts.iter().any(|h| h.switch == Some(2));
     let mut net = NetSpec::default();
     let sw = net.node("sw".into());
+    let sw2 = match (two_switches, t.interswitch_rate) {
+        (true, Some(rate)) => {
+            let sw2 = net.node("sw2".into());
+            net.link(sw, sw2, positive_rate(rate, "topology.interswitch_rate")?, delay, q).jitter = jitter;
+            sw2
+        }
+        (true, None) => return fail("topology.interswitch_rate", "missing: a host is on switch 2, and the link that joins the switches needs a rate"),
+        (false, Some(_)) => return fail("topology.interswitch_rate", "every host is on switch 1: put a host on switch 2 (switch = 2), or leave this out"),
+        (false, None) => sw,
+    };
     for (i, h) in hosts.iter().enumerate() {
         let rate = positive_rate(h.rate, &format!("topology.hosts[{i}].rate"))?;
+        let at = if h.switch == Some(2) { sw2 } else { sw };
         unique_name(&net, &h.name, &format!("topology.hosts[{i}].name"))?;
         let n = net.node(h.name.clone());
-        net.link(n, sw, rate, delay, q).jitter = jitter;
+        net.link(n, at, rate, delay, q).jitter = jitter;
     }
     Ok(net)
 }
