@@ -557,15 +557,16 @@ def testbed_run(experiment: str, reps: int, nbytes: int | None, pcap_dir: Path |
     except tb.TestbedError as e:
         _fail(e, 2)
     df = pd.DataFrame(rows)
-    cols = ["ms", *sorted(c for c in df if c.startswith("transfer")), "goodput_mbps", "retransmits", "drops"]
+    counts_ = ["retransmits", "timeouts", "drops"]
+    cols = ["ms", *sorted(c for c in df if c.startswith("transfer")), "goodput_mbps", *counts_]
     keys = ["case", "stack", "flow"]
     means = df.groupby(keys, sort=False)[cols].mean()
     counts = df.groupby(keys, sort=False).size()
     flows = df["flow"].nunique() > 1
-    head = ["case", "stack", *(["flow"] if flows else []), "runs", "connection ms", *(c.replace("_ms", " ms") for c in cols[1:-3]),
-            "goodput Mb/s", "retransmits", "drops"]
-    click.echo(docs_table(head, [[case, stack, *([str(flow)] if flows else []), str(counts[(case, stack, flow)]), *(f"{v:.0f}" for v in r[:-3]),
-                                  f"{r[-3]:.3f}", f"{r[-2]:.1f}", f"{r[-1]:.1f}"]
+    head = ["case", "stack", *(["flow"] if flows else []), "runs", "connection ms", *(c.replace("_ms", " ms") for c in cols[1:-4]),
+            "goodput Mb/s", *counts_]
+    click.echo(docs_table(head, [[case, stack, *([str(flow)] if flows else []), str(counts[(case, stack, flow)]), *(f"{v:.0f}" for v in r[:-4]),
+                                  f"{r[-4]:.3f}", *(f"{v:.1f}" for v in r[-3:])]
                                  for (case, stack, flow), r in zip(means.index, means.to_numpy().tolist(), strict=True)]))
 
 

@@ -123,10 +123,10 @@ def _table(runs: list[tuple[str, str, Any]], reps: int, progress: Any, pcap_dir:
             for k, o in enumerate(outcomes, 1):
                 rows.append({"case": case, "stack": stack, "rep": rep + 1, "flow": k, "ms": o.ms, "goodput_mbps": o.goodput_mbps,
                              **{f"transfer{i + 1}_ms": x for i, x in enumerate(o.transfers_ms)},
-                             "retransmits": o.retransmits, "drops": o.drops})
+                             "retransmits": o.retransmits, "timeouts": o.timeouts, "drops": o.drops})
                 flow = f" flow {k}" if len(outcomes) > 1 else ""
                 progress(f"{case} {stack} {rep + 1}{flow}: {o.ms:.0f} ms, transfers {', '.join(f'{x:.0f}' for x in o.transfers_ms)} ms, "
-                         f"{o.retransmits} retransmits, {o.drops} drops")
+                         f"{o.retransmits} retransmits, {o.timeouts} timeouts, {o.drops} drops")
     return rows
 
 

@@ -69,6 +69,8 @@ class Outcome:
     ms: float
     transfers_ms: tuple[float, ...]
     retransmits: int
+    #: Retransmission timeouts of the sending end (the kernel's TCPTimeouts).
+    timeouts: int
     #: The bottleneck's drops in the whole run (every connection's).
     drops: int
     nbytes: int
@@ -170,10 +172,19 @@ print((time.monotonic() - t0) * 1e3, ','.join(f'{x:.3f}' for x in out))
 """
 
 
-def _retransmits(p: Path, host: str) -> int:
-    """TcpRetransSegs of ``host``'s namespace (/proc/net/snmp is per namespace)."""
-    lines = [line.split() for line in p.run(host, "cat", "/proc/net/snmp").stdout.splitlines() if line.startswith("Tcp:")]
-    return int(lines[1][lines[0].index("RetransSegs")])
+def _counts(p: Path, host: str) -> tuple[int, int]:
+    """Retransmitted segments and retransmission timeouts so far in ``host``'s namespace
+    (RetransSegs of /proc/net/snmp, TCPTimeouts of /proc/net/netstat: both per namespace)."""
+    def counter(file: str, prefix: str, key: str) -> int:
+        lines = [line.split() for line in p.run(host, "cat", file).stdout.splitlines() if line.startswith(prefix)]
+        return int(lines[1][lines[0].index(key)])
+    return counter("/proc/net/snmp", "Tcp:", "RetransSegs"), counter("/proc/net/netstat", "TcpExt:", "TCPTimeouts")
+
+
+def _since(p: Path, host: str, before: tuple[int, int]) -> tuple[int, int]:
+    """``host``'s retransmissions and timeouts since ``before`` (`_counts`)."""
+    now = _counts(p, host)
+    return now[0] - before[0], now[1] - before[1]
 
 
 def _drops(p: Path) -> int:
@@ -186,13 +197,13 @@ def _drops(p: Path) -> int:
     return total
 
 
-def _tune(p: Path, host: str, dev: str, slow_start_after_idle: bool, initcwnd: int) -> int:
+def _tune(p: Path, host: str, dev: str, slow_start_after_idle: bool, initcwnd: int) -> tuple[int, int]:
     """The kernel's settings for the sending ``host`` (its link ``dev``): slow-start restart
-    on or off, no cached metrics, the route's initial window; its retransmissions so far."""
+    on or off, no cached metrics, the route's initial window; its counts so far (`_counts`)."""
     for key, value in (("tcp_slow_start_after_idle", int(slow_start_after_idle)), ("tcp_no_metrics_save", 1)):
         p.run(host, "sysctl", "-q", "-w", f"net.ipv4.{key}={value}")
     p.run(host, "ip", "route", "replace", "10.77.0.0/24", "dev", dev, "initcwnd", str(initcwnd))
-    return _retransmits(p, host)
+    return _counts(p, host)
 
 
 def _server(p: Path, *argv: str) -> Any:
@@ -238,15 +249,15 @@ def kernel(spec: PathSpec, plans: list[Writes], cc: str = "cubic", slow_start_af
             if received != nbytes:
                 raise TestbedError(f"the server read {received} bytes of {nbytes} from {host}")
             ms, transfers = out.split()
-            done.append(Outcome("kernel", float(ms), tuple(float(x) for x in transfers.split(",")), _retransmits(p, host) - b, drops, nbytes))
+            done.append(Outcome("kernel", float(ms), tuple(float(x) for x in transfers.split(",")), *_since(p, host, b), drops, nbytes))
         return done
 
 
-def _exchanges(ex: Exchange, stack: str, ms: float, exchanges_ms: list[float], retransmits: int, drops: int) -> list[Outcome]:
+def _exchanges(ex: Exchange, stack: str, ms: float, exchanges_ms: list[float], losses: tuple[int, int], drops: int) -> list[Outcome]:
     """The one connection of an exchange run; each exchange's time less the think time."""
     if len(exchanges_ms) != ex.pairs:
         raise TestbedError(f"{stack}: {len(exchanges_ms)} exchanges timed of {ex.pairs}")
-    return [Outcome(stack, ms, tuple(x - ex.think_s * 1e3 for x in exchanges_ms), retransmits, drops, ex.pairs * ex.response)]
+    return [Outcome(stack, ms, tuple(x - ex.think_s * 1e3 for x in exchanges_ms), *losses, drops, ex.pairs * ex.response)]
 
 
 def kernel_exchange(spec: PathSpec, ex: Exchange, cc: str = "cubic", slow_start_after_idle: bool = True, initcwnd: int = 10,
@@ -265,7 +276,7 @@ def kernel_exchange(spec: PathSpec, ex: Exchange, cc: str = "cubic", slow_start_
         if int(answered.split()[-1]) != ex.pairs * ex.response:
             raise TestbedError(f"the server sent {answered.strip()} bytes of {ex.pairs * ex.response}")
         ms, exchanges = out.split()
-        return _exchanges(ex, "kernel", float(ms), [float(x) for x in exchanges.split(",")], _retransmits(p, "server") - before, _drops(p))
+        return _exchanges(ex, "kernel", float(ms), [float(x) for x in exchanges.split(",")], _since(p, "server", before), _drops(p))
 
 
 def rampup_udp(spec: PathSpec, plans: list[Writes], tcp: str, pcap: FsPath | None = None) -> list[Outcome]:
@@ -291,7 +302,7 @@ def rampup_udp(spec: PathSpec, plans: list[Writes], tcp: str, pcap: FsPath | Non
             if int(r["bytes_acked"]) != nbytes:
                 raise TestbedError(f"rampup-udp did not finish: {out.strip()}")
             transfers = tuple(float(x) for x in r["transfers_ms"].split(","))
-            done.append(Outcome("rampup-udp", float(r["ms"]), transfers, int(r["retransmits"]), drops, nbytes))
+            done.append(Outcome("rampup-udp", float(r["ms"]), transfers, int(r["retransmits"]), int(r["timeouts"]), drops, nbytes))
         return done
 
 
@@ -318,7 +329,8 @@ def rampup_udp_exchange(spec: PathSpec, ex: Exchange, tcp: str, pcap: FsPath | N
         if int(answered["bytes_acked"]) != ex.pairs * ex.response:
             raise TestbedError(f"rampup-udp answer sent {answered['bytes_acked']} bytes of {ex.pairs * ex.response}")
         exchanges = [float(x) for x in asked["transfers_ms"].split(",")]
-        return _exchanges(ex, "rampup-udp", float(asked["ms"]), exchanges, int(answered["retransmits"]), _drops(p))
+        losses = int(answered["retransmits"]), int(answered["timeouts"])
+        return _exchanges(ex, "rampup-udp", float(asked["ms"]), exchanges, losses, _drops(p))
 
 
 def _app(work: Writes | Exchange) -> dict[str, Any]:
@@ -375,7 +387,7 @@ def simulated_exchange(scenario: dict[str, Any], ex: Exchange, tcp: dict[str, An
     assert last is not None
     exchanges = [(b - a) / 1e6 for a, b in zip(ends_ns, ends_ns[1:], strict=False)]
     [f] = last.flows.to_dict("records")
-    return [Outcome("simulator", conn["last_byte_down_ns"] / 1e6, tuple(x - ex.think_s * 1e3 for x in exchanges), int(f["retransmits"]),
+    return [Outcome("simulator", conn["last_byte_down_ns"] / 1e6, tuple(x - ex.think_s * 1e3 for x in exchanges), int(f["retransmits"]), int(f["timeouts"]),
                     int(f["drops"]), ex.pairs * ex.response)]
 
 
@@ -390,5 +402,5 @@ def simulated(scenario: dict[str, Any], tcp: dict[str, Any], header_bytes: int) 
         mine = t[t["flow"] == i]
         elapsed = tuple(float(x) * 1e3 for x in mine["elapsed_s"])
         end_ms = max(s / 1e6 + e for s, e in zip(mine["start_ns"], elapsed, strict=True))
-        done.append(Outcome("simulator", end_ms, elapsed, int(flow["retransmits"]), drops, int(mine["bytes"].sum())))
+        done.append(Outcome("simulator", end_ms, elapsed, int(flow["retransmits"]), int(flow["timeouts"]), drops, int(mine["bytes"].sum())))
     return done
