@@ -27,6 +27,8 @@ def test_a_read_runs_from_the_servers_and_a_write_to_them_across_the_inter_switc
     flows = st.scenario()["flow"]
     assert [(f["from"], f["to"]) for f in flows] == [("s1", "c1"), ("s2", "c1")]
     assert list(rampup.inspect(st.scenario())["hops"]) == [3, 3]  # s -> sw -> sw2 -> c
+    assert "host_queue" not in st.scenario()["topology"]
+    assert Striped(2, 1000, OC12, FAST_ETHERNET, host_queue_packets=50).scenario()["topology"]["host_queue"] == {"packets": 50}
     write = Striped(2, 1000, OC12, FAST_ETHERNET, write=True, clients=2).scenario()["flow"]
     assert [(f["from"], f["to"]) for f in write] == [("c1", "s1"), ("c1", "s2"), ("c2", "s1"), ("c2", "s2")]
 

@@ -214,7 +214,7 @@ impl Port {
             link,
             rate: spec.rate,
             delay: spec.delay,
-            limit: spec.queue,
+            limit: if from == spec.a { spec.queue[0] } else { spec.queue[1] },
             last_tx: (0, Duration::ZERO),
             backlog: VecDeque::new(),
             backlog_bytes: 0,
@@ -594,7 +594,7 @@ mod tests {
                 b: i,
                 rate: Rate(1_000_000),
                 delay: Duration::from_millis(1),
-                queue: QueueLimit::Packets(10),
+                queue: [QueueLimit::Packets(10); 2],
                 loss: [0.0; 2],
                 duplicate: 0.0,
                 reorder: 0.0,
@@ -661,7 +661,7 @@ mod tests {
         // As tbf's child qdisc: a packet that left at once takes no room.
         let mut spec = line(2);
         spec.links[0].burst_bytes = Some(1000);
-        spec.links[0].queue = QueueLimit::Packets(1);
+        spec.links[0].queue = [QueueLimit::Packets(1); 2];
         let mut net = Net::new(&spec, 1);
         let p = &mut net.ports[0];
         p.expire(Time::ZERO, None);
@@ -697,7 +697,7 @@ mod tests {
     #[test]
     fn packet_limit_counts_the_packet_in_service() {
         let mut spec = line(2);
-        spec.links[0].queue = QueueLimit::Packets(1);
+        spec.links[0].queue = [QueueLimit::Packets(1); 2];
         let mut net = Net::new(&spec, 1);
         let p = &mut net.ports[0];
         assert!(matches!(p.offer(Time::ZERO, 0, &udp(1000), |_| {}), Offer::Sent { .. }));

@@ -52,7 +52,7 @@ fn in_table(header: &str, key: &str, v: &str) -> String {
 
 fn bottleneck(s: &Scenario) -> QueueLimit {
     let link = s.net.links.iter().find(|l| s.net.nodes[l.a].name == "left" && s.net.nodes[l.b].name == "right");
-    link.expect("the dumbbell's left-right link").queue
+    link.expect("the dumbbell's left-right link").queue[0]
 }
 
 fn tcp(s: &Scenario) -> &rampup_tcp::TcpConfig {

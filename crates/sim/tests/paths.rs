@@ -90,3 +90,25 @@ fn a_two_switch_lan_routes_across_the_inter_switch_link() {
         assert!(msg.starts_with(expect) && !msg.contains('\n'), "{msg}");
     }
 }
+
+/// Paper 004 §5 gives 30 buffers per switch output port and nothing for the hosts' own
+/// interfaces: `host_queue` sets a host's (host -> switch), the LAN's `queue` the switch's
+/// ports (switch -> host, and the inter-switch link both ways). A server on 100 Mb/s sending
+/// in slow start to a 622 Mb/s client queues at its own interface, so the drops move with it.
+#[test]
+fn a_lan_hosts_own_interface_takes_host_queue() {
+    use rampup_sim::topology::QueueLimit::Packets;
+    let text = "duration = \"5s\"\n[topology]\nkind = \"lan\"\nqueue = { packets = 30 }\nhost_queue = { packets = 1000 }\n\
+         hosts = [ { name = \"client\", rate = \"622Mbps\" }, { name = \"s1\", rate = \"100Mbps\" } ]\n\
+         [[flow]]\nfrom = \"s1\"\nto = \"client\"\napp = { kind = \"bulk\", bytes = 2000000 }\n";
+    let sc = parse(text).unwrap();
+    assert!(sc.net.links.iter().all(|l| l.queue == [Packets(1000), Packets(30)]), "{:?}", sc.net.links);
+    let drops = |text: &str| match rampup_sim::run_toml(text, None).unwrap().table("flows").column("drops") {
+        Some(Column::U64(v)) => v[0],
+        other => panic!("no drops: {other:?}"),
+    };
+    let same = text.replace("host_queue = { packets = 1000 }\n", "");
+    assert!(parse(&same).unwrap().net.links.iter().all(|l| l.queue == [Packets(30); 2]), "left out: the LAN's queue");
+    assert_eq!(drops(text), 0, "the server's 1,000-packet interface holds slow start's overshoot");
+    assert!(drops(&same) > 0, "its 30-packet interface does not");
+}

@@ -90,8 +90,8 @@ pub fn defaults() -> Vec<KeyDefault> {
     put("", "ack_bytes", sc.ack_bytes.to_string());
     put("topology", "pairs", ((sc.net.nodes.len() - 2) / 2).to_string());
     let (access, bottleneck) = (&sc.net.links[0], sc.net.links.iter().find(|l| sc.net.nodes[l.a].name == "left" && sc.net.nodes[l.b].name == "right"));
-    put("topology", "access_queue", queue(access.queue));
-    put("topology", "bottleneck_queue", queue(bottleneck.expect("a dumbbell has a bottleneck").queue));
+    put("topology", "access_queue", queue(access.queue[0]));
+    put("topology", "bottleneck_queue", queue(bottleneck.expect("a dumbbell has a bottleneck").queue[0]));
     put("topology", "loss", format!("{:?}", bottleneck.expect("a dumbbell has a bottleneck").loss[0]));
     for side in ["left_access_rate", "left_access_delay", "right_access_rate", "right_access_delay"] {
         put("topology", side, format!("(= {})", &side[side.find('_').unwrap() + 1..]));
@@ -125,13 +125,18 @@ pub fn defaults() -> Vec<KeyDefault> {
 fn other_topologies(put: &mut impl FnMut(&'static str, &'static str, String)) {
     let lan = scenario(&format!("{HEAD}{LAN}"));
     put("topology (lan)", "delay", time(lan.net.links[0].delay));
-    put("topology (lan)", "queue", queue(lan.net.links[0].queue));
+    put("topology (lan)", "queue", queue(lan.net.links[0].queue[1]));
+    put(
+        "topology (lan)",
+        "host_queue",
+        if lan.net.links[0].queue[0] == lan.net.links[0].queue[1] { "(the LAN's queue)".into() } else { queue(lan.net.links[0].queue[0]) },
+    );
     put("topology (lan)", "jitter", time(lan.net.links[0].jitter));
     put("topology (lan)", "interswitch_rate", "(none: one switch, sw)".into());
     put("topology.hosts (lan)", "switch", if lan.net.links.iter().all(|l| lan.net.nodes[l.b].name == "sw") { "1".into() } else { "2".into() });
     let custom = scenario(&format!("{HEAD}{CUSTOM}"));
     let l = &custom.net.links[0];
-    put("topology.link (custom)", "queue", queue(l.queue));
+    put("topology.link (custom)", "queue", queue(l.queue[0]));
     put("topology.link (custom)", "loss", format!("{:?}", l.loss[0]));
     put("topology.link (custom)", "duplicate", format!("{:?}", l.duplicate));
     put("topology.link (custom)", "reorder", format!("{:?}", l.reorder));

@@ -28,7 +28,8 @@ pub struct LinkSpec {
     pub b: usize,
     pub rate: Rate,
     pub delay: Duration,
-    pub queue: QueueLimit,
+    /// Each direction's output queue: a→b (at a) and b→a (at b).
+    pub queue: [QueueLimit; 2],
     /// Probability that a packet is lost in transit, a→b and b→a.
     pub loss: [f64; 2],
     /// Probability that a packet arrives twice.
@@ -60,7 +61,7 @@ impl NetSpec {
             b,
             rate,
             delay,
-            queue,
+            queue: [queue; 2],
             loss: [0.0; 2],
             duplicate: 0.0,
             reorder: 0.0,
@@ -103,6 +104,7 @@ pub struct TopologyFile {
     hosts: Option<Vec<LanHost>>,
     delay: Option<TimeValue>,
     queue: Option<QueueFile>,
+    host_queue: Option<QueueFile>,
     jitter: Option<TimeValue>,
     interswitch_rate: Option<RateValue>,
     // custom
@@ -224,10 +226,10 @@ pub fn build(t: &TopologyFile) -> Result<NetSpec, ScenarioError> {
                 "loss",
             ],
         ),
-        TopologyKind::Lan => ("lan", &["hosts", "delay", "queue", "jitter", "interswitch_rate"]),
+        TopologyKind::Lan => ("lan", &["hosts", "delay", "queue", "host_queue", "jitter", "interswitch_rate"]),
         TopologyKind::Custom => ("custom", &["nodes", "link"]),
     };
-    let present: [(&str, bool); 18] = [
+    let present: [(&str, bool); 19] = [
         ("pairs", t.pairs.is_some()),
         ("access_rate", t.access_rate.is_some()),
         ("access_delay", t.access_delay.is_some()),
@@ -243,6 +245,7 @@ pub fn build(t: &TopologyFile) -> Result<NetSpec, ScenarioError> {
         ("hosts", t.hosts.is_some()),
         ("delay", t.delay.is_some()),
         ("queue", t.queue.is_some()),
+        ("host_queue", t.host_queue.is_some()),
         ("jitter", t.jitter.is_some()),
         ("interswitch_rate", t.interswitch_rate.is_some()),
         ("nodes", t.nodes.is_some() || t.link.is_some()),
@@ -306,7 +309,9 @@ fn dumbbell(t: &TopologyFile) -> Result<NetSpec, ScenarioError> {
 
 /// One switch "sw", each host on its own link; or two, "sw" and "sw2", joined by an
 /// inter-switch link (paper 004 §5's second configuration), each host on the switch its
-/// `switch` names. Every link, the inter-switch one too, has the LAN's delay, queue and jitter.
+/// `switch` names. Every link, the inter-switch one too, has the LAN's delay, queue and jitter;
+/// a host's own interface has `host_queue` (paper 004 §5 gives 30 buffers per switch port and
+/// nothing for the hosts), the LAN's queue when it is left out.
 fn lan(t: &TopologyFile) -> Result<NetSpec, ScenarioError> {
     let hosts = required(t.hosts.as_ref(), "topology.hosts")?;
     if hosts.is_empty() {
@@ -314,6 +319,7 @@ fn lan(t: &TopologyFile) -> Result<NetSpec, ScenarioError> {
     }
     let delay = t.delay.map_or(Duration::from_millis(1), |d| d.0);
     let q = t.queue.map_or(Ok(QueueLimit::Packets(30)), |q| q.limit("topology.queue"))?;
+    let host_q = t.host_queue.map_or(Ok(q), |q| q.limit("topology.host_queue"))?;
     let jitter = t.jitter.map_or(Duration::ZERO, |d| d.0);
     for (i, h) in hosts.iter().enumerate() {
         if let Some(k @ (0 | 3..)) = h.switch {
@@ -338,7 +344,9 @@ fn lan(t: &TopologyFile) -> Result<NetSpec, ScenarioError> {
         let at = if h.switch == Some(2) { sw2 } else { sw };
         unique_name(&net, &h.name, &format!("topology.hosts[{i}].name"))?;
         let n = net.node(h.name.clone());
-        net.link(n, at, rate, delay, q).jitter = jitter;
+        let link = net.link(n, at, rate, delay, q);
+        link.queue[0] = host_q; // host -> switch: the host's own interface
+        link.jitter = jitter;
     }
     Ok(net)
 }

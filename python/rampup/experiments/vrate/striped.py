@@ -35,7 +35,10 @@ class Striped:
     #: Two switches: clients on ``sw2``, servers on ``sw``, joined at this rate; None: one switch.
     interswitch_rate_bps: int | None = None
     delay: str = "1ms"
+    #: Each switch port's queue (the paper's 30 buffers per output port).
     queue_packets: int = 30
+    #: Each host's own interface queue; None: the switch ports' (the paper is silent).
+    host_queue_packets: int | None = None
     jitter: str = "0s"
     #: Each connection opens at a time drawn in [0, start_jitter] from the run's seed.
     start_jitter: str = "0s"
@@ -47,6 +50,8 @@ class Striped:
             value = getattr(self, key)
             if not isinstance(value, int) or value < 1:
                 raise ValueError(f"striped: {key} must be a whole number of at least 1 (got {value!r})")
+        if self.host_queue_packets is not None and self.host_queue_packets < 1:
+            raise ValueError(f"striped: host_queue_packets must be at least 1 or None (got {self.host_queue_packets!r})")
         if self.interswitch_rate_bps is not None and self.interswitch_rate_bps < 1:
             raise ValueError(f"striped: interswitch_rate_bps must be at least 1 or None (got {self.interswitch_rate_bps!r})")
 
@@ -75,6 +80,8 @@ class Striped:
                                     "jitter": self.jitter, "hosts": hosts}
         if two:
             topology["interswitch_rate"] = f"{self.interswitch_rate_bps}bps"
+        if self.host_queue_packets is not None:
+            topology["host_queue"] = {"packets": self.host_queue_packets}
         return {
             "duration": self.duration,
             "topology": topology,
