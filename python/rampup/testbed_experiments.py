@@ -99,15 +99,12 @@ def _stacks(case: str, exp: Experiment, keys: str, **kernel: Any) -> list[tuple[
     """The four runs of one case: the kernel (with the settings ``kernel``), rampup over UDP,
     and the simulator with the kernel's segments and with rampup-udp's."""
     sim, udp = _keys(keys), f"{keys}, mss = {tr.UDP_MSS}"
-    if exp.exchange is not None:
-        ex = exp.exchange
-        stacks = [partial(tr.kernel_exchange, exp.spec, ex, **kernel), partial(tr.rampup_udp_exchange, exp.spec, ex, udp),
-                  partial(tr.simulated_exchange, exp.scenario, ex, sim, tr.KERNEL_HEADER_BYTES),
-                  partial(tr.simulated_exchange, exp.scenario, ex, {**sim, "mss": tr.UDP_MSS}, tr.UDP_HEADER_BYTES)]
-    else:
-        stacks = [partial(tr.kernel, exp.spec, exp.plans, **kernel), partial(tr.rampup_udp, exp.spec, exp.plans, udp),
-                  partial(tr.simulated, exp.scenario, sim, tr.KERNEL_HEADER_BYTES),
-                  partial(tr.simulated, exp.scenario, {**sim, "mss": tr.UDP_MSS}, tr.UDP_HEADER_BYTES)]
+    ex = exp.exchange
+    work: Any = ex if ex is not None else exp.plans
+    kernel_run, udp_run = (tr.kernel_exchange, tr.rampup_udp_exchange) if ex is not None else (tr.kernel, tr.rampup_udp)
+    simulate = partial(tr.simulated_exchange, exp.scenario, ex) if ex is not None else partial(tr.simulated, exp.scenario)
+    stacks = [partial(kernel_run, exp.spec, work, **kernel), partial(udp_run, exp.spec, work, udp),
+              partial(simulate, sim, tr.KERNEL_HEADER_BYTES), partial(simulate, {**sim, "mss": tr.UDP_MSS}, tr.UDP_HEADER_BYTES)]
     return [(case, stack, go) for stack, go in zip(("kernel", "rampup-udp", "simulator", "simulator (udp)"), stacks, strict=True)]
 
 

@@ -253,6 +253,11 @@ def kernel(spec: PathSpec, plans: list[Writes], cc: str = "cubic", slow_start_af
         return done
 
 
+def _one_client(p: Path) -> None:
+    if len(p.clients) != 1:
+        raise TestbedError(f"an exchange runs between one client and the server, not {len(p.clients)} clients")
+
+
 def _exchanges(ex: Exchange, stack: str, ms: float, exchanges_ms: list[float], losses: tuple[int, int], drops: int) -> list[Outcome]:
     """The one connection of an exchange run; each exchange's time less the think time."""
     if len(exchanges_ms) != ex.pairs:
@@ -265,8 +270,7 @@ def kernel_exchange(spec: PathSpec, ex: Exchange, cc: str = "cubic", slow_start_
     """The kernel's TCP on a fresh path, ``ex`` between the first client and the server, with
     the server (which sends the responses) set as `kernel` sets a client."""
     with Path(spec) as p:
-        if len(p.clients) != 1:
-            raise TestbedError(f"an exchange runs between one client and the server, not {len(p.clients)} clients")
+        _one_client(p)
         sizes = (str(ex.request), str(ex.response), str(ex.pairs))
         server = _server(p, sys.executable, "-u", "-c", KERNEL_ANSWER, cc, str(int(pacing)), *sizes, f"{ex.think_s:g}", _endpoint(p, 1))
         before = _tune(p, "server", "s0", slow_start_after_idle, initcwnd)
@@ -319,8 +323,7 @@ def rampup_udp_exchange(spec: PathSpec, ex: Exchange, tcp: str, pcap: FsPath | N
     client (`rampup-udp ask`) and the server (`rampup-udp answer`)."""
     udp = program("rampup-udp")
     with Path(spec) as p:
-        if len(p.clients) != 1:
-            raise TestbedError(f"an exchange runs between one client and the server, not {len(p.clients)} clients")
+        _one_client(p)
         server = _server(p, udp, "answer", _endpoint(p, 1), ex.text, tcp)
         with p.capture("client", "c0", pcap):
             asked = _report("rampup-udp ask", _finish("rampup-udp", p.popen("client", udp, "ask", f"{p.address('client')}:{PORT}",

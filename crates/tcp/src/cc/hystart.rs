@@ -120,6 +120,13 @@ mod tests {
         m
     }
 
+    /// The least RTT and no srtt (no GSO allowance in the ACK train's spacing).
+    fn least_rtt_only(min_ms: u64) -> Measure {
+        let mut m = Measure::new(RtoConfig::default());
+        m.on_rtt_observed(Duration::from_millis(min_ms));
+        m
+    }
+
     #[test]
     fn the_delay_trigger_after_eight_samples_above_min_plus_a_clamped_eighth() {
         // Least RTT 100 ms: threshold 100 + 12.5 ms. ACKs 5 ms apart (no train).
@@ -143,8 +150,7 @@ mod tests {
     fn the_ack_train_trigger_at_half_the_least_rtt() {
         // Least RTT 40 ms, srtt unknown (no GSO allowance): ACKs 1 ms apart from the round's
         // start trigger once they span more than 20 ms.
-        let mut m = Measure::new(RtoConfig::default());
-        m.on_rtt_observed(Duration::from_millis(40));
+        let m = least_rtt_only(40);
         let mut h = HyStart::new();
         let mut w = Window { cwnd: 30 * MSS, ssthresh: u64::MAX };
         for i in 0..=20 {
@@ -166,8 +172,7 @@ mod tests {
     /// segments runs on once cwnd passes 16, and its ACK train is timed from its first ACK.
     #[test]
     fn rounds_are_counted_below_sixteen_segments_too() {
-        let mut m = Measure::new(RtoConfig::default());
-        m.on_rtt_observed(Duration::from_millis(40));
+        let m = least_rtt_only(40);
         let mut h = HyStart::new();
         // The round starts at 0 with 10 segments out (window end 11 MSS), ACKs 1 ms apart;
         // cwnd is 16 from the second.
