@@ -54,3 +54,20 @@ def test_an_unfinished_request_and_a_bad_size_are_refused_with_the_key() -> None
         requests(rampup.run(st.scenario()), st)
     with pytest.raises(ValueError, match="striped: servers must be a whole number of at least 1"):
         Striped(0, 1000, OC12, FAST_ETHERNET)
+
+
+def test_vrate_puts_every_connection_in_the_group_and_keeps_the_writers_queue_short() -> None:
+    # §4: the layer holds what the group may not send yet, so the client's own interface
+    # queue, which takes its two connections' slow-start trains without it, stays short.
+    peaks = {}
+    for vrate in (None, {"period": "10us"}):
+        st = Striped(2, 2_000_000, OC12, FAST_ETHERNET, write=True, host_queue_packets=1000, vrate=vrate,
+                     tcp={"profile": "bsd44", "rcv_window": "256KB"})
+        sc = st.scenario()
+        assert all(("group" in f) == (vrate is not None) for f in sc["flow"])
+        assert sc.get("vrate") == vrate
+        sc["trace"] = {"timeseries": False, "queues": True}
+        res = rampup.run(sc, seed=1)
+        assert len(requests(res, st)) == 1  # the request finished
+        peaks[vrate is not None] = int(res.queues.groupby("queue")["packets"].max()["c1->sw"])
+    assert peaks[False] > 20 and peaks[True] <= 2, peaks

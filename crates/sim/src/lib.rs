@@ -13,6 +13,7 @@ pub use scenario::topology;
 pub mod trace;
 pub mod traffic;
 pub mod units;
+pub mod vrate;
 pub mod world;
 
 use std::ops::ControlFlow;

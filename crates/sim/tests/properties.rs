@@ -21,6 +21,8 @@ struct Flow {
     /// The recovery part's keys (`recovery = "sack", rack_tlp = true`).
     recovery: &'static str,
     delayed_ack: bool,
+    /// Its connection goes through a vrate group (`group = "g"`) on each of its hosts.
+    grouped: bool,
 }
 
 fn flows(n: usize) -> impl Strategy<Value = Vec<Flow>> {
@@ -32,14 +34,16 @@ fn flows(n: usize) -> impl Strategy<Value = Vec<Flow>> {
         prop_oneof![Just(0u64), 0u64..200_000],
         prop_oneof![Just("recovery = \"reno\""), Just("recovery = \"newreno\""), Just("recovery = \"sack\""), Just("recovery = \"sack\", rack_tlp = true")],
         any::<bool>(),
+        any::<bool>(),
     )
-        .prop_map(move |(from, off, bytes, start_us, recovery, delayed_ack)| Flow {
+        .prop_map(move |(from, off, bytes, start_us, recovery, delayed_ack, grouped)| Flow {
             from,
             to: (from + off) % n,
             bytes: Some(bytes),
             start_us,
             recovery,
             delayed_ack,
+            grouped,
         });
     prop::collection::vec(flow, 1..4)
 }
@@ -52,7 +56,12 @@ fn scenario(n: usize, links: &[Link], flows: &[Flow], duration: &str) -> String 
             "[[flow]]\nfrom = \"n{}\"\nto = \"n{}\"\nstart = \"{}us\"\napp = {{ kind = \"bulk\"{} }}\ntcp = {{ {}, delayed_ack = {} }}\n",
             f.from, f.to, f.start_us, bytes, f.recovery, f.delayed_ack
         );
+        if f.grouped {
+            s += "group = \"g\"\n";
+        }
     }
+    // A period short enough that the groups shape at these rates (`rampup_sim::vrate`).
+    s += "[vrate]\nperiod = \"50us\"\n";
     s
 }
 

@@ -291,3 +291,21 @@ fn rate_limited_values() {
     assert_error("cc = \"newreno\"", "restart = { kind = \"ssr\", nvp = \"1s\" }", &["restart.nvp", "new-cwv"]);
     assert_error("cc = \"newreno\"", "restart = \"new-cwv\"\nnvp = \"0s\"", &["tcp.nvp", "greater than 0"]);
 }
+
+#[test]
+fn vrate_keys_out_of_range() {
+    let vrate = "[trace]\ntimeseries = true";
+    assert_error(vrate, "[vrate]\nperiod = \"0s\"\n[trace]\ntimeseries = true", &["vrate.period", "greater than 0s"]);
+    assert_error(vrate, "[vrate]\ngain = 0.0\n[trace]\ntimeseries = true", &["vrate.gain", "greater than 0"]);
+    assert_error(vrate, "[vrate]\ncombine = \"max\"\n[trace]\ntimeseries = true", &["vrate.combine", "sum-min-rtt"]);
+    assert_error("start = \"0s\"", "start = \"0s\"\ngroup = \"\"", &["flow[0].group", "a name"]);
+    let web = "app = { kind = \"request-response\", request = 100, response = 1000 }\ngroup = \"app\"";
+    assert_error("app = { kind = \"bulk\", bytes = 100000 }", web, &["flow[0].group", "one connection"]);
+}
+
+#[test]
+fn a_grouped_flow_runs() {
+    let text = VALID.replacen("start = \"0s\"", "start = \"0s\"\ngroup = \"app\"", 1);
+    let out = run_toml(&format!("{text}[vrate]\nperiod = \"100us\"\n"), None).unwrap();
+    assert_eq!(out.table("flows").u64s("bytes_received"), &[100_000]);
+}

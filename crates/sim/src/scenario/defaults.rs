@@ -100,6 +100,7 @@ pub fn defaults() -> Vec<KeyDefault> {
     let f = &sc.flows[0];
     put("flow", "start", time(f.start));
     put("flow", "start_jitter", time(f.start_jitter));
+    put("flow", "group", "(no vrate group)".into());
     request_response(&mut put);
     web(&mut put);
     rate_limited(&mut put);
@@ -117,6 +118,10 @@ pub fn defaults() -> Vec<KeyDefault> {
     put("trace", "rtt", trace.rtt.to_string());
     put("trace", "packets", trace.packets.to_string());
     put("trace", "throughput", trace.throughput.map_or("(not traced)".into(), time));
+    let vrate = &sc.vrate;
+    put("vrate", "period", time(vrate.period));
+    put("vrate", "combine", name(&vrate.combine, "-"));
+    put("vrate", "gain", format!("{:?}", vrate.gain));
     tcp(&mut put);
     rows
 }
@@ -303,6 +308,7 @@ mod tests {
     fn every_tcp_and_trace_key_has_a_default() {
         assert_every_key_has_a_default::<super::super::tcp::TcpFile>("tcp");
         assert_every_key_has_a_default::<super::super::TraceFile>("trace");
+        assert_every_key_has_a_default::<super::super::vrate::VrateFile>("vrate");
     }
 
     /// Writing a default out changes nothing: each row whose value is a TOML value gives the
@@ -334,6 +340,7 @@ mod tests {
                     (minimal(rl, ""), minimal(&format!("{rl}, {line}"), ""))
                 }
                 "trace" => (minimal("kind = \"bulk\"", ""), minimal("kind = \"bulk\"", "") + &format!("[trace]\n{line}\n")),
+                "vrate" => (minimal("kind = \"bulk\"", ""), minimal("kind = \"bulk\"", "") + &format!("[vrate]\n{line}\n")),
                 "udp" => (minimal("kind = \"bulk\"", "") + UDP, minimal("kind = \"bulk\"", "") + UDP + &line + "\n"),
                 "topology (lan)" => (format!("{HEAD}{LAN}"), format!("{HEAD}{LAN}{line}\n")),
                 "topology.hosts (lan)" => {

@@ -11,11 +11,13 @@ pub mod defaults;
 mod profile;
 mod tcp;
 pub mod topology;
+mod vrate;
 
 use self::tcp::{tcp_config, TcpFile};
 use self::topology::{LinkSpec, NetSpec, QueueLimit};
 use crate::traffic::{App, Arrivals, Closer, ExchangeSpec, Http, Load, Phase, RateLimitedSpec, WebSpec};
 use crate::units::{RateValue, SizeValue, TimeValue};
+use crate::vrate::VrateSpec;
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
@@ -70,6 +72,7 @@ struct File {
     #[serde(default)]
     change: Vec<ChangeFile>,
     trace: Option<TraceFile>,
+    vrate: Option<vrate::VrateFile>,
 }
 
 #[derive(Deserialize, Debug)]
@@ -82,6 +85,8 @@ struct FlowFile {
     start_jitter: Option<TimeValue>,
     app: AppFile,
     tcp: Option<TcpFile>,
+    /// The vrate group the flow's connection joins on each of its hosts (`[vrate]`).
+    group: Option<String>,
 }
 
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
@@ -205,6 +210,9 @@ pub struct Flow {
     pub start_jitter: Duration,
     pub app: App,
     pub tcp: TcpConfig,
+    /// Its vrate group, by index into `Scenario::groups`: its connection's ends join the
+    /// group of that name on their hosts (`crate::vrate`).
+    pub group: Option<u32>,
 }
 
 impl Flow {
@@ -278,6 +286,9 @@ pub struct Scenario {
     pub udp: Vec<Udp>,
     pub changes: Vec<Change>,
     pub trace: Trace,
+    /// The vrate layer's parameters, and the names of the groups the flows join.
+    pub vrate: VrateSpec,
+    pub groups: Vec<String>,
 }
 
 /// Parse and check a scenario.
@@ -333,13 +344,16 @@ fn check(f: File) -> Result<Scenario, ScenarioError> {
     let defaults = f.tcp.unwrap_or_default().nested("tcp")?;
     tcp_config(defaults.clone(), "tcp")?;
     let mut flows = Vec::new();
+    let mut groups = Vec::new();
     for (i, fl) in f.flow.into_iter().enumerate() {
         let p = format!("flow[{i}]");
         let (from, to) = ends(&p, &fl.from, &fl.to)?;
         let tcp = tcp_config(fl.tcp.unwrap_or_default().nested(&format!("{p}.tcp"))?.over(&defaults), &format!("{p}.tcp"))?;
         let app = app(fl.app, &format!("{p}.app"))?;
         let (start, start_jitter) = (fl.start.map_or(Duration::ZERO, |t| t.0), fl.start_jitter.map_or(Duration::ZERO, |t| t.0));
-        flows.push(Flow { from, to, start, start_jitter, app, tcp });
+        let mut flow = Flow { from, to, start, start_jitter, app, tcp, group: None };
+        flow.group = vrate::group(i, fl.group, &flow, &mut groups)?;
+        flows.push(flow);
     }
     let mut udp = Vec::new();
     for (i, u) in f.udp.into_iter().enumerate() {
@@ -439,6 +453,8 @@ fn check(f: File) -> Result<Scenario, ScenarioError> {
         udp,
         changes,
         trace,
+        vrate: vrate::spec(f.vrate)?,
+        groups,
     })
 }
 

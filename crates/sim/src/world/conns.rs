@@ -46,6 +46,7 @@ impl Conn {
             counted: !app.one_connection(),
             records: app.one_connection() && side == Side::Active,
             last: None,
+            vrate: None,
         }
     }
 }
@@ -61,8 +62,8 @@ impl<'s> World<'s> {
         let (from, to) = (flow.from as u32, flow.to as u32);
         let ends = [(from, to, Role::Active, Side::Active), (to, from, Role::Passive, Side::Passive)].map(|(node, peer, role, side)| {
             let mut ep = Endpoint::new(flow.tcp.clone(), role);
-            if self.sc.trace.rtt {
-                // The RTT samples come as events (`World::delivered_traced`).
+            if self.sc.trace.rtt || flow.group.is_some() {
+                // The RTT samples come as events (`World::hear_samples`).
                 ep.enable_events();
             }
             Conn::new(ep, node, peer, f, &flow.app, side)

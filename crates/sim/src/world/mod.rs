@@ -14,19 +14,22 @@ use crate::rng::Stream;
 use crate::scenario::Scenario;
 use crate::trace::pcap::{Pcap, SenderTcp};
 use crate::trace::{Interval, PacketEvent, Series, StateRow, TraceSink};
-use crate::traffic::{Action, App, EndId, PackMime, Side};
+use crate::traffic::{Action, App, EndId, PackMime};
 use crate::Progress;
 use crate::{RunError, ScenarioError};
 
+mod ahead;
 mod conns;
 mod finish;
 mod rate;
 mod split;
 mod traced;
+mod vrate;
 
 use conns::Slot;
 use finish::{ConnRow, EndTotals};
 use traced::{PacketLog, PortTraces};
+use vrate::HostGroup;
 
 pub use split::run_split;
 use split::{Crossing, Half};
@@ -59,6 +62,8 @@ enum Event {
     RateWrite(u32, u32),
     UdpSend(u32),
     Change(u32),
+    /// vrate group `g` releases what it may send now (stale if not its pending release).
+    Release(u32),
 }
 
 /// One end of a TCP connection placed on a node.
@@ -87,6 +92,8 @@ struct Conn {
     /// The state this end was last seen in (`observe`; counted ends only).
     seen: State,
     last: Option<Snapshot>,
+    /// Its vrate group and its place there (`world::vrate`): what it sends goes through it.
+    vrate: Option<(u32, u32)>,
 }
 
 /// One transfer: the whole of a sized bulk flow, or one write of a write schedule.
@@ -196,6 +203,9 @@ pub struct World<'s> {
     other_in_flight: u64,
     /// Why this half of a split run stopped early, if it did.
     stop: Option<RunError>,
+    /// The vrate groups on the hosts, and a buffer for what one releases.
+    groups: Vec<HostGroup>,
+    released: Vec<u32>,
 }
 
 /// The rank of packet `head`'s arrival from `port`: by its transmission there (twice it, so
@@ -242,7 +252,11 @@ impl<'s> World<'s> {
             series: Series::default(),
             packet_log: sc.trace.packets.then(|| PacketLog::new(sc.net.links.len() * 2)),
             traces_ports: sc.trace.queues || sc.trace.packets,
-            traces_deliveries: sc.trace.throughput.is_some() || sc.trace.rtt || sc.flows.iter().any(|f| matches!(f.app, App::RateLimited(_))),
+            // vrate groups hear their members' RTT samples where the rtt trace does.
+            traces_deliveries: sc.trace.throughput.is_some()
+                || sc.trace.rtt
+                || !sc.groups.is_empty()
+                || sc.flows.iter().any(|f| matches!(f.app, App::RateLimited(_))),
             packets: PacketCounts::default(),
             packets_in_flight: Packets::default(),
             ends_in_service: 0,
@@ -252,6 +266,8 @@ impl<'s> World<'s> {
             other_events: 0,
             other_in_flight: 0,
             stop: None,
+            groups: Vec::new(),
+            released: Vec::new(),
         };
         let owns: Vec<bool> = match split {
             Some((split, h)) => split.half.iter().map(|&x| x == h).collect(),
@@ -281,6 +297,7 @@ impl<'s> World<'s> {
         let changing: Vec<usize> = sc.changes.iter().map(|c| c.link).collect();
         w.net.plan_cut_through(paths.map(|(a, b)| (a as u32, b as u32)), &changing);
         w.plan_receive_ahead();
+        w.build_groups();
         if sc.trace.packets {
             // Every hop an event, every row logged at its time (`traced`).
             w = w.hop_by_hop();
@@ -320,42 +337,6 @@ impl<'s> World<'s> {
             c.receives_ahead = false;
         }
         self
-    }
-
-    /// The connection ends that may take a segment ahead of time (`receive_ahead`): an end
-    /// alone on a host with one link, which no other traffic uses, of a flow whose
-    /// application allows it (`traffic::App::fast_paths`). Its state then changes only
-    /// through the segments that come in over that link, in FIFO order, and its own timers;
-    /// what it sends goes out on a port no one else feeds. A link that duplicates or
-    /// reorders towards it could hold a segment back, and one that changes (`[[change]]`)
-    /// re-times or alters what it carries, so either rules this out.
-    fn plan_receive_ahead(&mut self) {
-        let mut ends_at = vec![0u32; self.sc.net.nodes.len()];
-        for f in &self.sc.flows {
-            // A flow of many connections counts twice: its ends come and go.
-            let n = if f.app.one_connection() { 1 } else { 2 };
-            ends_at[f.from] += n;
-            ends_at[f.to] += n;
-        }
-        for u in &self.sc.udp {
-            ends_at[u.from] += 1;
-        }
-        let mut links_at = vec![0u32; self.sc.net.nodes.len()];
-        for l in &self.sc.net.links {
-            links_at[l.a] += 1;
-            links_at[l.b] += 1;
-        }
-        for (i, c) in self.conns.iter_mut().enumerate() {
-            let node = c.node as usize;
-            let allowed = self.sc.flows[c.flow as usize].app.fast_paths();
-            let allowed = if i % 2 == Side::Active as usize { allowed.active_ahead } else { allowed.passive_ahead };
-            if !allowed || ends_at[node] != 1 || links_at[node] != 1 {
-                continue;
-            }
-            let inbound = &self.net.ports[self.net.reverse(self.net.route(c.node, c.peer_node)) as usize];
-            let fixed = !self.sc.changes.iter().any(|ch| ch.link == inbound.link);
-            c.receives_ahead = fixed && inbound.duplicate == 0.0 && inbound.reorder == 0.0;
-        }
     }
 
     /// Run to the scenario's end. `progress` is called now and then with the fraction done.
@@ -453,6 +434,7 @@ impl<'s> World<'s> {
             Event::Phase(f, k) => self.phase(f, k),
             Event::RateWrite(f, seq) => self.rate_write(f, seq),
             Event::UdpSend(u) => self.udp_send(u),
+            Event::Release(g) => self.release(g),
             Event::Change(i) => {
                 let c = &self.sc.changes[i as usize];
                 self.net.set_link_path(c.link, c.delay, c.loss, self.seed);
@@ -500,13 +482,17 @@ impl<'s> World<'s> {
             let c = &mut self.conns[ep.index()];
             let Some(seg) = c.ep.poll_transmit(now) else { break };
             // Both at most 2^16 (`scenario::MAX_WIRE_BYTES`, mss), so the sum fits.
-            let wire = if seg.len > 0 { seg.len + header_bytes } else { ack_bytes };
+            let (payload, vrate) = (seg.len, c.vrate);
+            let wire = if payload > 0 { payload + header_bytes } else { ack_bytes };
             let pkt = Packet { dst: c.peer_node, wire_bytes: wire, body: Body::Tcp { ep: ep.peer(), seg } };
             let port = self.net.route(c.node, c.peer_node);
             self.packets.created += 1;
             sent += 1;
             let id = self.packets_in_flight.insert(pkt);
-            self.enqueue(port, id, now, None);
+            match vrate {
+                None => self.enqueue(port, id, now, None),
+                Some(member) => self.shape(member, port, id, payload, now),
+            }
         }
         // A connection opened at run time: its application, its count, its close; out of
         // line, so that a flow's one connection pays one test for it.
@@ -689,38 +675,6 @@ impl<'s> World<'s> {
         self.deliver(id, self.now);
     }
 
-    /// A segment that leaves `port` for its receiver at `at` is taken by the receiver now,
-    /// without an event, if nothing can come before it: the receiver is one that may
-    /// (`plan_receive_ahead`), no earlier packet is still on the port's wire, and it is
-    /// not itself sending (a segment that its own sending brought back would overtake the
-    /// rest of what it sends now). Its inputs then reach it in time order, and it answers
-    /// at `at`.
-    ///
-    /// A data sender takes a segment ahead only when no end is sending (from a network
-    /// event, or a crossing taken from the other half of a split run): its answer is data,
-    /// which its receiver may take ahead in turn, and nested in each other the two ends
-    /// would run through the whole flow inside one event, each refused by the other
-    /// whenever it is itself sending. A receiver answers with an ACK, which stops at its
-    /// sender.
-    #[inline(always)]
-    fn receive_ahead(&mut self, port: u32, id: u32, at: Time, end: Time) -> bool {
-        let Body::Tcp { ep, .. } = self.packets_in_flight.get(id).body else { return false };
-        let c = &self.conns[ep.index()];
-        let p = &self.net.ports[port as usize];
-        let sender_nested = ep.side() == Side::Active && self.ends_in_service > 0;
-        if !c.receives_ahead || c.in_service || sender_nested || p.on_wire() > 0 || p.to != c.node || at > end {
-            return false;
-        }
-        // Its wakeups due before `at` come first, as their events would in one world; one
-        // at `at` itself comes after an arrival there in one world too. Each leaves a stale
-        // event behind.
-        while let Some(t) = self.conns[ep.index()].timer_at.filter(|&t| t < at) {
-            self.wake(ep, t);
-        }
-        self.deliver(id, at);
-        true
-    }
-
     /// End `ep`'s wakeup at `at`.
     fn wake(&mut self, ep: EndId, at: Time) {
         let c = &mut self.conns[ep.index()];
@@ -771,10 +725,11 @@ impl<'s> World<'s> {
 
     // ---------------------------------------------------------------- results
 
-    /// Packets in flight that are not on a port's wire but in an event of their own. (What
-    /// crossed the cut of a split run is counted too: `run_split` has every half take what
-    /// crossed to it before the tables are made.)
+    /// Packets in flight that are not on a port's wire but in an event of their own, or held
+    /// by a vrate group. (What crossed the cut of a split run is counted too: `run_split`
+    /// has every half take what crossed to it before the tables are made.)
     fn late_in_flight(&self) -> u64 {
-        self.events.pending().filter(|e| matches!(e, Event::ArriveLate(..) | Event::Discard { .. })).count() as u64
+        let held: u64 = self.groups.iter().map(|g| g.group.held() as u64).sum();
+        held + self.events.pending().filter(|e| matches!(e, Event::ArriveLate(..) | Event::Discard { .. })).count() as u64
     }
 }

@@ -116,8 +116,8 @@ impl World<'_> {
     }
 
     /// End `ep`'s application got `bytes` (maybe 0) at `now`: the flow's throughput
-    /// interval and a rate-limited flow's phase count them, and the RTT samples the segment gave are rows (its other
-    /// events are of no use here).
+    /// interval and a rate-limited flow's phase count them, and the RTT samples the segment
+    /// gave are heard (`hear_samples`).
     #[inline(never)]
     pub(super) fn delivered_traced(&mut self, ep: EndId, bytes: u64, now: Time) {
         let flow = self.conns[ep.index()].flow;
@@ -127,14 +127,28 @@ impl World<'_> {
                 self.flows[flow as usize].bin.add(flow, bytes, data, now, interval, &mut self.series);
             }
         }
+        if self.sc.trace.rtt || !self.groups.is_empty() {
+            self.hear_samples(ep, now);
+        }
+    }
+
+    /// The RTT samples end `ep`'s last input gave: rows of the rtt trace, and news for its
+    /// vrate group (`crate::vrate::Group::on_sample`). Its other events are of no use here.
+    fn hear_samples(&mut self, ep: EndId, now: Time) {
         let c = &mut self.conns[ep.index()];
-        if self.sc.trace.rtt {
-            let connection = self.slots[ep.index() / 2].id;
-            while let Some(e) = c.ep.poll_event() {
-                if let TcpEvent::RttSample { rtt, cwnd } = e {
-                    self.series.record_rtt(RttRow { t: now, flow: c.flow, connection, end: ep.side() as u8, rtt, cwnd });
-                }
+        let connection = self.slots[ep.index() / 2].id;
+        let done = c.ep.all_acked();
+        while let Some(e) = c.ep.poll_event() {
+            let TcpEvent::RttSample { rtt, cwnd } = e else { continue };
+            if self.sc.trace.rtt {
+                self.series.record_rtt(RttRow { t: now, flow: c.flow, connection, end: ep.side() as u8, rtt, cwnd });
             }
+            if let Some((g, m)) = c.vrate {
+                self.groups[g as usize].group.on_sample(now, m as usize, rtt, cwnd, done);
+            }
+        }
+        if let Some((g, _)) = self.conns[ep.index()].vrate {
+            self.schedule_release(g, now);
         }
     }
 }

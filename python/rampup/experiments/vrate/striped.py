@@ -43,6 +43,9 @@ class Striped:
     #: Each connection opens at a time drawn in [0, start_jitter] from the run's seed.
     start_jitter: str = "0s"
     tcp: dict[str, Any] = field(default_factory=lambda: {"profile": "bsd44"})
+    #: The vrate layer's ``[vrate]`` table (``{}`` for its defaults): every connection joins
+    #: the group "app" on its hosts, so the client's connections share one. None: no vrate.
+    vrate: dict[str, Any] | None = None
     duration: str = "60s"
 
     def __post_init__(self) -> None:
@@ -82,13 +85,17 @@ class Striped:
             topology["interswitch_rate"] = f"{self.interswitch_rate_bps}bps"
         if self.host_queue_packets is not None:
             topology["host_queue"] = {"packets": self.host_queue_packets}
-        return {
+        group = {} if self.vrate is None else {"group": "app"}
+        scenario: dict[str, Any] = {
             "duration": self.duration,
             "topology": topology,
             "flow": [{"from": c if self.write else s, "to": s if self.write else c, "start": "0s", "start_jitter": self.start_jitter,
-                      "tcp": self.tcp, "app": {"kind": "bulk", "bytes": self.bytes_per_server}} for c, s in self.flows()],
+                      "tcp": self.tcp, "app": {"kind": "bulk", "bytes": self.bytes_per_server}, **group} for c, s in self.flows()],
             "trace": {"timeseries": False, "queues": False},
         }
+        if self.vrate is not None:
+            scenario["vrate"] = self.vrate
+        return scenario
 
 
 def requests(result: Any, st: Striped) -> pd.DataFrame:
