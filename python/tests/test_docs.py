@@ -81,7 +81,7 @@ def full(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Context]:
 PAGES = {"newcwv": "new-cwv"}
 
 
-@pytest.mark.parametrize("paper", ["rbp", "ssthreshless", "preemptive", "newcwv"])
+@pytest.mark.parametrize("paper", ["rbp", "ssthreshless", "preemptive", "newcwv", "vrate"])
 def test_the_claims_in_docs_are_the_full_reproductions(paper: str, full: Callable[[str], Context]) -> None:
     # docs/<paper>.md quotes the claims table the full reproduction writes (verdicts, counts and
     # numbers) and its number of runs; when the engine or a rule changes them, this fails until

@@ -27,7 +27,8 @@ from .stats import mean_ci90
 __all__ = ["PAPERS", "Claim", "Context", "Job", "Report", "load", "mean_ci90", "reproduce_into"]
 
 #: Paper name -> module in this package.
-PAPERS: dict[str, str] = {"rbp": "rbp", "ssthreshless": "ssthreshless", "preemptive": "preemptive", "newcwv": "newcwv"}
+PAPERS: dict[str, str] = {"rbp": "rbp", "ssthreshless": "ssthreshless", "preemptive": "preemptive", "newcwv": "newcwv",
+                         "vrate": "vrate"}
 
 
 def load(paper: str) -> ModuleType:

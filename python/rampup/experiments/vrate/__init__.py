@@ -1,13 +1,25 @@
-"""Paper 004 (vrate, cooperating connections beneath TCP): §5's LAN experiments.
+"""Paper 004 (Guedes & Peterson, "Improving the Performance of Cooperating TCP Connections"):
+§5's LAN experiments.
 
-Built so far: the striped transfer the experiments measure (`striped`), on the LAN topology
-(one switch, or two joined by an inter-switch link) with 4.4BSD-Lite's TCP as the baseline
-(`profile = "bsd44"`, docs/bsd44.md). The vrate layer and `rampup reproduce vrate` are not
-built yet.
+`rampup reproduce vrate` re-runs Fig. 1 (the stall), Fig. 4 and 5 (an OC-12 client reading
+from and writing to n = 1…8 100baseT servers, with Linux-style pacing beside vrate) and Fig. 6
+(all 100baseT, one client and two), btcp (4.4BSD's TCP) against vrate (the layer in
+crates/sim/src/vrate.rs), and judges each claim of SPEC.md §004 by explicit rules (`claims`).
+
+The modules: `striped` (the striped request and its measure), `runs` (the stacks, the cases,
+one run's scenario), `claims` (checks) and `report` (the `Experiment`).
 """
 
 from __future__ import annotations
 
-from .striped import Striped, requests
+from ..framework import DOCS_TABLE
+from ..framework import reproduce as _reproduce
+from .report import Vrate
+from .striped import Striped, request_rows, requests
 
-__all__ = ["Striped", "requests"]
+__all__ = ["DOCS_TABLE", "Striped", "Vrate", "reproduce", "request_rows", "requests"]
+
+
+def reproduce(ctx):  # type: ignore[no-untyped-def]
+    """Every run of the reproduction, then its report: (report.md, report.html)."""
+    return _reproduce(Vrate(), ctx)

@@ -18,7 +18,7 @@ from typing import Any
 
 import pandas as pd
 
-__all__ = ["Striped", "requests"]
+__all__ = ["Striped", "request_rows", "requests"]
 
 
 @dataclass(frozen=True)
@@ -104,8 +104,11 @@ def requests(result: Any, st: Striped) -> pd.DataFrame:
     transfers' ends, the application's bandwidth and its share of ``bw_max``, and the
     transfers' retransmissions and timeouts. A transfer that did not finish within the run is
     an error: give the scenario a longer ``duration``."""
-    t = result.transfers
-    flows = result.flows
+    return request_rows(result.transfers, result.flows, st)
+
+
+def request_rows(t: pd.DataFrame, flows: pd.DataFrame, st: Striped) -> pd.DataFrame:
+    """`requests` from a run's transfers and flows tables."""
     rows = []
     per_client = st.servers
     for j in range(st.clients):
