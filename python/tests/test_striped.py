@@ -66,8 +66,11 @@ def test_vrate_puts_every_connection_in_the_group_and_keeps_the_writers_queue_sh
         sc = st.scenario()
         assert all(("group" in f) == (vrate is not None) for f in sc["flow"])
         assert sc.get("vrate") == vrate
+        assert "share" not in sc["flow"][0]
         sc["trace"] = {"timeseries": False, "queues": True}
         res = rampup.run(sc, seed=1)
         assert len(requests(res, st)) == 1  # the request finished
         peaks[vrate is not None] = int(res.queues.groupby("queue")["packets"].max()["c1->sw"])
     assert peaks[False] > 20 and peaks[True] <= 2, peaks
+    shared = Striped(2, 1000, OC12, FAST_ETHERNET, share=True).scenario()["flow"]
+    assert [f["share"] for f in shared] == ["app", "app"] and "group" not in shared[0]

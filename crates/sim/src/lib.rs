@@ -3,6 +3,7 @@
 
 pub mod affinity;
 pub mod engine;
+pub mod ensemble;
 pub mod net;
 pub mod output;
 pub mod partition;

@@ -29,8 +29,9 @@ pub struct Split {
 /// Every flow's application must allow it (`traffic::App::fast_paths`).
 pub fn plan(sc: &Scenario) -> Option<Split> {
     // The per-packet trace logs each hop at its own time (`world::traced`).
-    // A vrate group's releases are its host's own events (`world::vrate`).
-    if sc.trace.packets || !sc.groups.is_empty() || sc.flows.iter().any(|f| !f.app.fast_paths().split) {
+    // A vrate group's releases are its host's own events (`world::vrate`), and an ensemble's
+    // member changes the others' windows (`world::ensemble`).
+    if sc.trace.packets || !sc.groups.is_empty() || !sc.shares.is_empty() || sc.flows.iter().any(|f| !f.app.fast_paths().split) {
         return None;
     }
     let mut ends_at = vec![0usize; sc.net.nodes.len()];

@@ -23,6 +23,8 @@ struct Flow {
     delayed_ack: bool,
     /// Its connection goes through a vrate group (`group = "g"`) on each of its hosts.
     grouped: bool,
+    /// Its connection shares one window with the others that do on its hosts (`share = "e"`).
+    shared: bool,
 }
 
 fn flows(n: usize) -> impl Strategy<Value = Vec<Flow>> {
@@ -34,9 +36,9 @@ fn flows(n: usize) -> impl Strategy<Value = Vec<Flow>> {
         prop_oneof![Just(0u64), 0u64..200_000],
         prop_oneof![Just("recovery = \"reno\""), Just("recovery = \"newreno\""), Just("recovery = \"sack\""), Just("recovery = \"sack\", rack_tlp = true")],
         any::<bool>(),
-        any::<bool>(),
+        any::<(bool, bool)>(),
     )
-        .prop_map(move |(from, off, bytes, start_us, recovery, delayed_ack, grouped)| Flow {
+        .prop_map(move |(from, off, bytes, start_us, recovery, delayed_ack, (grouped, shared))| Flow {
             from,
             to: (from + off) % n,
             bytes: Some(bytes),
@@ -44,6 +46,7 @@ fn flows(n: usize) -> impl Strategy<Value = Vec<Flow>> {
             recovery,
             delayed_ack,
             grouped,
+            shared,
         });
     prop::collection::vec(flow, 1..4)
 }
@@ -58,6 +61,9 @@ fn scenario(n: usize, links: &[Link], flows: &[Flow], duration: &str) -> String 
         );
         if f.grouped {
             s += "group = \"g\"\n";
+        }
+        if f.shared {
+            s += "share = \"e\"\n";
         }
     }
     // A period short enough that the groups shape at these rates (`rampup_sim::vrate`).

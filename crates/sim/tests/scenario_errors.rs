@@ -301,6 +301,7 @@ fn vrate_keys_out_of_range() {
     assert_error("start = \"0s\"", "start = \"0s\"\ngroup = \"\"", &["flow[0].group", "a name"]);
     let web = "app = { kind = \"request-response\", request = 100, response = 1000 }\ngroup = \"app\"";
     assert_error("app = { kind = \"bulk\", bytes = 100000 }", web, &["flow[0].group", "one connection"]);
+    assert_error("start = \"0s\"", "start = \"0s\"\nshare = \"\"", &["flow[0].share", "a name"]);
 }
 
 #[test]

@@ -101,6 +101,7 @@ pub fn defaults() -> Vec<KeyDefault> {
     put("flow", "start", time(f.start));
     put("flow", "start_jitter", time(f.start_jitter));
     put("flow", "group", "(no vrate group)".into());
+    put("flow", "share", "(no ensemble)".into());
     request_response(&mut put);
     web(&mut put);
     rate_limited(&mut put);

@@ -87,6 +87,8 @@ struct FlowFile {
     tcp: Option<TcpFile>,
     /// The vrate group the flow's connection joins on each of its hosts (`[vrate]`).
     group: Option<String>,
+    /// The ensemble whose window the flow's connection shares on each of its hosts.
+    share: Option<String>,
 }
 
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
@@ -213,6 +215,9 @@ pub struct Flow {
     /// Its vrate group, by index into `Scenario::groups`: its connection's ends join the
     /// group of that name on their hosts (`crate::vrate`).
     pub group: Option<u32>,
+    /// Its ensemble, by index into `Scenario::shares`: its connection's ends share one
+    /// window with the other members on their hosts (`crate::ensemble`).
+    pub share: Option<u32>,
 }
 
 impl Flow {
@@ -289,6 +294,8 @@ pub struct Scenario {
     /// The vrate layer's parameters, and the names of the groups the flows join.
     pub vrate: VrateSpec,
     pub groups: Vec<String>,
+    /// The names of the ensembles the flows share windows in.
+    pub shares: Vec<String>,
 }
 
 /// Parse and check a scenario.
@@ -344,15 +351,16 @@ fn check(f: File) -> Result<Scenario, ScenarioError> {
     let defaults = f.tcp.unwrap_or_default().nested("tcp")?;
     tcp_config(defaults.clone(), "tcp")?;
     let mut flows = Vec::new();
-    let mut groups = Vec::new();
+    let (mut groups, mut shares) = (Vec::new(), Vec::new());
     for (i, fl) in f.flow.into_iter().enumerate() {
         let p = format!("flow[{i}]");
         let (from, to) = ends(&p, &fl.from, &fl.to)?;
         let tcp = tcp_config(fl.tcp.unwrap_or_default().nested(&format!("{p}.tcp"))?.over(&defaults), &format!("{p}.tcp"))?;
         let app = app(fl.app, &format!("{p}.app"))?;
         let (start, start_jitter) = (fl.start.map_or(Duration::ZERO, |t| t.0), fl.start_jitter.map_or(Duration::ZERO, |t| t.0));
-        let mut flow = Flow { from, to, start, start_jitter, app, tcp, group: None };
-        flow.group = vrate::group(i, fl.group, &flow, &mut groups)?;
+        let mut flow = Flow { from, to, start, start_jitter, app, tcp, group: None, share: None };
+        flow.group = vrate::group(i, "group", fl.group, &flow, &mut groups)?;
+        flow.share = vrate::group(i, "share", fl.share, &flow, &mut shares)?;
         flows.push(flow);
     }
     let mut udp = Vec::new();
@@ -455,6 +463,7 @@ fn check(f: File) -> Result<Scenario, ScenarioError> {
         trace,
         vrate: vrate::spec(f.vrate)?,
         groups,
+        shares,
     })
 }
 

@@ -1,5 +1,6 @@
 //! The `[vrate]` table and the flows' `group` key: which connections share a vrate layer
-//! (paper 004 §4, `crate::vrate`), and its parameters.
+//! (paper 004 §4, `crate::vrate`), and its parameters; and the flows' `share` key, which
+//! connections share one window (RFC 9040 ensemble sharing, `crate::ensemble`).
 
 use rampup_tcp::Duration;
 use serde::Deserialize;
@@ -45,16 +46,16 @@ pub(super) fn spec(file: Option<VrateFile>) -> Result<VrateSpec, ScenarioError> 
     Ok(VrateSpec { period, combine, gain })
 }
 
-/// Flow `i`'s group: its index among the scenario's group names (`names`, first use
-/// first). The layer holds a flow's one connection; a flow that opens connections as it
-/// goes is refused.
-pub(super) fn group(i: usize, name: Option<String>, flow: &Flow, names: &mut Vec<String>) -> Result<Option<u32>, ScenarioError> {
+/// Flow `i`'s group under `key` (`group`: a vrate group; `share`: an ensemble): its index
+/// among the scenario's names for that key (`names`, first use first). Both hold a flow's
+/// one connection; a flow that opens connections as it goes is refused.
+pub(super) fn group(i: usize, key: &str, name: Option<String>, flow: &Flow, names: &mut Vec<String>) -> Result<Option<u32>, ScenarioError> {
     let Some(name) = name else { return Ok(None) };
     if name.is_empty() {
-        return err(format!("flow[{i}].group"), "must be a name, like \"app\"");
+        return err(format!("flow[{i}].{key}"), "must be a name, like \"app\"");
     }
     if !flow.app.one_connection() {
-        return err(format!("flow[{i}].group"), "a vrate group holds a flow's one connection: bulk, writes or rate-limited flows, not request-response or web");
+        return err(format!("flow[{i}].{key}"), "holds a flow's one connection: bulk, writes or rate-limited flows, not request-response or web");
     }
     let k = names.iter().position(|n| *n == name).unwrap_or_else(|| {
         names.push(name);

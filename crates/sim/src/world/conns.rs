@@ -47,6 +47,7 @@ impl Conn {
             records: app.one_connection() && side == Side::Active,
             last: None,
             vrate: None,
+            ensemble: None,
         }
     }
 }

@@ -20,6 +20,7 @@ use crate::{RunError, ScenarioError};
 
 mod ahead;
 mod conns;
+mod ensemble;
 mod finish;
 mod rate;
 mod split;
@@ -27,6 +28,7 @@ mod traced;
 mod vrate;
 
 use conns::Slot;
+use ensemble::HostEnsemble;
 use finish::{ConnRow, EndTotals};
 use traced::{PacketLog, PortTraces};
 use vrate::HostGroup;
@@ -94,6 +96,8 @@ struct Conn {
     last: Option<Snapshot>,
     /// Its vrate group and its place there (`world::vrate`): what it sends goes through it.
     vrate: Option<(u32, u32)>,
+    /// Its ensemble and its place there (`world::ensemble`): its window is a share.
+    ensemble: Option<(u32, u32)>,
 }
 
 /// One transfer: the whole of a sized bulk flow, or one write of a write schedule.
@@ -206,6 +210,8 @@ pub struct World<'s> {
     /// The vrate groups on the hosts, and a buffer for what one releases.
     groups: Vec<HostGroup>,
     released: Vec<u32>,
+    /// The ensembles on the hosts (RFC 9040 ensemble sharing).
+    ensembles: Vec<HostEnsemble>,
 }
 
 /// The rank of packet `head`'s arrival from `port`: by its transmission there (twice it, so
@@ -268,6 +274,7 @@ impl<'s> World<'s> {
             stop: None,
             groups: Vec::new(),
             released: Vec::new(),
+            ensembles: Vec::new(),
         };
         let owns: Vec<bool> = match split {
             Some((split, h)) => split.half.iter().map(|&x| x == h).collect(),
@@ -298,6 +305,7 @@ impl<'s> World<'s> {
         w.net.plan_cut_through(paths.map(|(a, b)| (a as u32, b as u32)), &changing);
         w.plan_receive_ahead();
         w.build_groups();
+        w.build_ensembles();
         if sc.trace.packets {
             // Every hop an event, every row logged at its time (`traced`).
             w = w.hop_by_hop();
@@ -680,6 +688,9 @@ impl<'s> World<'s> {
         let c = &mut self.conns[ep.index()];
         c.timer_at = None;
         c.ep.handle_timeout(at);
+        if !self.ensembles.is_empty() {
+            self.share_window(ep, at);
+        }
         self.service(ep, at);
     }
 
@@ -697,6 +708,9 @@ impl<'s> World<'s> {
                 }
                 if self.conns[ep.index()].counted {
                     self.delivered_counted(ep, got.is_some_and(|r| !r.is_empty()), now);
+                }
+                if !self.ensembles.is_empty() {
+                    self.share_window(ep, now);
                 }
                 self.service(ep, now);
             }

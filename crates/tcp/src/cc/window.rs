@@ -141,6 +141,13 @@ impl Congestion {
         self.w = w;
     }
 
+    /// A window an ensemble assigned this connection as its share of the group's sum
+    /// (RFC 9040 §7, RFC 8699 §5.3: the sharer decides, this applies it); ssthresh stays
+    /// the connection's own. At least one segment.
+    pub fn set_by_share(&mut self, cwnd: u64, mss: u64) {
+        self.w.cwnd = cwnd.max(mss);
+    }
+
     /// A data segment went out.
     #[inline]
     pub fn on_sent(&mut self, now: Time, bytes: u64, quiet: Option<Duration>) {

@@ -315,6 +315,11 @@ impl Endpoint {
     pub fn write_unlimited(&mut self) {
         self.sender.write_unlimited();
     }
+    /// Use `cwnd` bytes as the congestion window: this connection's share of an ensemble's
+    /// (RFC 9040 ensemble sharing); what it sends next follows it.
+    pub fn share_window(&mut self, cwnd: u64) {
+        self.sender.set_shared_cwnd(cwnd);
+    }
     /// No more data from us: a FIN follows what was written (RFC 9293 §3.10.4, CLOSE). Before
     /// the handshake completes the FIN waits for it, as the RFC has it for SYN-RECEIVED, so
     /// that an application may open, write and close at once.

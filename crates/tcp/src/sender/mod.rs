@@ -228,6 +228,10 @@ impl Sender {
     pub fn in_recovery(&self) -> bool {
         self.rec.in_recovery()
     }
+    /// The window an ensemble assigned (`Endpoint::share_window`).
+    pub fn set_shared_cwnd(&mut self, cwnd: u64) {
+        self.congestion.set_by_share(cwnd, self.mss);
+    }
     pub fn stats(&self) -> SenderStats {
         self.stats
     }

@@ -33,7 +33,7 @@ from .runs import (
 )
 from .striped import Striped, request_rows
 
-COLORS = {"btcp": "tab:blue", "vrate": "tab:green", "vrate-min-rtt": "tab:olive", "linux-pacing": "tab:purple",
+COLORS = {"btcp": "tab:blue", "vrate": "tab:green", "vrate-min-rtt": "tab:olive", "linux-pacing": "tab:purple", "rfc9040-sharing": "tab:red",
           "vrate-gain-1.25": "tab:brown", "vrate-100us": "tab:cyan", "vrate-1ms": "tab:gray"}
 STYLE = {s: dict(color=c, marker="o") for s, c in COLORS.items()}
 
@@ -51,8 +51,11 @@ SETUP = (
     "cwnd / RTT (each member's latest precise sample), docs/vrate.md.")
 RELATIVES = (
     "Modern relatives beside vrate on Fig. 4 and 5: Linux-style per-connection pacing (200 % of cwnd / srtt in slow start, "
-    "120 % after, on btcp with its RTT timed by RFC 6298 on a 1 ms clock, which pacing needs). RFC 9040's ensemble sharing "
-    "(the group shares an aggregate window and RTT) is not built yet: it is not in these figures.")
+    "120 % after, on btcp with its RTT timed by RFC 6298 on a 1 ms clock, which pacing needs), and RFC 9040 ensemble sharing "
+    "on btcp: a host's connections share one window, each its share of the sum, moved by each member's own change as RFC "
+    "8699's Flow State Exchange does (a member in loss recovery keeps its own window meanwhile; docs/vrate.md). The RTT is "
+    "not shared: the members open together, so there is no earlier estimate to copy, and BSD's RTO counts 500 ms ticks. In a "
+    "read each server has one connection, so sharing changes nothing there.")
 
 
 FINDINGS = (
@@ -133,7 +136,8 @@ class Vrate(Experiment):
         rep.text(SETUP.format(seeds=int(res.runs["seed"].max()), sizes=" and ".join(str(s) for s in sorted(set(res.runs["size_mb"]))),
                               host_queue=HOST_QUEUE, jitter=JITTER, start_jitter=START_JITTER, period=STACKS[VRATE][1]["period"]))  # type: ignore[index]
         rep.text(RELATIVES)
-        rep.table(settings_table({s: {**tcp, **({"[vrate]": v} if v else {})} for s, (tcp, v) in STACKS.items()}, name="stack"),
+        rep.table(settings_table({s: {**tcp, **({"[vrate]": v} if v else {}), **({"share": "app"} if sh else {})}
+                                  for s, (tcp, v, sh) in STACKS.items()}, name="stack"),
                   "Stacks: rampup settings")
 
     def sections(self, rep: Report, res: Results, verdicts: list[Verdict], ctx: Any) -> None:

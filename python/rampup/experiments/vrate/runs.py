@@ -16,8 +16,8 @@ from .striped import Striped
 
 OC3, OC12, FAST = 155_000_000, 622_000_000, 100_000_000
 
-BTCP, VRATE, VRATE_MIN, PACING, VRATE_GAIN, VRATE_100US, VRATE_1MS = (
-    "btcp", "vrate", "vrate-min-rtt", "linux-pacing", "vrate-gain-1.25", "vrate-100us", "vrate-1ms")
+BTCP, VRATE, VRATE_MIN, PACING, SHARING, VRATE_GAIN, VRATE_100US, VRATE_1MS = (
+    "btcp", "vrate", "vrate-min-rtt", "linux-pacing", "rfc9040-sharing", "vrate-gain-1.25", "vrate-100us", "vrate-1ms")
 #: btcp: 4.4BSD-Lite's TCP (docs/bsd44.md) with a large receive window ("Big Windows").
 BTCP_TCP: dict[str, Any] = {"profile": "bsd44", "rcv_window": "256KB"}
 #: Linux's pacing (200 % of cwnd / srtt in slow start, 120 % after) needs a precise srtt,
@@ -27,18 +27,20 @@ PACING_TCP: dict[str, Any] = {**BTCP_TCP, "pacing": "linux", "rto_rule": "rfc629
 #: vrate's wheel: 10 us lets it shape every rate of these links (a 1,000-byte payload takes
 #: 12.9 us at 622 Mb/s); the period sweep shows 100 us and the default 1 ms.
 PERIOD = "10us"
-#: Each stack: its [flow.tcp] keys and its [vrate] table (None: no vrate).
-STACKS: dict[str, tuple[dict[str, Any], dict[str, Any] | None]] = {
-    BTCP: (BTCP_TCP, None),
-    VRATE: (BTCP_TCP, {"period": PERIOD, "combine": "sum"}),
-    VRATE_MIN: (BTCP_TCP, {"period": PERIOD, "combine": "sum-min-rtt"}),
-    PACING: (PACING_TCP, None),
-    VRATE_GAIN: (BTCP_TCP, {"period": PERIOD, "combine": "sum", "gain": 1.25}),
-    VRATE_100US: (BTCP_TCP, {"period": "100us", "combine": "sum"}),
-    VRATE_1MS: (BTCP_TCP, {"period": "1ms", "combine": "sum"}),
+#: Each stack: its [flow.tcp] keys, its [vrate] table (None: no vrate) and whether the
+#: connections of a host share one window (RFC 9040 ensemble sharing, `share`).
+STACKS: dict[str, tuple[dict[str, Any], dict[str, Any] | None, bool]] = {
+    BTCP: (BTCP_TCP, None, False),
+    VRATE: (BTCP_TCP, {"period": PERIOD, "combine": "sum"}, False),
+    VRATE_MIN: (BTCP_TCP, {"period": PERIOD, "combine": "sum-min-rtt"}, False),
+    PACING: (PACING_TCP, None, False),
+    SHARING: (BTCP_TCP, None, True),
+    VRATE_GAIN: (BTCP_TCP, {"period": PERIOD, "combine": "sum", "gain": 1.25}, False),
+    VRATE_100US: (BTCP_TCP, {"period": "100us", "combine": "sum"}, False),
+    VRATE_1MS: (BTCP_TCP, {"period": "1ms", "combine": "sum"}, False),
 }
-#: The stacks of Fig. 4 and 5 (with the modern relative), and of Fig. 1 and 6.
-MAIN = (BTCP, VRATE, VRATE_MIN, PACING)
+#: The stacks of Fig. 4 and 5 (with the modern relatives), and of Fig. 1 and 6.
+MAIN = (BTCP, VRATE, VRATE_MIN, PACING, SHARING)
 PAIR = (BTCP, VRATE)
 #: What the rules table adds at two and four servers: a gain, and the wheel's longer periods.
 VARIANTS = (VRATE_GAIN, VRATE_100US, VRATE_1MS)
@@ -63,10 +65,10 @@ class Case:
     clients: int = 1
 
     def striped(self, stack: str, servers: int, size_mb: int) -> Striped:
-        tcp, vrate = STACKS[stack]
+        tcp, vrate, share = STACKS[stack]
         return Striped(servers=servers, bytes_per_server=size_mb * 1_000_000, client_rate_bps=self.client_bps,
                        server_rate_bps=self.server_bps, write=self.write, clients=self.clients, host_queue_packets=HOST_QUEUE,
-                       jitter=JITTER, start_jitter=START_JITTER, tcp=tcp, vrate=vrate)
+                       jitter=JITTER, start_jitter=START_JITTER, tcp=tcp, vrate=vrate, share=share)
 
 
 FIG1 = Case("1", OC3, FAST, write=False)

@@ -46,6 +46,9 @@ class Striped:
     #: The vrate layer's ``[vrate]`` table (``{}`` for its defaults): every connection joins
     #: the group "app" on its hosts, so the client's connections share one. None: no vrate.
     vrate: dict[str, Any] | None = None
+    #: Every connection shares one window with the others on its hosts (RFC 9040 ensemble
+    #: sharing, ``share = "app"``).
+    share: bool = False
     duration: str = "60s"
 
     def __post_init__(self) -> None:
@@ -85,7 +88,7 @@ class Striped:
             topology["interswitch_rate"] = f"{self.interswitch_rate_bps}bps"
         if self.host_queue_packets is not None:
             topology["host_queue"] = {"packets": self.host_queue_packets}
-        group = {} if self.vrate is None else {"group": "app"}
+        group = ({} if self.vrate is None else {"group": "app"}) | ({"share": "app"} if self.share else {})
         scenario: dict[str, Any] = {
             "duration": self.duration,
             "topology": topology,

@@ -1,0 +1,66 @@
+//! The world's side of ensemble sharing (`crate::ensemble`, RFC 9040): the ensembles on
+//! each host, and after each input to a member (a segment, a wakeup) the window it moved
+//! to shared out among the members, each of which then sends what its share allows.
+//!
+//! As for vrate groups (`world::vrate`), a member never takes a segment ahead of time and a
+//! run with ensembles is not split: a member's input changes the other members' windows at
+//! its own time.
+
+use std::collections::BTreeMap;
+
+use rampup_tcp::Time;
+
+use super::World;
+use crate::ensemble::{Ensemble, MemberState};
+use crate::traffic::{EndId, Side};
+
+/// An ensemble and its members' ends, in member order.
+pub(super) struct HostEnsemble {
+    ends: Vec<EndId>,
+    ensemble: Ensemble,
+}
+
+impl World<'_> {
+    /// Put each sharing flow's two ends in the ensemble of that name on their hosts.
+    pub(super) fn build_ensembles(&mut self) {
+        let mut made: BTreeMap<(u32, u32), Vec<EndId>> = BTreeMap::new();
+        for (f, flow) in self.sc.flows.iter().enumerate() {
+            let (Some(name), Some(slot)) = (flow.share, self.flows[f].conn) else { continue };
+            for side in [Side::Active, Side::Passive] {
+                let ep = EndId::new(slot, side);
+                made.entry((self.conns[ep.index()].node, name)).or_default().push(ep);
+            }
+        }
+        for (e, ends) in made.into_values().enumerate() {
+            let windows: Vec<u64> = ends.iter().map(|ep| self.conns[ep.index()].ep.sender().window().cwnd).collect();
+            let mss = ends.iter().map(|ep| self.conns[ep.index()].ep.sender().mss()).max().unwrap_or(1);
+            for (m, ep) in ends.iter().enumerate() {
+                let c = &mut self.conns[ep.index()];
+                c.ensemble = Some((e as u32, m as u32));
+                c.receives_ahead = false;
+            }
+            self.ensembles.push(HostEnsemble { ensemble: Ensemble::new(&windows, mss), ends });
+        }
+    }
+
+    /// End `ep` had an input at `now`: if it is in an ensemble, the window it moved to is
+    /// shared out, and the other members send what their new shares allow (`ep` sends in
+    /// its own `service` next).
+    pub(super) fn share_window(&mut self, ep: EndId, now: Time) {
+        let Some((e, m)) = self.conns[ep.index()].ensemble else { return };
+        let c = &self.conns[ep.index()].ep;
+        let w = c.sender().window();
+        let st = MemberState { cwnd: w.cwnd, ssthresh: w.ssthresh, in_recovery: c.sender().in_recovery(), timeouts: c.stats().timeouts, done: c.all_acked() };
+        let he = &mut self.ensembles[e as usize];
+        let Some(share) = he.ensemble.update(m as usize, st) else { return };
+        let others: Vec<EndId> = he.ends.iter().enumerate().filter(|(k, _)| he.ensemble.sharing(*k)).map(|(_, &end)| end).collect();
+        for &end in &others {
+            self.conns[end.index()].ep.share_window(share);
+        }
+        for end in others {
+            if end != ep && !self.conns[end.index()].in_service {
+                self.service(end, now);
+            }
+        }
+    }
+}
