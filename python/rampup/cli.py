@@ -722,7 +722,8 @@ def bench(flows: str, large: bool, repeat: int, duration: float, ns2: bool, web:
 
 
 @main.command()
-@click.argument("paper")
+@click.argument("paper", required=False)
+@click.option("--list", "list_papers", is_flag=True, help="Name the papers and what each reproduction runs, and stop.")
 @click.option("--out", type=click.Path(path_type=Path),
               help="Report folder (default: results/reproduce/PAPER/); an earlier report there is replaced "
               "only if rampup wrote it and it is unchanged.")
@@ -733,19 +734,22 @@ def bench(flows: str, large: bool, repeat: int, duration: float, ns2: bool, web:
 @click.option("--workers", type=click.IntRange(1, 512), help="Parallel runs (default: one per core).")
 @click.option("--backend", type=click.Choice(["threads", "dask"]), default="threads", show_default=True)
 @click.option("--quick", is_flag=True, help="Fewer points and seeds: a smoke test of the pipeline.")
-def reproduce(paper: str, out: Path | None, overwrite: bool, cache: Path, seeds: int | None, workers: int | None,
-              backend: str, quick: bool) -> None:
+def reproduce(paper: str | None, list_papers: bool, out: Path | None, overwrite: bool, cache: Path, seeds: int | None,
+              workers: int | None, backend: str, quick: bool) -> None:
     """Re-run every experiment of PAPER and write a report with figures and claim verdicts.
 
-    PAPER is rbp (paper 000: rate-based pacing after idle, Visweswaraiah and Heidemann, 1997),
-    ssthreshless (paper 001: SSthreshless Start, Lu, Zhang, Fu and Foh), preemptive
-    (paper 002: Preemptive Retransmission on PackMime-HTTP web traffic) or newcwv (paper 003:
-    new-CWV for rate-limited traffic, Sathiaseelan, Secchi and Fairhurst).
+    PAPER is rbp, ssthreshless, preemptive, newcwv or vrate (papers 000-004; --list says what
+    each runs), or all: every one of them into one folder with an index page.
     """
     from .experiments import PAPERS, reproduce_into
+    from .experiments.site import listing, reproduce_all
 
-    if paper not in PAPERS:
-        raise CliError(f"paper: {paper!r} is not one of {', '.join(sorted(PAPERS))}")
+    if list_papers:
+        return click.echo("\n".join(listing()))
+    if paper is None:
+        raise CliError(f"paper: give one of {', '.join(PAPERS)} or all (rampup reproduce --list says what each runs)")
+    if paper != "all" and paper not in PAPERS:
+        raise CliError(f"paper: {paper!r} is not one of {', '.join(sorted(PAPERS))} or all")
     out = out if out is not None else Path("results") / "reproduce" / paper
     try:
         check_target(out, overwrite)  # before any run, not after
@@ -762,6 +766,7 @@ def reproduce(paper: str, out: Path | None, overwrite: bool, cache: Path, seeds:
             raise CliError("--backend dask: needs the dask extra (pip install 'rampup[dask]')") from None
     console = Console(stderr=True)
     start = time.perf_counter()
+    invoked_as = shlex.join(["rampup", *sys.argv[1:]])
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(),
                   TimeElapsedColumn(), TimeRemainingColumn(), console=console, transient=True,
                   disable=not console.is_terminal) as bar:  # no blank lines in a log
@@ -770,14 +775,24 @@ def reproduce(paper: str, out: Path | None, overwrite: bool, cache: Path, seeds:
         def progress(done: int, total: int) -> None:
             bar.update(task, completed=done, total=total)
 
+        def started(name: str) -> None:
+            bar.update(task, description=f"reproducing {name}", completed=0, total=None)
+            _ = console.is_terminal or click.echo(f"reproducing {name} ...", err=True)
+
+        settings = dict(cache=cache, seeds=seeds, workers=workers, backend=backend, quick=quick, progress=progress)
         try:
-            md, page, ctx = reproduce_into(paper, out, overwrite, cache=cache, seeds=seeds, workers=workers, backend=backend,
-                                           quick=quick, progress=progress, invoked_as=shlex.join(["rampup", *sys.argv[1:]]))
+            if paper == "all":
+                md, page, done = reproduce_all(out, overwrite, started=started, **settings)
+                runs, cached = sum(d.runs for d in done), sum(d.cached for d in done)
+                click.echo("\n".join(f"{d.paper}: {d.runs} runs ({d.cached} cached) in {d.seconds:.1f} s" for d in done))
+            else:
+                md, page, ctx = reproduce_into(paper, out, overwrite, invoked_as=invoked_as, **settings)
+                runs, cached = ctx.runs, ctx.cached
         except OutputError as e:
             raise CliError(f"--out {e}") from None
         except OSError as e:
             raise CliError(f"writing {out}: {e.strerror or e}", EXIT_FAILURE) from None
-    click.echo(f"report: {page} ({md.name}); {ctx.runs} runs ({ctx.cached} cached) in {time.perf_counter() - start:.1f} s")
+    click.echo(f"report: {page} ({md.name}); {runs} runs ({cached} cached) in {time.perf_counter() - start:.1f} s")
 
 
 if __name__ == "__main__":

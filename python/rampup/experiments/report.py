@@ -44,6 +44,8 @@ class Report:
     claims: list[Claim] = field(default_factory=list)
     #: Paragraphs under the title, before the claims: what was reproduced, by what, how.
     intro: list[str] = field(default_factory=list)
+    #: The pages' file name, without .md / .html.
+    stem: str = "report"
 
     def heading(self, text: str) -> None:
         self.blocks.append(("h2", text))
@@ -66,12 +68,16 @@ class Report:
     def claim(self, claim: Claim) -> None:
         self.claims.append(claim)
 
+    def links(self, items: list[tuple[str, str]]) -> None:
+        """A list of (text, relative address) links."""
+        self.blocks.append(("links", items))
+
     # ------------------------------------------------------------------ output
 
     def write(self) -> tuple[Path, Path]:
         self.folder.mkdir(parents=True, exist_ok=True)
         md, page = self._markdown(), self._html()
-        return _atomic(self.folder / "report.md", md), _atomic(self.folder / "report.html", page)
+        return _atomic(self.folder / f"{self.stem}.md", md), _atomic(self.folder / f"{self.stem}.html", page)
 
     def _claims_frame(self) -> pd.DataFrame:
         return pd.DataFrame(
@@ -96,6 +102,8 @@ class Report:
             elif kind == "figure":
                 name, caption = value  # type: ignore[misc]
                 out += [f"![{name}]({name})", "", f"*{caption}*", ""]
+            elif kind == "links":
+                out += [f"- [{text}]({href})" for text, href in value] + [""]  # type: ignore[union-attr]
         return "\n".join(out)
 
     def _html(self) -> str:
@@ -127,6 +135,8 @@ class Report:
                 name, caption = value  # type: ignore[misc]
                 data = base64.b64encode((self.folder / name).read_bytes()).decode("ascii")
                 out.append(f"<figure><img src='data:image/png;base64,{data}' alt='{e(name)}'><figcaption>{e(caption)}</figcaption></figure>")
+            elif kind == "links":
+                out.append("<ul>" + "".join(f"<li><a href='{e(href)}'>{e(text)}</a></li>" for text, href in value) + "</ul>")  # type: ignore[union-attr]
         out.append("</body></html>")
         return "\n".join(out)
 

@@ -1,0 +1,113 @@
+"""`rampup reproduce all`: every paper's reproduction into one folder, and an index page.
+
+The site folder holds one sub-folder per paper (its report, figures and data, as `rampup
+reproduce PAPER` writes them) and ``index.md`` / ``index.html``: per paper its mechanism and
+today's relatives beside it, its claims' verdicts counted, its runs and wall time, and a link
+to its report; the versions and the total time. The whole folder is staged and renamed into
+place once every paper is done (`rampup.folders`): an interrupted run leaves no half site,
+and the cache keeps every finished run for the next.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .. import _engine
+from ..folders import check_target, staged_folder
+from . import PAPERS, Context, load
+from .framework import DOCS_TABLE, paper_data
+from .report import Report
+from .runner import engine_build
+
+__all__ = ["ABOUT", "PaperRun", "listing", "reproduce_all", "verdict_counts"]
+
+#: Per paper: its mechanism, and what of today's TCP its reproduction runs beside it.
+ABOUT: dict[str, tuple[str, str]] = {
+    "rbp": ("rate-based pacing after idle (RBP)", "Linux's restart after idle and pacing, RBP on Linux"),
+    "ssthreshless": ("SSthreshless Start", "HyStart++ (RFC 9406), CUBIC with HyStart"),
+    "preemptive": ("Preemptive Retransmission", "RACK-TLP's tail loss probe (RFC 8985)"),
+    "newcwv": ("new-CWV for rate-limited traffic", "RFC 7661's form"),
+    "vrate": ("vrate, a rate controller beneath cooperating connections", "Linux pacing, RFC 9040 ensemble sharing"),
+}
+VERDICTS = ("holds", "partly", "does not hold")
+
+
+def listing() -> list[str]:
+    """`rampup reproduce --list`: each paper, its mechanism and what runs beside it."""
+    lines = []
+    for name in PAPERS:
+        p = paper_data(name)
+        mechanism, today = ABOUT[name]
+        lines.append(f"{name:13} paper {p['number']}: {p['paper']['title']} ({mechanism}; beside it: {today})")
+    return [*lines, f"{'all':13} every paper above, into one folder with an index page"]
+
+
+@dataclass
+class PaperRun:
+    paper: str
+    runs: int
+    cached: int
+    seconds: float
+    verdicts: dict[str, int]
+
+
+def verdict_counts(claims_table: Path) -> dict[str, int]:
+    """How many claims of a reproduction's claims table hold, partly hold, do not hold: the
+    verdict column of its first table (a table of other readings may follow)."""
+    counts = dict.fromkeys(VERDICTS, 0)
+    for line in claims_table.read_text(encoding="utf-8").splitlines()[2:]:
+        if not line.startswith("|"):
+            break
+        cells = [c.strip() for c in line.split("|")[1:-1]]
+        m = re.match(r"(holds|partly|does not hold) \(", cells[1]) if len(cells) > 1 else None
+        if m:
+            counts[m.group(1)] += 1
+    return counts
+
+
+def reproduce_all(out: Path, overwrite: bool = False, started: Callable[[str], None] | None = None,
+                  **context: Any) -> tuple[Path, Path, list[PaperRun]]:
+    """Every paper of `PAPERS` into ``out``/<paper>/, then the index: (index.md, index.html,
+    each paper's run). ``started`` hears each paper's name as it starts; ``context`` goes to
+    each paper's `Context` (cache, seeds, workers, backend, quick, progress)."""
+    target = check_target(out, overwrite)
+    start = time.perf_counter()
+    done: list[PaperRun] = []
+    manifest = {"kind": "reproduction site", "papers": list(PAPERS), "rampup_version": _engine.__version__}
+    with staged_folder(target, manifest, overwrite) as tmp:
+        for paper in PAPERS:
+            if started:
+                started(paper)
+            t0 = time.perf_counter()
+            ctx = Context(out=tmp / paper, **context)
+            load(paper).reproduce(ctx)
+            done.append(PaperRun(paper, ctx.runs, ctx.cached, time.perf_counter() - t0, verdict_counts(tmp / paper / DOCS_TABLE)))
+        md, page = _index(tmp, done, time.perf_counter() - start, bool(context.get("quick")))
+    return target / md.name, target / page.name, done
+
+
+def _index(folder: Path, done: list[PaperRun], seconds: float, quick: bool) -> tuple[Path, Path]:
+    rep = Report(title="rampup: the papers reproduced", folder=folder, stem="index")
+    rep.intro = [f"rampup {_engine.__version__} (engine build {engine_build()}); {sum(d.runs for d in done):,} runs "
+                 f"({sum(d.cached for d in done):,} from the cache) in {seconds:.0f} s."]
+    if quick:
+        rep.intro.append("Quick run: a smoke test of every reproduction, with fewer points and seeds; its verdicts are not "
+                         "the papers' reproductions.")
+    rows = []
+    for d in done:
+        p = paper_data(d.paper)
+        mechanism, today = ABOUT[d.paper]
+        rows.append({"paper": f"{p['number']}: {p['paper']['title']}", "mechanism": mechanism, "beside it, today": today,
+                     **{v: d.verdicts[v] for v in VERDICTS}, "runs": f"{d.runs:,}", "seconds": f"{d.seconds:.0f}",
+                     "report": f"{d.paper}/report.html"})
+    rep.heading("Papers")
+    rep.table(pd.DataFrame(rows), "Each paper's claims by verdict (holds / partly / does not hold), its runs and wall time")
+    rep.links([(f"{d.paper}: the report", f"{d.paper}/report.html") for d in done])
+    return rep.write()
