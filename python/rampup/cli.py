@@ -557,14 +557,14 @@ def testbed_run(experiment: str, reps: int, nbytes: int | None, pcap_dir: Path |
     except tb.TestbedError as e:
         _fail(e, 2)
     df = pd.DataFrame(rows)
-    counts_ = ["retransmits", "timeouts", "drops"]
-    cols = ["ms", *sorted(c for c in df if c.startswith("transfer")), "goodput_mbps", *counts_]
+    loss_cols = ["retransmits", "timeouts", "drops"]
+    cols = ["ms", *sorted(c for c in df if c.startswith("transfer")), "goodput_mbps", *loss_cols]
     keys = ["case", "stack", "flow"]
     means = df.groupby(keys, sort=False)[cols].mean()
     counts = df.groupby(keys, sort=False).size()
     flows = df["flow"].nunique() > 1
     head = ["case", "stack", *(["flow"] if flows else []), "runs", "connection ms", *(c.replace("_ms", " ms") for c in cols[1:-4]),
-            "goodput Mb/s", *counts_]
+            "goodput Mb/s", *loss_cols]
     click.echo(docs_table(head, [[case, stack, *([str(flow)] if flows else []), str(counts[(case, stack, flow)]), *(f"{v:.0f}" for v in r[:-4]),
                                   f"{r[-4]:.3f}", *(f"{v:.1f}" for v in r[-3:])]
                                  for (case, stack, flow), r in zip(means.index, means.to_numpy().tolist(), strict=True)]))
@@ -777,7 +777,8 @@ def reproduce(paper: str | None, list_papers: bool, out: Path | None, overwrite:
 
         def started(name: str) -> None:
             bar.update(task, description=f"reproducing {name}", completed=0, total=None)
-            _ = console.is_terminal or click.echo(f"reproducing {name} ...", err=True)
+            if not console.is_terminal:
+                click.echo(f"reproducing {name} ...", err=True)
 
         settings = dict(cache=cache, seeds=seeds, workers=workers, backend=backend, quick=quick, progress=progress)
         try:

@@ -100,9 +100,11 @@ def _stacks(case: str, exp: Experiment, keys: str, **kernel: Any) -> list[tuple[
     and the simulator with the kernel's segments and with rampup-udp's."""
     sim, udp = _keys(keys), f"{keys}, mss = {tr.UDP_MSS}"
     ex = exp.exchange
-    work: Any = ex if ex is not None else exp.plans
-    kernel_run, udp_run = (tr.kernel_exchange, tr.rampup_udp_exchange) if ex is not None else (tr.kernel, tr.rampup_udp)
-    simulate = partial(tr.simulated_exchange, exp.scenario, ex) if ex is not None else partial(tr.simulated, exp.scenario)
+    work: Any
+    if ex is not None:
+        work, kernel_run, udp_run, simulate = ex, tr.kernel_exchange, tr.rampup_udp_exchange, partial(tr.simulated_exchange, exp.scenario, ex)
+    else:
+        work, kernel_run, udp_run, simulate = exp.plans, tr.kernel, tr.rampup_udp, partial(tr.simulated, exp.scenario)
     stacks = [partial(kernel_run, exp.spec, work, **kernel), partial(udp_run, exp.spec, work, udp),
               partial(simulate, sim, tr.KERNEL_HEADER_BYTES), partial(simulate, {**sim, "mss": tr.UDP_MSS}, tr.UDP_HEADER_BYTES)]
     return [(case, stack, go) for stack, go in zip(("kernel", "rampup-udp", "simulator", "simulator (udp)"), stacks, strict=True)]

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 import rampup
-from rampup.experiments import Context, load
+from rampup.experiments import PAPERS, Context, load
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "scenarios.md"
@@ -81,7 +81,7 @@ def full(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Context]:
 PAGES = {"newcwv": "new-cwv"}
 
 
-@pytest.mark.parametrize("paper", ["rbp", "ssthreshless", "preemptive", "newcwv", "vrate"])
+@pytest.mark.parametrize("paper", list(PAPERS))
 def test_the_claims_in_docs_are_the_full_reproductions(paper: str, full: Callable[[str], Context]) -> None:
     # docs/<paper>.md quotes the claims table the full reproduction writes (verdicts, counts and
     # numbers) and its number of runs; when the engine or a rule changes them, this fails until

@@ -204,7 +204,9 @@ pub enum Offer {
 impl Port {
     fn new(spec: &LinkSpec, link: usize, from: usize, to: usize, names: &NetSpec, seed: u64) -> Port {
         let name = format!("{}->{}", names.nodes[from].name, names.nodes[to].name);
-        let loss = if from == spec.a { spec.loss[0] } else { spec.loss[1] };
+        // A link's settings per direction: [a->b, b->a].
+        let dir = usize::from(from != spec.a);
+        let loss = spec.loss[dir];
         let random = loss > 0.0 || spec.duplicate > 0.0 || spec.reorder > 0.0 || spec.jitter > Duration::ZERO;
         Port {
             rng: random.then(|| Box::new(rng::stream(seed, &format!("port:{name}")))),
@@ -214,7 +216,7 @@ impl Port {
             link,
             rate: spec.rate,
             delay: spec.delay,
-            limit: if from == spec.a { spec.queue[0] } else { spec.queue[1] },
+            limit: spec.queue[dir],
             last_tx: (0, Duration::ZERO),
             backlog: VecDeque::new(),
             backlog_bytes: 0,

@@ -21,8 +21,9 @@ use std::collections::VecDeque;
 use rampup_tcp::{Duration, Rate, Time};
 
 /// How a group's limiting rate is made from its members' samples (the paper gives the
-/// principle, not the formula).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// principle, not the formula); `[vrate] combine` names it in kebab-case.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Combine {
     /// The sum of cwnd / RTT over the members, each with its latest sample: the group may
     /// send what its members' windows together send in their RTTs.
@@ -145,8 +146,8 @@ impl Group {
     /// Release, in serving order, the packets the group may send by `now` (a tick): each
     /// into `out`.
     pub fn release(&mut self, now: Time, out: &mut Vec<u32>) {
+        let limit = self.limit();
         while let Some(&m) = self.backlogged.front() {
-            let limit = self.limit();
             if limit.is_some() && self.next_free > now {
                 break;
             }
@@ -185,7 +186,7 @@ impl Group {
         let mut any = false;
         for s in self.members.iter().filter(|m| !m.done).filter_map(|m| m.sample) {
             let rtt = if self.use_min_rtt { s.min_rtt } else { s.rtt };
-            bps += s.cwnd_bytes as u128 * 8_000_000_000 / rtt.as_nanos().max(1) as u128;
+            bps += Rate::from_bytes_per(s.cwnd_bytes, rtt).bps() as u128;
             any = true;
         }
         any.then(|| Rate(((bps as f64) * self.gain).round().clamp(1.0, u64::MAX as f64) as u64))

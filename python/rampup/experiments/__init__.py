@@ -51,6 +51,8 @@ class Context:
     invoked_as: str | None = None
     runs: int = field(default=0, init=False)
     cached: int = field(default=0, init=False)
+    #: Each claim's verdict, as the reproduction judged it ("holds", "partly", ...).
+    verdicts: list[str] = field(default_factory=list, init=False)
 
     def seeds_or(self, default: int) -> int:
         if self.seeds is not None:

@@ -311,6 +311,7 @@ def reproduce(exp: Experiment, ctx: Any):  # type: ignore[no-untyped-def]
     _write_data(exp, ctx, res)
     view, alternates = exp.views(res.summary)
     verdicts = judge(exp.claims(), view, alternates)
+    ctx.verdicts = [v.verdict for v in verdicts]
     (ctx.out / DOCS_TABLE).write_text(exp.docs_table(res, verdicts), encoding="utf-8")
     rep = ctx.report(exp.title)
     rep.intro = about(exp, ctx)

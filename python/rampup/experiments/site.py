@@ -10,8 +10,8 @@ and the cache keeps every finished run for the next.
 
 from __future__ import annotations
 
-import re
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,11 +22,11 @@ import pandas as pd
 from .. import _engine
 from ..folders import check_target, staged_folder
 from . import PAPERS, Context, load
-from .framework import DOCS_TABLE, paper_data
-from .report import Report
+from .framework import paper_data
+from .report import VERDICTS, Report
 from .runner import engine_build
 
-__all__ = ["ABOUT", "PaperRun", "listing", "reproduce_all", "verdict_counts"]
+__all__ = ["PaperRun", "listing", "reproduce_all"]
 
 #: Per paper: its mechanism, and what of today's TCP its reproduction runs beside it.
 ABOUT: dict[str, tuple[str, str]] = {
@@ -36,16 +36,17 @@ ABOUT: dict[str, tuple[str, str]] = {
     "newcwv": ("new-CWV for rate-limited traffic", "RFC 7661's form"),
     "vrate": ("vrate, a rate controller beneath cooperating connections", "Linux pacing, RFC 9040 ensemble sharing"),
 }
-VERDICTS = ("holds", "partly", "does not hold")
+
+
+def _about(paper: str) -> tuple[str, str, str]:
+    """A paper's "number: title", its mechanism and what runs beside it."""
+    p = paper_data(paper)
+    return (f"{p['number']}: {p['paper']['title']}", *ABOUT[paper])
 
 
 def listing() -> list[str]:
     """`rampup reproduce --list`: each paper, its mechanism and what runs beside it."""
-    lines = []
-    for name in PAPERS:
-        p = paper_data(name)
-        mechanism, today = ABOUT[name]
-        lines.append(f"{name:13} paper {p['number']}: {p['paper']['title']} ({mechanism}; beside it: {today})")
+    lines = [f"{name:13} paper {title} ({mechanism}; beside it: {today})" for name in PAPERS for title, mechanism, today in [_about(name)]]
     return [*lines, f"{'all':13} every paper above, into one folder with an index page"]
 
 
@@ -56,20 +57,6 @@ class PaperRun:
     cached: int
     seconds: float
     verdicts: dict[str, int]
-
-
-def verdict_counts(claims_table: Path) -> dict[str, int]:
-    """How many claims of a reproduction's claims table hold, partly hold, do not hold: the
-    verdict column of its first table (a table of other readings may follow)."""
-    counts = dict.fromkeys(VERDICTS, 0)
-    for line in claims_table.read_text(encoding="utf-8").splitlines()[2:]:
-        if not line.startswith("|"):
-            break
-        cells = [c.strip() for c in line.split("|")[1:-1]]
-        m = re.match(r"(holds|partly|does not hold) \(", cells[1]) if len(cells) > 1 else None
-        if m:
-            counts[m.group(1)] += 1
-    return counts
 
 
 def reproduce_all(out: Path, overwrite: bool = False, started: Callable[[str], None] | None = None,
@@ -88,7 +75,8 @@ def reproduce_all(out: Path, overwrite: bool = False, started: Callable[[str], N
             t0 = time.perf_counter()
             ctx = Context(out=tmp / paper, **context)
             load(paper).reproduce(ctx)
-            done.append(PaperRun(paper, ctx.runs, ctx.cached, time.perf_counter() - t0, verdict_counts(tmp / paper / DOCS_TABLE)))
+            counts = Counter(ctx.verdicts)
+            done.append(PaperRun(paper, ctx.runs, ctx.cached, time.perf_counter() - t0, {v: counts[v] for v in VERDICTS}))
         md, page = _index(tmp, done, time.perf_counter() - start, bool(context.get("quick")))
     return target / md.name, target / page.name, done
 
@@ -102,12 +90,11 @@ def _index(folder: Path, done: list[PaperRun], seconds: float, quick: bool) -> t
                          "the papers' reproductions.")
     rows = []
     for d in done:
-        p = paper_data(d.paper)
-        mechanism, today = ABOUT[d.paper]
-        rows.append({"paper": f"{p['number']}: {p['paper']['title']}", "mechanism": mechanism, "beside it, today": today,
-                     **{v: d.verdicts[v] for v in VERDICTS}, "runs": f"{d.runs:,}", "seconds": f"{d.seconds:.0f}",
-                     "report": f"{d.paper}/report.html"})
+        title, mechanism, today = _about(d.paper)
+        rows.append({"paper": title, "mechanism": mechanism, "beside it, today": today, **d.verdicts, "runs": f"{d.runs:,}",
+                     "seconds": f"{d.seconds:.0f}"})
     rep.heading("Papers")
-    rep.table(pd.DataFrame(rows), "Each paper's claims by verdict (holds / partly / does not hold), its runs and wall time")
+    rep.table(pd.DataFrame(rows), "Each paper's claims by verdict (holds / partly / does not hold), its runs and wall time; "
+              "its report below")
     rep.links([(f"{d.paper}: the report", f"{d.paper}/report.html") for d in done])
     return rep.write()

@@ -672,7 +672,7 @@ pub(super) fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError
         delayed_ack: t.delayed_ack.unwrap_or(d.delayed_ack),
         ack_every: at_least_one("ack_every", t.ack_every, d.ack_every)?,
         delack_timeout: t.delack_timeout.map_or(d.delack_timeout, |v| v.0),
-        delack_on_tick: delack_on_tick(&t, d.delack_timeout, p)?,
+        delack_on_tick: delack_on_tick(&t, &d, p)?,
         quickack: t.quickack.unwrap_or(d.quickack),
         rto,
         handshake: t.handshake.unwrap_or(d.handshake),
@@ -693,9 +693,9 @@ pub(super) fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError
 
 /// `delack_on_tick = true`: the delayed ACK at the next tick of a clock of period
 /// `delack_timeout`, which must then be a time.
-fn delack_on_tick(t: &TcpFile, default_timeout: Duration, p: &str) -> Result<bool, ScenarioError> {
-    let on = t.delack_on_tick.unwrap_or(TcpConfig::default().delack_on_tick);
-    if on && t.delack_timeout.map_or(default_timeout, |v| v.0) == Duration::ZERO {
+fn delack_on_tick(t: &TcpFile, d: &TcpConfig, p: &str) -> Result<bool, ScenarioError> {
+    let on = t.delack_on_tick.unwrap_or(d.delack_on_tick);
+    if on && t.delack_timeout.map_or(d.delack_timeout, |v| v.0) == Duration::ZERO {
         return err(format!("{p}.delack_timeout"), "is the period of the clock delack_on_tick ticks on: must be greater than 0s");
     }
     Ok(on)

@@ -13,16 +13,8 @@ use crate::vrate::{Combine, VrateSpec};
 #[serde(deny_unknown_fields)]
 pub(super) struct VrateFile {
     period: Option<TimeValue>,
-    combine: Option<CombineFile>,
+    combine: Option<Combine>,
     gain: Option<f64>,
-}
-
-#[derive(Deserialize, Debug, Clone, Copy)]
-#[serde(rename_all = "kebab-case")]
-enum CombineFile {
-    Sum,
-    SumMinRtt,
-    Each,
 }
 
 /// The checked `[vrate]` table (its defaults when left out).
@@ -37,13 +29,7 @@ pub(super) fn spec(file: Option<VrateFile>) -> Result<VrateSpec, ScenarioError> 
     if !(gain.is_finite() && gain > 0.0) {
         return err("vrate.gain", format!("must be a number greater than 0 (got {gain})"));
     }
-    let combine = match f.combine {
-        None => d.combine,
-        Some(CombineFile::Sum) => Combine::Sum,
-        Some(CombineFile::SumMinRtt) => Combine::SumMinRtt,
-        Some(CombineFile::Each) => Combine::Each,
-    };
-    Ok(VrateSpec { period, combine, gain })
+    Ok(VrateSpec { period, combine: f.combine.unwrap_or(d.combine), gain })
 }
 
 /// Flow `i`'s group under `key` (`group`: a vrate group; `share`: an ensemble): its index

@@ -6,13 +6,11 @@
 //! run with ensembles is not split: a member's input changes the other members' windows at
 //! its own time.
 
-use std::collections::BTreeMap;
-
 use rampup_tcp::Time;
 
 use super::World;
 use crate::ensemble::{Ensemble, MemberState};
-use crate::traffic::{EndId, Side};
+use crate::traffic::EndId;
 
 /// An ensemble and its members' ends, in member order.
 pub(super) struct HostEnsemble {
@@ -23,21 +21,11 @@ pub(super) struct HostEnsemble {
 impl World<'_> {
     /// Put each sharing flow's two ends in the ensemble of that name on their hosts.
     pub(super) fn build_ensembles(&mut self) {
-        let mut made: BTreeMap<(u32, u32), Vec<EndId>> = BTreeMap::new();
-        for (f, flow) in self.sc.flows.iter().enumerate() {
-            let (Some(name), Some(slot)) = (flow.share, self.flows[f].conn) else { continue };
-            for side in [Side::Active, Side::Passive] {
-                let ep = EndId::new(slot, side);
-                made.entry((self.conns[ep.index()].node, name)).or_default().push(ep);
-            }
-        }
-        for (e, ends) in made.into_values().enumerate() {
+        for (e, ends) in self.gather_members(|f| f.share, false).into_iter().enumerate() {
             let windows: Vec<u64> = ends.iter().map(|ep| self.conns[ep.index()].ep.sender().window().cwnd).collect();
             let mss = ends.iter().map(|ep| self.conns[ep.index()].ep.sender().mss()).max().unwrap_or(1);
             for (m, ep) in ends.iter().enumerate() {
-                let c = &mut self.conns[ep.index()];
-                c.ensemble = Some((e as u32, m as u32));
-                c.receives_ahead = false;
+                self.conns[ep.index()].ensemble = Some((e as u32, m as u32));
             }
             self.ensembles.push(HostEnsemble { ensemble: Ensemble::new(&windows, mss), ends });
         }
@@ -53,12 +41,18 @@ impl World<'_> {
         let st = MemberState { cwnd: w.cwnd, ssthresh: w.ssthresh, in_recovery: c.sender().in_recovery(), timeouts: c.stats().timeouts, done: c.all_acked() };
         let he = &mut self.ensembles[e as usize];
         let Some(share) = he.ensemble.update(m as usize, st) else { return };
-        let others: Vec<EndId> = he.ends.iter().enumerate().filter(|(k, _)| he.ensemble.sharing(*k)).map(|(_, &end)| end).collect();
-        for &end in &others {
-            self.conns[end.index()].ep.share_window(share);
+        for k in 0..he.ends.len() {
+            let end = he.ends[k];
+            if he.ensemble.sharing(k) {
+                self.conns[end.index()].ep.share_window(share);
+            }
         }
-        for end in others {
-            if end != ep && !self.conns[end.index()].in_service {
+        // Then each other sharing member sends what its share allows (by index: serving one
+        // needs all of `self`).
+        for k in 0..self.ensembles[e as usize].ends.len() {
+            let he = &self.ensembles[e as usize];
+            let end = he.ends[k];
+            if he.ensemble.sharing(k) && end != ep && !self.conns[end.index()].in_service {
                 self.service(end, now);
             }
         }

@@ -14,6 +14,7 @@ use rampup_tcp::Time;
 
 use super::{Event, World};
 use crate::engine::{Class, Order};
+use crate::scenario::Flow;
 use crate::traffic::{EndId, Side};
 use crate::vrate::{Combine, Group};
 
@@ -24,29 +25,45 @@ pub(super) struct HostGroup {
 }
 
 impl World<'_> {
+    /// The two ends of each flow that `name_of` names, gathered by host and name (with
+    /// `alone`, each flow's apart from the others'): the groups, and their members, in the
+    /// order first met (flows in order, the active end first). Members take nothing ahead of
+    /// time (see above; `world::ensemble` likewise).
+    pub(super) fn gather_members(&mut self, name_of: impl Fn(&Flow) -> Option<u32>, alone: bool) -> Vec<Vec<EndId>> {
+        let mut index: BTreeMap<(u32, u32, u32), usize> = BTreeMap::new();
+        let mut out: Vec<Vec<EndId>> = Vec::new();
+        for (f, flow) in self.sc.flows.iter().enumerate() {
+            let (Some(name), Some(slot)) = (name_of(flow), self.flows[f].conn) else { continue };
+            for side in [Side::Active, Side::Passive] {
+                let ep = EndId::new(slot, side);
+                let c = &mut self.conns[ep.index()];
+                c.receives_ahead = false;
+                let g = *index.entry((c.node, name, if alone { f as u32 } else { 0 })).or_insert_with(|| {
+                    out.push(Vec::new());
+                    out.len() - 1
+                });
+                out[g].push(ep);
+            }
+        }
+        out
+    }
+
     /// Put each grouped flow's two ends in the group of that name on their hosts (with
     /// `Combine::Each`, each end in a group of its own).
     pub(super) fn build_groups(&mut self) {
-        let each = self.sc.vrate.combine == Combine::Each;
-        // (node, group name, flow under `Each`) → the group's index, its members, its mss.
-        let mut made: BTreeMap<(u32, u32, u32), (u32, u32, u32)> = BTreeMap::new();
-        for (f, flow) in self.sc.flows.iter().enumerate() {
-            let (Some(name), Some(slot)) = (flow.group, self.flows[f].conn) else { continue };
-            for side in [Side::Active, Side::Passive] {
-                let c = &mut self.conns[EndId::new(slot, side).index()];
-                let key = (c.node, name, if each { f as u32 } else { 0 });
-                let next = made.len() as u32;
-                let g = made.entry(key).or_insert((next, 0, 0));
-                c.vrate = Some((g.0, g.1));
-                c.receives_ahead = false;
-                g.1 += 1;
-                g.2 = g.2.max(flow.tcp.mss_bytes);
+        let groups = self.gather_members(|f| f.group, self.sc.vrate.combine == Combine::Each);
+        for (g, ends) in groups.iter().enumerate() {
+            for (m, ep) in ends.iter().enumerate() {
+                self.conns[ep.index()].vrate = Some((g as u32, m as u32));
             }
         }
-        let mut groups: Vec<(u32, HostGroup)> =
-            made.into_iter().map(|((node, ..), (g, members, mss))| (g, HostGroup { node, group: Group::new(&self.sc.vrate, mss, members as usize) })).collect();
-        groups.sort_by_key(|g| g.0);
-        self.groups = groups.into_iter().map(|g| g.1).collect();
+        self.groups = groups
+            .iter()
+            .map(|ends| {
+                let mss = ends.iter().map(|ep| self.conns[ep.index()].ep.config().mss_bytes).max().unwrap_or(1);
+                HostGroup { node: self.conns[ends[0].index()].node, group: Group::new(&self.sc.vrate, mss, ends.len()) }
+            })
+            .collect();
     }
 
     /// End `ep`, member `m` of group `g`, sends packet `id` with `payload` bytes through

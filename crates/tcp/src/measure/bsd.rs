@@ -191,14 +191,7 @@ impl Bsd44 {
 mod tests {
     use super::*;
     use crate::measure::{Measure, RtoRule};
-
-    fn ms(v: u64) -> Duration {
-        Duration::from_millis(v)
-    }
-
-    fn at(v_ms: u64) -> Time {
-        Time::ZERO + ms(v_ms)
-    }
+    use crate::test_util::{at, ms};
 
     /// The bsd44 profile's timers: 500 ms ticks, RTO from 6 s, at least 1 s (2 ticks), at
     /// most 64 s.

@@ -9,10 +9,10 @@ from typing import Any
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ..framework import ClaimRule, Experiment, Point, Results, Verdict, View
+from ..framework import ClaimRule, Experiment, Point, Results, Verdict, View, paper_data
 from ..present import errorbars, settings_table, x_table
 from ..report import Report
-from .claims import LPE, PCT, SPREAD, TIMEOUTS, claim_rules
+from .claims import LPE, PCT, SPREAD, TIMEOUTS, claim_rules, sizes
 from .runs import (
     BTCP,
     FIG1,
@@ -21,20 +21,27 @@ from .runs import (
     HOST_QUEUE,
     JITTER,
     MAIN,
+    OC3,
+    PACING,
     PAIR,
+    SHARING,
     SIZES_MB,
     STACKS,
     START_JITTER,
     VARIANTS,
     VRATE,
+    VRATE_1MS,
+    VRATE_100US,
+    VRATE_GAIN,
+    VRATE_MIN,
     Case,
     fig6,
     scenario,
 )
 from .striped import Striped, request_rows
 
-COLORS = {"btcp": "tab:blue", "vrate": "tab:green", "vrate-min-rtt": "tab:olive", "linux-pacing": "tab:purple", "rfc9040-sharing": "tab:red",
-          "vrate-gain-1.25": "tab:brown", "vrate-100us": "tab:cyan", "vrate-1ms": "tab:gray"}
+COLORS = {BTCP: "tab:blue", VRATE: "tab:green", VRATE_MIN: "tab:olive", PACING: "tab:purple", SHARING: "tab:red",
+          VRATE_GAIN: "tab:brown", VRATE_100US: "tab:cyan", VRATE_1MS: "tab:gray"}
 STYLE = {s: dict(color=c, marker="o") for s, c in COLORS.items()}
 
 SETUP = (
@@ -86,11 +93,14 @@ class Vrate(Experiment):
         out: list[Point] = []
 
         def add(case: Case, stack: str, n: int, size: int, trace: bool = False) -> None:
+            # One request and one scenario for all seeds (the seed changes only the seed key).
+            st, doc = case.striped(stack, n, size), scenario(case, stack, n, size, 1)
             for seed in range(1, seeds + 1):
                 traced = trace and seed == 1
                 tags = {"fig": case.fig, "clients": case.clients, "size_mb": size, "scheme": stack, "x": float(n), "seed": seed}
                 keep = ("flows", "transfers", "timeseries") if traced else ("flows", "transfers")
-                out.append(Point(tags, scenario(case, stack, n, size, seed, traced), keep=keep, info=case.striped(stack, n, size)))
+                run = scenario(case, stack, n, size, seed, trace=True) if traced else {**doc, "seed": seed}
+                out.append(Point(tags, run, keep=keep, info=st))
 
         for stack in PAIR:
             add(FIG1, stack, 2, SIZES_MB[-1], trace=True)
@@ -144,7 +154,7 @@ class Vrate(Experiment):
         v = View(res.summary, {})
         _fig1(rep, res, v)
         for case, what in ((FIG4, "an OC-12 client reads from 100baseT servers"), (FIG5, "an OC-12 client writes to 100baseT servers")):
-            _by_servers(rep, v, case.fig, what, MAIN)
+            _by_servers(rep, v, case.fig, what)
         _fig6(rep, v)
         _periods(rep, v)
 
@@ -170,19 +180,19 @@ def _fig1(rep: Report, res: Results, v: View) -> None:
         ax.grid(alpha=0.3)
         ax.legend(fontsize="small")
     rep.figure(fig, "fig1", f"Each connection's acknowledged data over time, {SIZES_MB[-1]} MB from each of two servers (seed 1).")
-    rows = [{"stack": s, "% of bw_max": f"{p.at[2.0, PCT]:.1f}", "Mb/s": f"{p.at[2.0, PCT] / 100 * 155:.0f}",
+    rows = [{"stack": s, "% of bw_max": f"{p.at[2.0, PCT]:.1f}", "Mb/s": f"{p.at[2.0, PCT] / 100 * OC3 / 1e6:.0f}",
              "timeouts per request": f"{p.at[2.0, TIMEOUTS]:.1f}", "spread of the ends (s)": f"{p.at[2.0, 'spread_s']:.2f}"}
             for s in PAIR if not (p := v.of(s, fig="1")).empty]
-    rep.table(pd.DataFrame(rows), "Fig. 1's case over the seeds (the paper: about 70 Mb/s with btcp)")
+    paper = paper_data("vrate")["numbers"]["fig1_btcp_mbps"]
+    rep.table(pd.DataFrame(rows), f"Fig. 1's case over the seeds (the paper: about {paper} Mb/s with btcp)")
 
 
-def _by_servers(rep: Report, v: View, fig: str, what: str, stacks: tuple[str, ...]) -> None:
+def _by_servers(rep: Report, v: View, fig: str, what: str) -> None:
     rep.heading(f"Fig. {fig}: {what}")
-    sizes = sorted(set(v.points[v.points["fig"] == fig]["size_mb"]))
-    f = Figure(figsize=(5 * len(sizes), 4), layout="constrained")
-    axes = f.subplots(1, len(sizes), squeeze=False)[0]
-    for ax, size in zip(axes, sizes, strict=True):
-        series = {s: p for s in stacks if not (p := v.of(s, fig=fig, clients=1, size_mb=size)).empty}
+    f = Figure(figsize=(5 * len(sizes(v, fig)), 4), layout="constrained")
+    axes = f.subplots(1, len(sizes(v, fig)), squeeze=False)[0]
+    for ax, size in zip(axes, sizes(v, fig), strict=True):
+        series = {s: p for s in MAIN if not (p := v.of(s, fig=fig, clients=1, size_mb=size)).empty}
         errorbars(ax, series, PCT, STYLE)
         ax.set_title(f"{size:g} MB per server")
         _axes(ax, "% of bw_max")
@@ -211,12 +221,12 @@ def _periods(rep: Report, v: View) -> None:
     rep.heading("What the combination rule and the wheel's period change")
     rows = []
     for fig in ("4", "5"):
-        for stack in (BTCP, VRATE, "vrate-min-rtt", *VARIANTS):
+        for stack in (BTCP, VRATE, VRATE_MIN, *VARIANTS):
             p = v.of(stack, fig=fig, clients=1, size_mb=SIZES_MB[-1])
             if p.empty:
                 continue
             rows.append({"fig": fig, "stack": stack, **{f"{x:g} servers": f"{p.at[x, PCT]:.0f}" for x in (2.0, 4.0) if x in p.index}})
     rep.table(pd.DataFrame(rows), f"% of bw_max at two and four servers, {SIZES_MB[-1]} MB: the rule (sum of cwnd / latest RTT, or "
-              "of cwnd / least RTT), a gain of 1.25 over the sum, and the period (10 us, 100 us, 1 ms: at 1 ms nearly every rate "
-              "here is too fast for the wheel)")
+              "of cwnd / least RTT), a gain of 1.25 over the sum, and the period (10 us, 100 us, 1 ms: at 1 ms a group faster than 8 Mb/s, a "
+              "1,000-byte payload a millisecond, is too fast for the wheel and goes unshaped)")
     rep.text(FINDINGS)

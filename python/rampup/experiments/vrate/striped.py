@@ -113,13 +113,12 @@ def requests(result: Any, st: Striped) -> pd.DataFrame:
 def request_rows(t: pd.DataFrame, flows: pd.DataFrame, st: Striped) -> pd.DataFrame:
     """`requests` from a run's transfers and flows tables."""
     rows = []
-    per_client = st.servers
     for j in range(st.clients):
-        mine = range(j * per_client, (j + 1) * per_client)
+        mine = range(j * st.servers, (j + 1) * st.servers)
         done = t[t["flow"].isin(mine) & t["elapsed_s"].notna()]  # unfinished: no elapsed time
-        if len(done) != per_client:
+        if len(done) != st.servers:
             raise ValueError(f"striped: client c{j + 1}'s request did not finish within {st.duration} "
-                             f"({len(done)} of {per_client} transfers): give a longer duration")
+                             f"({len(done)} of {st.servers} transfers): give a longer duration")
         ends_s = done["start_ns"] / 1e9 + done["elapsed_s"]
         began_s = float(done["start_ns"].min() / 1e9)
         finished_s = float(ends_s.max())
