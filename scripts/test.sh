@@ -5,10 +5,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# tshark reads our pcap files back in a test; ns-2 is the reference simulator.
+# tshark reads our pcap files back in a test; ns-2 is the reference simulator; chromium
+# renders the reproduction report in a test (every figure loads, no console errors).
 need=()
 command -v tshark >/dev/null || need+=(tshark)
 command -v ns >/dev/null || need+=(ns2)
+command -v chromium >/dev/null || need+=(chromium)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     export DEBIAN_FRONTEND=noninteractive

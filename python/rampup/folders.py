@@ -3,7 +3,10 @@
 Every folder rampup writes (a run's results, a reproduction's report) is built in a
 hidden temporary sibling with a unique name and renamed into place, so a reader sees
 either the previous complete folder or the new complete one, and an interrupted or
-failed write leaves the previous folder as it was and no temporary folder behind.
+failed write leaves the previous folder as it was and no temporary folder behind. A
+process killed outright (SIGKILL, a power cut) cannot remove its temporary folder; its
+name holds the host and process, and the next write of the same folder on that host
+removes it once that process is gone.
 
 Its ``manifest.json`` carries rampup's marker (``"written_by": "rampup"``) and the
 SHA-256 of every file written (``"files"``). An existing folder is replaced only if it
@@ -18,10 +21,13 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import errno
+import glob
 import hashlib
 import json
 import os
+import re
 import shutil
+import socket
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -140,7 +146,8 @@ def staged_folder(target: Path, manifest: dict[str, Any], overwrite: bool = Fals
     target = check_target(target, overwrite)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
+        _remove_abandoned(target)
+        tmp = Path(tempfile.mkdtemp(prefix=f"{_staging_prefix(target)}{os.getpid()}-", dir=target.parent))
     except OSError as e:  # where to write is the caller's choice, unlike a disk that fills later
         raise OutputError(f"{target}: {e.strerror or e}; give a folder rampup may write in") from None
     try:
@@ -157,6 +164,31 @@ def staged_folder(target: Path, manifest: dict[str, Any], overwrite: bool = Fals
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     _fsync_dir(target.parent)
+
+
+def _staging_prefix(target: Path) -> str:
+    """The start of the names of ``target``'s temporary folders on this host (then the pid)."""
+    return f".{target.name}.tmp-{socket.gethostname()}-"
+
+
+def _remove_abandoned(target: Path) -> None:
+    """Removes ``target``'s temporary folders left on this host by processes that are gone
+    (killed while writing); a live process's, or another host's, are left alone."""
+    prefix = _staging_prefix(target)
+    for p in target.parent.glob(f"{glob.escape(prefix)}*"):
+        m = re.fullmatch(rf"{re.escape(prefix)}(\d+)-[^/]+", p.name)
+        if m and p.is_dir() and not p.is_symlink() and not _running(int(m.group(1))):
+            shutil.rmtree(p, ignore_errors=True)
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)  # signal 0: only asks whether it exists
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's
+    return True
 
 
 def write_folder(target: Path, files: dict[str, bytes], manifest: dict[str, Any], overwrite: bool = False) -> Path:

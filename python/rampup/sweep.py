@@ -107,6 +107,7 @@ def sweep(
     cache: str | Path = "results/cache",
     workers: int | None = None,
     backend: str = "threads",
+    client: Any = None,
     progress: Callable[[int, int], None] | bool | None = None,
 ) -> pd.DataFrame:
     """Run `scenario` at every combination of the `grid` values and every seed.
@@ -115,7 +116,9 @@ def sweep(
     run, with a column per grid key and a ``seed`` column. Raises `ScenarioError` at the
     first invalid combination, and ValueError for a grid key that a more specific key of
     the scenario overrides (so that sweeping it would change nothing there), before
-    anything runs. ``progress`` is called with (runs done, runs in all) as runs finish;
+    anything runs. ``backend="dask"`` runs on the cluster of ``client`` (a
+    ``dask.distributed.Client``; default: the current one, else this process's threads),
+    with the cache kept here (docs/cluster.md). ``progress`` is called with (runs done, runs in all) as runs finish;
     by default a progress bar shows on stderr when it is a terminal or in a notebook
     (``progress=False``: none).
     """
@@ -133,7 +136,7 @@ def sweep(
         _engine.check(text)
         jobs += [Job(text, seed, tags={**point, "seed": seed}, keep=(table,)) for seed in seeds]
     with _progress_shown(progress) as shown:
-        results = run_jobs(jobs, Path(cache), workers=workers, backend=backend, progress=shown)
+        results = run_jobs(jobs, Path(cache), workers=workers, backend=backend, client=client, progress=shown)
     frames = []
     for job, tables in zip(jobs, results, strict=True):
         df = tables[table].copy()

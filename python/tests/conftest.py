@@ -8,8 +8,12 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from rampup.experiments.site import PaperRun
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "scenarios" / "demo.toml"
@@ -27,7 +31,7 @@ def demo_text() -> str:
 
 def _run_cli(*args: str | Path, cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "rampup.cli", *map(str, args)],
+        [sys.executable, "-m", "rampup", *map(str, args)],
         check=False,
         capture_output=True,
         text=True,
@@ -42,6 +46,16 @@ def run_cli():  # type: ignore[no-untyped-def]
     """Runs the real `rampup` command line in a fresh interpreter (as a user would):
     ``run_cli("run", path, cwd=tmp_path)`` -> CompletedProcess with text stdout/stderr."""
     return _run_cli
+
+
+@pytest.fixture(scope="session")
+def quick_site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, list[PaperRun]]:
+    """`rampup reproduce all --quick` (about a minute), built once per session for the tests
+    that read the site: (index.md, index.html, each paper's `PaperRun`)."""
+    from rampup.experiments.site import reproduce_all
+
+    root = tmp_path_factory.mktemp("site")
+    return reproduce_all(root / "all", cache=root / "cache", quick=True)
 
 
 def quick_reproduction(factory: pytest.TempPathFactory, paper: str):  # type: ignore[no-untyped-def]

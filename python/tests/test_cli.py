@@ -273,7 +273,7 @@ def test_an_oversized_scenario_file_is_refused_unread(tmp_path: Path) -> None:
 def _interrupt(args: list[str], ready: Callable[[], bool]) -> subprocess.CompletedProcess[str]:
     """Starts the real command line, sends SIGINT (Ctrl-C) once ``ready()`` (polled for at
     most a minute), and waits for it to exit."""
-    child = subprocess.Popen([sys.executable, "-m", "rampup.cli", *args],
+    child = subprocess.Popen([sys.executable, "-m", "rampup", *args],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 60

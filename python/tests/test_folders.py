@@ -4,6 +4,10 @@ and a failed or interrupted write leaves the previous folder and no temporary fo
 from __future__ import annotations
 
 import json
+import os
+import socket
+import subprocess
+import sys
 import threading
 from pathlib import Path
 from types import SimpleNamespace
@@ -107,6 +111,21 @@ def test_interrupted_staging_leaves_the_old_folder(tmp_path: Path) -> None:
     assert sorted(p.name for p in out.iterdir()) == ["manifest.json", "report.md"]
     assert (out / "report.md").read_bytes() == b"old"
     assert _leftovers(tmp_path) == []
+
+
+def test_a_killed_writers_staging_folder_is_removed_by_the_next_write(tmp_path: Path) -> None:
+    # A writer killed outright leaves its staging folder; the next write of the same folder on
+    # this host removes it once its process is gone, and leaves a live writer's and another
+    # host's alone.
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True)
+    host = socket.gethostname()
+    names = {"dead": f".res.tmp-{host}-{gone.stdout.strip()}-abc", "live": f".res.tmp-{host}-{os.getpid()}-abc",
+             "elsewhere": f".res.tmp-another-host-{gone.stdout.strip()}-abc", "other target": f".results.tmp-{host}-1-abc"}
+    for name in names.values():
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "report.md").write_bytes(b"half")
+    folders.write_folder(tmp_path / "res", {"report.md": b"new"}, MANIFEST)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["res", *(n for k, n in names.items() if k != "dead")])
 
 
 def test_a_foreign_file_put_there_during_the_run_is_kept(tmp_path: Path) -> None:

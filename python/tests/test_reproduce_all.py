@@ -1,28 +1,27 @@
 """`rampup reproduce all --quick`: every paper's report in one folder, and an index page whose
-verdict counts are the papers' own claims tables'; `rampup reproduce --list`."""
+verdict counts are the papers' own claims tables'; `rampup reproduce --list`; a run stopped
+midway (Ctrl-C, then a kill) leaves no site, and the next finishes with every run done before."""
 
 from __future__ import annotations
 
 import json
 import re
+import signal
+import subprocess
+import sys
+import time
 from collections import Counter
 from pathlib import Path
 
-import pytest
 from conftest import verdict_cells
 
 from rampup.experiments import PAPERS
-from rampup.experiments.site import PaperRun, reproduce_all
+from rampup.experiments.runner import ENTRY
+from rampup.experiments.site import PaperRun
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, list[PaperRun]]:
-    root = tmp_path_factory.mktemp("site")
-    return reproduce_all(root / "all", cache=root / "cache", quick=True)
-
-
-def test_every_paper_is_in_the_site_and_the_index_counts_its_verdicts(site: tuple[Path, Path, list[PaperRun]]) -> None:
-    md, html, done = site
+def test_every_paper_is_in_the_site_and_the_index_counts_its_verdicts(quick_site: tuple[Path, Path, list[PaperRun]]) -> None:
+    md, html, done = quick_site
     folder = md.parent
     assert [d.paper for d in done] == list(PAPERS)
     rows = [line for line in md.read_text(encoding="utf-8").splitlines() if re.match(r"\| 00\d: ", line)]
@@ -49,3 +48,48 @@ def test_the_list_names_every_paper(run_cli) -> None:  # type: ignore[no-untyped
     assert names == [*PAPERS, "all"]
     proc = run_cli("reproduce")
     assert proc.returncode == 2 and "--list" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def _entries(cache: Path) -> int:
+    """Finished runs in the cache (their folders have an entry; those being written start with a dot)."""
+    return sum(1 for p in cache.iterdir() if not p.name.startswith(".") and (p / ENTRY).is_file()) if cache.is_dir() else 0
+
+
+def _stop_midway(args: list[str], cache: Path, after: int, sig: signal.Signals) -> tuple[int, int]:
+    """Starts the real command line, sends ``sig`` once the cache holds ``after`` runs, and
+    waits for the end: (its exit code, the runs cached then)."""
+    child = subprocess.Popen([sys.executable, "-m", "rampup", *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while _entries(cache) < after and time.monotonic() < deadline and child.poll() is None:
+            time.sleep(0.05)
+        assert child.poll() is None, f"finished before it was stopped: {child.stderr.read() if child.stderr else ''}"
+        child.send_signal(sig)
+        child.communicate(timeout=120)
+    finally:
+        child.kill()
+    return child.returncode, _entries(cache)
+
+
+def test_a_run_stopped_midway_leaves_no_site_and_the_next_redoes_nothing(quick_site: tuple[Path, Path, list[PaperRun]],
+                                                                        tmp_path: Path, run_cli) -> None:  # type: ignore[no-untyped-def]
+    total = sum(d.runs for d in quick_site[2])
+    out, cache = tmp_path / "site", tmp_path / "cache"
+    args = ["reproduce", "all", "--quick", "--out", str(out), "--cache", str(cache)]
+    code, first = _stop_midway(args, cache, total // 4, signal.SIGINT)  # Ctrl-C
+    assert code == 130 and not out.exists() and [p.name for p in tmp_path.iterdir()] == ["cache"], "no half site, no staging folder"
+    code, second = _stop_midway(args, cache, total // 2, signal.SIGKILL)  # no chance to tidy up
+    assert code == -signal.SIGKILL and not out.exists() and second > first
+    assert len([p for p in tmp_path.iterdir() if p.name.startswith(".site.tmp-")]) == 1, "its staging folder is left"
+    proc = run_cli(*args)
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cache", "site"], "the killed run's staging folder removed"
+    # It ran only what was not cached: every run finished before the stops was reused.
+    lines = dict(re.findall(r"^(\w+): (\d+ runs \(\d+ cached\))", proc.stdout, re.M))
+    cached = sum(int(re.search(r"\((\d+) cached", v).group(1)) for v in lines.values())  # type: ignore[union-attr]
+    assert list(lines) == list(PAPERS) and cached >= second
+    # And wrote what an uninterrupted run writes.
+    whole = quick_site[0].parent
+    for paper in PAPERS:
+        for name in ("runs.csv", "points.csv", "claims-table.md"):
+            assert (out / paper / name).read_bytes() == (whole / paper / name).read_bytes(), f"{paper}/{name}"

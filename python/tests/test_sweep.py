@@ -126,7 +126,7 @@ def test_a_corrupt_cache_entry_is_run_again_and_replaced(tmp_path: Path, monkeyp
     first = rampup.sweep(SCENARIO, grid, seeds=[1], cache=tmp_path)
     assert len(runs) == 2
     # Truncate one entry's table, as an interrupted copy or a full disk would.
-    victim = sorted(tmp_path.glob("*/flows.parquet"))[0]
+    victim = sorted(tmp_path.glob("*/flows.arrow"))[0]
     victim.write_bytes(victim.read_bytes()[:100])
     again = rampup.sweep(SCENARIO, grid, seeds=[1], cache=tmp_path)
     assert len(runs) == 3, "only the corrupt entry ran again"

@@ -68,6 +68,27 @@ fn the_valid_scenario_runs() {
     assert!(out.table("udp").u64s("received")[0] > 0);
 }
 
+/// `VALID` as JSON: the same document in the form the Python side hands the engine.
+fn valid_as_json() -> String {
+    let doc: toml::Value = toml::from_str(VALID).unwrap();
+    serde_json::to_string(&doc).unwrap()
+}
+
+#[test]
+fn a_scenario_given_as_json_is_the_same_scenario() {
+    let json = valid_as_json();
+    assert_eq!(rampup_sim::scenario::parse(&json).unwrap(), rampup_sim::scenario::parse(VALID).unwrap());
+}
+
+#[test]
+fn an_error_in_a_json_scenario_names_its_key_in_one_line() {
+    let json = valid_as_json().replacen("\"initial_window\":2", "\"initial_window\":\"two\"", 1);
+    let msg = error_of(&json);
+    assert!(msg.starts_with("flow[0].tcp.initial_window:") && !msg.contains('\n'), "{msg}");
+    let msg = error_of(&format!("{} x", valid_as_json()));
+    assert!(msg.starts_with("JSON syntax:"), "{msg}");
+}
+
 #[test]
 fn unknown_key_names_its_path_and_the_allowed_keys() {
     assert_error("mss = 1000", "msss = 1000", &["flow[0].tcp", "msss", "mss"]);

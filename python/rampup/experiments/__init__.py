@@ -44,6 +44,8 @@ class Context:
     seeds: int | None = None
     workers: int | None = None
     backend: str = "threads"
+    #: With backend "dask": the ``dask.distributed.Client`` whose cluster runs the jobs.
+    client: Any = None
     quick: bool = False
     progress: Callable[[int, int], None] | None = None
     #: The command that asked for the reproduction, as its report quotes it (None: the
@@ -53,6 +55,8 @@ class Context:
     cached: int = field(default=0, init=False)
     #: Each claim's verdict, as the reproduction judged it ("holds", "partly", ...).
     verdicts: list[str] = field(default_factory=list, init=False)
+    #: The mechanism against today's schemes, claim by claim (`then_now.table`; None: no such table).
+    then_now: pd.DataFrame | None = field(default=None, init=False)
 
     def seeds_or(self, default: int) -> int:
         if self.seeds is not None:
@@ -68,7 +72,8 @@ class Context:
                 self.progress(base + done, base + total)
 
         before = sum(1 for j in jobs if (self.cache / j.key).exists())
-        results = run_jobs(jobs, self.cache, workers=self.workers, backend=self.backend, progress=progress)
+        results = run_jobs(jobs, self.cache, workers=self.workers, backend=self.backend, client=self.client,
+                           progress=progress)
         self.runs += len(jobs)
         self.cached = total_before + before
         return results

@@ -29,6 +29,7 @@ from typing import Any
 import pandas as pd
 
 from .. import _engine, _toml
+from . import reduced
 from .checks import MEANING, Check, by_part, count, rule_table, verdict
 from .present import docs_table
 from .report import Claim, Report
@@ -61,7 +62,7 @@ class Point:
     info: Any = None
 
     def job(self) -> Job:
-        return Job(_toml.dumps(self.scenario), self.tags["seed"], tags=self.tags, keep=self.keep)
+        return Job(_toml.engine_text(self.scenario), self.tags["seed"], tags=self.tags, keep=self.keep)
 
 
 @dataclass(frozen=True)
@@ -204,6 +205,14 @@ class Experiment:
     rules_after: str = ""
     checks_caption: str = ""
     data_text: str = ""
+    #: Then and now (`then_now`): each claim's quantity on its points (`then_now.Row`), the
+    #: (mechanism, today's scheme) pairs compared and the reading (tags) they are compared
+    #: on. The index of `rampup reproduce all` shows the table; the report too, in a section
+    #: of its own with this text before the rules (empty: the experiment places it itself).
+    then_now_rows: Sequence[Any] = ()
+    then_now_pairs: Sequence[tuple[str, str]] = ()
+    then_now_where: dict[str, Any] = {}
+    then_now_text: str = ""
 
     def points(self, ctx: Any) -> list[Point]:
         raise NotImplementedError
@@ -240,13 +249,40 @@ class Experiment:
         raise NotImplementedError
 
 
+def then_now_table(exp: Experiment, res: Results) -> pd.DataFrame | None:
+    """The experiment's then-and-now table (`then_now.table`), or None if it has none."""
+    if not exp.then_now_rows:
+        return None
+    from . import then_now  # which reads `View` from here
+
+    return then_now.table(View(res.summary, exp.then_now_where), exp.then_now_rows, exp.then_now_pairs)
+
+
 def run_points(exp: Experiment, ctx: Any) -> Results:
-    """Every point of ``exp``, each distinct scenario run once, reduced chunk by chunk."""
+    """Every point of ``exp``, each distinct scenario run once, reduced chunk by chunk; or the
+    reduction stored by an earlier run of the same points and code (`reduced`)."""
     points = exp.points(ctx)
     jobs = [p.job() for p in points]
     by_key: dict[str, list[int]] = {}
     for i, job in enumerate(jobs):
         by_key.setdefault(job.key, []).append(i)
+    k = reduced.key(exp.name, points, [j.key for j in jobs])
+    found = reduced.load(ctx.cache, k)
+    if found is None:
+        found = _reduce(exp, ctx, points, jobs, by_key)
+        reduced.store(ctx.cache, k, found)
+    else:
+        ctx.runs, ctx.cached = ctx.runs + len(by_key), ctx.cached + len(by_key)
+        if ctx.progress is not None:
+            ctx.progress(len(by_key), len(by_key))
+    rows, examples, data = found
+    runs = pd.DataFrame(rows)
+    return Results(points, runs, summarize(runs, exp.group, exp.metrics, exp.totals, exp.firsts), examples, data)
+
+
+def _reduce(exp: Experiment, ctx: Any, points: list[Point], jobs: list[Job], by_key: dict[str, list[int]]):  # type: ignore[no-untyped-def]
+    """(each point's row, the figures' examples, the data table): runs read or run a chunk at
+    a time, so that memory holds one chunk's tables."""
     keys = list(by_key)
     rows: list[dict[str, Any]] = [{}] * len(points)
     examples: dict[int, dict[str, pd.DataFrame]] = {}
@@ -267,9 +303,8 @@ def run_points(exp: Experiment, ctx: Any) -> Results:
                         kept.append(tables[exp.data_table].assign(run=i))
     finally:
         ctx.progress = outer
-    runs = pd.DataFrame(rows)
     data = pd.concat(kept, ignore_index=True).sort_values("run", kind="stable", ignore_index=True) if kept else None
-    return Results(points, runs, summarize(runs, exp.group, exp.metrics, exp.totals, exp.firsts), examples, data)
+    return rows, examples, data
 
 
 def _write_data(exp: Experiment, ctx: Any, res: Results) -> None:
@@ -312,6 +347,7 @@ def reproduce(exp: Experiment, ctx: Any):  # type: ignore[no-untyped-def]
     view, alternates = exp.views(res.summary)
     verdicts = judge(exp.claims(), view, alternates)
     ctx.verdicts = [v.verdict for v in verdicts]
+    ctx.then_now = now = then_now_table(exp, res)
     (ctx.out / DOCS_TABLE).write_text(exp.docs_table(res, verdicts), encoding="utf-8")
     rep = ctx.report(exp.title)
     rep.intro = about(exp, ctx)
@@ -321,6 +357,12 @@ def reproduce(exp: Experiment, ctx: Any):  # type: ignore[no-untyped-def]
     exp.setup(rep, res, ctx)
     verdict_rules(rep, exp, verdicts)
     exp.sections(rep, res, verdicts, ctx)
+    if now is not None and exp.then_now_text:
+        from .then_now import RULES
+
+        rep.heading("Then and now")
+        rep.text(f"{exp.then_now_text} {RULES}")
+        rep.table(now, "Claim by claim: the mechanism against today's schemes")
     rep.heading("Data")
     rep.text(exp.data_text)
     return rep.write()

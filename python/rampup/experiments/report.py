@@ -112,7 +112,9 @@ class Report:
             "<!doctype html><html><head><meta charset='utf-8'>",
             f"<title>{e(self.title)}</title>",
             "<style>body{font-family:sans-serif;max-width:70em;margin:2em auto;line-height:1.4}"
-            "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #bbb;padding:.25em .5em;"
+            # A table wider than the page (rbp's 16 columns) scrolls within itself, not the page.
+            "table{border-collapse:collapse;margin:1em 0;display:block;max-width:100%;overflow-x:auto}"
+            "td,th{border:1px solid #bbb;padding:.25em .5em;"
             "text-align:left;vertical-align:top}th{background:#eee}img{max-width:100%}"
             ".holds{background:#dfd}.partly{background:#ffd}.does.not.hold{background:#fdd}</style>",
             f"</head><body><h1>{e(self.title)}</h1>",

@@ -21,7 +21,7 @@ import pandas as pd
 
 from .. import _engine
 from ..folders import check_target, staged_folder
-from . import PAPERS, Context, load
+from . import PAPERS, Context, load, then_now
 from .framework import paper_data
 from .report import VERDICTS, Report
 from .runner import engine_build
@@ -57,6 +57,8 @@ class PaperRun:
     cached: int
     seconds: float
     verdicts: dict[str, int]
+    #: The mechanism against today's schemes, claim by claim (`then_now.table`).
+    then_now: pd.DataFrame | None
 
 
 def reproduce_all(out: Path, overwrite: bool = False, started: Callable[[str], None] | None = None,
@@ -76,7 +78,8 @@ def reproduce_all(out: Path, overwrite: bool = False, started: Callable[[str], N
             ctx = Context(out=tmp / paper, **context)
             load(paper).reproduce(ctx)
             counts = Counter(ctx.verdicts)
-            done.append(PaperRun(paper, ctx.runs, ctx.cached, time.perf_counter() - t0, {v: counts[v] for v in VERDICTS}))
+            done.append(PaperRun(paper, ctx.runs, ctx.cached, time.perf_counter() - t0, {v: counts[v] for v in VERDICTS},
+                                 ctx.then_now))
         md, page = _index(tmp, done, time.perf_counter() - start, bool(context.get("quick")))
     return target / md.name, target / page.name, done
 
@@ -97,4 +100,12 @@ def _index(folder: Path, done: list[PaperRun], seconds: float, quick: bool) -> t
     rep.table(pd.DataFrame(rows), "Each paper's claims by verdict (holds / partly / does not hold), its runs and wall time; "
               "its report below")
     rep.links([(f"{d.paper}: the report", f"{d.paper}/report.html") for d in done])
+    rep.heading("Then and now")
+    rep.text("Does each mechanism still beat today's TCP? Each paper's claims about its mechanism, with the quantity each "
+             f"speaks of, compared on the claim's points with today's schemes. {then_now.RULES}")
+    now = [d.then_now.assign(paper=d.paper) for d in done if d.then_now is not None and not d.then_now.empty]
+    if now:
+        table = pd.concat(now, ignore_index=True)
+        rep.table(table[["paper", *(c for c in table.columns if c != "paper")]], "Claim by claim: each mechanism against "
+                  "today's schemes (the quantity's range over the claim's points for each)")
     return rep.write()

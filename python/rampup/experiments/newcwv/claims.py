@@ -12,7 +12,8 @@ from __future__ import annotations
 from .. import framework
 from ..checks import Check
 from ..framework import ClaimRule, View, paper_data
-from .runs import CWV, NEWCWV, NEWCWV_RW, NEWCWV_STD, PADDING, STANDARD
+from ..then_now import Row
+from .runs import CWV, NEWCWV, NEWCWV_RFC, NEWCWV_RW, NEWCWV_STD, PADDING, STANDARD
 
 RATE, SHARE, DROPS, BEHIND = "rate_kbps", "share", "drop_rate", "behind_s"
 #: "about 3% above the fair share": at most 3% above it, with 2 points of tolerance.
@@ -136,3 +137,11 @@ NUMBERS = {"a": numbers_a, "b": numbers_b, "c": numbers_c, "d": numbers_d, "e": 
 
 def claim_rules() -> list[ClaimRule]:
     return framework.claim_rules("newcwv", RULES, CHECKS, NUMBERS)
+
+
+#: Then and now (`then_now`): claims (b) and (d), the paper's new-CWV against RFC 7661's form
+#: of it and against the standard restart (slow start after idle, Linux's default).
+THEN_NOW = [*(Row("b", f"drop rate after the {s} period (%)", DROPS, True, {"sweep": s}, unit="flows", scale=100.0, fmt="{:.2f}")
+              for s in ("idle", "limited")),
+            Row("d", "received rate (kb/s)", RATE, False, {"sweep": "idle"}, unit="flows", fmt="{:.0f}")]
+THEN_NOW_PAIRS = ((NEWCWV, NEWCWV_RFC), (NEWCWV, STANDARD))

@@ -14,7 +14,7 @@ from matplotlib.figure import Figure
 from ..framework import ClaimRule, Experiment, Point, Results, Verdict, View
 from ..present import errorbars, settings_table, x_table
 from ..report import Report
-from .claims import BEHIND, DROPS, RATE, SHARE, claim_rules
+from .claims import BEHIND, DROPS, RATE, SHARE, THEN_NOW, THEN_NOW_PAIRS, claim_rules
 from .runs import (
     APP_KBPS,
     DROP_RTTS,
@@ -60,6 +60,9 @@ SCHEMES_TEXT = (
 
 class NewCwv(Experiment):
     name = "newcwv"
+    then_now_rows, then_now_pairs = THEN_NOW, THEN_NOW_PAIRS
+    then_now_text = ("Claims (b) and (d) at each number of flows: the paper's new-CWV against RFC 7661's form of it and against "
+                     "the standard restart (slow start after idle, as Linux does by default).")
     title = "Paper 003 (new-CWV): rate-limited traffic — reproduction of §4, Fig. 2-7"
     group = ("sweep", "scheme", "x")
     metrics = (RATE, SHARE, DROPS, BEHIND, "wire_kbps")

@@ -13,7 +13,8 @@ import pandas as pd
 from .. import framework
 from ..checks import Check
 from ..framework import ClaimRule, View, paper_data
-from .runs import PREEMPTIVE, RENO
+from ..then_now import Row
+from .runs import PREEMPTIVE, RACK, RACK_PREEMPTIVE, RENO
 
 MEAN, CI = "mean_ms", "mean_ms_ci90"
 MORE_THAN = 0.08  # "more than 8%"
@@ -121,3 +122,10 @@ def paper_improvements() -> pd.DataFrame:
     rows = [{"sweep": "delay", "x": float(k), "paper": v / 100} for k, v in n["delay"].items()]
     rows += [{"sweep": "load", "x": float(k), "paper": v / 100} for k, v in n["load"].items()]
     return pd.DataFrame(rows)
+
+
+#: Then and now (`then_now`): claim (a)'s mean duration on its sweeps, the paper's mechanism
+#: against today's loss recovery (SACK with RACK-TLP), alone and on top of it.
+THEN_NOW = [Row("a", f"mean duration (ms), the {s} sweep", "mean_ms", True, {"sweep": s}, unit=u, fmt="{:.0f}")
+            for s, u in zip(CASES, ("% load", "ms", "", "KiB"), strict=True)]
+THEN_NOW_PAIRS = ((PREEMPTIVE, RACK), (RACK_PREEMPTIVE, RACK))

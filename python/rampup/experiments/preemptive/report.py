@@ -14,7 +14,7 @@ from .. import profiles
 from ..framework import ClaimRule, Experiment, Point, Results, Verdict, View
 from ..present import errorbars, settings_table, x_table
 from ..report import Report
-from .claims import MEAN, claim_rules, improvement, paper_improvements
+from .claims import MEAN, THEN_NOW, THEN_NOW_PAIRS, claim_rules, improvement, paper_improvements
 from .runs import PREEMPTIVE, RACK, RACK_PREEMPTIVE, RENO, SCHEMES, SIZE_EDGES, SIZE_LABELS, Setup, base, scenario, sweeps, tcp_of
 
 STYLE = {RENO: dict(color="tab:blue", marker="s"), PREEMPTIVE: dict(color="tab:green", marker="D"),
@@ -47,6 +47,9 @@ MODERN = (
 
 class Preemptive(Experiment):
     name = "preemptive"
+    then_now_rows, then_now_pairs = THEN_NOW, THEN_NOW_PAIRS
+    then_now_text = ("Claim (a)'s mean duration at each point of its sweeps: Preemptive Retransmission on Reno, and on SACK with "
+                     "RACK-TLP, each against SACK with RACK-TLP alone (today's Linux loss recovery).")
     title = "Paper 002 (Preemptive Retransmission): short web connections — reproduction of §7, Fig. 6"
     group = ("sweep", "scheme", "x")
     metrics = ("mean_ms", "median_ms", "p90_ms", "timeouts", "preemptive", "spurious", *SIZES)

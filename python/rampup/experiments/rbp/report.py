@@ -10,7 +10,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from .. import then_now
-from ..framework import Alternate, ClaimRule, Experiment, Point, Results, Verdict, View, judge
+from ..framework import Alternate, ClaimRule, Experiment, Point, Results, Verdict, View, judge, then_now_table
 from ..present import docs_table, errorbars, settings_table, x_table
 from ..report import Report
 from .claims import THEN_NOW, claim_rules
@@ -79,6 +79,7 @@ THEN_NOW_TEXT = (
 
 class Rbp(Experiment):
     name = "rbp"
+    then_now_rows, then_now_pairs, then_now_where = THEN_NOW, THEN_NOW_PAIRS, {"variant": "main"}
     title = "Paper 000 (RBP): restart after idle — reproduction of §4, Figures 6-10"
     group = ("variant", "sweep", "scheme", "x")
     metrics = tuple(f"{part}_{m}" for part in PARTS for m in PER_PART)
@@ -138,7 +139,7 @@ class Rbp(Experiment):
         main = docs_table(["claim", "verdict", "what came out"], [[f"({v.rule.id}) {v.rule.paper}", v.cell(), v.ours] for v in verdicts])
         others = {k: _judge_variant(res.summary, k) for k in VARIANTS if k != "main"}
         cells = [[f"({v.rule.id})"] + [o[i].cell() for o in others.values()] for i, v in enumerate(verdicts)]
-        now = _then_now(res)
+        now = then_now_table(self, res)
         return "\n\n".join([main, docs_table(["claim"] + [VARIANTS[k][1] for k in others], cells),
                             docs_table(list(now.columns), now.astype(str).values.tolist())]) + "\n"
 
@@ -157,14 +158,12 @@ class Rbp(Experiment):
         _figure_data(rep, main)
         rep.heading("Then and now: RBP against today's Linux")
         rep.text(THEN_NOW_TEXT)
-        rep.table(_then_now(res), "Claim by claim: RBP against today's Linux")
+        rep.table(ctx.then_now, "Claim by claim: RBP against today's Linux")
         _startup(rep, res, main)
         for variant in (k for k in VARIANTS if k != "main"):
             _robustness(rep, res, variant, verdicts, ctx.quick)
 
 
-def _then_now(res: Results) -> pd.DataFrame:
-    return then_now.table(View(res.summary, {"variant": "main"}), THEN_NOW, THEN_NOW_PAIRS)
 
 
 def _view(summary: pd.DataFrame, variant: str, rbp: str) -> View:

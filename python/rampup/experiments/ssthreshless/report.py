@@ -11,7 +11,7 @@ from matplotlib.figure import Figure
 
 from .. import then_now
 from ..checks import count, verdict
-from ..framework import Alternate, ClaimRule, Experiment, Point, Results, Verdict, View
+from ..framework import Alternate, ClaimRule, Experiment, Point, Results, Verdict, View, then_now_table
 from ..present import docs_table, errorbars, settings_table
 from ..report import Report
 from .claims import ABOUT_SLS, THEN_NOW, claim_rules
@@ -117,6 +117,7 @@ FIGURE_EXPS = {"I", "fig3", "II", "III", "VII", "fig10"}
 
 class Ssthreshless(Experiment):
     name = "ssthreshless"
+    then_now_rows, then_now_pairs, then_now_where = THEN_NOW, THEN_NOW_PAIRS, {"reading": MAIN}
     title = "Paper 001 (SSthreshless Start) — reproduction of §II and §V, Tables I-VII, Figures 2-10"
     group = ("exp", "reading", "scheme", "x")
     metrics = tuple(METRICS)
@@ -187,7 +188,7 @@ class Ssthreshless(Experiment):
         for v in verdicts:
             by_label = {label: f"{verdict(ch)} ({count(ch)})" for label, ch, _ in v.alternates}
             rows.append([f"({v.rule.id}) {v.rule.paper}", v.cell(), *(by_label.get(label, "") for label in labels)])
-        now = _then_now(res)
+        now = then_now_table(self, res)
         return (docs_table(["claim", "verdict (main, SLS exact)", *labels], rows) + "\n\n"
                 + docs_table(list(now.columns), now.astype(str).values.tolist()) + "\n")
 
@@ -413,8 +414,6 @@ def _setup_text(rep: Report, seeds: int, quick: bool) -> None:
               "Table I (SPEC §001)")
 
 
-def _then_now(res: Results) -> pd.DataFrame:
-    return then_now.table(View(res.summary, {"reading": MAIN}), THEN_NOW, THEN_NOW_PAIRS)
 
 
 def _then_now_section(rep: Report, res: Results, ctx: Any) -> None:
@@ -428,7 +427,7 @@ def _then_now_section(rep: Report, res: Results, ctx: Any) -> None:
         "(d), slow start's ssthresh (g, i) or experiments not run with today's schemes (e, f, h). For claims a-c, "
         "SLS's utilization, with exact RTT samples and with ns-2's 10 ms tick, is compared with each of today's at "
         "every x. " + then_now.RULES)
-    rep.table(_then_now(res), "Claim by claim: SSthreshless Start against today's startups (utilization %)")
+    rep.table(ctx.then_now, "Claim by claim: SSthreshless Start against today's startups (utilization %)")
 
 
 #: The report's sections after the verdict rules, in order.

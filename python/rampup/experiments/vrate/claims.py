@@ -16,7 +16,8 @@ import pandas as pd
 from .. import framework
 from ..checks import Check
 from ..framework import ClaimRule, View, paper_data
-from .runs import BTCP, SIZES_MB, VRATE
+from ..then_now import Row
+from .runs import BTCP, FIG4, FIG5, PACING, SHARING, SIZES_MB, VRATE
 
 PCT, SPREAD, TIMEOUTS, LPE = "pct", "spread_frac", "timeouts", "losses_per_episode"
 #: "at least as well": vrate's bandwidth at most this many points of bw_max below btcp's.
@@ -136,3 +137,12 @@ NUMBERS = {"a": numbers_a, "b": numbers_b, "c": numbers_c, "d": numbers_d}
 
 def claim_rules() -> list[ClaimRule]:
     return framework.claim_rules("vrate", RULES, CHECKS, NUMBERS)
+
+
+#: Then and now (`then_now`): claims (a) and (d) on Fig. 4 and 5 (8 MB per server), vrate
+#: against today's Linux pacing and RFC 9040's shared window.
+THEN_NOW = [Row(c, f"Fig. {fig}: {what}", col, lower, {"fig": fig, "clients": 1, "size_mb": 8}, unit="servers", fmt=fmt)
+            for c, what, col, lower, fmt in (("a", "bandwidth (% of bw_max)", PCT, False, "{:.0f}"),
+                                             ("d", "spread of the ends (of the request time)", SPREAD, True, "{:.2f}"))
+            for fig in (FIG4.fig, FIG5.fig)]
+THEN_NOW_PAIRS = ((VRATE, PACING), (VRATE, SHARING))

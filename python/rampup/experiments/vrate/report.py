@@ -12,7 +12,7 @@ from matplotlib.figure import Figure
 from ..framework import ClaimRule, Experiment, Point, Results, Verdict, View, paper_data
 from ..present import errorbars, settings_table, x_table
 from ..report import Report
-from .claims import LPE, PCT, SPREAD, TIMEOUTS, claim_rules, sizes
+from .claims import LPE, PCT, SPREAD, THEN_NOW, THEN_NOW_PAIRS, TIMEOUTS, claim_rules, sizes
 from .runs import (
     BTCP,
     FIG1,
@@ -77,6 +77,9 @@ FINDINGS = (
 
 class Vrate(Experiment):
     name = "vrate"
+    then_now_rows, then_now_pairs = THEN_NOW, THEN_NOW_PAIRS
+    then_now_text = ("Claims (a) and (d) on Fig. 4 and 5 (8 MB per server): vrate against Linux pacing and against RFC 9040's "
+                     "shared window, at each number of servers.")
     title = "Paper 004 (vrate): cooperating connections — reproduction of §5, Fig. 1 and 4-6"
     group = ("fig", "clients", "size_mb", "scheme", "x")
     metrics = (PCT, SPREAD, "spread_s", TIMEOUTS, LPE)
