@@ -666,6 +666,7 @@ def bench(flows: str, large: bool, repeat: int, duration: float, ns2: bool, web:
                   "CPU/wall is its CPU time over wall time")
 
 
-# The commands that run many scenarios through the cache register on `main` there. (So this
-# module is not run as a script: `python -m rampup` is the command.)
+if __name__ == "__main__":  # run as a script, cli_runs would register on another copy of `main`
+    sys.exit("rampup: run it as `rampup` or `python -m rampup`")
+# The commands that run many scenarios through the cache register on `main` there.
 from . import cli_runs  # noqa: E402,F401

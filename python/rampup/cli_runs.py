@@ -77,6 +77,7 @@ def sweep_command(file: Path, grids: tuple[str, ...], seeds: int, table: str, ou
                   workers: int | None, backend: str, scheduler: str | None) -> None:
     """Run the scenario FILE at every combination of the --grid values and seeds, and write
     one table: the runs' rows, with a column per grid key and a seed column."""
+    from .experiments.cluster import DaskError
     from .sweep import sweep
 
     text = _read_scenario(file)
@@ -98,6 +99,8 @@ def sweep_command(file: Path, grids: tuple[str, ...], seeds: int, table: str, ou
                        client=client)
     except _engine.ScenarioError as e:
         raise CliError(f"{file}: {e}") from None
+    except DaskError as e:
+        raise CliError(f"--backend dask: {e}") from None
     except ValueError as e:
         raise CliError(str(e)) from None
     df.columns = [str(c) for c in df.columns]

@@ -176,7 +176,9 @@ def _remove_abandoned(target: Path) -> None:
     (killed while writing); a live process's, or another host's, are left alone."""
     prefix = _staging_prefix(target)
     for p in target.parent.glob(f"{glob.escape(prefix)}*"):
-        m = re.fullmatch(rf"{re.escape(prefix)}(\d+)-[^/]+", p.name)
+        # The pid, then mkdtemp's eight characters: a host whose name only begins with this
+        # host's (node-12 beside node) does not match.
+        m = re.fullmatch(rf"{re.escape(prefix)}(\d+)-[a-z0-9_]{{8}}", p.name)
         if m and p.is_dir() and not p.is_symlink() and not _running(int(m.group(1))):
             shutil.rmtree(p, ignore_errors=True)
 

@@ -13,7 +13,7 @@ import pytest
 
 import rampup
 from rampup.experiments import reproduce_into, runner
-from rampup.experiments.cluster import DaskError, check_workers
+from rampup.experiments.cluster import DaskError, _run_checked, check_workers
 
 distributed = pytest.importorskip("dask.distributed", reason="the dask extra is not installed")
 
@@ -67,14 +67,18 @@ def test_the_command_line_runs_on_a_scheduler_by_its_address(client: Any, demo_p
     assert outs[0] == outs[1]
 
 
-def test_a_worker_with_another_engine_is_refused(client: Any) -> None:
+def test_a_worker_with_another_engine_is_refused(client: Any, demo_text: str) -> None:
     check_workers(client, runner.engine_build())  # the same build: accepted
     with pytest.raises(DaskError, match=r"runs engine build \w+, this process 0+ \(2 of 2 workers differ\): install the same"):
         check_workers(client, "0000000000000000")
+    # A worker that joined after the check refuses each run itself.
+    job = runner.Job(demo_text, 1)
+    with pytest.raises(DaskError, match=r"a worker runs engine build \w+, this process 0+: install the same"):
+        client.submit(_run_checked, job, "0000000000000000", "caller", pure=False).result()
 
 
 def test_a_scheduler_that_is_not_there_is_one_line(run_cli, demo_path: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    proc = run_cli("sweep", demo_path, "--grid", "tcp.recovery=sack", "--backend", "dask", "--scheduler", "tcp://127.0.0.1:9",
+    proc = run_cli("sweep", demo_path, "--grid", "flow[0].tcp.recovery=sack", "--backend", "dask", "--scheduler", "tcp://127.0.0.1:9",
                    "--out", tmp_path / "x.csv", "--cache", tmp_path / "c")
     assert proc.returncode == 2 and proc.stderr.startswith("rampup: error: --backend dask: scheduler 'tcp://127.0.0.1:9': cannot connect")
     assert "Traceback" not in proc.stderr and not (tmp_path / "x.csv").exists()

@@ -119,8 +119,10 @@ def test_a_killed_writers_staging_folder_is_removed_by_the_next_write(tmp_path: 
     # host's alone.
     gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True)
     host = socket.gethostname()
-    names = {"dead": f".res.tmp-{host}-{gone.stdout.strip()}-abc", "live": f".res.tmp-{host}-{os.getpid()}-abc",
-             "elsewhere": f".res.tmp-another-host-{gone.stdout.strip()}-abc", "other target": f".results.tmp-{host}-1-abc"}
+    dead = gone.stdout.strip()
+    names = {"dead": f".res.tmp-{host}-{dead}-abcd_123", "live": f".res.tmp-{host}-{os.getpid()}-abcd_123",
+             "elsewhere": f".res.tmp-another-host-{dead}-abcd_123", "a longer host's": f".res.tmp-{host}-7-{dead}-abcd_123",
+             "other target": f".results.tmp-{host}-{dead}-abcd_123"}
     for name in names.values():
         (tmp_path / name).mkdir()
         (tmp_path / name / "report.md").write_bytes(b"half")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from conftest import verdict_cells
 
-from rampup.experiments import PAPERS
+from rampup.experiments import PAPERS, load
 from rampup.experiments.runner import ENTRY
 from rampup.experiments.site import PaperRun
 
@@ -37,6 +37,12 @@ def test_every_paper_is_in_the_site_and_the_index_counts_its_verdicts(quick_site
         assert f"href='{d.paper}/report.html'" in page
     text = md.read_text(encoding="utf-8")
     assert re.search(r"rampup \S+ \(engine build \w+\); [\d,]+ runs", text) and "Quick run" in text
+    # Each paper's then-and-now table: a line per row and pair (none left out for want of points),
+    # and the index shows them all.
+    for d in done:
+        exp = next(v for v in vars(load(d.paper)).values() if isinstance(v, type) and getattr(v, "name", None) == d.paper)
+        assert d.then_now is not None and len(d.then_now) == len(exp.then_now_rows) * len(exp.then_now_pairs) > 0, d.paper
+    assert len(re.findall(r"^\| (?:" + "|".join(PAPERS) + r") \| [a-i] \|", text, re.M)) == sum(len(d.then_now) for d in done)
     manifest = json.loads((folder / "manifest.json").read_text())
     assert {f"{p}/report.html" for p in PAPERS} <= set(manifest["files"]) and "index.html" in manifest["files"]
 

@@ -11,11 +11,12 @@ not before anything runs.
 from __future__ import annotations
 
 import os
+import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DaskError", "connect", "run_on_dask"]
+__all__ = ["DaskError", "check_workers", "connect", "run_on_dask", "slots"]
 
 
 class DaskError(ValueError):
@@ -38,15 +39,29 @@ def connect(scheduler: str | None, timeout_s: float = 10) -> Any:
         return distributed.Client(processes=False)
     try:
         return distributed.Client(scheduler, timeout=timeout_s)
-    except (OSError, TimeoutError) as e:
+    except (OSError, TimeoutError, ValueError) as e:  # ValueError: not an address (a dashboard's http://...)
         raise DaskError(f"scheduler {scheduler!r}: cannot connect ({str(e).splitlines()[0]})") from None
 
 
-def check_workers(client: Any, build: str) -> None:
-    """DaskError unless every worker has rampup's engine of this ``build``."""
-    builds = client.run(_worker_build, os.getpid())
-    if not builds:
-        raise DaskError(f"scheduler {client.scheduler.address}: the cluster has no workers")
+#: This process, as a worker tells it from its own: a worker in it (``Client(processes=False)``)
+#: keeps the user's RAMPUP_THREADS. Not the pid: a container's worker may have the caller's.
+_PROCESS = uuid.uuid4().hex
+
+
+def check_workers(client: Any, build: str, wait_s: float = 120) -> None:
+    """DaskError unless the cluster has a worker (waiting ``wait_s`` for one to join, as a
+    SLURM job or a pod may still be starting) and each worker there now has rampup's engine
+    of this ``build``. Workers that join later are checked by each run (`_run_checked`)."""
+    try:
+        client.wait_for_workers(1, timeout=wait_s)
+    except TimeoutError:
+        raise DaskError(f"scheduler {client.scheduler.address}: no worker joined within {wait_s:g} s") from None
+    builds = client.run(_worker_build, on_error="return")
+    failed = {w: b for w, b in builds.items() if isinstance(b, BaseException)}
+    if failed:
+        worker, e = next(iter(failed.items()))
+        raise DaskError(f"worker {worker} cannot run rampup ({type(e).__name__}: {e}; {len(failed)} of {len(builds)} workers): "
+                        "install the same rampup on the workers")
     other = {w: b for w, b in builds.items() if b != build}
     if other:
         worker, theirs = next(iter(other.items()))
@@ -54,21 +69,30 @@ def check_workers(client: Any, build: str) -> None:
                         "workers differ): install the same rampup on the workers")
 
 
-def _worker_build(caller_pid: int) -> str:
-    """On a worker: its engine's build (`engine_build`), which must be the caller's. A worker
-    process also keeps each run to one thread, as its own threads are the parallelism; a
-    worker in the caller's process (``Client(processes=False)``) keeps the user's setting."""
+def _worker_build() -> str:
     from .runner import engine_build
 
-    if os.getpid() != caller_pid:
-        os.environ["RAMPUP_THREADS"] = "1"
     return engine_build()
+
+
+def _run_checked(job: Any, build: str, process: str) -> Any:
+    """On a worker: the run's tables, if its engine is the caller's ``build`` (a worker may
+    have joined after `check_workers`). A worker process keeps each run to one thread, as its
+    own threads are the parallelism; a worker in the caller's ``process`` keeps the user's
+    setting."""
+    from .runner import _run, engine_build
+
+    if engine_build() != build:
+        raise DaskError(f"a worker runs engine build {engine_build()}, this process {build}: install the same rampup on the workers")
+    if process != _PROCESS:
+        os.environ["RAMPUP_THREADS"] = "1"
+    return _run(job)
 
 
 def run_on_dask(client: Any, jobs: Sequence[Any], todo: Sequence[int], cache: Path, finished: Callable[[int, Any], None]) -> None:
     """Run ``jobs[i]`` for i in ``todo`` on ``client``'s cluster (the current client, or a
     cluster of this process's threads when None), storing each result here as it comes."""
-    from .runner import _run, _store, engine_build
+    from .runner import _store, engine_build
 
     distributed = _distributed()
     ours = False
@@ -79,8 +103,9 @@ def run_on_dask(client: Any, jobs: Sequence[Any], todo: Sequence[int], cache: Pa
             client, ours = connect(None), True
     futures: dict[Any, int] = {}
     try:
-        check_workers(client, engine_build())
-        futures = {client.submit(_run, jobs[i], pure=False): i for i in todo}
+        build = engine_build()
+        check_workers(client, build)
+        futures = {client.submit(_run_checked, jobs[i], build, _PROCESS, pure=False): i for i in todo}
         for f in distributed.as_completed(list(futures)):
             i = futures.pop(f)
             tables = f.result()
@@ -92,3 +117,8 @@ def run_on_dask(client: Any, jobs: Sequence[Any], todo: Sequence[int], cache: Pa
             client.cancel(list(futures))
         if ours:
             client.close()
+
+
+def slots(client: Any) -> int:
+    """The runs the cluster of ``client`` runs at once: its workers' threads."""
+    return sum(client.nthreads().values())

@@ -21,15 +21,16 @@ from __future__ import annotations
 
 import datetime
 import tomllib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
+from types import MappingProxyType
 from typing import Any
 
 import pandas as pd
 
 from .. import _engine, _toml
-from . import reduced
+from . import cluster, reduced
 from .checks import MEANING, Check, by_part, count, rule_table, verdict
 from .present import docs_table
 from .report import Claim, Report
@@ -42,7 +43,7 @@ __all__ = ["ClaimRule", "Experiment", "Point", "Results", "Verdict", "View", "cl
 #: The claims table docs/<paper>.md shows (between its `claims` markers), written beside
 #: the report; a test checks that the page has the one the full reproduction writes.
 DOCS_TABLE = "claims-table.md"
-#: Runs per `Context.run` call: each chunk's tables are reduced before the next runs.
+#: Runs per `Context.run` call (on a Dask cluster, more): each chunk's tables are reduced before the next runs.
 CHUNK = 64
 
 
@@ -211,7 +212,7 @@ class Experiment:
     #: of its own with this text before the rules (empty: the experiment places it itself).
     then_now_rows: Sequence[Any] = ()
     then_now_pairs: Sequence[tuple[str, str]] = ()
-    then_now_where: dict[str, Any] = {}
+    then_now_where: Mapping[str, Any] = MappingProxyType({})
     then_now_text: str = ""
 
     def points(self, ctx: Any) -> list[Point]:
@@ -284,6 +285,8 @@ def _reduce(exp: Experiment, ctx: Any, points: list[Point], jobs: list[Job], by_
     """(each point's row, the figures' examples, the data table): runs read or run a chunk at
     a time, so that memory holds one chunk's tables."""
     keys = list(by_key)
+    # On a cluster, chunks big enough to keep every worker busy (a chunk waits for its last run).
+    size = CHUNK if ctx.client is None else max(CHUNK, 4 * cluster.slots(ctx.client))
     rows: list[dict[str, Any]] = [{}] * len(points)
     examples: dict[int, dict[str, pd.DataFrame]] = {}
     kept: list[pd.DataFrame] = []
@@ -291,8 +294,8 @@ def _reduce(exp: Experiment, ctx: Any, points: list[Point], jobs: list[Job], by_
     if outer is not None:
         ctx.progress = lambda done, _total: outer(done, len(keys))
     try:
-        for c in range(0, len(keys), CHUNK):
-            chunk = keys[c:c + CHUNK]
+        for c in range(0, len(keys), size):
+            chunk = keys[c:c + size]
             for k, tables in zip(chunk, ctx.run([jobs[by_key[k][0]] for k in chunk]), strict=True):
                 for i in by_key[k]:
                     rows[i] = {**points[i].tags, **exp.measure(points[i], tables)}

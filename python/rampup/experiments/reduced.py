@@ -4,24 +4,27 @@ measuring thousands of runs again.
 
 The key hashes what the reduction is a function of: every run's cache key (engine build,
 scenario, seed, tables kept), every point's tags and extra information, and the code that
-measures (this package's sources and data files, and the pandas and numpy it runs on). A
+measures (this package's sources and data files, and the Python, pandas, numpy and pyarrow
+it runs on). A
 change to any of them misses, and the runs are read and measured again from their own
 cache. Entries are written whole or not at all, as the runs' are.
 """
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import os
 import pickle
+import sys
 import tempfile
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 __all__ = ["key", "load", "store"]
 
@@ -29,10 +32,11 @@ __all__ = ["key", "load", "store"]
 FOLDER = "reduced"
 
 
-@functools.cache
 def _code() -> str:
-    """A hash of the code that measures: every source and data file of this package."""
-    h = hashlib.sha256(f"pandas {pd.__version__} numpy {np.__version__}".encode())
+    """A hash of the code that measures: every source and data file of this package, read
+    each time (about a millisecond), so that code edited in a live session counts."""
+    versions = f"python {sys.version_info[:2]} pandas {pd.__version__} numpy {np.__version__} pyarrow {pa.__version__}"
+    h = hashlib.sha256(versions.encode())
     root = Path(__file__).parent
     for f in sorted(p for p in root.rglob("*") if p.suffix in (".py", ".toml")):
         h.update(f.relative_to(root).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
@@ -52,18 +56,27 @@ def load(cache: Path, k: str) -> Any | None:
     try:
         with open(cache / FOLDER / f"{k}.pickle", "rb") as f:
             return pickle.load(f)
-    except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, ValueError):
+    except Exception:  # noqa: BLE001 -- a damaged file fails in many ways; it is only a cache
         return None
 
 
 def store(cache: Path, k: str, reduction: Any) -> None:
+    """Stores the reduction; if it cannot (a full disk), says so and goes on: the reproduction
+    itself is done, and the next one reduces its runs again."""
     folder = cache / FOLDER
-    folder.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{k}.", dir=folder)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{k}.", dir=folder)
+    except OSError as e:
+        warnings.warn(f"{folder}: the reduction is not cached ({e.strerror or e})", stacklevel=2)
+        return
     try:
         with os.fdopen(fd, "wb") as f:
             pickle.dump(reduction, f, protocol=pickle.HIGHEST_PROTOCOL)
         os.replace(tmp, folder / f"{k}.pickle")
+    except OSError as e:
+        Path(tmp).unlink(missing_ok=True)
+        warnings.warn(f"{folder}: the reduction is not cached ({e.strerror or e})", stacklevel=2)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

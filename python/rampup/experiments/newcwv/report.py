@@ -61,8 +61,8 @@ SCHEMES_TEXT = (
 class NewCwv(Experiment):
     name = "newcwv"
     then_now_rows, then_now_pairs = THEN_NOW, THEN_NOW_PAIRS
-    then_now_text = ("Claims (b) and (d) at each number of flows: the paper's new-CWV against RFC 7661's form of it and against "
-                     "the standard restart (slow start after idle, as Linux does by default).")
+    then_now_text = ("Claim (b) at each number of flows: the paper's new-CWV against RFC 7661's form of it and against the "
+                     "standard restart (slow start after idle, as Linux does by default).")
     title = "Paper 003 (new-CWV): rate-limited traffic — reproduction of §4, Fig. 2-7"
     group = ("sweep", "scheme", "x")
     metrics = (RATE, SHARE, DROPS, BEHIND, "wire_kbps")

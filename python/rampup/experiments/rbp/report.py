@@ -164,8 +164,6 @@ class Rbp(Experiment):
             _robustness(rep, res, variant, verdicts, ctx.quick)
 
 
-
-
 def _view(summary: pd.DataFrame, variant: str, rbp: str) -> View:
     return View(summary, {"variant": variant}, {"RBP": rbp})
 

@@ -414,8 +414,6 @@ def _setup_text(rep: Report, seeds: int, quick: bool) -> None:
               "Table I (SPEC §001)")
 
 
-
-
 def _then_now_section(rep: Report, res: Results, ctx: Any) -> None:
     rep.heading("Then and now: SSthreshless Start against today's startups")
     rep.text(

@@ -141,7 +141,7 @@ def claim_rules() -> list[ClaimRule]:
 
 #: Then and now (`then_now`): claims (a) and (d) on Fig. 4 and 5 (8 MB per server), vrate
 #: against today's Linux pacing and RFC 9040's shared window.
-THEN_NOW = [Row(c, f"Fig. {fig}: {what}", col, lower, {"fig": fig, "clients": 1, "size_mb": 8}, unit="servers", fmt=fmt)
+THEN_NOW = [Row(c, f"Fig. {fig}: {what}", col, lower, {"fig": fig, "clients": 1, "size_mb": SIZES_MB[-1]}, unit="servers", fmt=fmt)
             for c, what, col, lower, fmt in (("a", "bandwidth (% of bw_max)", PCT, False, "{:.0f}"),
                                              ("d", "spread of the ends (of the request time)", SPREAD, True, "{:.2f}"))
             for fig in (FIG4.fig, FIG5.fig)]
