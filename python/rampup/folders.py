@@ -74,12 +74,23 @@ def _not_ours(folder: Path) -> str | None:
     """Why ``folder`` is not provably a folder rampup wrote, or None if it is.
 
     The folder is read through one open descriptor, so that a rampup writer renaming a
-    new folder over it meanwhile cannot make the manifest and the files disagree."""
-    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        return _not_ours_at(fd)
-    finally:
-        os.close(fd)
+    new folder over it meanwhile cannot make the manifest and the files disagree. If one
+    did (the path names another folder now, and the one read may be half removed), the
+    new one is read."""
+    for _ in range(_READS):
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            why = _not_ours_at(fd)
+            read, now = os.fstat(fd), os.stat(folder)
+        finally:
+            os.close(fd)
+        if why is None or (read.st_dev, read.st_ino) == (now.st_dev, now.st_ino):
+            return why
+    return why
+
+
+#: How often `_not_ours` reads a folder that other writers keep replacing before it answers.
+_READS = 10
 
 
 def _not_ours_at(folder_fd: int) -> str | None:
