@@ -33,6 +33,8 @@ def engine_text(doc: Mapping[str, Any]) -> str:
 
 
 def _scalar(value: Any) -> Any:
+    """A numpy scalar as the Python number it holds (np.float64(0.5) -> 0.5, np.bool_(True) ->
+    True); a TypeError for anything else."""
     if hasattr(value, "item") and type(value).__module__ == "numpy":
         return value.item()
     raise TypeError(f"cannot write {type(value).__name__} in a scenario")
@@ -52,6 +54,7 @@ def _plain(value: Any, path: tuple[str, ...]) -> Any:
         raise TypeError(f"{where}: TOML has no null; leave the key out")
     if isinstance(value, (bool, int, float, str)):
         return value
-    if hasattr(value, "item") and type(value).__module__ == "numpy":
-        return value.item()  # np.float64(0.5) -> 0.5, np.bool_(True) -> True
-    raise TypeError(f"{where}: cannot write {type(value).__name__} as TOML")
+    try:
+        return _scalar(value)
+    except TypeError:
+        raise TypeError(f"{where}: cannot write {type(value).__name__} as TOML") from None

@@ -47,7 +47,7 @@ def key(name: str, points: Sequence[Any], job_keys: Sequence[str]) -> str:
     """The key of experiment ``name``'s reduction of these points, run as these jobs."""
     h = hashlib.sha256(f"{name}\0{_code()}\0".encode())
     for p, k in zip(points, job_keys, strict=True):
-        h.update(f"{k}\0{p.tags!r}\0{p.info!r}\0{p.keep!r}\n".encode())
+        h.update(f"{k}\0{p.tags!r}\0{p.info!r}\n".encode())  # the job's key holds the tables it keeps
     return h.hexdigest()[:32]
 
 

@@ -300,8 +300,8 @@ pub struct Scenario {
 
 /// Parse and check a scenario: TOML text, or the same document as JSON. A TOML document
 /// cannot begin with `{`, so that tells them apart. The Python side hands generated
-/// scenarios over as JSON, which it writes in C: a thousandth of the time its TOML writer
-/// takes, which for a reproduction's small runs was as long as the run itself.
+/// scenarios over as JSON, which it writes in C: 0.11 ms for an rbp run's scenario against
+/// 1.28 ms as TOML, about as long as such a run takes to simulate.
 pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
     let file: File = if text.trim_start().starts_with('{') {
         let mut de = serde_json::Deserializer::from_str(text);
