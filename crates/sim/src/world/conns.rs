@@ -45,6 +45,7 @@ impl Conn {
             in_service: false,
             counted: !app.one_connection(),
             records: app.one_connection() && side == Side::Active,
+            next_done_at: u64::MAX,
             last: None,
             vrate: None,
             ensemble: None,
@@ -267,9 +268,10 @@ impl<'s> World<'s> {
         let c = &self.conns[end.index()];
         let fl = &self.flows[c.flow as usize];
         let prev = fl.transfers.last().map_or(0, |&t| self.transfers[t].done_at_acked);
+        let id_in_flow = fl.transfers.len();
         self.transfers.push(Transfer {
             flow: c.flow,
-            index: fl.transfers.len() as u32,
+            index: id_in_flow as u32,
             start: self.now,
             done_at_acked: prev + bytes,
             bytes,
@@ -280,7 +282,11 @@ impl<'s> World<'s> {
             drops: 0,
         });
         let id = self.transfers.len() - 1;
-        self.flows[c.flow as usize].transfers.push(id);
+        let fl = &mut self.flows[c.flow as usize];
+        fl.transfers.push(id);
+        if fl.next == id_in_flow {
+            self.conns[end.index()].next_done_at = prev + bytes;
+        }
     }
 
     /// The state of a flow's one connection's active end, traced on change, and its flow's
@@ -297,12 +303,17 @@ impl<'s> World<'s> {
                 self.series.record_state(super::StateRow { t: now, flow: flow as u32, s });
             }
         }
-        let c = &self.conns[end.index()];
+        let c = &mut self.conns[end.index()];
         let acked = c.ep.bytes_acked();
+        if acked < c.next_done_at {
+            return;
+        }
         let fl: &mut FlowState = &mut self.flows[flow];
+        c.next_done_at = u64::MAX;
         while let Some(&t) = fl.transfers.get(fl.next) {
             let tr = &mut self.transfers[t];
             if acked < tr.done_at_acked {
+                c.next_done_at = tr.done_at_acked;
                 break;
             }
             tr.end = Some(now);

@@ -91,6 +91,9 @@ struct Conn {
     /// This end is the active end of a flow's one connection: its state is traced and its
     /// acknowledgements complete the flow's transfers (`record_sender`).
     records: bool,
+    /// The acknowledged payload at which its flow's next transfer completes, `u64::MAX`
+    /// when none is pending (`records` ends): an ACK that completes none reads no flow state.
+    next_done_at: u64,
     /// The state this end was last seen in (`observe`; counted ends only).
     seen: State,
     last: Option<Snapshot>,
@@ -182,6 +185,7 @@ pub struct World<'s> {
     flows: Vec<FlowState>,
     transfers: Vec<Transfer>,
     udp: Vec<UdpState>,
+    /// Each port's capture, if its link is captured; empty when none is.
     pcaps: Vec<Option<Pcap>>,
     series: Series,
     /// The per-packet trace's state (`[trace] packets`).
@@ -228,7 +232,9 @@ impl<'s> World<'s> {
     /// A world for half `h` of `split`, or for the whole network.
     fn new_half(sc: &'s Scenario, seed: u64, split: Option<(&Split, u8)>) -> Self {
         let net = Net::new(&sc.net, seed);
-        let mut pcaps: Vec<Option<Pcap>> = (0..net.ports.len()).map(|_| None).collect();
+        // Empty without captures: a hop then reads no entry of its own (`enqueue_as`).
+        let ports = if sc.trace.pcap.is_empty() { 0 } else { net.ports.len() };
+        let mut pcaps: Vec<Option<Pcap>> = (0..ports).map(|_| None).collect();
         for &l in &sc.trace.pcap {
             for (i, p) in net.ports.iter().enumerate() {
                 if p.link == l {
@@ -556,7 +562,7 @@ impl<'s> World<'s> {
             p.expire(at, TRACED.then_some(&mut record));
             let pkt = self.packets_in_flight.get(id);
             let dst = pkt.dst;
-            let pcap = &mut self.pcaps[port as usize];
+            let pcap = self.pcaps.get_mut(port as usize).and_then(Option::as_mut);
             let (conns, udp) = (&self.conns, &self.sc.udp);
             let offer = p.offer(at, id, pkt, |start| {
                 if let Some(pc) = pcap {

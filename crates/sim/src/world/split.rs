@@ -222,7 +222,9 @@ impl<'s> World<'s> {
         let theirs = other.half.take().expect("a split run").owns;
         for (i, p) in other.net.ports.iter_mut().enumerate().filter(|(_, p)| theirs[p.to as usize]) {
             std::mem::swap(&mut self.net.ports[i], p);
-            std::mem::swap(&mut self.pcaps[i], &mut other.pcaps[i]);
+            if let (Some(mine), Some(p)) = (self.pcaps.get_mut(i), other.pcaps.get_mut(i)) {
+                std::mem::swap(mine, p);
+            }
         }
         for (mine, c) in self.conns.iter_mut().zip(&mut other.conns).filter(|(_, c)| theirs[c.node as usize]) {
             std::mem::swap(mine, c);
