@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Build and install rampup with profile-guided optimisation (PGO), as projects such as
+# pydantic-core build their release wheels: the engine is built once with counters, runs
+# a training workload (scripts/pgo-train.py: the benchmark, the example scenarios and the
+# quick reproduction of every paper), and is built again with what the counters saw, which
+# lays out its branches and inlines by use. docs/performance.md gives what it changes;
+# results are the same to the byte (the script checks one).
+#
+#   scripts/build-pgo.sh            # pip install . with PGO (about 7 minutes on 2 cores)
+#   scripts/build-pgo.sh wheel      # the same as a wheel in target/pgo/wheels instead
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mode=${1:-install}
+if [ "$mode" != install ] && [ "$mode" != wheel ]; then
+  echo "build-pgo.sh: unknown mode '$mode' (allowed: install, wheel)" >&2
+  exit 2
+fi
+work=$PWD/target/pgo
+rm -rf "$work/raw" "$work/train"
+mkdir -p "$work/raw" "$work/train"
+
+# llvm-profdata must be the one of this rustc's LLVM: rustup's llvm-tools component.
+host=$(rustc -vV | sed -n 's/^host: //p')
+profdata=$(rustc --print sysroot)/lib/rustlib/$host/bin/llvm-profdata
+if [ ! -x "$profdata" ]; then
+  rustup component add llvm-tools
+fi
+
+echo "== 1/4 the engine with counters"
+PYO3_BUILD_EXTENSION_MODULE=1 RUSTFLAGS="-Cprofile-generate=$work/raw" CARGO_TARGET_DIR="$work/target-gen" \
+  cargo build --release -p rampup-py
+# The build's own scripts ran instrumented too; their counts are not the engine's.
+rm -rf "$work/raw" && mkdir -p "$work/raw"
+
+echo "== 2/4 training"
+# The package's dependencies (pandas, ...), for the training's reproductions.
+python3 - <<'EOF' > "$work/requirements.txt"
+import tomllib
+print("\n".join(tomllib.load(open("pyproject.toml", "rb"))["project"]["dependencies"]))
+EOF
+python3 -m pip install -q -r "$work/requirements.txt"
+cp -r python/rampup "$work/train/rampup"
+rm -f "$work"/train/rampup/_engine*.so
+suffix=$(python3 -c 'import importlib.machinery as m; print(m.EXTENSION_SUFFIXES[0])')
+cp "$work/target-gen/release/lib_engine.so" "$work/train/rampup/_engine$suffix"
+PYTHONPATH="$work/train" python3 scripts/pgo-train.py "$work/train/out" | tee "$work/train/expected.txt"
+
+echo "== 3/4 merging the counts"
+"$profdata" merge -o "$work/merged.profdata" "$work/raw"
+
+echo "== 4/4 the engine built by the counts"
+export RUSTFLAGS="-Cprofile-use=$work/merged.profdata"
+if [ "$mode" = wheel ]; then
+  python3 -m pip wheel -q --no-deps -w "$work/wheels" .
+  ls "$work"/wheels/*.whl
+else
+  python3 -m pip install -q .
+  # The same deliveries as the instrumented build's, in every benchmark run and example
+  # scenario: PGO changes the code's layout, not what it computes.
+  (cd "$work" && python3 "$OLDPWD/scripts/pgo-train.py" --check train/expected.txt)
+  echo "installed rampup built with PGO; measure it with: RAMPUP_THREADS=1 rampup bench"
+fi
