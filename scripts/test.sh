@@ -36,6 +36,6 @@ if cargo clippy --version >/dev/null 2>&1; then
 else
   echo "note: cargo clippy is not installed (rustup component add clippy); lints skipped" >&2
 fi
-ruff check python/
+ruff check python/ scripts/
 cargo test --release --workspace --exclude rampup-py
 python3 -m pytest -q python/tests

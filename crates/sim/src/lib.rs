@@ -9,6 +9,7 @@ pub mod output;
 pub mod partition;
 pub mod paths;
 pub mod rng;
+pub mod routes;
 pub mod scenario;
 pub use scenario::topology;
 pub mod trace;

@@ -7,6 +7,7 @@ use rampup_tcp::{Duration, Rate, Segment, Time};
 use rand::Rng;
 
 use crate::rng::{self, Stream};
+use crate::routes::Routes;
 use crate::topology::{LinkSpec, NetSpec, QueueLimit};
 use crate::traffic::EndId;
 
@@ -122,14 +123,14 @@ impl OnWire {
 /// cache than in Rust's own order, as cachegrind simulates it).
 #[repr(C, align(64))]
 pub struct Port {
-    // Line 0: what `expire` and `admits` read, and the serialisation time.
+    // Line 0: what `expire` reads, the queue's length and bytes, the serialisation time.
     busy_until: Time,
     backlog: VecDeque<Tx>,
     backlog_bytes: u64,
     /// The serialisation time of the last packet size sent (a port carries one or two
     /// sizes, data and ACKs): the division it saves is on every hop's critical path.
     last_tx: (u32, Duration),
-    // Line 1: the rest of `offer`.
+    // Line 1: the rest of `offer` (with `admits`' limit).
     next_txn: u64,
     pub limit: QueueLimit,
     pub rate: Rate,
@@ -149,7 +150,8 @@ pub struct Port {
     pub fed_only_by: Option<u32>,
     /// (Here only to fill the line.)
     pub loss: f64,
-    // Line 3: the wire, then what only set-up, random links and the tables read.
+    // Line 3: the wire; after it, on lines 3 and 4, what only set-up, random links and the
+    // tables read.
     wire: VecDeque<OnWire>,
     pub duplicate: f64,
     pub reorder: f64,
@@ -435,25 +437,8 @@ impl Port {
 
 pub struct Net {
     pub ports: Vec<Port>,
-    /// Output ports of each node, in link order.
-    node_ports: Vec<Vec<u32>>,
-    /// How each node picks its output port.
-    routes: Vec<Route>,
-    /// The rows of `Route::Row`, one after another: a lookup is one load after the node's
-    /// `Route`, not two (a row of its own, or a host's list of ports, would be a second
-    /// place in memory to miss at every hop).
-    table: Vec<u32>,
+    routes: Routes,
 }
-
-/// A node's routing: its only port, or where its row of `Net::table` starts (the port
-/// towards each destination node).
-#[derive(Clone, Copy)]
-enum Route {
-    Only(u32),
-    Row(usize),
-}
-
-const NO_ROUTE: u32 = u32::MAX;
 
 impl Net {
     pub fn new(spec: &NetSpec, seed: u64) -> Net {
@@ -465,46 +450,8 @@ impl Net {
                 ports.push(Port::new(l, i, from, to, spec, seed));
             }
         }
-        let mut net = Net { ports, node_ports, routes: Vec::new(), table: Vec::new() };
-        for n in 0..spec.nodes.len() {
-            let route = match net.route_table(n) {
-                None => Route::Only(net.node_ports[n].first().copied().unwrap_or(NO_ROUTE)),
-                Some(row) => {
-                    let start = net.table.len();
-                    net.table.extend(row);
-                    Route::Row(start)
-                }
-            };
-            net.routes.push(route);
-        }
-        net
-    }
-
-    /// Breadth-first search from `node`, labelling every reached node with the first port
-    /// on a shortest-hop path; ties go to the port listed first.
-    fn route_table(&self, node: usize) -> Option<Vec<u32>> {
-        if self.node_ports[node].len() <= 1 {
-            return None;
-        }
-        let mut first_port = vec![NO_ROUTE; self.node_ports.len()];
-        let mut frontier = VecDeque::new();
-        for &p in &self.node_ports[node] {
-            let next = self.ports[p as usize].to as usize;
-            if first_port[next] == NO_ROUTE && next != node {
-                first_port[next] = p;
-                frontier.push_back(next);
-            }
-        }
-        while let Some(n) = frontier.pop_front() {
-            for &p in &self.node_ports[n] {
-                let next = self.ports[p as usize].to as usize;
-                if first_port[next] == NO_ROUTE && next != node {
-                    first_port[next] = first_port[n];
-                    frontier.push_back(next);
-                }
-            }
-        }
-        Some(first_port)
+        let port_to: Vec<u32> = ports.iter().map(|p| p.to).collect();
+        Net { routes: Routes::new(&node_ports, &port_to), ports }
     }
 
     /// The other direction of `port`'s link (`new` makes a link's two ports in a row).
@@ -514,10 +461,7 @@ impl Net {
 
     /// The output port at `node` towards `dst`. The scenario check guarantees a path.
     pub fn route(&self, node: u32, dst: u32) -> u32 {
-        match self.routes[node as usize] {
-            Route::Only(port) => port,
-            Route::Row(start) => self.table[start + dst as usize],
-        }
+        self.routes.port(node, dst)
     }
 
     /// Find the ports whose admissions can be computed ahead ("cut through"): a port `p`
@@ -623,16 +567,19 @@ mod tests {
     }
 
     #[test]
-    fn a_hop_reads_its_port_in_four_lines() {
-        // `Port`'s layout: each group of fields in the cache line its comment names.
+    fn a_hop_reads_four_lines_of_its_port() {
+        // `Port`'s layout: each group of hot fields, first to last, in the cache line its
+        // comment names.
         use std::mem::offset_of;
         let line = |offset: usize, size: usize| (offset / 64, (offset + size - 1) / 64);
         assert_eq!(line(offset_of!(Port, busy_until), 8), (0, 0));
         assert_eq!(line(offset_of!(Port, last_tx), size_of::<(u32, Duration)>()), (0, 0));
         assert_eq!(line(offset_of!(Port, next_txn), 8), (1, 1));
+        assert_eq!(line(offset_of!(Port, limit), size_of::<QueueLimit>()), (1, 1));
         assert_eq!(line(offset_of!(Port, rng), 8), (1, 1));
         assert_eq!(line(offset_of!(Port, stats), size_of::<PortStats>()), (2, 2));
         assert_eq!(line(offset_of!(Port, fed_only_by), size_of::<Option<u32>>()), (2, 2));
+        assert_eq!(line(offset_of!(Port, loss), 8), (2, 2));
         assert_eq!(line(offset_of!(Port, wire), size_of::<VecDeque<OnWire>>()), (3, 3));
     }
 
