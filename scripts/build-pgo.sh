@@ -21,8 +21,8 @@ if [ "$mode" != install ] && [ "$mode" != wheel ]; then
   exit 2
 fi
 work=$PWD/target/pgo
-rm -rf "$work/raw" "$work/train" "$work/wheels" "$work/check"
-mkdir -p "$work/raw" "$work/train"
+rm -rf "$work/train" "$work/wheels" "$work/check"
+mkdir -p "$work/train"
 
 # llvm-profdata must be the one of this rustc's LLVM: rustup's llvm-tools component.
 host=$(rustc -vV | sed -n 's/^host: //p')
@@ -42,8 +42,9 @@ fi
 echo "== 1/4 the engine with counters"
 PYO3_BUILD_EXTENSION_MODULE=1 CARGO_ENCODED_RUSTFLAGS="-Cprofile-generate=$work/raw" CARGO_TARGET_DIR="$work/target-gen" \
   cargo build --release -p rampup-py
-# The build's own scripts ran instrumented too; their counts are not the engine's.
-rm -rf "$work/raw" && mkdir -p "$work/raw"
+# The build's own scripts ran instrumented too; their counts are not the engine's (the
+# engine's runs make the folder again).
+rm -rf "$work/raw"
 
 echo "== 2/4 training"
 # The package's dependencies (pandas, ...), for the training's reproductions.

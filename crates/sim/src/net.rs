@@ -148,7 +148,7 @@ pub struct Port {
     pub to: u32,
     /// The port whose packets are the only ones this port gets (see `Net::plan_cut_through`).
     pub fed_only_by: Option<u32>,
-    /// (Here only to fill the line.)
+    /// (Here so that `wire` starts line 3.)
     pub loss: f64,
     // Line 3: the wire; after it, on lines 3 and 4, what only set-up, random links and the
     // tables read.

