@@ -63,6 +63,19 @@ def _netns_allowed() -> bool:
     return found.get("network namespaces", False) and found.get("veth pairs", False) and found.get("qdisc tbf", False)
 
 
+def _echo_rtts_ms(p: testbed.Path, host: str) -> list[float]:
+    """20 round trips of a UDP echo from ``host`` to the server, in ms."""
+    return [float(x) for x in p.run(host, sys.executable, "-c", PROBE).stdout.split()]
+
+
+def _held_for(rtts_ms: list[float], delay_ms: float) -> bool:
+    """Every round trip took at least the path's two delays (no frame left early), and the
+    least took under a millisecond more: the hosts' and the delay line's own time when nothing
+    else runs. (Not the median: on a loaded machine the median echo moves by the scheduler's
+    whim; CI once measured 41.02 ms for 40.)"""
+    return min(rtts_ms) >= 2 * delay_ms and min(rtts_ms) < 2 * delay_ms + 1.0
+
+
 @pytest.fixture
 def netns() -> None:
     """Skips, with the reason, where the machine cannot build a path."""
@@ -111,14 +124,14 @@ def test_a_killed_runs_leftovers_are_removed_by_the_next(netns: None) -> None:
 
 def test_the_delay_line_holds_each_frame_for_the_delay(netns: None) -> None:
     # 20 ms each way: a UDP echo's round trip is 40 ms, plus the delay line's lateness (its
-    # report: about 0.1 ms here) and the hosts' own time, under a millisecond in all.
+    # report: about 0.1 ms here) and the hosts' own time.
     spec = testbed.PathSpec(rate_bps=100_000_000, queue_packets=100, delays_us=(20_000,), delay="delay-line")
     with testbed.Path(spec, tag="pytest3") as p:
         echo = p.popen("server", sys.executable, "-c", ECHO)
         time.sleep(0.5)
-        rtt_ms = float(p.run("client", sys.executable, "-c", PROBE).stdout)
+        rtts = _echo_rtts_ms(p, "client")
         echo.kill()
-    assert 40.0 <= rtt_ms < 41.0, rtt_ms
+    assert _held_for(rtts, 20.0), rtts
     assert [d["direction"] for d in p.delay_stats] == ["d1->e1", "e1->d1"]
     assert all(int(d["frames"]) >= 21 and int(d["lateness_us_p50"]) < 1000 for d in p.delay_stats), p.delay_stats
 
@@ -129,9 +142,9 @@ def test_each_client_has_its_own_delay_across_the_bridge(netns: None) -> None:
         assert p.clients == ["client", "client2"] and p.address("client2") == "10.77.0.3"
         echo = p.popen("server", sys.executable, "-c", ECHO)
         time.sleep(0.5)
-        rtts = [float(p.run(host, sys.executable, "-c", PROBE).stdout) for host in p.clients]
+        rtts = [_echo_rtts_ms(p, host) for host in p.clients]
         echo.kill()
-    assert 10.0 <= rtts[0] < 11.0 and 50.0 <= rtts[1] < 51.0, (p.delay_by, rtts)
+    assert _held_for(rtts[0], 5.0) and _held_for(rtts[1], 25.0), (p.delay_by, rtts)
     assert not _tagged("pytest5")
 
 
@@ -146,9 +159,9 @@ def test_netem_makes_the_delay_where_the_kernel_has_it(netns: None) -> None:
         assert p.delay_by == "netem"
         echo = p.popen("server", sys.executable, "-c", ECHO)
         time.sleep(0.5)
-        rtt_ms = float(p.run("client", sys.executable, "-c", PROBE).stdout)
+        rtts = _echo_rtts_ms(p, "client")
         echo.kill()
-    assert 40.0 <= rtt_ms < 41.0, rtt_ms
+    assert _held_for(rtts, 20.0), rtts
     assert not p.delay_stats and not _tagged("pytest7")
 
 
@@ -181,10 +194,10 @@ RECEIVE = ("import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM);
 SEND = "import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'hello', ('10.77.0.2', 9000))"
 ECHO = ("import socket\ns = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(('10.77.0.2', 9000))\n"
         "while True:\n    d, a = s.recvfrom(2000); s.sendto(d, a)\n")
-PROBE = ("import socket, statistics, time\ns = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.settimeout(5)\nrtts = []\n"
+PROBE = ("import socket, time\ns = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.settimeout(5)\nrtts = []\n"
          "for i in range(21):\n    t = time.perf_counter(); s.sendto(b'x' * 100, ('10.77.0.2', 9000)); s.recvfrom(2000)\n"
          "    rtts.append(time.perf_counter() - t); time.sleep(0.01)\n"
-         "print(statistics.median(rtts[1:]) * 1e3)\n")
+         "print(*(r * 1e3 for r in rtts[1:]))\n")  # the first waits for ARP too
 HOLD = ("import time; from rampup.testbed import Path, PathSpec\n"
         "with Path(PathSpec(rate_bps=1_000_000, queue_packets=10)):\n"
         "    print('up', flush=True)\n"
