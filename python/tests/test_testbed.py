@@ -242,6 +242,17 @@ def test_one_transfer_by_each_stack_delivers_and_agrees_with_the_simulator(netns
         assert _bytes_from(tmp_path / pcap, "10.77.0.1") > 1_000_000, pcap
 
 
+def test_a_capture_that_missed_frames_is_an_error(netns: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The interface counted more frames than the capture tool kept: the run fails, naming the
+    # file, rather than leave a short capture behind in silence.
+    counted = iter([0, 10**9])
+    monkeypatch.setattr(testbed.Path, "_frames", lambda self, host, dev: next(counted))
+    with testbed.Path(testbed.PathSpec(rate_bps=10_000_000, queue_packets=10), tag="pytest9") as p:
+        with pytest.raises(testbed.TestbedError, match=r"kept \d+ of the 1000000000 frames .*c\.pcap is incomplete"):
+            with p.capture("client", "c0", tmp_path / "c.pcap"):
+                pass
+
+
 @pytest.mark.parametrize("name", te.EXPERIMENTS)
 def test_each_experiment_file_is_the_path_the_testbed_builds(name: str) -> None:
     # scenarios/testbed/<name>.toml is what the simulator runs; the real path is built from
