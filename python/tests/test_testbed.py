@@ -124,7 +124,7 @@ def test_a_killed_runs_leftovers_are_removed_by_the_next(netns: None) -> None:
 
 def test_the_delay_line_holds_each_frame_for_the_delay(netns: None) -> None:
     # 20 ms each way: a UDP echo's round trip is 40 ms, plus the delay line's lateness (its
-    # report: about 0.1 ms here) and the hosts' own time.
+    # report: 0.1 to 0.2 ms each way here) and the hosts' own time.
     spec = testbed.PathSpec(rate_bps=100_000_000, queue_packets=100, delays_us=(20_000,), delay="delay-line")
     with testbed.Path(spec, tag="pytest3") as p:
         echo = p.popen("server", sys.executable, "-c", ECHO)
