@@ -49,6 +49,7 @@ def check(expected: Path) -> int:
     print(f"pgo-train: the PGO build delivers what the training did in all {len(got)} runs")
     return 0
 
+
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--check":
         sys.exit(check(Path(sys.argv[2])))

@@ -250,26 +250,27 @@ class Path:
         # dumpcap says so before it captures: a datagram sent 5 ms later was not kept, 50 ms
         # later it was.
         time.sleep(CAPTURE_SETTLE_S)
-        crossed = -self._frames(host, dev)
+        before = self._frames(host, dev)
         try:
             yield
-        finally:
             # dumpcap has no immediate mode: the kernel hands it frames a block at a time, a
             # block when full or 250 ms old, and what it has not read when stopped is lost
             # (stopped at once after a transfer, it kept 4 of 302 frames; 0.1 s later, all).
             time.sleep(CAPTURE_DRAIN_S)
-            crossed += self._frames(host, dev)
+            crossed = self._frames(host, dev) - before
+        finally:
             cap.send_signal(signal.SIGINT)
             try:
                 report = cap.communicate(timeout=10)[1]
             except subprocess.TimeoutExpired:
                 cap.kill()
                 report = cap.communicate()[1]
-        kept = re.search(r"Packets captured: (\d+)|(\d+) packets? captured", report)
-        if kept is None or int(kept.group(1) or kept.group(2)) < crossed:
-            got = "an unknown number" if kept is None else (kept.group(1) or kept.group(2))
-            raise TestbedError(f"the capture of {dev} in {host} kept {got} of the {crossed} frames that crossed it "
-                               f"({tool} fell behind: a busy machine?); {file} is incomplete")
+        # dumpcap: "Packets captured: N"; tcpdump: "N packets captured".
+        found = re.search(r"Packets captured: (\d+)|(\d+) packets? captured", report)
+        kept = None if found is None else int(found.group(1) or found.group(2))
+        if kept is None or kept < crossed:
+            raise TestbedError(f"the capture of {dev} in {host} kept {'an unknown number' if kept is None else kept} of the {crossed} "
+                               f"frames that crossed it ({tool} fell behind: a busy machine?); {file} is incomplete")
 
     def _frames(self, host: str, dev: str) -> int:
         """Frames ``dev`` has sent and received so far, by the kernel's count."""

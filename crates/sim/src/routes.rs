@@ -56,22 +56,37 @@ impl Routes {
 /// shortest-hop path; ties go to the port listed first.
 fn first_ports(node: usize, node_ports: &[Vec<u32>], port_to: &[u32]) -> Vec<u32> {
     let mut first_port = vec![NO_ROUTE; node_ports.len()];
-    let mut frontier = VecDeque::new();
-    for &p in &node_ports[node] {
-        let next = port_to[p as usize] as usize;
-        if first_port[next] == NO_ROUTE && next != node {
-            first_port[next] = p;
-            frontier.push_back(next);
-        }
-    }
+    let mut frontier = VecDeque::from([node]);
     while let Some(n) = frontier.pop_front() {
         for &p in &node_ports[n] {
             let next = port_to[p as usize] as usize;
             if first_port[next] == NO_ROUTE && next != node {
-                first_port[next] = first_port[n];
+                // A neighbour of `node` is reached by its own port; beyond, by the port that
+                // reached the node it is reached from.
+                first_port[next] = if n == node { p } else { first_port[n] };
                 frontier.push_back(next);
             }
         }
     }
     first_port
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_fewest_hops_and_ties_to_the_port_listed_first() {
+        // A ring of four routers 0-1-2-3-0 and a host 4 on router 2. Port 2k leads from
+        // router k to k+1, port 2k+1 from router k+1 back to k; ports 8 and 9 join 2 and 4.
+        let port_to = [1, 0, 2, 1, 3, 2, 0, 3, 4, 2];
+        let node_ports = vec![vec![0, 7], vec![1, 2], vec![3, 4, 8], vec![5, 6], vec![9]];
+        let routes = Routes::new(&node_ports, &port_to);
+        assert_eq!(routes.port(0, 1), 0);
+        assert_eq!(routes.port(0, 3), 7, "one hop back round the ring, not three forward");
+        assert_eq!(routes.port(0, 2), 0, "two hops either way: the port listed first");
+        assert_eq!(routes.port(0, 4), 0, "the host behind router 2, the same way as 2");
+        assert_eq!(routes.port(3, 4), 5, "via 2, one hop nearer than via 0");
+        assert_eq!(routes.port(4, 0), 9, "a host's only port");
+    }
 }
