@@ -1,31 +1,32 @@
 #!/usr/bin/env bash
-# Build and install rampup with profile-guided optimisation (PGO), as projects such as
-# pydantic-core build their release wheels: the engine is built once with counters, runs
-# a training workload (scripts/pgo-train.py: the benchmark, the example scenarios and the
-# quick reproduction of every paper), and is built again with what the counters saw, which
-# lays out its branches and inlines by use. docs/performance.md gives what it changes.
-# Before the wheel is installed, the script checks that it delivers what the training
-# did, in each benchmark run and example scenario (16 runs).
+# Make the profile that every optimised build of the engine uses (profile-guided
+# optimisation, PGO; pgo/README.md): the engine is built with counters, runs a training
+# workload (scripts/pgo-train.py: the benchmark, the example scenarios and the quick
+# reproduction of every paper), and the counts are merged into pgo/llvm-VERSION.profdata,
+# which scripts/pgo-rustc hands to rustc from then on. Run it after a change to the engine
+# and commit pgo/ with the change: a function whose code changed is built without the
+# profile's guidance until then (a slower build, never a different result).
 #
-#   scripts/build-pgo.sh            # build, check and install (7.5 minutes on 2 cores);
-#                                   # it replaces an editable install (pip install -e .)
-#   scripts/build-pgo.sh wheel      # build and check a wheel in target/pgo/wheels only
+#   scripts/build-pgo.sh            # about 8 minutes on 2 cores
 #
-# RUSTFLAGS is not used: the profile's flags go in CARGO_ENCODED_RUSTFLAGS (a path with a
-# space in it stays one argument).
+# Both builds are the one `pip install .` makes (maturin, release, no RUSTFLAGS): cargo
+# folds RUSTFLAGS into each crate's symbol hashes, and the profile names functions by
+# them, so the counters are added by scripts/pgo-rustc (RAMPUP_PGO=generate:DIR), out of
+# cargo's sight. Before it ends, the script checks that the engine built with the new
+# profile delivers what the training did, in each benchmark run and example scenario.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mode=${1:-install}
-if [ "$mode" != install ] && [ "$mode" != wheel ]; then
-  echo "build-pgo.sh: unknown mode '$mode' (allowed: install, wheel)" >&2
+if [ $# -gt 0 ]; then
+  echo "build-pgo.sh: takes no arguments (it writes pgo/llvm-VERSION.profdata)" >&2
   exit 2
 fi
 work=$PWD/target/pgo
-rm -rf "$work/train" "$work/wheels" "$work/check"
-mkdir -p "$work/train"
+rm -rf "$work"
+mkdir -p "$work"
 
 # llvm-profdata must be the one of this rustc's LLVM: rustup's llvm-tools component.
 host=$(rustc -vV | sed -n 's/^host: //p')
+llvm=$(rustc -vV | sed -n 's/^LLVM version: //p')
 profdata=$(rustc --print sysroot)/lib/rustlib/$host/bin/llvm-profdata
 if [ ! -x "$profdata" ]; then
   if ! command -v rustup >/dev/null; then
@@ -39,40 +40,36 @@ if [ ! -x "$profdata" ]; then
   fi
 fi
 
-echo "== 1/4 the engine with counters"
-PYO3_BUILD_EXTENSION_MODULE=1 CARGO_ENCODED_RUSTFLAGS="-Cprofile-generate=$work/raw" CARGO_TARGET_DIR="$work/target-gen" \
-  cargo build --release -p rampup-py
-# The build's own scripts ran instrumented too; their counts are not the engine's (the
-# engine's runs make the folder again).
-rm -rf "$work/raw"
-
-echo "== 2/4 training"
 # The package's dependencies (pandas, ...), for the training's reproductions.
 python3 - <<'EOF' > "$work/requirements.txt"
 import tomllib
 print("\n".join(tomllib.load(open("pyproject.toml", "rb"))["project"]["dependencies"]))
 EOF
 python3 -m pip install -q -r "$work/requirements.txt"
-cp -r python/rampup "$work/train/rampup"
-rm -f "$work"/train/rampup/_engine*.so
-suffix=$(python3 -c 'import importlib.machinery as m; print(m.EXTENSION_SUFFIXES[0])')
-cp "$work/target-gen/release/lib_engine.so" "$work/train/rampup/_engine$suffix"
-PYTHONPATH="$work/train" python3 scripts/pgo-train.py "$work/train/out" | tee "$work/train/expected.txt"
 
-echo "== 3/4 merging the counts"
-"$profdata" merge -o "$work/merged.profdata" "$work/raw"
+# The wheel `pip install .` would make, in a target folder of its own (cargo cannot see
+# a change of profile, so a shared one could hand back an engine built with the old one).
+wheel_into() {
+  CARGO_TARGET_DIR="$work/target-$1" python3 -m pip wheel -q --no-deps -w "$work/wheel-$1" .
+  python3 -m pip install -q --no-deps --target "$work/$1" "$work"/wheel-"$1"/*.whl
+}
+
+echo "== 1/4 the engine with counters"
+RAMPUP_PGO="generate:$work/raw" wheel_into train
+# Build scripts ran instrumented too; their counts are not the engine's.
+rm -rf "$work/raw"
+
+echo "== 2/4 training"
+PYTHONPATH="$work/train" python3 scripts/pgo-train.py "$work/out" | tee "$work/expected.txt"
+
+echo "== 3/4 merging the counts into pgo/llvm-$llvm.profdata"
+rm -f pgo/llvm-*.profdata
+"$profdata" merge -o "pgo/llvm-$llvm.profdata" "$work/raw"
 
 echo "== 4/4 the engine built by the counts"
-CARGO_ENCODED_RUSTFLAGS="-Cprofile-use=$work/merged.profdata" python3 -m pip wheel -q --no-deps -w "$work/wheels" .
-wheel=$(ls "$work"/wheels/*.whl)
-# The same deliveries as the instrumented build's, in every benchmark run and example
-# scenario (PGO changes the code's layout, not what it computes), before anything is
-# installed.
-python3 -m pip install -q --no-deps --target "$work/check" "$wheel"
-PYTHONPATH="$work/check" python3 scripts/pgo-train.py --check "$work/train/expected.txt"
-if [ "$mode" = wheel ]; then
-  echo "built with PGO: $wheel"
-else
-  python3 -m pip install -q --force-reinstall --no-deps "$wheel"
-  echo "installed rampup built with PGO; measure it with: RAMPUP_THREADS=1 rampup bench"
-fi
+wheel_into check
+# PGO changes the code's layout, not what it computes.
+PYTHONPATH="$work/check" python3 scripts/pgo-train.py --check "$work/expected.txt"
+# The workspace's own target folder holds crates built by the old profile: rebuild them.
+cargo clean -q --release -p rampup-sim -p rampup-tcp -p rampup-py
+echo "wrote pgo/llvm-$llvm.profdata; commit it, and reinstall (pip install -e .) to use it here"
