@@ -71,5 +71,5 @@ wheel_into check
 # PGO changes the code's layout, not what it computes.
 PYTHONPATH="$work/check" python3 scripts/pgo-train.py --check "$work/expected.txt"
 # The workspace's own target folder holds crates built by the old profile: rebuild them.
-cargo clean -q --release -p rampup-sim -p rampup-tcp -p rampup-py
+cargo clean -q --release
 echo "wrote pgo/llvm-$llvm.profdata; commit it, and reinstall (pip install -e .) to use it here"

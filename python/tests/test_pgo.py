@@ -1,5 +1,5 @@
-"""scripts/pgo-rustc, the wrapper through which cargo builds this workspace's crates: it adds
-the committed PGO profile to optimised builds only (pgo/README.md)."""
+"""scripts/pgo-rustc, the wrapper through which cargo runs rustc: it adds the committed PGO
+profile to optimised builds only (pgo/README.md)."""
 
 import os
 import subprocess
