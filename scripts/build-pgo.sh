@@ -7,7 +7,7 @@
 # and commit pgo/ with the change: a function whose code changed is built without the
 # profile's guidance until then (a slower build, never a different result).
 #
-#   scripts/build-pgo.sh            # about 8 minutes on 2 cores
+#   scripts/build-pgo.sh            # 6.5 minutes on 2 cores
 #
 # Both builds are the one `pip install .` makes (maturin, release, no RUSTFLAGS): cargo
 # folds RUSTFLAGS into each crate's symbol hashes, and the profile names functions by
@@ -25,8 +25,9 @@ rm -rf "$work"
 mkdir -p "$work"
 
 # llvm-profdata must be the one of this rustc's LLVM: rustup's llvm-tools component.
-host=$(rustc -vV | sed -n 's/^host: //p')
-llvm=$(rustc -vV | sed -n 's/^LLVM version: //p')
+version=$(rustc -vV)
+host=$(sed -n 's/^host: //p' <<<"$version")
+llvm=$(sed -n 's/^LLVM version: //p' <<<"$version")
 profdata=$(rustc --print sysroot)/lib/rustlib/$host/bin/llvm-profdata
 if [ ! -x "$profdata" ]; then
   if ! command -v rustup >/dev/null; then
@@ -56,7 +57,8 @@ wheel_into() {
 
 echo "== 1/4 the engine with counters"
 RAMPUP_PGO="generate:$work/raw" wheel_into train
-# Build scripts ran instrumented too; their counts are not the engine's.
+# The counts start with the training's: nothing the build itself ran should have counted
+# (build scripts build at opt-level 0), and anything that did is not the engine's use.
 rm -rf "$work/raw"
 
 echo "== 2/4 training"
