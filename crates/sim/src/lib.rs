@@ -2,6 +2,7 @@
 //! sans-IO TCP endpoints through simulated links and queues, and returns tables.
 
 pub mod affinity;
+pub mod backlog;
 pub mod engine;
 pub mod ensemble;
 pub mod net;

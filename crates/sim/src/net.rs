@@ -6,6 +6,7 @@ use std::collections::VecDeque;
 use rampup_tcp::{Duration, Rate, Segment, Time};
 use rand::Rng;
 
+use crate::backlog::{Backlog, Tx};
 use crate::rng::{self, Stream};
 use crate::routes::Routes;
 use crate::topology::{LinkSpec, NetSpec, QueueLimit};
@@ -78,15 +79,6 @@ pub struct PortStats {
     pub busy: Duration,
 }
 
-/// One admitted transmission: it holds a place in the queue until `finish`.
-#[derive(Clone, Copy, Debug)]
-struct Tx {
-    txn: u64,
-    start: Time,
-    finish: Time,
-    bytes: u32,
-}
-
 /// A packet on its way to the far end.
 #[derive(Clone, Copy, Debug)]
 pub struct OnWire {
@@ -123,14 +115,15 @@ impl OnWire {
 /// cache than in Rust's own order, as cachegrind simulates it).
 #[repr(C, align(64))]
 pub struct Port {
-    // Line 0: what `expire` reads, the queue's length and bytes, the serialisation time.
+    // Line 0: what `expire` reads and `admits` and `offer` write: the queue (its oldest
+    // transmission inline, `backlog`), its bytes.
     busy_until: Time,
-    backlog: VecDeque<Tx>,
+    backlog: Backlog,
     backlog_bytes: u64,
+    // Line 1: the rest of `offer` (with `admits`' limit).
     /// The serialisation time of the last packet size sent (a port carries one or two
     /// sizes, data and ACKs): the division it saves is on every hop's critical path.
     last_tx: (u32, Duration),
-    // Line 1: the rest of `offer` (with `admits`' limit).
     next_txn: u64,
     pub limit: QueueLimit,
     pub rate: Rate,
@@ -138,20 +131,19 @@ pub struct Port {
     /// links have one).
     bucket: Option<Box<Bucket>>,
     pub delay: Duration,
+    // Line 2: the arrival, the random behaviour's test, the counts `offer` keeps.
     /// The latest arrival given out, so that jitter never reorders the wire.
     last_arrival: Time,
     /// Only ports with random behaviour draw from a stream; boxed, as its ~300-byte state
     /// would otherwise double the size of every port and spread its hot fields.
     pub rng: Option<Box<Stream>>,
-    // Line 2: the counts `offer` keeps, and what the hop after reads (`Net::cut_through`).
     pub stats: PortStats,
+    pub loss: f64,
+    // Line 3: what the hop after reads (`Net::cut_through`), and the wire; after it, on
+    // lines 3 and 4, what only set-up, random links and the tables read.
     pub to: u32,
     /// The port whose packets are the only ones this port gets (see `Net::plan_cut_through`).
     pub fed_only_by: Option<u32>,
-    /// (Here so that `wire` starts line 3.)
-    pub loss: f64,
-    // Line 3: the wire; after it, on lines 3 and 4, what only set-up, random links and the
-    // tables read.
     wire: VecDeque<OnWire>,
     pub duplicate: f64,
     pub reorder: f64,
@@ -232,7 +224,7 @@ impl Port {
             delay: spec.delay,
             limit: spec.queue[dir],
             last_tx: (0, Duration::ZERO),
-            backlog: VecDeque::new(),
+            backlog: Backlog::default(),
             backlog_bytes: 0,
             busy_until: Time::ZERO,
             next_txn: 0,
@@ -419,7 +411,7 @@ impl Port {
     /// At the end of a run at `end`: take back what was counted for transmissions that had
     /// not started, and the part of the busy time after `end`.
     pub fn settle(&mut self, end: Time) {
-        for tx in &self.backlog {
+        for tx in self.backlog.iter() {
             if tx.start >= end {
                 self.stats.tx_packets -= 1;
                 self.stats.tx_bytes -= tx.bytes as u64;
@@ -573,13 +565,16 @@ mod tests {
         use std::mem::offset_of;
         let line = |offset: usize, size: usize| (offset / 64, (offset + size - 1) / 64);
         assert_eq!(line(offset_of!(Port, busy_until), 8), (0, 0));
-        assert_eq!(line(offset_of!(Port, last_tx), size_of::<(u32, Duration)>()), (0, 0));
-        assert_eq!(line(offset_of!(Port, next_txn), 8), (1, 1));
+        assert_eq!(line(offset_of!(Port, backlog), size_of::<Backlog>()), (0, 0));
+        assert_eq!(line(offset_of!(Port, backlog_bytes), 8), (0, 0));
+        assert_eq!(line(offset_of!(Port, last_tx), size_of::<(u32, Duration)>()), (1, 1));
         assert_eq!(line(offset_of!(Port, limit), size_of::<QueueLimit>()), (1, 1));
-        assert_eq!(line(offset_of!(Port, rng), 8), (1, 1));
+        assert_eq!(line(offset_of!(Port, delay), 8), (1, 1));
+        assert_eq!(line(offset_of!(Port, rng), 8), (2, 2));
         assert_eq!(line(offset_of!(Port, stats), size_of::<PortStats>()), (2, 2));
-        assert_eq!(line(offset_of!(Port, fed_only_by), size_of::<Option<u32>>()), (2, 2));
         assert_eq!(line(offset_of!(Port, loss), 8), (2, 2));
+        assert_eq!(line(offset_of!(Port, to), 4), (3, 3));
+        assert_eq!(line(offset_of!(Port, fed_only_by), size_of::<Option<u32>>()), (3, 3));
         assert_eq!(line(offset_of!(Port, wire), size_of::<VecDeque<OnWire>>()), (3, 3));
     }
 
