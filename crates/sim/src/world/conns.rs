@@ -123,18 +123,18 @@ impl<'s> World<'s> {
         match &self.sc.flows[f as usize].app {
             App::Writes { schedule } => {
                 for (k, (at, _)) in schedule.iter().enumerate() {
-                    self.events.push_timer(now + *at, Order::new(Class::App, f, k as u64 + 1), Event::Write(f, k as u32));
+                    self.events.push(now + *at, Order::new(Class::App, f, k as u64 + 1), Event::Write(f, k as u32));
                 }
             }
             App::RequestResponse { arrivals, .. } if (k as u64) + 1 < arrivals.connections => {
                 let rng = self.flows[f as usize].arrivals.get_or_insert_with(|| crate::rng::stream(self.seed, &format!("flow:{f}:arrivals")));
                 let at = now + arrivals.gap(rng);
-                self.events.push_timer(at, Order::new(Class::App, f, k as u64 + 1), Event::Open(f, k + 1));
+                self.events.push(at, Order::new(Class::App, f, k as u64 + 1), Event::Open(f, k + 1));
             }
             App::RateLimited(_) => self.start_rate_limited(f),
             App::Web(w) if (k as u64) + 1 < w.connections.unwrap_or(u64::MAX) => {
                 let at = now + self.flows[f as usize].web.as_mut().expect("made by new_conn").gap();
-                self.events.push_timer(at, Order::new(Class::App, f, k as u64 + 1), Event::Open(f, k + 1));
+                self.events.push(at, Order::new(Class::App, f, k as u64 + 1), Event::Open(f, k + 1));
             }
             _ => {}
         }
@@ -176,7 +176,7 @@ impl<'s> World<'s> {
             Action::Close => c.ep.close(),
             Action::Timer(after) => {
                 self.slots[end.conn() as usize].app_timers[end.side() as usize] = Some(now + after);
-                self.events.push_timer(now + after, Order::new(Class::Timer, end.rank(), 1), Event::AppTimer(end));
+                self.events.push(now + after, Order::new(Class::Timer, end.rank(), 1), Event::AppTimer(end));
             }
         }
     }

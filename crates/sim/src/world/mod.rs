@@ -6,7 +6,7 @@ use std::ops::ControlFlow;
 
 use rampup_tcp::{Endpoint, Snapshot, State, Time};
 
-use crate::engine::{Class, EventQueue, Order};
+use crate::engine::{Class, EventQueue, First, Order};
 use crate::net::{Body, Net, Offer, OnWire, Packet, Packets, Port};
 use crate::output::RunOutput;
 use crate::partition::Split;
@@ -38,8 +38,6 @@ use split::{Crossing, Half};
 
 #[derive(Clone, Copy)]
 enum Event {
-    /// The first packet on a port's wire reaches the far end (if the event is not stale).
-    Arrive(u32),
     /// A packet (by its index in `Packets`) that left its port's FIFO order, a duplicate or
     /// a reordered one, arrives.
     ArriveLate(u32, u32),
@@ -295,17 +293,17 @@ impl<'s> World<'s> {
                 w.flows[i].conn = w.new_conn(i as u32);
             }
             if owns[f.from] {
-                w.events.push_timer(Time::ZERO + f.start_at(i, seed), Order::new(Class::App, i as u32, 0), Event::Open(i as u32, 0));
+                w.events.push(Time::ZERO + f.start_at(i, seed), Order::new(Class::App, i as u32, 0), Event::Open(i as u32, 0));
             }
         }
         for (i, u) in sc.udp.iter().enumerate() {
             w.udp.push(UdpState { sent: 0, received: 0, received_bytes: 0, dropped: 0 });
             if u.start < u.stop && owns[u.from] {
-                w.events.push_timer(Time::ZERO + u.start, w.udp_order(i as u32), Event::UdpSend(i as u32));
+                w.events.push(Time::ZERO + u.start, w.udp_order(i as u32), Event::UdpSend(i as u32));
             }
         }
         for (i, c) in sc.changes.iter().enumerate().filter(|(_, c)| owns[sc.net.links[c.link].a]) {
-            w.events.push_timer(Time::ZERO + c.at, Order::new(Class::Change, i as u32, 0), Event::Change(i as u32));
+            w.events.push(Time::ZERO + c.at, Order::new(Class::Change, i as u32, 0), Event::Change(i as u32));
         }
         let paths = sc.flows.iter().flat_map(|f| [(f.from, f.to), (f.to, f.from)]).chain(sc.udp.iter().map(|u| (u.from, u.to)));
         let changing: Vec<usize> = sc.changes.iter().map(|c| c.link).collect();
@@ -406,21 +404,25 @@ impl<'s> World<'s> {
     fn handle_until(&mut self, until: Time, max: u64, next_report: &mut u64, progress: Progress) -> ControlFlow<RunError, Option<Time>> {
         let mut last = None;
         for _ in 0..max {
-            let Some((t, &ev)) = self.events.first_until(until) else { break };
+            let Some((t, first)) = self.events.first_until(until) else { break };
             self.now = t;
-            if let Event::Arrive(port) = ev {
-                // The next packet on the wire takes this arrival's place in the queue.
-                let (id, next) = self.net.ports[port as usize].arrive(t);
-                match next {
-                    Some(head) => self.events.replace_first(head.arrival(), arrival_order(port, head), ev),
-                    None => _ = self.events.pop_first(),
+            match first {
+                First::Arrival(order) => {
+                    // The next packet on the wire takes this arrival's place in the queue.
+                    let port = order.index();
+                    let (id, next) = self.net.ports[port as usize].arrive(t);
+                    match next {
+                        Some(head) => self.events.replace_first(head.arrival(), arrival_order(port, head)),
+                        None => self.events.pop_first(),
+                    }
+                    if let Some(id) = id {
+                        self.arrive(port, id);
+                    }
                 }
-                if let Some(id) = id {
-                    self.arrive(port, id);
+                First::Event(&ev) => {
+                    self.events.pop_first();
+                    self.dispatch(ev);
                 }
-            } else {
-                self.events.pop_first();
-                self.dispatch(ev);
             }
             last = Some(t);
             if self.events.processed() >= *next_report {
@@ -433,7 +435,6 @@ impl<'s> World<'s> {
 
     fn dispatch(&mut self, ev: Event) {
         match ev {
-            Event::Arrive(_) => unreachable!("arrivals are handled in handle_until"),
             Event::ArriveLate(port, id) => self.arrive(port, id),
             Event::Discard { id, lost } => self.discard(id, lost),
             Event::Timer(ep) => {
@@ -479,7 +480,7 @@ impl<'s> World<'s> {
         self.enqueue(port, id, self.now, None);
         let next = self.now + spec.rate.tx_time(spec.packet_bytes as u64);
         if next < Time::ZERO + spec.stop {
-            self.events.push_timer(next, self.udp_order(u), Event::UdpSend(u));
+            self.events.push(next, self.udp_order(u), Event::UdpSend(u));
         }
     }
 
@@ -522,7 +523,7 @@ impl<'s> World<'s> {
             let t = t.max(now);
             if c.timer_at.is_none_or(|at| t < at) {
                 c.timer_at = Some(t);
-                self.events.push_timer(t, Order::new(Class::Timer, ep.rank(), 0), Event::Timer(ep));
+                self.events.push(t, Order::new(Class::Timer, ep.rank(), 0), Event::Timer(ep));
             }
         }
         if c.records {
@@ -657,7 +658,7 @@ impl<'s> World<'s> {
 
     /// The arrival of the first packet on `port`'s wire, ranked by its transmission there.
     fn schedule_arrival(&mut self, port: u32, head: OnWire) {
-        self.events.push(head.arrival(), arrival_order(port, head), Event::Arrive(port));
+        self.events.push_arrival(head.arrival(), arrival_order(port, head));
     }
 
     fn discard(&mut self, id: u32, lost: bool) {
@@ -751,6 +752,6 @@ impl<'s> World<'s> {
     /// has every half take what crossed to it before the tables are made.)
     fn late_in_flight(&self) -> u64 {
         let held: u64 = self.groups.iter().map(|g| g.group.held() as u64).sum();
-        held + self.events.pending().filter(|e| matches!(e, Event::ArriveLate(..) | Event::Discard { .. })).count() as u64
+        held + self.events.pending_others().filter(|e| matches!(e, Event::ArriveLate(..) | Event::Discard { .. })).count() as u64
     }
 }

@@ -40,7 +40,7 @@ impl World<'_> {
         let mut rng = crate::rng::stream(self.seed, &format!("flow:{f}:phases"));
         let starts = s.phase_starts(self.now, &mut rng);
         for (k, &at) in starts.iter().enumerate().skip(1) {
-            self.events.push_timer(at, Order::new(Class::App, f, k as u64), Event::Phase(f, k as u32));
+            self.events.push(at, Order::new(Class::App, f, k as u64), Event::Phase(f, k as u32));
         }
         let got = vec![(0, 0); starts.len()];
         self.flows[f as usize].rate = Some(Box::new(RateState { starts, phase: 0, phase_writes: 0, writes: 0, due: None, ledger: Ledger::default(), got }));
@@ -67,7 +67,7 @@ impl World<'_> {
         st.due = Some(seq);
         // Ranked after the flow's phase events (1..n), so that a phase that begins at the
         // instant of a write ends the old phase first.
-        self.events.push_timer(at, Order::new(Class::App, f, n + st.writes), Event::RateWrite(f, seq));
+        self.events.push(at, Order::new(Class::App, f, n + st.writes), Event::RateWrite(f, seq));
     }
 
     /// Write `seq` of flow `f` is due, unless its phase has ended: one chunk, then the next.

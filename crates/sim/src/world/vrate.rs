@@ -83,7 +83,7 @@ impl World<'_> {
         let Some(t) = hg.group.due(now) else { return };
         if hg.group.wake_at.is_none_or(|w| t < w) {
             hg.group.wake_at = Some(t);
-            self.events.push_timer(t, Order::new(Class::Timer, g, 2), Event::Release(g));
+            self.events.push(t, Order::new(Class::Timer, g, 2), Event::Release(g));
         }
     }
 
