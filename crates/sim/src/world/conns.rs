@@ -323,3 +323,19 @@ impl<'s> World<'s> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::mem::offset_of;
+
+    use super::Conn;
+
+    #[test]
+    fn what_the_world_reads_of_an_end_shares_the_endpoint_s_last_line() {
+        // `Conn`'s layout: from `timer_at` to `records`, in the line the endpoint ends in.
+        let line = |offset: usize| offset / 64;
+        let endpoint_ends = line(size_of::<rampup_tcp::Endpoint>() - 1);
+        assert_eq!(line(offset_of!(Conn, timer_at)), endpoint_ends);
+        assert_eq!(line(offset_of!(Conn, records)), endpoint_ends);
+    }
+}

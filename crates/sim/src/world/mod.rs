@@ -67,13 +67,25 @@ enum Event {
 }
 
 /// One end of a TCP connection placed on a node.
+///
+/// Laid out by hand (`repr(C)`, on a cache line boundary): what the world reads at every
+/// segment in and out of this end fills the 48 bytes after the endpoint, in the endpoint's
+/// last cache line, which holds the endpoint's own state and flags (rustc puts its
+/// smallest fields last); with many flows an end is seldom in a near cache, and each line
+/// read is a miss. A test checks that those fields share one line.
+#[repr(C, align(64))]
 struct Conn {
     ep: Endpoint,
-    node: u32,
-    peer_node: u32,
-    flow: u32,
     /// The earliest Timer event in the queue for this end (later ones are stale).
     timer_at: Option<Time>,
+    /// The acknowledged payload at which its flow's next transfer completes, `u64::MAX`
+    /// when none is pending (`records` ends): an ACK that completes none reads no flow state
+    /// (at N = 1,000 on one thread, 0.7 M of 31.3 M second-level misses, cachegrind).
+    next_done_at: u64,
+    node: u32,
+    peer_node: u32,
+    /// Its vrate group and its place there (`world::vrate`): what it sends goes through it.
+    vrate: Option<(u32, u32)>,
     /// Whether this end may take a segment ahead of time (see `World::receive_ahead`).
     receives_ahead: bool,
     /// Set while the world sends what this end wants to send: a segment that reaches it
@@ -89,17 +101,13 @@ struct Conn {
     /// This end is the active end of a flow's one connection: its state is traced and its
     /// acknowledgements complete the flow's transfers (`record_sender`).
     records: bool,
-    /// The acknowledged payload at which its flow's next transfer completes, `u64::MAX`
-    /// when none is pending (`records` ends): an ACK that completes none reads no flow state
-    /// (at N = 1,000 on one thread, 0.7 M of 31.3 M second-level misses, cachegrind).
-    next_done_at: u64,
+    // Read on drops, by traces and by connections opened at run time.
+    flow: u32,
+    /// Its ensemble and its place there (`world::ensemble`): its window is a share.
+    ensemble: Option<(u32, u32)>,
     /// The state this end was last seen in (`observe`; counted ends only).
     seen: State,
     last: Option<Snapshot>,
-    /// Its vrate group and its place there (`world::vrate`): what it sends goes through it.
-    vrate: Option<(u32, u32)>,
-    /// Its ensemble and its place there (`world::ensemble`): its window is a share.
-    ensemble: Option<(u32, u32)>,
 }
 
 /// One transfer: the whole of a sized bulk flow, or one write of a write schedule.
