@@ -295,12 +295,11 @@ impl<'s> World<'s> {
     #[inline(always)]
     pub(super) fn record_sender(&mut self, end: EndId, now: Time) {
         let c = &mut self.conns[end.index()];
-        let flow = c.flow as usize;
         if self.sc.trace.timeseries {
             let s = c.ep.snapshot();
             if c.last != Some(s) {
                 c.last = Some(s);
-                self.series.record_state(super::StateRow { t: now, flow: flow as u32, s });
+                self.series.record_state(super::StateRow { t: now, flow: c.flow, s });
             }
         }
         let c = &mut self.conns[end.index()];
@@ -308,7 +307,8 @@ impl<'s> World<'s> {
         if acked < c.next_done_at {
             return;
         }
-        let fl: &mut FlowState = &mut self.flows[flow];
+        // Read only now: `flow` is not in the line an ACK reads (`Conn`).
+        let fl: &mut FlowState = &mut self.flows[c.flow as usize];
         c.next_done_at = u64::MAX;
         while let Some(&t) = fl.transfers.get(fl.next) {
             let tr = &mut self.transfers[t];
