@@ -7,7 +7,7 @@
 # and commit pgo/ with the change: a function whose code changed is built without the
 # profile's guidance until then (a slower build, never a different result).
 #
-#   scripts/build-pgo.sh            # 6.5 minutes on 2 cores
+#   scripts/build-pgo.sh            # 6.5 to 7.5 minutes on 2 cores
 #
 # Both builds are the one `pip install .` makes (maturin, release, no RUSTFLAGS): cargo
 # folds RUSTFLAGS into each crate's symbol hashes, and the profile names functions by

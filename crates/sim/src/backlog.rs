@@ -1,7 +1,8 @@
 //! A port's backlog: the transmissions it admitted that have not finished, oldest first.
 //!
-//! Most hops find their port's queue empty (every hop but the bottleneck's, in a dumbbell),
-//! so the packet's transmission is then the only one. The oldest is kept inline, in the
+//! At most hops the queue is empty when a packet comes (in the benchmark's dumbbell every
+//! port but the bottleneck's runs far below its rate), so the packet's transmission is then
+//! the only one. The oldest is kept inline, in the
 //! port's own cache lines, and only those behind it go to a ring, itself boxed so that its
 //! bookkeeping is not in those lines either: such a hop then touches no line of the ring
 //! and does none of its index arithmetic (with many flows, those lines are seldom in a near
@@ -12,7 +13,7 @@ use std::collections::VecDeque;
 use rampup_tcp::Time;
 
 /// One admitted transmission: it holds a place in the queue until `finish`.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Tx {
     pub txn: u64,
     pub start: Time,
@@ -31,12 +32,6 @@ pub struct Backlog {
     // port's hot lines, and a hop with an empty queue never reads them.
     #[allow(clippy::box_collection)]
     rest: Box<VecDeque<Tx>>,
-}
-
-impl Default for Tx {
-    fn default() -> Tx {
-        Tx { txn: 0, start: Time::ZERO, finish: Time::ZERO, bytes: 0 }
-    }
 }
 
 impl Backlog {

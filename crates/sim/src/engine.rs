@@ -38,6 +38,11 @@ impl Order {
         debug_assert!(index <= MAX_INDEX);
         Order((class as u64) << 62 | (index as u64) << 38 | (tie & ((1 << 38) - 1)))
     }
+
+    /// The index it was made with: for an arrival, its port.
+    pub fn index(self) -> u32 {
+        (self.0 >> 38) as u32 & MAX_INDEX
+    }
 }
 
 /// Events are kept in implicit 4-ary min-heaps keyed by (time, rank) packed into one u128,
@@ -239,13 +244,6 @@ impl<E> EventQueue<E> {
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
-    }
-}
-
-impl Order {
-    /// The index it was made with (`Order::new`): for an arrival, its port.
-    pub fn index(self) -> u32 {
-        (self.0 >> 38) as u32 & MAX_INDEX
     }
 }
 

@@ -70,9 +70,10 @@ enum Event {
 ///
 /// Laid out by hand (`repr(C)`, on a cache line boundary): what the world reads at every
 /// segment in and out of this end fills the 48 bytes after the endpoint, in the endpoint's
-/// last cache line, which holds the endpoint's own state and flags (rustc puts its
-/// smallest fields last); with many flows an end is seldom in a near cache, and each line
-/// read is a miss. A test checks that those fields share one line.
+/// last cache line. As rustc 1.95 lays `Endpoint` out (its own order, not `repr(C)`), that
+/// line also holds the endpoint's state and flags (offsets printed once, not tested: a
+/// compiler may move them). With many flows an end is seldom in a near cache, and each
+/// line read is a miss. A test checks that the world's fields share the endpoint's last line.
 #[repr(C, align(64))]
 struct Conn {
     ep: Endpoint,
