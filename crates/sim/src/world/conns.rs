@@ -187,7 +187,9 @@ impl<'s> World<'s> {
     /// done.
     #[inline(never)]
     pub(super) fn serve_counted(&mut self, end: EndId, now: Time, sent: u32) {
-        self.in_flight[end.conn() as usize] += sent;
+        // Wrapping: what its first port dropped at once is already taken off (`discard`).
+        let n = &mut self.in_flight[end.conn() as usize];
+        *n = n.wrapping_add(sent);
         if self.observe(end, now) {
             self.service(end, now);
         } else if self.conns[end.index()].seen == State::Closed {
@@ -198,7 +200,8 @@ impl<'s> World<'s> {
     /// A segment of a connection opened at run time reached `end`, with new payload or not.
     #[inline(never)]
     pub(super) fn delivered_counted(&mut self, end: EndId, payload: bool, now: Time) {
-        self.in_flight[end.conn() as usize] -= 1;
+        let n = &mut self.in_flight[end.conn() as usize];
+        *n = n.wrapping_sub(1);
         let c = &self.conns[end.index()];
         if payload {
             let total = c.ep.bytes_received();

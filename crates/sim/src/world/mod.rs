@@ -644,7 +644,8 @@ impl<'s> World<'s> {
         let copy = self.packets_in_flight.get(id).clone();
         if let Body::Tcp { ep, .. } = copy.body {
             if self.conns[ep.index()].counted {
-                self.in_flight[ep.conn() as usize] += 1;
+                let n = &mut self.in_flight[ep.conn() as usize];
+                *n = n.wrapping_add(1);
             }
         }
         let copy = self.packets_in_flight.insert(copy);
@@ -680,7 +681,12 @@ impl<'s> World<'s> {
         self.count_drop(&pkt);
         if let Body::Tcp { ep, .. } = pkt.body {
             if self.conns[ep.index()].counted {
-                self.in_flight[ep.conn() as usize] -= 1;
+                // A packet its first port drops is discarded while its end is still sending,
+                // before `serve_counted` counts what was sent: the count then passes below
+                // zero for that moment (wrapping, so that the sum comes out right), and no
+                // slot is reclaimed meanwhile (`reclaim_if_done` wants it at zero).
+                let n = &mut self.in_flight[ep.conn() as usize];
+                *n = n.wrapping_sub(1);
                 self.reclaim_if_done(ep.conn());
             }
         }
