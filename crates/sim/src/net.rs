@@ -484,7 +484,8 @@ impl Net {
     /// during the run (`changing`: a rate change re-times packets already admitted, a delay
     /// or loss change alters what an admission computed ahead assumed) and
     /// upstream ports that duplicate or reorder (their late copies would reach `p` out of
-    /// order).
+    /// order). `paths` must hold every route a packet takes: the plan also records what
+    /// follows each port on them (`After`), which `next_hop` then trusts.
     pub fn plan_cut_through(&mut self, paths: impl IntoIterator<Item = (u32, u32)>, changing: &[usize]) {
         #[derive(Clone, Copy, PartialEq)]
         enum Feed {
@@ -492,8 +493,9 @@ impl Net {
             Port(u32),
             Many,
         }
-        // What comes after each port on the routes: `Feed::Port(p)`, the same next port p on
-        // all of them (`Nothing` where they all end at its far end), or `Many`.
+        // What comes after each port on the routes, in `Feed`'s terms: `Port(p)`, the same
+        // next port p on all of them, `Nothing` where they all end at its far end, or `Many`.
+        let join = |seen: Option<Feed>, now: Feed| if seen.is_none_or(|s| s == now) { Some(now) } else { Some(Feed::Many) };
         let mut feed = vec![Feed::Nothing; self.ports.len()];
         let mut after = vec![None; self.ports.len()];
         for (src, dst) in paths {
@@ -505,15 +507,13 @@ impl Net {
                 let f = &mut feed[p as usize];
                 *f = if *f == Feed::Nothing || *f == from { from } else { Feed::Many };
                 if let Feed::Port(q) = from {
-                    let a = &mut after[q as usize];
-                    *a = if a.is_none() || *a == Some(Feed::Port(p)) { Some(Feed::Port(p)) } else { Some(Feed::Many) };
+                    after[q as usize] = join(after[q as usize], Feed::Port(p));
                 }
                 from = Feed::Port(p);
                 node = self.ports[p as usize].to;
             }
             if let Feed::Port(q) = from {
-                let a = &mut after[q as usize];
-                *a = if a.is_none() || *a == Some(Feed::Nothing) { Some(Feed::Nothing) } else { Some(Feed::Many) };
+                after[q as usize] = join(after[q as usize], Feed::Nothing);
             }
         }
         let fixed = |p: &Port| !changing.contains(&p.link);
