@@ -561,20 +561,10 @@ impl Net {
     /// if its admission can be computed now (`plan_cut_through`) and falls within the run.
     #[inline(always)]
     pub fn cut_through(&self, port: u32, dst: u32, at: Time, end: Time) -> Option<u32> {
-        let p = &self.ports[port as usize];
-        let next = match p.after {
+        let next = match self.ports[port as usize].after {
             After::End | After::Next { cut: false, .. } => return None,
             After::Next { port: next, cut: true } => next,
-            After::ByRoute => {
-                if p.to == dst {
-                    return None;
-                }
-                let next = self.route(p.to, dst);
-                if self.ports[next as usize].fed_only_by != Some(port) {
-                    return None;
-                }
-                next
-            }
+            After::ByRoute => self.next_hop(port, dst).filter(|&next| self.ports[next as usize].fed_only_by == Some(port))?,
         };
         (at <= end).then_some(next)
     }

@@ -4,6 +4,8 @@
 //! flight; then its row goes to the `connections` table and the slot is reused, so memory
 //! follows the connections open at once.
 
+use std::num::Wrapping;
+
 use rampup_tcp::{Endpoint, Role, State, Time};
 
 use super::{Conn, Event, FlowState, Transfer, World};
@@ -95,7 +97,7 @@ impl<'s> World<'s> {
                 }
                 self.conns.extend(ends);
                 self.slots.push(slot);
-                self.in_flight.push(0);
+                self.in_flight.push(Wrapping(0));
                 self.slots.len() as u32 - 1
             }
         };
@@ -187,9 +189,7 @@ impl<'s> World<'s> {
     /// done.
     #[inline(never)]
     pub(super) fn serve_counted(&mut self, end: EndId, now: Time, sent: u32) {
-        // Wrapping: what its first port dropped at once is already taken off (`discard`).
-        let n = &mut self.in_flight[end.conn() as usize];
-        *n = n.wrapping_add(sent);
+        self.in_flight[end.conn() as usize] += sent;
         if self.observe(end, now) {
             self.service(end, now);
         } else if self.conns[end.index()].seen == State::Closed {
@@ -200,8 +200,7 @@ impl<'s> World<'s> {
     /// A segment of a connection opened at run time reached `end`, with new payload or not.
     #[inline(never)]
     pub(super) fn delivered_counted(&mut self, end: EndId, payload: bool, now: Time) {
-        let n = &mut self.in_flight[end.conn() as usize];
-        *n = n.wrapping_sub(1);
+        self.in_flight[end.conn() as usize] -= 1;
         let c = &self.conns[end.index()];
         if payload {
             let total = c.ep.bytes_received();
@@ -253,7 +252,7 @@ impl<'s> World<'s> {
     #[inline(never)]
     pub(super) fn reclaim_if_done(&mut self, slot: u32) {
         let s = &self.slots[slot as usize];
-        if s.ends_closed < 2 || self.in_flight[slot as usize] > 0 || !s.live {
+        if s.ends_closed < 2 || self.in_flight[slot as usize].0 > 0 || !s.live {
             return;
         }
         let (a, p) = (&self.conns[2 * slot as usize], &self.conns[2 * slot as usize + 1]);

@@ -2,6 +2,7 @@
 //! event queue. Endpoints are sans-IO: the world hands them segments and timer expiries and
 //! polls them for what to send.
 
+use std::num::Wrapping;
 use std::ops::ControlFlow;
 
 use rampup_tcp::{Endpoint, Snapshot, State, Time};
@@ -181,7 +182,10 @@ pub struct World<'s> {
     slots: Vec<Slot>,
     free_slots: Vec<u32>,
     /// Packets of each slot's connection in flight: a slot is reused only when none are.
-    in_flight: Vec<u32>,
+    /// Wrapping: a packet its first port drops is discarded while its end is still sending,
+    /// before `serve_counted` adds what was sent, so a count passes below zero for that
+    /// moment (and no slot is reclaimed meanwhile: `reclaim_if_done` wants zero).
+    in_flight: Vec<Wrapping<u32>>,
     next_conn_id: u64,
     /// Rows of the connections whose slots were reused.
     conn_rows: Vec<ConnRow>,
@@ -644,8 +648,7 @@ impl<'s> World<'s> {
         let copy = self.packets_in_flight.get(id).clone();
         if let Body::Tcp { ep, .. } = copy.body {
             if self.conns[ep.index()].counted {
-                let n = &mut self.in_flight[ep.conn() as usize];
-                *n = n.wrapping_add(1);
+                self.in_flight[ep.conn() as usize] += 1;
             }
         }
         let copy = self.packets_in_flight.insert(copy);
@@ -681,12 +684,7 @@ impl<'s> World<'s> {
         self.count_drop(&pkt);
         if let Body::Tcp { ep, .. } = pkt.body {
             if self.conns[ep.index()].counted {
-                // A packet its first port drops is discarded while its end is still sending,
-                // before `serve_counted` counts what was sent: the count then passes below
-                // zero for that moment (wrapping, so that the sum comes out right), and no
-                // slot is reclaimed meanwhile (`reclaim_if_done` wants it at zero).
-                let n = &mut self.in_flight[ep.conn() as usize];
-                *n = n.wrapping_sub(1);
+                self.in_flight[ep.conn() as usize] -= 1;
                 self.reclaim_if_done(ep.conn());
             }
         }
