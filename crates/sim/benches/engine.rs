@@ -28,7 +28,7 @@ fn event_queue(c: &mut Criterion) {
             b.iter(|| {
                 let (at, first) = q.first_until(Time::MAX).expect("never empty");
                 let e = port(first);
-                q.pop_first();
+                q.pop_first_arrival();
                 let t = later(at, e);
                 q.push_arrival(Time(t), Order::new(Class::Net, e, t));
             })
@@ -40,7 +40,7 @@ fn event_queue(c: &mut Criterion) {
                 let (at, first) = q.first_until(Time::MAX).expect("never empty");
                 let e = port(first);
                 let t = later(at, e);
-                q.replace_first(Time(t), Order::new(Class::Net, e, t));
+                q.replace_first_arrival(Time(t), Order::new(Class::Net, e, t));
             })
         });
     }

@@ -189,7 +189,8 @@ impl<E> EventQueue<E> {
     }
 
     /// The earliest event and when it is due, if no later than `until`. It stays queued:
-    /// take it off with `pop_first`, or put an arrival in its place with `replace_first`.
+    /// take it off with `pop_first_event` or `pop_first_arrival` as it is, or put an
+    /// arrival in the place of an arrival with `replace_first_arrival`.
     pub fn first_until(&self, until: Time) -> Option<(Time, First<'_, E>)> {
         let (key, first) = if self.other_first() {
             let e = self.others.entries.first()?;
@@ -202,23 +203,24 @@ impl<E> EventQueue<E> {
         (at <= until.as_nanos()).then_some((Time(at), first))
     }
 
-    /// Take off the earliest event.
-    pub fn pop_first(&mut self) {
-        let popped = if self.other_first() { self.others.pop().is_some() } else { self.arrivals.pop().is_some() };
-        self.processed += u64::from(popped);
+    /// Take off the earliest event, which `first_until` gave as another event than an arrival.
+    pub fn pop_first_event(&mut self) {
+        debug_assert!(self.other_first(), "the earliest event is an arrival");
+        self.processed += u64::from(self.others.pop().is_some());
     }
 
-    /// Take off the earliest event and push the arrival `order` at `at`, as `push_arrival`
-    /// would. When the earliest is an arrival, as when the next packet on a port's wire
-    /// takes the handled one's place, the new one goes in at the top: one sift, not two.
-    pub fn replace_first(&mut self, at: Time, order: Order) {
-        let entry = Entry { key: key(at, order), event: () };
-        if self.other_first() {
-            self.others.pop();
-            self.arrivals.push(entry);
-        } else {
-            self.arrivals.replace_first(entry);
-        }
+    /// Take off the earliest event, which `first_until` gave as an arrival. (Told, not
+    /// worked out again: comparing the two heaps' first keys costs a tenth of an event.)
+    pub fn pop_first_arrival(&mut self) {
+        debug_assert!(!self.other_first(), "the earliest event is not an arrival");
+        self.processed += u64::from(self.arrivals.pop().is_some());
+    }
+
+    /// As `pop_first_arrival`, then push the arrival `order` at `at`, as when the next packet
+    /// on a port's wire takes the handled one's place: it goes in at the top, one sift, not two.
+    pub fn replace_first_arrival(&mut self, at: Time, order: Order) {
+        debug_assert!(!self.other_first(), "the earliest event is not an arrival");
+        self.arrivals.replace_first(Entry { key: key(at, order), event: () });
         self.processed += 1;
     }
 
@@ -259,7 +261,10 @@ mod tests {
             First::Arrival(o) => format!("port {}, packet {}", o.index(), o.0 & ((1 << 38) - 1)),
             First::Event(e) => e.to_string(),
         };
-        q.pop_first();
+        match first {
+            First::Arrival(_) => q.pop_first_arrival(),
+            First::Event(_) => q.pop_first_event(),
+        }
         Some((t.as_nanos(), name))
     }
 
@@ -309,11 +314,19 @@ mod tests {
                 match op {
                     0 => proptest::prop_assert_eq!(take(&mut q, Time::MAX), earliest(&mut model)),
                     1 => {
-                        // An arrival in place of the earliest, which the queue shows first.
-                        let first = q.first_until(Time::MAX).map(|(t, _)| t.as_nanos());
+                        // An arrival in place of the earliest when that is an arrival (the
+                        // next packet on its wire), pushed after taking it off otherwise.
+                        let first = q.first_until(Time::MAX).map(|(t, f)| (t.as_nanos(), matches!(f, First::Arrival(_))));
                         let want = earliest(&mut model);
-                        proptest::prop_assert_eq!(first, want.map(|(t, _)| t));
-                        q.replace_first(Time(t), order);
+                        proptest::prop_assert_eq!(first.map(|(t, _)| t), want.map(|(t, _)| t));
+                        match first {
+                            Some((_, true)) => q.replace_first_arrival(Time(t), order),
+                            Some((_, false)) => {
+                                q.pop_first_event();
+                                q.push_arrival(Time(t), order);
+                            }
+                            None => q.push_arrival(Time(t), order),
+                        }
                         model.push((t, arrival.0, arrival.1));
                     }
                     2 => {

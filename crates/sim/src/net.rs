@@ -377,12 +377,15 @@ impl Port {
     /// The packet at the head of the wire, if it arrives at `now`; then the next one, whose
     /// arrival to schedule. A `None` packet means the event was stale.
     pub fn arrive(&mut self, now: Time) -> (Option<u32>, Option<OnWire>) {
-        match self.wire.front() {
-            Some(w) if w.arrival == now => {
-                let id = self.wire.pop_front().map(|w| w.id);
-                (id, self.wire.front().copied())
+        // Taken off first and put back if stale (rare: a rate change re-timed the wire), so
+        // that the common case looks at the ring twice, not three times.
+        match self.wire.pop_front() {
+            Some(w) if w.arrival == now => (Some(w.id), self.wire.front().copied()),
+            Some(stale) => {
+                self.wire.push_front(stale);
+                (None, None)
             }
-            _ => (None, None),
+            None => (None, None),
         }
     }
 

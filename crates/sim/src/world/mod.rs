@@ -425,15 +425,15 @@ impl<'s> World<'s> {
                     let port = order.index();
                     let (id, next) = self.net.ports[port as usize].arrive(t);
                     match next {
-                        Some(head) => self.events.replace_first(head.arrival(), arrival_order(port, head)),
-                        None => self.events.pop_first(),
+                        Some(head) => self.events.replace_first_arrival(head.arrival(), arrival_order(port, head)),
+                        None => self.events.pop_first_arrival(),
                     }
                     if let Some(id) = id {
                         self.arrive(port, id);
                     }
                 }
                 First::Event(&ev) => {
-                    self.events.pop_first();
+                    self.events.pop_first_event();
                     self.dispatch(ev);
                 }
             }
@@ -622,7 +622,7 @@ impl<'s> World<'s> {
                         (port, at) = (next, wire.arrival());
                         continue;
                     }
-                    if self.receive_ahead(port, id, wire.arrival(), end) {
+                    if self.receive_ahead(port, id, dst, wire.arrival(), end) {
                         return;
                     }
                     if let Some(head) = self.net.ports[port as usize].put_on_wire(wire) {
