@@ -38,7 +38,7 @@ impl World<'_> {
             if !allowed || ends_at[node] != 1 || links_at[node] != 1 {
                 continue;
             }
-            let inbound = &self.net.ports[self.net.reverse(self.net.route(c.node, c.peer_node)) as usize];
+            let inbound = &self.net.ports[self.net.reverse(c.port) as usize];
             let fixed = !self.sc.changes.iter().any(|ch| ch.link == inbound.link);
             c.receives_ahead = fixed && inbound.duplicate == 0.0 && inbound.reorder == 0.0;
         }

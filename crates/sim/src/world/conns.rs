@@ -35,12 +35,13 @@ pub(super) struct Slot {
 }
 
 impl Conn {
-    fn new(ep: Endpoint, node: u32, peer_node: u32, flow: u32, app: &App, side: Side) -> Conn {
+    fn new(ep: Endpoint, node: u32, peer_node: u32, port: u32, flow: u32, app: &App, side: Side) -> Conn {
         Conn {
             seen: ep.state(),
             ep,
             node,
             peer_node,
+            port,
             flow,
             timer_at: None,
             receives_ahead: false,
@@ -70,7 +71,7 @@ impl<'s> World<'s> {
                 // The RTT samples come as events (`World::hear_samples`).
                 ep.enable_events();
             }
-            Conn::new(ep, node, peer, f, &flow.app, side)
+            Conn::new(ep, node, peer, self.net.route(node, peer), f, &flow.app, side)
         });
         let slot = Slot {
             id: self.next_conn_id,

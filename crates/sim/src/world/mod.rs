@@ -84,8 +84,9 @@ struct Conn {
     /// when none is pending (`records` ends): an ACK that completes none reads no flow state
     /// (at N = 1,000 on one thread, 0.7 M of 31.3 M second-level misses, cachegrind).
     next_done_at: u64,
-    node: u32,
     peer_node: u32,
+    /// The port it sends on: its host's route to the peer's, fixed at set-up.
+    port: u32,
     /// Its vrate group and its place there (`world::vrate`): what it sends goes through it.
     vrate: Option<(u32, u32)>,
     /// Whether this end may take a segment ahead of time (see `World::receive_ahead`).
@@ -103,8 +104,9 @@ struct Conn {
     /// This end is the active end of a flow's one connection: its state is traced and its
     /// acknowledgements complete the flow's transfers (`record_sender`).
     records: bool,
-    // Read on drops, by traces and by connections opened at run time.
+    // Read on drops, by traces and by connections opened at run time, and at set-up.
     flow: u32,
+    node: u32,
     /// Its ensemble and its place there (`world::ensemble`): its window is a share.
     ensemble: Option<(u32, u32)>,
     /// The state this end was last seen in (`observe`; counted ends only).
@@ -513,8 +515,7 @@ impl<'s> World<'s> {
             // Both at most 2^16 (`scenario::MAX_WIRE_BYTES`, mss), so the sum fits.
             let (payload, vrate) = (seg.len, c.vrate);
             let wire = if payload > 0 { payload + header_bytes } else { ack_bytes };
-            let pkt = Packet { dst: c.peer_node, wire_bytes: wire, body: Body::Tcp { ep: ep.peer(), seg } };
-            let port = self.net.route(c.node, c.peer_node);
+            let (pkt, port) = (Packet { dst: c.peer_node, wire_bytes: wire, body: Body::Tcp { ep: ep.peer(), seg } }, c.port);
             self.packets.created += 1;
             sent += 1;
             let id = self.packets_in_flight.insert(pkt);
