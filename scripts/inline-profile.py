@@ -160,8 +160,12 @@ def main() -> int:
     if not args.scenario.is_file():
         print(f"inline-profile: no scenario file {args.scenario}", file=sys.stderr)
         return 2
-    from rampup import _engine
-    from rampup.bench import _CHILD
+    try:
+        from rampup import _engine
+        from rampup.bench import _CHILD
+    except ImportError:
+        print("inline-profile: rampup is not installed here (pip install -e .)", file=sys.stderr)
+        return 1
 
     engine = Path(_engine.__file__)
     with tempfile.TemporaryDirectory() as tmp:
@@ -184,7 +188,11 @@ def main() -> int:
         packets = int(run.stdout.split()[0])
         with open(out) as f:
             costs = self_costs(f, engine.name, args.event)
-        chains = inline_chains(sorted(costs), engine)
+        try:
+            chains = inline_chains(sorted(costs), engine)
+        except FileNotFoundError:
+            print("inline-profile: needs addr2line (apt-get install binutils)", file=sys.stderr)
+            return 1
     total = sum(costs.values())
     roots = {k: v for k, v in tree(costs, chains).items() if args.root in k}
     print(f"{args.event} in {engine.name}: {total / 1e6:.2f} M, {total / max(packets, 1):.1f} per delivered data packet ({packets})")
