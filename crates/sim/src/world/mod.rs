@@ -515,7 +515,8 @@ impl<'s> World<'s> {
             // Both at most 2^16 (`scenario::MAX_WIRE_BYTES`, mss), so the sum fits.
             let (payload, vrate) = (seg.len, c.vrate);
             let wire = if payload > 0 { payload + header_bytes } else { ack_bytes };
-            let (pkt, port) = (Packet { dst: c.peer_node, wire_bytes: wire, body: Body::Tcp { ep: ep.peer(), seg } }, c.port);
+            let pkt = Packet { dst: c.peer_node, wire_bytes: wire, body: Body::Tcp { ep: ep.peer(), seg } };
+            let port = c.port;
             self.packets.created += 1;
             sent += 1;
             let id = self.packets_in_flight.insert(pkt);
