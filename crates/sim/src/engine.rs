@@ -120,20 +120,19 @@ impl<E> Heap<E> {
                 break;
             }
             // The smallest child, chosen without data-dependent branches when all four
-            // children exist (the common case): random keys defeat branch prediction.
-            let min = if first + ARITY <= n {
-                let k = |c: usize| self.entries[c].key;
-                let a = if k(first + 1) < k(first) { first + 1 } else { first };
-                let b = if k(first + 3) < k(first + 2) { first + 3 } else { first + 2 };
-                if k(b) < k(a) {
-                    b
-                } else {
-                    a
-                }
+            // children exist (the common case): random keys defeat branch prediction. Read
+            // through an array of four, so that one bounds check covers them.
+            let (min, min_key) = if let Some(kids) = self.entries.get(first..first + ARITY) {
+                let kids: &[Entry<E>; ARITY] = kids.try_into().expect("a range of ARITY entries");
+                let a = usize::from(kids[1].key < kids[0].key);
+                let b = 2 + usize::from(kids[3].key < kids[2].key);
+                let m = if kids[b].key < kids[a].key { b } else { a };
+                (first + m, kids[m].key)
             } else {
-                (first + 1..n).fold(first, |m, c| if self.entries[c].key < self.entries[m].key { c } else { m })
+                let m = (first + 1..n).fold(first, |m, c| if self.entries[c].key < self.entries[m].key { c } else { m });
+                (m, self.entries[m].key)
             };
-            if key <= self.entries[min].key {
+            if key <= min_key {
                 break;
             }
             self.entries.swap(i, min);

@@ -13,7 +13,7 @@ use crate::topology::{LinkSpec, NetSpec, QueueLimit};
 use crate::traffic::EndId;
 
 /// What a packet carries.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub enum Body {
     /// A TCP segment for connection end `ep`.
     Tcp { ep: EndId, seg: Segment },
@@ -23,7 +23,7 @@ pub enum Body {
 
 /// A packet in flight. Its source node is not kept (see `World::enqueue`): a smaller packet
 /// is copied faster, and it is copied at every step of its way.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct Packet {
     pub dst: u32,
     pub wire_bytes: u32,
@@ -33,39 +33,72 @@ pub struct Packet {
 /// Where packets live while they cross the network: a port's queue and wire hold only a
 /// packet's index here, so a hop moves 4 bytes, not the 72-byte packet (a segment
 /// carries its SACK blocks inline).
+///
+/// A freed slot keeps its last packet until `insert` reuses it: a slot is plain data, so
+/// freeing one is a push of its index (not a move of the packet out and a `None` in) and
+/// reading one tests nothing. Debug builds keep a flag per slot and check that every index
+/// read or freed is live.
 #[derive(Default)]
 pub struct Packets {
-    slots: Vec<Option<Packet>>,
+    slots: Vec<Packet>,
     free: Vec<u32>,
+    #[cfg(debug_assertions)]
+    live: Vec<bool>,
 }
 
 impl Packets {
     pub fn insert(&mut self, p: Packet) -> u32 {
-        match self.free.pop() {
+        let id = match self.free.pop() {
             Some(i) => {
-                self.slots[i as usize] = Some(p);
+                self.slots[i as usize] = p;
                 i
             }
             None => {
-                self.slots.push(Some(p));
+                self.slots.push(p);
                 (self.slots.len() - 1) as u32
             }
-        }
+        };
+        self.set_live(id, true);
+        id
     }
 
     pub fn get(&self, id: u32) -> &Packet {
-        self.slots[id as usize].as_ref().expect("a live packet id")
+        self.check_live(id);
+        &self.slots[id as usize]
     }
 
     pub fn remove(&mut self, id: u32) -> Packet {
-        self.free.push(id);
-        self.slots[id as usize].take().expect("a live packet id")
+        let p = *self.get(id);
+        self.free(id);
+        p
     }
 
     /// As `remove`, for a packet already read in place.
     pub fn free(&mut self, id: u32) {
-        self.remove(id);
+        self.set_live(id, false);
+        self.free.push(id);
     }
+
+    #[cfg(debug_assertions)]
+    fn set_live(&mut self, id: u32, live: bool) {
+        let i = id as usize;
+        if i >= self.live.len() {
+            self.live.resize(i + 1, false);
+        }
+        assert_ne!(self.live[i], live, "packet {id}: inserted twice or freed twice");
+        self.live[i] = live;
+    }
+
+    #[cfg(not(debug_assertions))]
+    fn set_live(&mut self, _id: u32, _live: bool) {}
+
+    #[cfg(debug_assertions)]
+    fn check_live(&self, id: u32) {
+        assert!(self.live.get(id as usize) == Some(&true), "packet {id} is not live");
+    }
+
+    #[cfg(not(debug_assertions))]
+    fn check_live(&self, _id: u32) {}
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -169,6 +202,17 @@ enum After {
     Next { port: u32, cut: bool },
 }
 
+/// What a hop needs of the port a packet leaves, read once at its admission: where the
+/// packet goes next (`Net::cut_through`), and whether its receiver may take it ahead
+/// (`World::receive_ahead`). Copied out, so that the hop looks the port up once.
+#[derive(Clone, Copy, Debug)]
+pub struct Leaving {
+    pub to: u32,
+    /// No packet is on the port's wire.
+    pub wire_empty: bool,
+    after: After,
+}
+
 /// tc's `tbf` in place of the serialiser (a link's `burst`): a packet leaves the queue whole
 /// as soon as the bucket holds its bytes, and the bucket refills at the link's rate up to the
 /// burst. After an idle the first packets therefore leave at once, where a serialiser would
@@ -267,6 +311,10 @@ impl Port {
     /// Packets admitted that have not yet reached the far end.
     pub fn on_wire(&self) -> usize {
         self.wire.len()
+    }
+
+    pub fn leaving(&self) -> Leaving {
+        Leaving { to: self.to, wire_empty: self.wire.is_empty(), after: self.after }
     }
 
     /// When the last transmission admitted ends.
@@ -560,14 +608,15 @@ impl Net {
         }
     }
 
-    /// The port that takes packet `dst`'s next hop when it leaves `port` arriving at `at`,
-    /// if its admission can be computed now (`plan_cut_through`) and falls within the run.
+    /// The port that takes packet `dst`'s next hop when it leaves `port` (as `from` shows
+    /// it) arriving at `at`, if its admission can be computed now (`plan_cut_through`) and
+    /// falls within the run.
     #[inline(always)]
-    pub fn cut_through(&self, port: u32, dst: u32, at: Time, end: Time) -> Option<u32> {
-        let next = match self.ports[port as usize].after {
+    pub fn cut_through(&self, port: u32, from: Leaving, dst: u32, at: Time, end: Time) -> Option<u32> {
+        let next = match from.after {
             After::End | After::Next { cut: false, .. } => return None,
             After::Next { port: next, cut: true } => next,
-            After::ByRoute => self.next_hop(port, dst).filter(|&next| self.ports[next as usize].fed_only_by == Some(port))?,
+            After::ByRoute => (from.to != dst).then(|| self.route(from.to, dst)).filter(|&next| self.ports[next as usize].fed_only_by == Some(port))?,
         };
         (at <= end).then_some(next)
     }

@@ -223,9 +223,9 @@ fn cut_through_needs_one_in_order_feeder() {
     let mut net = Net::new(&spec, 1);
     net.plan_cut_through([(0, 3)], &[]);
     let end = Time(Duration::from_secs(1).0);
-    assert_eq!(net.cut_through(0, 3, Time::ZERO, end), Some(2));
-    assert_eq!(net.cut_through(0, 3, end + Duration(1), end), None, "arrives after the run");
-    assert_eq!(net.cut_through(4, 3, Time::ZERO, end), None, "arrived");
+    assert_eq!(net.cut_through(0, net.ports[0].leaving(), 3, Time::ZERO, end), Some(2));
+    assert_eq!(net.cut_through(0, net.ports[0].leaving(), 3, end + Duration(1), end), None, "arrives after the run");
+    assert_eq!(net.cut_through(4, net.ports[4].leaving(), 3, Time::ZERO, end), None, "arrived");
 }
 
 #[test]
@@ -245,16 +245,19 @@ fn the_next_hop_is_known_where_the_routes_through_a_port_agree() {
     assert_eq!(after(&net, 2), After::ByRoute);
     assert_eq!((net.next_hop(2, 2), net.next_hop(2, 3)), (None, Some(4)));
     let end = Time(Duration::from_secs(1).0);
-    assert_eq!((net.cut_through(2, 2, Time::ZERO, end), net.cut_through(2, 3, Time::ZERO, end)), (None, Some(4)));
+    assert_eq!(
+        (net.cut_through(2, net.ports[2].leaving(), 2, Time::ZERO, end), net.cut_through(2, net.ports[2].leaving(), 3, Time::ZERO, end)),
+        (None, Some(4))
+    );
 
     // n1 sends to n3 as well: port 2 has two feeders, so port 0's packets stop at n1 for
     // their arrival event, whose next hop needs no lookup all the same.
     net.plan_cut_through([(0, 3), (1, 3)], &[]);
     assert_eq!(after(&net, 0), After::Next { port: 2, cut: false });
-    assert_eq!((net.cut_through(0, 3, Time::ZERO, end), net.next_hop(0, 3)), (None, Some(2)));
+    assert_eq!((net.cut_through(0, net.ports[0].leaving(), 3, Time::ZERO, end), net.next_hop(0, 3)), (None, Some(2)));
 
     // Hop by hop (no routes given): every next hop by lookup, nothing cut through.
     net.plan_cut_through([], &[]);
     assert!(net.ports.iter().all(|p| p.after == After::ByRoute));
-    assert_eq!((net.next_hop(0, 3), net.cut_through(0, 3, Time::ZERO, end)), (Some(2), None));
+    assert_eq!((net.next_hop(0, 3), net.cut_through(0, net.ports[0].leaving(), 3, Time::ZERO, end)), (Some(2), None));
 }

@@ -4,7 +4,7 @@
 use rampup_tcp::Time;
 
 use super::World;
-use crate::net::Body;
+use crate::net::{Body, Leaving};
 use crate::traffic::Side;
 
 impl World<'_> {
@@ -58,12 +58,11 @@ impl World<'_> {
     /// whenever it is itself sending. A receiver answers with an ACK, which stops at its
     /// sender.
     #[inline(always)]
-    pub(super) fn receive_ahead(&mut self, port: u32, id: u32, dst: u32, at: Time, end: Time) -> bool {
+    pub(super) fn receive_ahead(&mut self, port: Leaving, id: u32, dst: u32, at: Time, end: Time) -> bool {
         // The port's own tests first: most ports a packet leaves do not end at its host
         // (`dst`), and they need no look at the packet or at its receiver, whose state with
         // many flows is seldom in a near cache.
-        let p = &self.net.ports[port as usize];
-        if p.to != dst || p.on_wire() > 0 || at > end {
+        if port.to != dst || !port.wire_empty || at > end {
             return false;
         }
         let Body::Tcp { ep, .. } = self.packets_in_flight.get(id).body else { return false };
@@ -76,8 +75,10 @@ impl World<'_> {
         // Its wakeups due before `at` come first, as their events would in one world; one
         // at `at` itself comes after an arrival there in one world too. Each leaves a stale
         // event behind.
-        while let Some(t) = self.conns[ep.index()].timer_at.filter(|&t| t < at) {
+        let mut timer_at = c.timer_at;
+        while let Some(t) = timer_at.filter(|&t| t < at) {
             self.wake(ep, t);
+            timer_at = self.conns[ep.index()].timer_at;
         }
         self.deliver(id, at);
         true

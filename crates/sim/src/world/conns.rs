@@ -305,7 +305,6 @@ impl<'s> World<'s> {
                 self.series.record_state(super::StateRow { t: now, flow: c.flow, s });
             }
         }
-        let c = &mut self.conns[end.index()];
         let acked = c.ep.bytes_acked();
         if acked < c.next_done_at {
             return;

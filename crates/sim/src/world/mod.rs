@@ -506,17 +506,16 @@ impl<'s> World<'s> {
     /// transfers; reuse its connection's slot if that is done.
     fn service(&mut self, ep: EndId, now: Time) {
         let (ack_bytes, header_bytes) = (self.sc.ack_bytes, self.sc.header_bytes);
-        self.conns[ep.index()].in_service = true;
+        // The end is looked up once, and again only after a call that may move `conns`.
+        let mut c = &mut self.conns[ep.index()];
+        c.in_service = true;
         self.ends_in_service += 1;
         let mut sent = 0;
-        loop {
-            let c = &mut self.conns[ep.index()];
-            let Some(seg) = c.ep.poll_transmit(now) else { break };
+        while let Some(seg) = c.ep.poll_transmit(now) {
             // Both at most 2^16 (`scenario::MAX_WIRE_BYTES`, mss), so the sum fits.
-            let (payload, vrate) = (seg.len, c.vrate);
+            let (payload, vrate, port) = (seg.len, c.vrate, c.port);
             let wire = if payload > 0 { payload + header_bytes } else { ack_bytes };
             let pkt = Packet { dst: c.peer_node, wire_bytes: wire, body: Body::Tcp { ep: ep.peer(), seg } };
-            let port = c.port;
             self.packets.created += 1;
             sent += 1;
             let id = self.packets_in_flight.insert(pkt);
@@ -524,13 +523,14 @@ impl<'s> World<'s> {
                 None => self.enqueue(port, id, now, None),
                 Some(member) => self.shape(member, port, id, payload, now),
             }
+            c = &mut self.conns[ep.index()];
         }
         // A connection opened at run time: its application, its count, its close; out of
         // line, so that a flow's one connection pays one test for it.
-        if self.conns[ep.index()].counted {
+        if c.counted {
             self.serve_counted(ep, now, sent);
+            c = &mut self.conns[ep.index()];
         }
-        let c = &mut self.conns[ep.index()];
         c.in_service = false;
         self.ends_in_service -= 1;
         if let Some(t) = c.ep.poll_timeout() {
@@ -616,15 +616,16 @@ impl<'s> World<'s> {
                     return;
                 }
                 Offer::Sent { wire, duplicate } => {
+                    let leaving = p.leaving();
                     if let Some(t) = duplicate {
                         self.send_copy(port, id, t, wire.txn());
                     }
-                    if let Some(next) = self.net.cut_through(port, dst, wire.arrival(), end) {
+                    if let Some(next) = self.net.cut_through(port, leaving, dst, wire.arrival(), end) {
                         crossed = Some((port, wire.txn()));
                         (port, at) = (next, wire.arrival());
                         continue;
                     }
-                    if self.receive_ahead(port, id, dst, wire.arrival(), end) {
+                    if self.receive_ahead(leaving, id, dst, wire.arrival(), end) {
                         return;
                     }
                     if let Some(head) = self.net.ports[port as usize].put_on_wire(wire) {
@@ -647,7 +648,7 @@ impl<'s> World<'s> {
     /// arriving at `at` right after the original.
     fn send_copy(&mut self, port: u32, id: u32, at: Time, txn: u64) {
         self.packets.duplicated += 1;
-        let copy = self.packets_in_flight.get(id).clone();
+        let copy = *self.packets_in_flight.get(id);
         if let Body::Tcp { ep, .. } = copy.body {
             if self.conns[ep.index()].counted {
                 self.in_flight[ep.conn() as usize] += 1;
@@ -725,11 +726,12 @@ impl<'s> World<'s> {
             Body::Tcp { ep, ref seg } => {
                 let c = &mut self.conns[ep.index()];
                 let got = c.ep.handle_segment(now, seg);
+                let counted = c.counted;
                 self.packets_in_flight.free(id);
                 if self.traces_deliveries {
                     self.delivered_traced(ep, got.map_or(0, |r| r.len()), now);
                 }
-                if self.conns[ep.index()].counted {
+                if counted {
                     self.delivered_counted(ep, got.is_some_and(|r| !r.is_empty()), now);
                 }
                 if !self.ensembles.is_empty() {
