@@ -39,6 +39,9 @@ pub struct Receiver {
     fin_seq: Option<u64>,
 }
 
+/// The largest window TCP can advertise, with window scaling (RFC 7323 §2.3).
+const MAX_WINDOW_BYTES: u64 = 1 << 30;
+
 /// Linux's `tcp_incr_quickack`: rcv_wnd / (2 × rcv_mss) ACKs, at least 2, at most
 /// TCP_MAX_QUICKACKS = 16, for a receive window of `rcv_wnd_segments`.
 pub fn quickacks(rcv_wnd_segments: u64) -> u32 {
@@ -95,6 +98,13 @@ impl Receiver {
     /// ACK is. Inlined: it runs for every data segment, and in order it does little.
     #[inline]
     pub fn on_data(&mut self, seq: u64, len: u64, fin: bool) -> (Option<SeqRange>, AckUrgency) {
+        if seq >= self.rcv_nxt.saturating_add(MAX_WINDOW_BYTES) {
+            // RFC 9293 §3.10.7.4: a segment that starts beyond the window is not acceptable:
+            // acknowledge and drop it. No window reaches past 2^30 bytes (RFC 7323 §2.3),
+            // so this needs no window of ours, and what is kept stays within the 2^32 bytes
+            // above the ACK that a SACK block can say (a stray datagram on a real path).
+            return (None, AckUrgency::Now);
+        }
         let end = seq + len + fin as u64;
         if fin {
             self.fin_seq = Some(seq + len);
@@ -210,6 +220,19 @@ mod tests {
         assert_eq!(urgencies, [AckUrgency::Now, AckUrgency::Now, AckUrgency::Delayed, AckUrgency::Now]);
         rx.enter_quickack(1);
         assert_eq!(rx.on_data(401, 100, false).1, AckUrgency::Now);
+    }
+
+    /// RFC 9293 §3.10.7.4: data or a FIN that starts beyond any window is dropped, with
+    /// an ACK; the last byte a window of 2^30 holds is taken.
+    #[test]
+    fn a_segment_beyond_any_window_is_acked_and_dropped() {
+        let mut rx = Receiver::new(0, true, 2);
+        rx.on_data(1, 100, false);
+        assert_eq!(rx.on_data(101 + MAX_WINDOW_BYTES, 0, true), (None, AckUrgency::Now));
+        assert_eq!(rx.on_data(u64::MAX - 100, 50, false), (None, AckUrgency::Now));
+        assert!(rx.sack_blocks().is_empty() && !rx.fin_received());
+        assert_eq!(rx.on_data(100 + MAX_WINDOW_BYTES, 1, false), (None, AckUrgency::Now));
+        assert_eq!(rx.sack_blocks(), &[r(100 + MAX_WINDOW_BYTES, 101 + MAX_WINDOW_BYTES)]);
     }
 
     #[test]
