@@ -4,10 +4,11 @@
 The optimised engine is inlined into a few functions (the PGO build most of all), so
 callgrind's totals per function say little, and its totals per source line split an inlined
 function over the lines of every caller; a build with the hot functions kept out of line
-is another program (at N = 10: 1,005.6 M instructions against the PGO build's 677.2 M). This runs a scenario under callgrind
-with a cost per instruction (`--dump-instr=yes`), asks addr2line for each instruction's
-chain of inlined functions, and prints the tree the chains form: each function with what
-its instructions and those inlined into it cost, in all and per delivered data packet.
+is another program (at N = 10: 1,005.6 M instructions against the PGO build's 677.2 M).
+This runs a scenario under callgrind with a cost per instruction (`--dump-instr=yes`),
+asks addr2line for each instruction's chain of inlined functions, and prints the tree the
+chains form: each function with what its instructions and those inlined into it cost, in
+all and per delivered data packet.
 
     scripts/inline-profile.py SCENARIO.toml                    instructions (Ir)
     scripts/inline-profile.py SCENARIO.toml --event DLmr       second-level read misses
