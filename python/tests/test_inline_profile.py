@@ -68,3 +68,23 @@ def test_names_lose_generic_arguments_and_crate_prefixes():
     assert inline_profile.short_name(name) == "replace_first"
     assert inline_profile.short_name("rampup_sim::engine::Heap<E>::sift_down") == "engine::Heap::sift_down"
     assert inline_profile.short_name("rampup_sim::world::ahead::<impl rampup_sim::world::World>::receive_ahead") == "world::ahead::receive_ahead"
+
+
+# `perf script -F ip,dso --show-mmap-events`: libc and the engine mapped (the engine at
+# 0x7f00_0000_0000 from file offset 0x6e000), then samples in both.
+PERF_SCRIPT = """\
+PERF_RECORD_MMAP2 1/1: [0x7f4b057e0000(0x156000) @ 0x26000 fe:00 1 0]: r-xp /usr/lib/libc.so.6
+PERF_RECORD_MMAP2 1/1: [0x7f0000000000(0x217000) @ 0x6e000 fe:00 2 3]: r-xp /x/_engine.so
+     7f0000000010 (/x/_engine.so)
+     7f4b057e3b52 (/usr/lib/libc.so.6)
+     7f0000000010 (/x/_engine.so)
+     7f0000000200 (/x/_engine.so)
+"""
+
+
+def test_perf_samples_become_addresses_of_the_engine_file():
+    samples = inline_profile.perf_samples(PERF_SCRIPT.splitlines(), "_engine.so", 0x1000)
+    # The address less the load address, plus the file offset and the segment's shift.
+    assert samples == {0x6F010: 2, 0x6F200: 1}
+    # Without the engine's mapping, its samples cannot be placed: none are counted.
+    assert inline_profile.perf_samples(PERF_SCRIPT.splitlines()[2:], "_engine.so", 0) == {}
