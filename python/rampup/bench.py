@@ -14,6 +14,7 @@ two alternate, and the medians are reported.
 from __future__ import annotations
 
 import os
+import platform
 import re
 import shutil
 import statistics
@@ -26,7 +27,7 @@ from pathlib import Path
 
 from . import _engine
 
-__all__ = ["Measurement", "bench_scenario", "measure_ns2", "measure_rampup", "run_web_bench", "web_scenario"]
+__all__ = ["Measurement", "bench_scenario", "machine", "measure_ns2", "measure_rampup", "run_web_bench", "web_scenario"]
 
 #: Shipped in the package (with the helpers it sources), so a plain `pip install` has it.
 NS2_SCRIPT = Path(__file__).resolve().parent / "ns2" / "bench.tcl"
@@ -149,6 +150,20 @@ def measure_ns2(flows: int, duration_s: float) -> Measurement:
     if not m:
         raise RuntimeError(f"ns-2 printed no delivered_pkts: {out.strip()[-200:]}")
     return Measurement(int(m.group(1)), wall, rss, cpu)
+
+
+def machine() -> str:
+    """The machine a bench ran on, in a few words: its CPU's model, the CPUs this process may
+    use, and the kernel. The ratio to ns-2 moves with the CPU (on one thread, 8.1x at N = 10
+    on an AMD EPYC against 9.1x on the machine before it: docs/performance-steps.md)."""
+    model = platform.processor() or platform.machine() or "an unknown CPU"
+    try:
+        with open("/proc/cpuinfo") as f:
+            model = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), model)
+    except OSError:
+        pass
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return f"{model}, {cpus} CPU{'s' if cpus != 1 else ''}, {platform.system()} {platform.release()}"
 
 
 def ns2_missing() -> str | None:

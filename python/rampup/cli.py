@@ -547,7 +547,7 @@ def inspect(file: Path) -> None:
 
 
 def _bench_web(repeat: int, duration: float, ns2: bool) -> None:
-    from .bench import ns2_missing, run_web_bench
+    from .bench import machine, ns2_missing, run_web_bench
 
     missing = ns2_missing() if ns2 else None
     console = Console()
@@ -571,6 +571,7 @@ def _bench_web(repeat: int, duration: float, ns2: bool) -> None:
     console.print(table)
     console.print(f"medians of {repeat} run(s); paper 002's base case, {row['rate']:.2f} new connections/s, {duration:g} "
                   "simulated seconds; whole processes, set-up included; one thread (web runs are not split)")
+    console.print(f"machine: {machine()}", soft_wrap=True)
 
 
 def defaults_markdown() -> str:
@@ -621,7 +622,7 @@ def _int_list(value: str) -> list[int]:
               "50% of 5 Mb/s, Full-TCP Reno), completed connections per wall second; --duration 300 unless given.")
 def bench(flows: str, large: bool, repeat: int, duration: float, ns2: bool, web: bool) -> None:
     """Time the benchmark dumbbell: data packets delivered per wall second and peak memory."""
-    from .bench import ns2_missing, run_bench
+    from .bench import machine, ns2_missing, run_bench
 
     if web:
         source = click.get_current_context().get_parameter_source("duration")
@@ -664,6 +665,7 @@ def bench(flows: str, large: bool, repeat: int, duration: float, ns2: bool, web:
     console.print(f"medians of {repeat} run(s) per N; {duration:g} simulated seconds; whole processes, set-up included")
     console.print("rampup splits a run over two threads where it can (RAMPUP_THREADS=1: one); "
                   "CPU/wall is its CPU time over wall time")
+    console.print(f"machine: {machine()}", soft_wrap=True)
 
 
 if __name__ == "__main__":  # run as a script, cli_runs would register on another copy of `main`

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import platform
 from pathlib import Path
 
 from rampup import _engine
@@ -29,6 +31,9 @@ def test_bench_prints_a_row_per_n(run_cli) -> None:  # type: ignore[no-untyped-d
     proc = run_cli("bench", "--flows", "1,2", "--duration", "0.2", "--repeat", "1", "--no-ns2")
     assert proc.returncode == 0, proc.stderr
     assert "N = 1:" in proc.stdout and "N = 2:" in proc.stdout
+    # Ratios move with the CPU, so the output names the machine.
+    (line,) = [line for line in proc.stdout.splitlines() if line.startswith("machine: ")]
+    assert f"{len(os.sched_getaffinity(0))} CPU" in line and platform.system() in line
 
 
 def test_bench_rejects_a_bad_flow_list(run_cli) -> None:  # type: ignore[no-untyped-def]
