@@ -154,8 +154,8 @@ def measure_ns2(flows: int, duration_s: float) -> Measurement:
 
 def machine() -> str:
     """The machine a bench ran on, in a few words: its CPU's model, the CPUs this process may
-    use, and the kernel. The ratio to ns-2 moves with the CPU (on one thread, 8.1x at N = 10
-    on an AMD EPYC against 9.1x on the machine before it: docs/performance-steps.md)."""
+    use, and the kernel. The ratio to ns-2 moves with the CPU (on one thread at N = 10: 8.1x
+    on an AMD EPYC, about 9x on the machines before it; docs/performance-steps.md)."""
     model = platform.processor() or platform.machine() or "an unknown CPU"
     try:
         with open("/proc/cpuinfo") as f:
