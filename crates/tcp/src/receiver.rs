@@ -39,8 +39,10 @@ pub struct Receiver {
     fin_seq: Option<u64>,
 }
 
-/// The largest window TCP can advertise, with window scaling (RFC 7323 §2.3).
-const MAX_WINDOW_BYTES: u64 = 1 << 30;
+/// How far above `rcv_nxt` a segment kept may end: no window of ours reaches further (the
+/// window field is 32 bits, `Segment::window`, and a scenario's `rcv_window` is checked to
+/// fit it), and a SACK block says no more than this above the ACK (`SackBlocks`).
+const MAX_AHEAD_BYTES: u64 = u32::MAX as u64;
 
 /// Linux's `tcp_incr_quickack`: rcv_wnd / (2 × rcv_mss) ACKs, at least 2, at most
 /// TCP_MAX_QUICKACKS = 16, for a receive window of `rcv_wnd_segments`.
@@ -98,11 +100,12 @@ impl Receiver {
     /// ACK is. Inlined: it runs for every data segment, and in order it does little.
     #[inline]
     pub fn on_data(&mut self, seq: u64, len: u64, fin: bool) -> (Option<SeqRange>, AckUrgency) {
-        if seq >= self.rcv_nxt.saturating_add(MAX_WINDOW_BYTES) {
-            // RFC 9293 §3.10.7.4: a segment that starts beyond the window is not acceptable:
-            // acknowledge and drop it. No window reaches past 2^30 bytes (RFC 7323 §2.3),
-            // so this needs no window of ours, and what is kept stays within the 2^32 bytes
-            // above the ACK that a SACK block can say (a stray datagram on a real path).
+        if seq.saturating_sub(self.rcv_nxt).saturating_add(len + fin as u64) > MAX_AHEAD_BYTES {
+            // RFC 9293 §3.10.7.4: a segment beyond the window is not acceptable: acknowledge
+            // and drop it. Tested against the furthest any window of ours reaches, not this
+            // connection's own, which a sender may pass before it has heard of it (its
+            // first flight without a handshake). Only a stray datagram on a real path comes
+            // this far.
             return (None, AckUrgency::Now);
         }
         let end = seq + len + fin as u64;
@@ -222,17 +225,22 @@ mod tests {
         assert_eq!(rx.on_data(401, 100, false).1, AckUrgency::Now);
     }
 
-    /// RFC 9293 §3.10.7.4: data or a FIN that starts beyond any window is dropped, with
-    /// an ACK; the last byte a window of 2^30 holds is taken.
+    /// RFC 9293 §3.10.7.4: data or a FIN that ends beyond any window of ours is dropped,
+    /// with an ACK; a segment ending at the last byte such a window holds is taken, also
+    /// beyond the 2^30 bytes of a scaled TCP window (a `rcv_window` of up to 2^32 − 1).
     #[test]
     fn a_segment_beyond_any_window_is_acked_and_dropped() {
         let mut rx = Receiver::new(0, true, 2);
         rx.on_data(1, 100, false);
-        assert_eq!(rx.on_data(101 + MAX_WINDOW_BYTES, 0, true), (None, AckUrgency::Now));
+        let edge = 101 + MAX_AHEAD_BYTES;
+        assert_eq!(rx.on_data(edge - 100, 100, true), (None, AckUrgency::Now));
+        assert_eq!(rx.on_data(edge, 0, true), (None, AckUrgency::Now));
         assert_eq!(rx.on_data(u64::MAX - 100, 50, false), (None, AckUrgency::Now));
+        assert_eq!(rx.on_data(u64::MAX - 10, 50, false), (None, AckUrgency::Now));
         assert!(rx.sack_blocks().is_empty() && !rx.fin_received());
-        assert_eq!(rx.on_data(100 + MAX_WINDOW_BYTES, 1, false), (None, AckUrgency::Now));
-        assert_eq!(rx.sack_blocks(), &[r(100 + MAX_WINDOW_BYTES, 101 + MAX_WINDOW_BYTES)]);
+        assert_eq!(rx.on_data(edge - 100, 100, false), (None, AckUrgency::Now));
+        assert_eq!(rx.on_data(1 << 31, 100, false), (None, AckUrgency::Now));
+        assert_eq!(rx.sack_blocks(), &[r(1 << 31, (1 << 31) + 100), r(edge - 100, edge)]);
     }
 
     #[test]
