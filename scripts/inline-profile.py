@@ -16,7 +16,7 @@ all and per delivered data packet.
     scripts/inline-profile.py SCENARIO.toml --event cpu-clock  time, by perf's samples
         [--root NAME] [--depth N] [--min PERCENT] [--keep FILE] [--runs N]
 
-`--event` D*/I*/LL* simulates the caches (`--cache`, default 32 KiB first level and 512
+`--event` Dr to DLmw simulates the caches (`--cache`, default 32 KiB first level and 512
 KiB second level per core); Bc and Bcm, valgrind's model of a branch predictor (simpler
 than a CPU's, so read its counts as where to look). `cpu-clock` samples the real run with
 `perf record` (20,000 a second, over `--runs` runs; figures per mille of the samples, not
@@ -204,7 +204,7 @@ def main() -> int:
     ap.add_argument("--root", default="", help="only the trees whose outermost function's name contains this")
     ap.add_argument("--depth", type=int, default=6)
     ap.add_argument("--min", type=float, default=0.5, help="leave out functions below this percent of the engine's total")
-    ap.add_argument("--keep", type=Path, help="keep callgrind's (or perf's) output here")
+    ap.add_argument("--keep", type=Path, help="keep callgrind's output here (or perf's, of the last run)")
     ap.add_argument("--runs", type=int, default=5, help="runs to sample (with --event cpu-clock)")
     ap.add_argument("--engine", type=Path, help="another build of the engine's shared library (default: the installed one)")
     args = ap.parse_args()
@@ -236,8 +236,13 @@ def main() -> int:
                 return 1
         else:
             out = args.keep or Path(tmp) / "callgrind.out"
-            sim = {"I": ["--cache-sim=yes", *args.cache.split()], "D": ["--cache-sim=yes", *args.cache.split()], "B": ["--branch-sim=yes"]}
-            cmd = ["valgrind", "--tool=callgrind", "--dump-instr=yes", *sim.get(args.event[0], []), f"--callgrind-out-file={out}"]
+            if args.event == "Ir":
+                sim = []
+            elif args.event.startswith("B"):
+                sim = ["--branch-sim=yes"]
+            else:
+                sim = ["--cache-sim=yes", *args.cache.split()]
+            cmd = ["valgrind", "--tool=callgrind", "--dump-instr=yes", *sim, f"--callgrind-out-file={out}"]
             try:
                 run = subprocess.run(cmd + child, env=os.environ | {"RAMPUP_THREADS": "1"}, capture_output=True, text=True)
             except FileNotFoundError:
