@@ -23,7 +23,7 @@ pub enum Class {
 /// belongs to (a port, a connection end, a flow), then a number that orders that one's
 /// events (for a port, the packet's transmission number there). Packed into 64 bits: 2 for
 /// the class, 24 for the index (`MAX_INDEX`), 38 for the number.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Order(u64);
 
 /// The largest index an `Order` holds; the scenario check keeps ports, connection ends,
@@ -42,6 +42,11 @@ impl Order {
     /// The index it was made with: for an arrival, its port.
     pub fn index(self) -> u32 {
         (self.0 >> 38) as u32 & MAX_INDEX
+    }
+
+    /// The number it was made with (its `tie`, wrapped to 38 bits).
+    pub fn tie(self) -> u64 {
+        self.0 & ((1 << 38) - 1)
     }
 }
 

@@ -251,13 +251,62 @@ fn the_next_hop_is_known_where_the_routes_through_a_port_agree() {
     );
 
     // n1 sends to n3 as well: port 2 has two feeders, so port 0's packets stop at n1 for
-    // their arrival event, whose next hop needs no lookup all the same.
+    // their arrival event (waiting for it in port 2's inbox), whose next hop needs no lookup
+    // all the same.
     net.plan_cut_through([(0, 3), (1, 3)], &[]);
-    assert_eq!(after(&net, 0), After::Next { port: 2, cut: false });
+    assert_eq!(after(&net, 0), After::Merge { port: 2 });
     assert_eq!((net.cut_through(0, net.ports[0].leaving(), 3, Time::ZERO, end), net.next_hop(0, 3)), (None, Some(2)));
 
     // Hop by hop (no routes given): every next hop by lookup, nothing cut through.
     net.plan_cut_through([], &[]);
     assert!(net.ports.iter().all(|p| p.after == After::ByRoute));
     assert_eq!((net.next_hop(0, 3), net.cut_through(0, net.ports[0].leaving(), 3, Time::ZERO, end)), (Some(2), None));
+}
+
+/// n0 and n1 both send to n3 through n2: ports 0 (n0->n2) and 2 (n1->n2) feed port 4
+/// (n2->n3), whose inbox takes their packets while they come in order.
+fn star() -> Net {
+    let mut spec = line(4);
+    spec.links[0].b = 2;
+    let mut net = Net::new(&spec, 1);
+    net.plan_cut_through([(0, 3), (1, 3)], &[]);
+    net
+}
+
+#[test]
+fn an_inbox_takes_packets_in_arrival_order_and_leaves_the_others_on_their_wires() {
+    let mut net = star();
+    assert_eq!((net.ports[0].after, net.ports[2].after), (After::Merge { port: 4 }, After::Merge { port: 4 }));
+    let on_wire = |arrival: Time, txn: u64, id: u32| OnWire { arrival, txn, extra: Duration::ZERO, id };
+    let inbox = |port: u32, txn: u64| Order::new(Class::Net, port, 2 * txn + INBOX);
+    let put = |net: &mut Net, port: u32, w: OnWire| {
+        let from = net.ports[port as usize].leaving();
+        net.put_on_wire(port, from, w)
+    };
+    // The inbox's first packet is its event; one arriving later joins it; one arriving
+    // earlier than the inbox's last goes on its own wire, whose first it is.
+    assert_eq!(put(&mut net, 0, on_wire(ms(5), 0, 10)), Some((ms(5), inbox(0, 0))));
+    assert_eq!(put(&mut net, 2, on_wire(ms(7), 0, 11)), None);
+    assert_eq!(put(&mut net, 0, on_wire(ms(6), 1, 12)), Some((ms(6), arrival_order(0, 1))));
+    assert_eq!(net.on_wires(), 3);
+    // Taken in time order, each ring gives its next packet's event.
+    assert_eq!(net.arrive(0, inbox(0, 0), ms(5)), (Some(10), Some((ms(7), inbox(2, 0)))));
+    assert_eq!(net.arrive(0, arrival_order(0, 1), ms(6)), (Some(12), None));
+    assert_eq!(net.arrive(2, inbox(2, 0), ms(7)), (Some(11), None));
+    assert_eq!(net.on_wires(), 0);
+    // At the same arrival, the rank decides: port 0's packet ranks before port 2's, so it
+    // cannot follow it into the inbox.
+    assert_eq!(put(&mut net, 2, on_wire(ms(9), 1, 13)), Some((ms(9), inbox(2, 1))));
+    assert_eq!(put(&mut net, 0, on_wire(ms(9), 2, 14)), Some((ms(9), arrival_order(0, 2))));
+    assert!(arrival_order(0, 2) < inbox(2, 1), "the wire's packet comes first");
+}
+
+#[test]
+fn a_changing_or_reordering_feeder_sends_to_no_inbox() {
+    let mut net = star();
+    net.plan_cut_through([(0, 3), (1, 3)], &[0]);
+    assert_eq!((net.ports[0].after, net.ports[2].after), (After::Next { port: 4, cut: false }, After::Merge { port: 4 }));
+    net.ports[2].reorder = 0.1;
+    net.plan_cut_through([(0, 3), (1, 3)], &[]);
+    assert_eq!((net.ports[0].after, net.ports[2].after), (After::Merge { port: 4 }, After::Next { port: 4, cut: false }));
 }

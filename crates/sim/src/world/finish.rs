@@ -116,7 +116,7 @@ impl<'s> World<'s> {
             ("received_bytes", Column::U64(self.udp.iter().map(|u| u.received_bytes).collect())),
             ("dropped", Column::U64(self.udp.iter().map(|u| u.dropped).collect())),
         ]);
-        let on_wire: u64 = ports.iter().map(|p| p.on_wire() as u64).sum();
+        let on_wire = self.net.on_wires();
         let pk = &self.packets;
         let packets = table(vec![
             ("created", Column::U64(vec![pk.created])),

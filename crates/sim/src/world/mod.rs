@@ -8,7 +8,7 @@ use std::ops::ControlFlow;
 use rampup_tcp::{Endpoint, Snapshot, State, Time};
 
 use crate::engine::{Class, EventQueue, First, Order};
-use crate::net::{Body, Net, Offer, OnWire, Packet, Packets, Port};
+use crate::net::{arrival_order, Body, Net, Offer, OnWire, Packet, Packets, Port};
 use crate::output::RunOutput;
 use crate::partition::Split;
 use crate::rng::Stream;
@@ -232,12 +232,6 @@ pub struct World<'s> {
     ensembles: Vec<HostEnsemble>,
 }
 
-/// The rank of packet `head`'s arrival from `port`: by its transmission there (twice it, so
-/// that a duplicate's copy ranks right after it).
-fn arrival_order(port: u32, head: OnWire) -> Order {
-    Order::new(Class::Net, port, 2 * head.txn())
-}
-
 impl<'s> World<'s> {
     pub fn new(sc: &'s Scenario, seed: u64) -> Self {
         Self::new_half(sc, seed, None)
@@ -425,9 +419,9 @@ impl<'s> World<'s> {
                 First::Arrival(order) => {
                     // The next packet on the wire takes this arrival's place in the queue.
                     let port = order.index();
-                    let (id, next) = self.net.ports[port as usize].arrive(t);
+                    let (id, next) = self.net.arrive(port, order, t);
                     match next {
-                        Some(head) => self.events.replace_first_arrival(head.arrival(), arrival_order(port, head)),
+                        Some((at, order)) => self.events.replace_first_arrival(at, order),
                         None => self.events.pop_first_arrival(),
                     }
                     if let Some(id) = id {
@@ -628,8 +622,8 @@ impl<'s> World<'s> {
                     if self.receive_ahead(leaving, id, dst, wire.arrival(), end) {
                         return;
                     }
-                    if let Some(head) = self.net.ports[port as usize].put_on_wire(wire) {
-                        self.schedule_arrival(port, head);
+                    if let Some((at, order)) = self.net.put_on_wire(port, leaving, wire) {
+                        self.events.push_arrival(at, order);
                     }
                     return;
                 }
@@ -674,7 +668,7 @@ impl<'s> World<'s> {
 
     /// The arrival of the first packet on `port`'s wire, ranked by its transmission there.
     fn schedule_arrival(&mut self, port: u32, head: OnWire) {
-        self.events.push_arrival(head.arrival(), arrival_order(port, head));
+        self.events.push_arrival(head.arrival(), arrival_order(port, head.txn()));
     }
 
     fn discard(&mut self, id: u32, lost: bool) {

@@ -217,7 +217,8 @@ impl<'s> World<'s> {
     }
 
     /// Take over from the world of the other half what it simulated: the ports into its
-    /// nodes (the cut link's too), its nodes' connection ends, its counts, and its rows.
+    /// nodes (the cut link's too) and the inboxes at them, its nodes' connection ends, its
+    /// counts, and its rows.
     fn absorb(&mut self, mut other: World<'s>) {
         let theirs = other.half.take().expect("a split run").owns;
         for (i, p) in other.net.ports.iter_mut().enumerate().filter(|(_, p)| theirs[p.to as usize]) {
@@ -226,6 +227,7 @@ impl<'s> World<'s> {
                 std::mem::swap(mine, p);
             }
         }
+        self.net.absorb_inboxes(&mut other.net, &theirs);
         for (mine, c) in self.conns.iter_mut().zip(&mut other.conns).filter(|(_, c)| theirs[c.node as usize]) {
             std::mem::swap(mine, c);
         }
