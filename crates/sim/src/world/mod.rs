@@ -417,7 +417,7 @@ impl<'s> World<'s> {
             self.now = t;
             match first {
                 First::Arrival(order) => {
-                    // The next packet on the wire takes this arrival's place in the queue.
+                    // The next packet on the wire, or in the inbox, takes this arrival's place in the queue.
                     let port = order.index();
                     let (id, next) = self.net.arrive(port, order, t);
                     match next {
