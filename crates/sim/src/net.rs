@@ -235,6 +235,11 @@ pub fn arrival_order(port: u32, txn: u64) -> Order {
 /// packet with a duplicate's copy of it, never both: a port that duplicates sends to no inbox.
 const INBOX: u64 = 1;
 
+/// `arrival_order` for a packet that waits in an inbox.
+fn inbox_order(port: u32, txn: u64) -> Order {
+    Order::new(Class::Net, port, 2 * txn + INBOX)
+}
+
 /// What a hop needs of the port a packet leaves, read once at its admission: where the
 /// packet goes next (`Net::cut_through`), and whether its receiver may take it ahead
 /// (`World::receive_ahead`). Copied out, so that the hop looks the port up once.
@@ -561,7 +566,7 @@ impl Net {
     #[inline(always)]
     pub fn put_on_wire(&mut self, port: u32, from: Leaving, w: OnWire) -> Option<(Time, Order)> {
         if let After::Merge { port: next } = from.after {
-            let order = Order::new(Class::Net, port, 2 * w.txn + INBOX);
+            let order = inbox_order(port, w.txn);
             let inbox = &mut self.inboxes[next as usize];
             // In an empty inbox, `last` is that of a packet already arrived: it rarely sends
             // one to its wire (only a tie in time with a lower rank), and never wrongly.

@@ -278,27 +278,28 @@ fn an_inbox_takes_packets_in_arrival_order_and_leaves_the_others_on_their_wires(
     let mut net = star();
     assert_eq!((net.ports[0].after, net.ports[2].after), (After::Merge { port: 4 }, After::Merge { port: 4 }));
     let on_wire = |arrival: Time, txn: u64, id: u32| OnWire { arrival, txn, extra: Duration::ZERO, id };
-    let inbox = |port: u32, txn: u64| Order::new(Class::Net, port, 2 * txn + INBOX);
     let put = |net: &mut Net, port: u32, w: OnWire| {
         let from = net.ports[port as usize].leaving();
         net.put_on_wire(port, from, w)
     };
     // The inbox's first packet is its event; one arriving later joins it; one arriving
     // earlier than the inbox's last goes on its own wire, whose first it is.
-    assert_eq!(put(&mut net, 0, on_wire(ms(5), 0, 10)), Some((ms(5), inbox(0, 0))));
+    assert_eq!(put(&mut net, 0, on_wire(ms(5), 0, 10)), Some((ms(5), inbox_order(0, 0))));
     assert_eq!(put(&mut net, 2, on_wire(ms(7), 0, 11)), None);
     assert_eq!(put(&mut net, 0, on_wire(ms(6), 1, 12)), Some((ms(6), arrival_order(0, 1))));
     assert_eq!(net.on_wires(), 3);
     // Taken in time order, each ring gives its next packet's event.
-    assert_eq!(net.arrive(0, inbox(0, 0), ms(5)), (Some(10), Some((ms(7), inbox(2, 0)))));
+    assert_eq!(net.arrive(0, inbox_order(0, 0), ms(5)), (Some(10), Some((ms(7), inbox_order(2, 0)))));
     assert_eq!(net.arrive(0, arrival_order(0, 1), ms(6)), (Some(12), None));
-    assert_eq!(net.arrive(2, inbox(2, 0), ms(7)), (Some(11), None));
+    assert_eq!(net.arrive(2, inbox_order(2, 0), ms(7)), (Some(11), None));
     assert_eq!(net.on_wires(), 0);
     // At the same arrival, the rank decides: port 0's packet ranks before port 2's, so it
     // cannot follow it into the inbox.
-    assert_eq!(put(&mut net, 2, on_wire(ms(9), 1, 13)), Some((ms(9), inbox(2, 1))));
+    assert_eq!(put(&mut net, 2, on_wire(ms(9), 1, 13)), Some((ms(9), inbox_order(2, 1))));
     assert_eq!(put(&mut net, 0, on_wire(ms(9), 2, 14)), Some((ms(9), arrival_order(0, 2))));
-    assert!(arrival_order(0, 2) < inbox(2, 1), "the wire's packet comes first");
+    assert!(arrival_order(0, 2) < inbox_order(2, 1), "the wire's packet comes first");
+    // Ranked as the wire's event would be, one place after it.
+    assert_eq!(inbox_order(0, 3).tie(), arrival_order(0, 3).tie() + 1);
 }
 
 #[test]
