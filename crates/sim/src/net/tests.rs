@@ -107,10 +107,10 @@ fn a_bucket_s_queue_holds_the_packets_that_have_not_left() {
     let mut net = Net::new(&spec, 1);
     let p = &mut net.ports[0];
     p.expire(Time::ZERO, None);
-    assert!(matches!(p.offer(Time::ZERO, 0, &udp(1000), |_| {}), Offer::Sent { .. }));
+    assert!(matches!(p.offer::<false>(Time::ZERO, 0, &udp(1000), |_| {}), Offer::Sent { .. }));
     p.expire(Time::ZERO, None);
-    assert!(matches!(p.offer(Time::ZERO, 1, &udp(1000), |_| {}), Offer::Sent { .. }), "the first has left");
-    assert!(matches!(p.offer(Time::ZERO, 2, &udp(1000), |_| {}), Offer::Dropped), "the second waits in the queue");
+    assert!(matches!(p.offer::<false>(Time::ZERO, 1, &udp(1000), |_| {}), Offer::Sent { .. }), "the first has left");
+    assert!(matches!(p.offer::<false>(Time::ZERO, 2, &udp(1000), |_| {}), Offer::Dropped), "the second waits in the queue");
     p.expire(ms(8), None);
     assert_eq!(p.queued_packets(), 0, "the second left at 8 ms");
 }
@@ -130,7 +130,7 @@ fn udp(bytes: u32) -> Packet {
 
 /// Offer a 1000-byte packet and put it on the port's wire; the head arrival to schedule.
 fn send(p: &mut Port, now: Time, id: u32, starts: &mut Vec<Time>) -> Option<Time> {
-    match p.offer(now, id, &udp(1000), |t| starts.push(t)) {
+    match p.offer::<false>(now, id, &udp(1000), |t| starts.push(t)) {
         Offer::Sent { wire, .. } => p.put_on_wire(wire).map(|w| w.arrival()),
         _ => panic!("packet {id} not sent"),
     }
@@ -142,11 +142,11 @@ fn packet_limit_counts_the_packet_in_service() {
     spec.links[0].queue = [QueueLimit::Packets(1); 2];
     let mut net = Net::new(&spec, 1);
     let p = &mut net.ports[0];
-    assert!(matches!(p.offer(Time::ZERO, 0, &udp(1000), |_| {}), Offer::Sent { .. }));
-    assert!(matches!(p.offer(Time::ZERO, 1, &udp(1000), |_| {}), Offer::Dropped));
+    assert!(matches!(p.offer::<false>(Time::ZERO, 0, &udp(1000), |_| {}), Offer::Sent { .. }));
+    assert!(matches!(p.offer::<false>(Time::ZERO, 1, &udp(1000), |_| {}), Offer::Dropped));
     // 1000 bytes at 1 Mb/s take 8 ms; then the queue is free again.
     p.expire(Time(Duration::from_millis(8).0), None);
-    assert!(matches!(p.offer(Time(Duration::from_millis(8).0), 2, &udp(1000), |_| {}), Offer::Sent { .. }));
+    assert!(matches!(p.offer::<false>(Time(Duration::from_millis(8).0), 2, &udp(1000), |_| {}), Offer::Sent { .. }));
 }
 
 #[test]
@@ -197,7 +197,7 @@ fn a_reordered_packet_that_is_also_duplicated_keeps_its_copy() {
     spec.links[0].reorder_delay = Duration::from_millis(5);
     let mut net = Net::new(&spec, 1);
     // 8 ms serialisation, 1 ms delay, 5 ms held back; the copy comes with it.
-    match net.ports[0].offer(Time::ZERO, 0, &udp(1000), |_| {}) {
+    match net.ports[0].offer::<false>(Time::ZERO, 0, &udp(1000), |_| {}) {
         Offer::Reordered { at, txn, duplicate } => assert_eq!((at, txn, duplicate), (ms(14), 0, Some(ms(14)))),
         _ => panic!("every packet is reordered"),
     }

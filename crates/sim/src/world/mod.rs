@@ -204,9 +204,11 @@ pub struct World<'s> {
     series: Series,
     /// The per-packet trace's state (`[trace] packets`).
     packet_log: Option<PacketLog>,
-    /// Whether a trace watches the ports (queues, packets) or what ends receive
+    /// Whether a trace watches the ports (queues, packets, captures) or what ends receive
     /// (throughput, rtt): then the hooks in `traced` run.
     traces_ports: bool,
+    /// No port has random behaviour or a token bucket, nor will (`Port::is_plain`).
+    plain_ports: bool,
     traces_deliveries: bool,
     packets: PacketCounts,
     packets_in_flight: Packets,
@@ -250,6 +252,8 @@ impl<'s> World<'s> {
                 }
             }
         }
+        // A `[[change]]` of loss gives its ports a random stream (`Net::set_link_path`).
+        let plain_ports = net.ports.iter().all(Port::is_plain) && sc.changes.iter().all(|c| c.loss.is_none());
         let mut w = World {
             sc,
             seed,
@@ -271,7 +275,8 @@ impl<'s> World<'s> {
             pcaps,
             series: Series::default(),
             packet_log: sc.trace.packets.then(|| PacketLog::new(sc.net.links.len() * 2)),
-            traces_ports: sc.trace.queues || sc.trace.packets,
+            traces_ports: sc.trace.queues || sc.trace.packets || !sc.trace.pcap.is_empty(),
+            plain_ports,
             // vrate groups hear their members' RTT samples where the rtt trace does.
             traces_deliveries: sc.trace.throughput.is_some()
                 || sc.trace.rtt
@@ -550,16 +555,17 @@ impl<'s> World<'s> {
     /// packet's arrival event.
     #[inline(always)]
     fn enqueue(&mut self, port: u32, id: u32, at: Time, crossed: Option<(u32, u64)>) {
-        if self.traces_ports {
-            self.enqueue_as::<true>(port, id, at, crossed);
-        } else {
-            self.enqueue_as::<false>(port, id, at, crossed);
+        match (self.traces_ports, self.plain_ports) {
+            (false, true) => self.enqueue_as::<false, true>(port, id, at, crossed),
+            (false, false) => self.enqueue_as::<false, false>(port, id, at, crossed),
+            (true, _) => self.enqueue_as::<true, false>(port, id, at, crossed),
         }
     }
 
-    /// `enqueue`, made twice: without the traces that watch ports (`TRACED` false) the
-    /// hop has none of their code, and the compiler inlines it as it did before they were.
-    fn enqueue_as<const TRACED: bool>(&mut self, mut port: u32, id: u32, mut at: Time, mut crossed: Option<(u32, u64)>) {
+    /// `enqueue`, made three times: without the traces that watch ports (`TRACED` false) the
+    /// hop has none of their code, and the compiler inlines it as it did before they were;
+    /// with only plain ports (`PLAIN`, `Port::offer`), none for random outcomes either.
+    fn enqueue_as<const TRACED: bool, const PLAIN: bool>(&mut self, mut port: u32, id: u32, mut at: Time, mut crossed: Option<(u32, u64)>) {
         let end = Time::ZERO + self.sc.duration;
         let queues = self.sc.trace.queues;
         loop {
@@ -573,9 +579,9 @@ impl<'s> World<'s> {
             p.expire(at, TRACED.then_some(&mut record));
             let pkt = self.packets_in_flight.get(id);
             let dst = pkt.dst;
-            let pcap = self.pcaps.get_mut(port as usize).and_then(Option::as_mut);
+            let pcap = if TRACED { self.pcaps.get_mut(port as usize).and_then(Option::as_mut) } else { None };
             let (conns, udp) = (&self.conns, &self.sc.udp);
-            let offer = p.offer(at, id, pkt, |start| {
+            let offer = p.offer::<PLAIN>(at, id, pkt, |start| {
                 if let Some(pc) = pcap {
                     // A packet does not carry its source (it is needed only here): it is
                     // the host of the connection end that sent it, or the UDP source's.
