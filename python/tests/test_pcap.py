@@ -179,6 +179,18 @@ def test_frames_are_the_wire_sizes_of_the_links_table(demo_path: Path, tmp_path:
         assert not any("alformed" in r[2] for r in rows)
 
 
+def test_a_capture_is_the_same_without_the_queue_trace(demo_path: Path) -> None:
+    # A capture counts among the traces that watch ports: without the queue trace the hops
+    # still run the code that records it (`World::traces_ports`).
+    doc = tomllib.loads(demo_path.read_text())
+    doc["duration"] = "3s"
+    doc["trace"]["queues"] = True
+    with_queues = rampup.run(doc).pcaps
+    doc["trace"]["queues"] = False
+    assert rampup.run(doc).pcaps == with_queues
+    assert all(len(_records(data)) > 100 for data in with_queues.values())
+
+
 def test_a_capture_per_link_holds_both_directions_in_time_order(demo_path: Path, tmp_path: Path) -> None:
     doc = tomllib.loads(demo_path.read_text())
     doc["duration"] = "3s"

@@ -134,6 +134,11 @@ impl OnWire {
     pub fn txn(&self) -> u64 {
         self.txn
     }
+
+    /// The event of its arrival over `port`, the port that sent it: when, and its rank.
+    pub fn event(&self, port: u32) -> (Time, Order) {
+        (self.arrival, arrival_order(port, self.txn))
+    }
 }
 
 /// One direction of a link: a FIFO drop-tail queue feeding a serialiser and a wire.
@@ -402,8 +407,8 @@ impl Port {
     /// Offer packet `id` (`pkt` is its content) at `now`; call `expire(now)` first.
     /// `on_start` sees the time its transmission starts (for pcap). `PLAIN`: the caller
     /// knows the port `is_plain`, and the admission then has no code for either feature (the
-    /// random outcomes alone cost the benchmark 3.6% of its instructions at N = 1, their
-    /// tests being a small part of that: the caller, inlined, must handle each outcome).
+    /// random outcomes' code cost the benchmark 3.6% of its instructions at N = 1: the
+    /// caller, inlined, must handle each outcome; docs/performance-limits.md).
     pub fn offer<const PLAIN: bool>(&mut self, now: Time, id: u32, pkt: &Packet, on_start: impl FnOnce(Time)) -> Offer {
         debug_assert!(!PLAIN || self.is_plain(), "port {} offered as plain", self.name);
         if !self.admits(pkt.wire_bytes) {
@@ -585,7 +590,7 @@ impl Net {
                 return (inbox.packets.len() == 1).then_some((w.arrival, order));
             }
         }
-        self.ports[port as usize].put_on_wire(w).map(|head| (head.arrival, arrival_order(port, head.txn)))
+        self.ports[port as usize].put_on_wire(w).map(|head| head.event(port))
     }
 
     /// The packet that the arrival event ranked `order` brings over `port` at `now`, from the
@@ -597,7 +602,7 @@ impl Net {
     pub fn arrive(&mut self, port: u32, order: Order, now: Time) -> (Option<u32>, Option<(Time, Order)>) {
         if order.tie() & INBOX == 0 {
             let (id, next) = self.ports[port as usize].arrive(now);
-            return (id, next.map(|head| (head.arrival, arrival_order(port, head.txn))));
+            return (id, next.map(|head| head.event(port)));
         }
         let After::Merge { port: next } = self.ports[port as usize].after else { unreachable!("an inbox's packet came over a port that sends to none") };
         let inbox = &mut self.inboxes[next as usize].packets;

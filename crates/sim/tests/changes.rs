@@ -7,9 +7,14 @@ mod common;
 /// One 1000-byte write a second on a dumbbell of 2 x (1 + 20 + 1) ms = 44 ms base RTT, with
 /// `change` (a `[[change]]` table's keys) at 4.5 s: the elapsed time of each write.
 fn elapsed(change: &str) -> Vec<f64> {
+    elapsed_traced(change, "")
+}
+
+/// `elapsed`, with `trace` (a `[trace]` table's keys) after the change.
+fn elapsed_traced(change: &str, trace: &str) -> Vec<f64> {
     let writes: Vec<String> = (1..=8).map(|s| format!("{{ at = \"{s}s\", bytes = 1000 }}")).collect();
     let flow = format!(
-        "[[flow]]\nfrom = \"s0\"\nto = \"r0\"\napp = {{ kind = \"writes\", schedule = [{}] }}\ntcp = {{ handshake = false }}\n[[change]]\nat = \"4.5s\"\nlink = \"left-right\"\n{change}\n",
+        "[[flow]]\nfrom = \"s0\"\nto = \"r0\"\napp = {{ kind = \"writes\", schedule = [{}] }}\ntcp = {{ handshake = false }}\n[[change]]\nat = \"4.5s\"\nlink = \"left-right\"\n{change}\n[trace]\n{trace}\n",
         writes.join(", ")
     );
     let text = common::dumbbell(("100Mbps", "1ms"), ("10Mbps", "20ms"), &flow).replace("duration = \"1s\"", "duration = \"12s\"");
@@ -43,6 +48,11 @@ fn a_loss_change_drops_what_is_sent_after_it() {
     assert!(e[4..].iter().all(|t| t.is_nan()), "{e:?}");
     // Back to no loss: the same as no change at all.
     assert_eq!(elapsed("loss = 0.0"), elapsed("rate = \"10Mbps\""));
+    // The same with no trace watching the ports, where a run of ports without random
+    // behaviour takes the hop without code for it (`World::plain_ports`): the change gives
+    // the link its random stream.
+    let (untraced, traced) = (elapsed_traced("loss = 1.0", "queues = false"), elapsed("loss = 1.0"));
+    assert_eq!(format!("{untraced:?}"), format!("{traced:?}"));
 }
 
 #[test]

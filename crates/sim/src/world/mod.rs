@@ -207,9 +207,9 @@ pub struct World<'s> {
     /// Whether a trace watches the ports (queues, packets, captures) or what ends receive
     /// (throughput, rtt): then the hooks in `traced` run.
     traces_ports: bool,
+    traces_deliveries: bool,
     /// No port has random behaviour or a token bucket, nor will (`Port::is_plain`).
     plain_ports: bool,
-    traces_deliveries: bool,
     packets: PacketCounts,
     packets_in_flight: Packets,
     /// Connection ends now sending (`service`), nested when a segment is taken ahead.
@@ -276,12 +276,12 @@ impl<'s> World<'s> {
             series: Series::default(),
             packet_log: sc.trace.packets.then(|| PacketLog::new(sc.net.links.len() * 2)),
             traces_ports: sc.trace.queues || sc.trace.packets || !sc.trace.pcap.is_empty(),
-            plain_ports,
             // vrate groups hear their members' RTT samples where the rtt trace does.
             traces_deliveries: sc.trace.throughput.is_some()
                 || sc.trace.rtt
                 || !sc.groups.is_empty()
                 || sc.flows.iter().any(|f| matches!(f.app, App::RateLimited(_))),
+            plain_ports,
             packets: PacketCounts::default(),
             packets_in_flight: Packets::default(),
             ends_in_service: 0,
@@ -611,7 +611,7 @@ impl<'s> World<'s> {
                     let lost = matches!(offer, Offer::Lost);
                     match crossed {
                         None => self.discard(id, lost),
-                        Some((q, txn)) => self.events.push(at, Order::new(Class::Net, q, 2 * txn), Event::Discard { id, lost }),
+                        Some((q, txn)) => self.events.push(at, arrival_order(q, txn), Event::Discard { id, lost }),
                     }
                     return;
                 }
@@ -674,7 +674,8 @@ impl<'s> World<'s> {
 
     /// The arrival of the first packet on `port`'s wire, ranked by its transmission there.
     fn schedule_arrival(&mut self, port: u32, head: OnWire) {
-        self.events.push_arrival(head.arrival(), arrival_order(port, head.txn()));
+        let (at, order) = head.event(port);
+        self.events.push_arrival(at, order);
     }
 
     fn discard(&mut self, id: u32, lost: bool) {
