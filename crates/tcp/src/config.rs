@@ -215,6 +215,15 @@ impl Default for TcpConfig {
 }
 
 impl TcpConfig {
+    /// None of the parts that act on every segment beside the window's own: pacing (all the
+    /// time, or RBP's paced restart), RACK-TLP's timers, Preemptive Retransmission, quick
+    /// ACKs. An endpoint so configured runs its per-segment paths without their tests
+    /// (`Endpoint::handle_segment`).
+    pub fn is_plain(&self) -> bool {
+        let paced_restart = matches!(self.restart, Restart::RbpRate { .. } | Restart::RbpCwnd { .. });
+        self.pacing.is_none() && !paced_restart && !self.rack_tlp && self.preemptive.is_none() && !self.quickack
+    }
+
     /// A fresh congestion control for one endpoint: the startup composed with the controller.
     pub fn build_cc(&self) -> Cc {
         Cc::new(self.startup.build(), self.cc.build())
@@ -258,6 +267,33 @@ impl TcpConfig {
             rate_limited_increase: self.rate_limited_increase,
             // BSD's estimator times one segment itself (`Measure::on_segment_sent`).
             rto_samples: self.rto_timing != RtoTiming::Ns2Full && self.rto.rule != RtoRule::Bsd44,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pacing::PacingRate;
+
+    /// Each part that acts on every segment takes an endpoint off its plain paths; the
+    /// restart policies that only change the window after an idle (no paced restart) do not.
+    #[test]
+    fn plain_is_the_window_alone() {
+        assert!(TcpConfig::default().is_plain());
+        for restart in [Restart::Nssr, Restart::Ssr, Restart::SsrLinux, Restart::Cwv] {
+            assert!(TcpConfig { restart, ..TcpConfig::default() }.is_plain(), "{restart:?}");
+        }
+        let not_plain = [
+            TcpConfig { pacing: Some(PacingConfig { rate: PacingRate::Linux, unpaced_segments: 10 }), ..TcpConfig::default() },
+            TcpConfig { restart: Restart::RbpRate { scale: 1.0 }, ..TcpConfig::default() },
+            TcpConfig { restart: Restart::RbpCwnd { fraction: 1.0 }, ..TcpConfig::default() },
+            TcpConfig { rack_tlp: true, ..TcpConfig::default() },
+            TcpConfig { preemptive: Some(PreemptiveConfig::default()), ..TcpConfig::default() },
+            TcpConfig { quickack: true, ..TcpConfig::default() },
+        ];
+        for cfg in not_plain {
+            assert!(!cfg.is_plain(), "{cfg:?}");
         }
     }
 }

@@ -97,8 +97,9 @@ impl Receiver {
 
     /// Take in the sequence range `[seq, seq + len)` (payload, plus one if `fin`). Returns the
     /// range newly delivered in order to the application (payload only) and how urgent the
-    /// ACK is. Inlined: it runs for every data segment, and in order it does little.
-    #[inline]
+    /// ACK is. Inlined (always, as `Sender::on_ack` is): it runs for every data segment, and
+    /// in order it does little.
+    #[inline(always)]
     pub fn on_data(&mut self, seq: u64, len: u64, fin: bool) -> (Option<SeqRange>, AckUrgency) {
         if seq.saturating_sub(self.rcv_nxt).saturating_add(len + fin as u64) > MAX_AHEAD_BYTES {
             // RFC 9293 §3.10.7.4: a segment beyond the window is not acceptable: acknowledge

@@ -1,6 +1,7 @@
 //! Endpoint tests named `test_<state>_<event>`, built on the fixtures of `test_util`.
 
 use super::*;
+use crate::config::RtoTiming;
 use crate::pacing::{PacingConfig, PacingRate};
 use crate::recovery::RecoveryKind;
 use crate::test_util::*;
