@@ -7,7 +7,7 @@ mod common;
 use common::{check_delivered, count, delivered_bytes, events, recovery_kind, Channel, Pair, HOUR};
 use proptest::prelude::*;
 use rampup_tcp::time::Duration;
-use rampup_tcp::{Event, PreemptiveConfig, TcpConfig};
+use rampup_tcp::{Event, PreemptiveConfig, Restart, TcpConfig};
 
 /// The whole transfer of `bytes` from end 0 finished and was delivered once, in order; and
 /// the events said so: every RTT sample an end took is reported once, `Delivered` adds up
@@ -91,5 +91,44 @@ proptest! {
         check_delivery(&mut p, bytes)?;
         let (st, pre) = (p.ends[0].stats(), p.ends[0].preemptive_stats());
         prop_assert!(pre.spurious <= pre.retransmits && pre.retransmits <= st.retransmits, "{:?} {:?}", pre, st);
+    }
+
+    /// The plain paths (`TcpConfig::is_plain`, `Endpoint::handle_segment`) change no result:
+    /// both ends of a plain config send the same segments at the same times, and deliver the
+    /// same ranges, as when they run the paths that serve every config. Two writes with an
+    /// idle between them, so that the restart policy acts too.
+    #[test]
+    fn plain_paths_send_what_the_general_ones_do(
+        seed in any::<u64>(),
+        bytes in 1u64..40_000,
+        loss in 0.0f64..0.2,
+        dup in 0.0f64..0.1,
+        jitter_ms in 0u64..30,
+        recovery in recovery_kind(),
+        delayed_ack in any::<bool>(),
+        handshake in any::<bool>(),
+        restart in prop_oneof![Just(Restart::Nssr), Just(Restart::Ssr), Just(Restart::SsrLinux), Just(Restart::Cwv)],
+    ) {
+        let cfg = TcpConfig { recovery, delayed_ack, handshake, restart, ..TcpConfig::default() };
+        prop_assert!(cfg.is_plain());
+        let run = |general: bool| {
+            let chan = Channel { delay: Duration::from_millis(5), jitter_ns: jitter_ms * 1_000_000, loss, dup };
+            let mut p = Pair::new(cfg.clone(), chan.network(seed));
+            if general {
+                for end in &mut p.ends {
+                    end.use_general_paths();
+                }
+            }
+            p.ends[0].write(bytes);
+            p.run_until_acked(HOUR);
+            p.run_until(p.now + Duration::from_secs(10));
+            p.ends[0].write(bytes);
+            p.ends[0].close();
+            p.run_until_acked(HOUR);
+            (p.departures, p.delivered)
+        };
+        let (plain, general) = (run(false), run(true));
+        prop_assert!(!plain.0[0].is_empty());
+        prop_assert_eq!(plain, general);
     }
 }
