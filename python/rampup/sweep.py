@@ -126,6 +126,9 @@ def sweep(
     if table not in ENGINE_TABLES:
         raise ValueError(f"table: {table!r} is not a table a run writes ({', '.join(ENGINE_TABLES)})")
     keys = list(grid)
+    if "seed" in keys:  # the scenario's seed is what `seeds` sets for each run
+        raise ValueError("sweep key 'seed': a run's seed is the sweep's seeds axis, which sets it in every run; "
+                         "give the seeds there (--seeds N on the command line, seeds=[...] in the API)")
     seeds = list(seeds)
     for s in seeds:
         check_seed(s, "seeds")

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 import rampup
-from rampup.experiments import reproduce_into, runner
+from rampup.experiments import entry, reproduce_into, runner
 from rampup.experiments.cluster import DaskError, _run_checked, check_workers
 
 distributed = pytest.importorskip("dask.distributed", reason="the dask extra is not installed")
@@ -49,7 +49,7 @@ def test_a_sweep_on_the_cluster_is_the_thread_sweep_and_its_runs_are_cached_here
     on_dask = _sweep(demo_text, tmp_path / "dask", backend="dask", client=client)
     assert on_dask == _sweep(demo_text, tmp_path / "threads")
     # The workers only simulated; this process stored every run, so a rerun here runs none.
-    assert len([p for p in (tmp_path / "dask").iterdir() if (p / runner.ENTRY).is_file()]) == 8
+    assert len([p for p in (tmp_path / "dask").iterdir() if (p / entry.ENTRY).is_file()]) == 8
     ran: list[int] = []
     real = runner._run
     monkeypatch.setattr(runner, "_run", lambda job: ran.append(job.seed) or real(job))

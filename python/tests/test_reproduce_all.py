@@ -16,7 +16,7 @@ from pathlib import Path
 from conftest import verdict_cells
 
 from rampup.experiments import PAPERS, load
-from rampup.experiments.runner import ENTRY
+from rampup.experiments.entry import ENTRY
 from rampup.experiments.site import PaperRun
 
 

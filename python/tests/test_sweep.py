@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -134,6 +138,61 @@ def test_a_corrupt_cache_entry_is_run_again_and_replaced(tmp_path: Path, monkeyp
     rampup.sweep(SCENARIO, grid, seeds=[1], cache=tmp_path)
     assert len(runs) == 3, "and it was replaced: nothing runs now"
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")], "no temporary folders left"
+
+
+def test_an_entry_copied_into_another_runs_folder_is_run_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each entry records the key it was made for: another run's files (its entry file too)
+    copied into an entry's folder are not read as that run's results."""
+    import shutil
+
+    from rampup.experiments import entry, runner
+
+    runs: list[int] = []
+    real = runner._run
+    monkeypatch.setattr(runner, "_run", lambda job: runs.append(job.seed) or real(job))
+    grid = {"topology.bottleneck_queue.packets": [5, 50]}
+    first = rampup.sweep(SCENARIO, grid, seeds=[1], cache=tmp_path)
+    five, fifty = (Path(tmp_path / j) for j in _keys(grid))
+    shutil.rmtree(five)
+    shutil.copytree(fifty, five)
+    again = rampup.sweep(SCENARIO, grid, seeds=[1], cache=tmp_path)
+    assert len(runs) == 3, "the swapped entry ran again"
+    assert again.equals(first)
+    assert json.loads((five / entry.ENTRY).read_text())["made_for"]["key"] == five.name, "and was replaced"
+
+
+def _keys(grid: dict) -> list[str]:
+    from rampup.experiments.runner import Job
+    from rampup.sweep import with_values
+
+    base = tomllib.loads(SCENARIO)
+    ((key, values),) = grid.items()
+    return [Job(with_values(base, {key: v}), 1, keep=("flows",)).key for v in values]
+
+
+def test_abandoned_temporary_folders_of_dead_writers_are_removed(tmp_path: Path) -> None:
+    """A write killed before its rename leaves ``.KEY.PID-xxxx``: the next sweep removes it
+    if that pid is no longer running, and leaves a live writer's and anything else."""
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    abandoned = tmp_path / f".{'a' * 32}.{gone.pid}-x1"
+    live = tmp_path / f".{'b' * 32}.{os.getpid()}-x2"
+    theirs = tmp_path / ".mine"
+    for folder in (abandoned, live, theirs):
+        folder.mkdir()
+        (folder / "flows.arrow").write_bytes(b"partial")
+    rampup.sweep(SCENARIO, {"topology.loss": [0.0]}, cache=tmp_path)
+    assert not abandoned.exists() and live.exists() and theirs.exists()
+
+
+def test_a_grid_over_the_seed_is_refused_naming_the_seeds_axis(tmp_path: Path, run_cli) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(ValueError, match=r"sweep key 'seed'.*--seeds"):
+        rampup.sweep(SCENARIO, {"seed": [1, 2, 3]}, cache=tmp_path)
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(SCENARIO)
+    result = run_cli("sweep", scenario, "--grid", "seed=1,2,3", "--cache", tmp_path / "cache", cwd=tmp_path)
+    assert result.returncode == 2 and "--seeds" in result.stderr and "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and not (tmp_path / "results").exists()
 
 
 _INTERRUPTED_SWEEP = """

@@ -65,17 +65,18 @@ class Context:
 
     def run(self, jobs: Sequence[Job]) -> list[dict[str, pd.DataFrame]]:
         base = self.runs
-        total_before = self.cached
+        loaded: list[int] = []
 
         def progress(done: int, total: int) -> None:
+            if not loaded:  # the first call: the runs read from the cache (`run_jobs`)
+                loaded.append(done)
             if self.progress:
                 self.progress(base + done, base + total)
 
-        before = sum(1 for j in jobs if (self.cache / j.key).exists())
         results = run_jobs(jobs, self.cache, workers=self.workers, backend=self.backend, client=self.client,
                            progress=progress)
         self.runs += len(jobs)
-        self.cached = total_before + before
+        self.cached += loaded[0] if loaded else 0
         return results
 
     def command(self, paper: str) -> str:

@@ -110,7 +110,7 @@ def run_on_dask(client: Any, jobs: Sequence[Any], todo: Sequence[int], cache: Pa
             i = futures.pop(f)
             tables = f.result()
             f.release()  # the worker may drop its copy now
-            _store(cache / jobs[i].key, tables)
+            _store(jobs[i], cache, tables)
             finished(i, tables)
     finally:
         if futures:  # an error or Ctrl-C: the runs not finished are cancelled

@@ -268,20 +268,19 @@ def run_points(exp: Experiment, ctx: Any) -> Results:
     for i, job in enumerate(jobs):
         by_key.setdefault(job.key, []).append(i)
     k = reduced.key(exp.name, points, [j.key for j in jobs])
-    found = reduced.load(ctx.cache, k)
+    found = reduced.load(ctx.cache, exp.name, k)
     if found is None:
         found = _reduce(exp, ctx, points, jobs, by_key)
-        reduced.store(ctx.cache, k, found)
+        reduced.store(ctx.cache, exp.name, k, found)
     else:
         ctx.runs, ctx.cached = ctx.runs + len(by_key), ctx.cached + len(by_key)
         if ctx.progress is not None:
             ctx.progress(len(by_key), len(by_key))
-    rows, examples, data = found
-    runs = pd.DataFrame(rows)
+    runs, examples, data = found
     return Results(points, runs, summarize(runs, exp.group, exp.metrics, exp.totals, exp.firsts), examples, data)
 
 
-def _reduce(exp: Experiment, ctx: Any, points: list[Point], jobs: list[Job], by_key: dict[str, list[int]]):  # type: ignore[no-untyped-def]
+def _reduce(exp: Experiment, ctx: Any, points: list[Point], jobs: list[Job], by_key: dict[str, list[int]]) -> reduced.Reduction:
     """(each point's row, the figures' examples, the data table): runs read or run a chunk at
     a time, so that memory holds one chunk's tables."""
     keys = list(by_key)
@@ -307,7 +306,7 @@ def _reduce(exp: Experiment, ctx: Any, points: list[Point], jobs: list[Job], by_
     finally:
         ctx.progress = outer
     data = pd.concat(kept, ignore_index=True).sort_values("run", kind="stable", ignore_index=True) if kept else None
-    return rows, examples, data
+    return pd.DataFrame(rows), examples, data
 
 
 def _write_data(exp: Experiment, ctx: Any, res: Results) -> None:

@@ -7,16 +7,14 @@ scenario, seed, tables kept), every point's tags and extra information, and the 
 measures (this package's sources and data files, and the Python, pandas, numpy and pyarrow
 it runs on). A
 change to any of them misses, and the runs are read and measured again from their own
-cache. Entries are written whole or not at all, as the runs' are.
+cache. A reduction is an `entry`, as a run's is: Arrow tables, written whole or not at all,
+read only if made for the key asked for, and never code.
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
-import pickle
 import sys
-import tempfile
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
@@ -26,7 +24,9 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-__all__ = ["key", "load", "store"]
+from . import entry
+
+__all__ = ["Reduction", "key", "load", "store"]
 
 #: Under the cache folder: one file per reduced reproduction.
 FOLDER = "reduced"
@@ -51,32 +51,35 @@ def key(name: str, points: Sequence[Any], job_keys: Sequence[str]) -> str:
     return h.hexdigest()[:32]
 
 
-def load(cache: Path, k: str) -> Any | None:
-    """The stored reduction, or None (missing, or unreadable: then it is made again)."""
-    try:
-        with open(cache / FOLDER / f"{k}.pickle", "rb") as f:
-            return pickle.load(f)
-    except Exception:  # noqa: BLE001 -- a damaged file fails in many ways; it is only a cache
+#: Reduced: (each point's row, the figures' examples by point and table, the data table or None).
+Reduction = tuple[pd.DataFrame, dict[int, dict[str, pd.DataFrame]], pd.DataFrame | None]
+
+
+def load(cache: Path, name: str, k: str) -> Reduction | None:
+    """The stored reduction, or None (missing, made for another key, or damaged: then it is
+    made again)."""
+    folder = cache / FOLDER
+    entry.remove_abandoned(folder)
+    tables = entry.load(folder / k, {"key": k, "experiment": name})
+    if tables is None or "runs" not in tables:
         return None
+    examples: dict[int, dict[str, pd.DataFrame]] = {}
+    for t, df in tables.items():
+        if t.startswith("example."):
+            _, i, table = t.split(".", 2)
+            examples.setdefault(int(i), {})[table] = df
+    return tables["runs"], examples, tables.get("data")
 
 
-def store(cache: Path, k: str, reduction: Any) -> None:
+def store(cache: Path, name: str, k: str, reduction: Reduction) -> None:
     """Stores the reduction; if it cannot (a full disk), says so and goes on: the reproduction
     itself is done, and the next one reduces its runs again."""
+    runs, examples, data = reduction
+    tables = {"runs": runs, **{f"example.{i}.{t}": df for i, ex in examples.items() for t, df in ex.items()}}
+    if data is not None:
+        tables["data"] = data
     folder = cache / FOLDER
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{k}.", dir=folder)
+        entry.store(folder / k, {"key": k, "experiment": name}, tables)
     except OSError as e:
         warnings.warn(f"{folder}: the reduction is not cached ({e.strerror or e})", stacklevel=2)
-        return
-    try:
-        with os.fdopen(fd, "wb") as f:
-            pickle.dump(reduction, f, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, folder / f"{k}.pickle")
-    except OSError as e:
-        Path(tmp).unlink(missing_ok=True)
-        warnings.warn(f"{folder}: the reduction is not cached ({e.strerror or e})", stacklevel=2)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
