@@ -455,7 +455,8 @@ def testbed() -> None:
 
 @testbed.command(name="check")
 def testbed_check() -> None:
-    """Say what this machine allows: root, namespaces, veth, each qdisc, congestion controls.
+    """Say what this machine allows and what a run needs: root, namespaces, veth, each qdisc,
+    rampup-delayline and rampup-udp, the experiments' files, a capture tool, congestion controls.
 
     Tries each in a namespace of its own (rampup-check-PID), removed again."""
     from . import testbed as tb  # noqa: PLC0415
@@ -491,6 +492,11 @@ def testbed_run(experiment: str, reps: int, nbytes: int | None, pcap_dir: Path |
 
     for gone in tb.remove_leftovers():
         click.echo(f"removed {gone}, left by an earlier run", err=True)
+    # Everything the run needs, before the first stack runs: a program missing after the
+    # kernel's runs would lose them.
+    for f in tb.unmet(tb.check(), delay, pcap_dir is not None)[:1]:
+        _fail(f"testbed run needs {f.name}: {f.detail} (rampup testbed check lists every need)", 2)
+
     def progress(line: str) -> None:
         click.echo(line, err=True)
 

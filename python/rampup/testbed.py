@@ -4,7 +4,8 @@ trying it in a namespace of its own that it removes again; `Path` builds client,
 server namespaces with the bottleneck on the router and removes them on exit, on error and on
 Ctrl-C; `testbed_runs` runs the experiments on it.
 
-Everything the testbed creates is named with `PREFIX`, and it touches nothing else.
+Everything the testbed creates is named with `PREFIX` and written down by its owner
+(`testbed_owner`): what a killed run left is removed by the next, and nothing else is touched.
 """
 
 from __future__ import annotations
@@ -20,7 +21,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path as FsPath
 
-__all__ = ["DELAYS", "PREFIX", "QDISCS", "Finding", "Path", "PathSpec", "TestbedError", "check", "leftovers", "program", "remove_leftovers"]
+from .testbed_owner import Owner, leftovers, remove_leftovers
+from .testbed_programs import PROGRAMS, ProgramError
+from .testbed_programs import program as _program
+
+__all__ = ["DELAYS", "PREFIX", "QDISCS", "Finding", "Path", "PathSpec", "TestbedError", "check", "leftovers", "program", "remove_leftovers",
+           "unmet"]
 
 #: Every namespace the testbed makes is named with this prefix.
 PREFIX = "rampup-"
@@ -64,26 +70,20 @@ def _run(*argv: str) -> tuple[bool, str]:
     return done.returncode == 0, text[0] if text else ""
 
 
-def leftovers() -> list[str]:
-    """Namespaces of ours that an earlier run left (killed before it could remove them)."""
-    try:
-        out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, timeout=20).stdout
-    except (OSError, subprocess.TimeoutExpired):
-        return []
-    return [line.split()[0] for line in out.splitlines() if line.startswith(PREFIX)]
-
-
 def check() -> list[Finding]:
-    """What the machine allows, in the order a path needs it. Creates one namespace named
-    ``rampup-check-<pid>`` with a veth pair in it, tries each queueing discipline on it, and
-    removes it whatever happens."""
+    """What the machine allows and what a run needs, in the order a path needs it: root,
+    iproute2, namespaces, veth, each qdisc, crates/net's programs, the experiments' files, a
+    capture tool (for --pcap), leftovers, congestion controls. Creates one
+    namespace named ``rampup-check-<pid>`` with a veth pair in it, tries each queueing
+    discipline on it, and removes it whatever happens."""
     found = [Finding("root", os.geteuid() == 0, "yes" if os.geteuid() == 0 else "no: run as root (namespaces and tc need it)")]
     tools = [t for t in ("ip", "tc") if shutil.which(t) is None]
     found.append(Finding("iproute2", not tools, "ip and tc found" if not tools else f"missing {', '.join(tools)}: apt-get install iproute2"))
     if tools or not found[0].ok:
         return found + _congestion_controls()
     ns = f"{PREFIX}check-{os.getpid()}"
-    ok, err = _run("ip", "netns", "add", ns)
+    owner = Owner()
+    ok, err = owner.add_namespace(ns)
     found.append(Finding("network namespaces", ok, "yes" if ok else f"no: {err}"))
     try:
         if ok:
@@ -95,15 +95,45 @@ def check() -> list[Finding]:
                     has, why = _run("ip", "netns", "exec", ns, "tc", "qdisc", "replace", "dev", "rc0", "root", qdisc, *args.split())
                     found.append(Finding(f"qdisc {qdisc}", has, "yes" if has else f"no: {why}"))
     finally:
-        if ok:
-            _run("ip", "netns", "del", ns)
-    try:
-        found.append(Finding("delay line", True, program("rampup-delayline")))
-    except TestbedError as e:
-        found.append(Finding("delay line", False, f"no: {e}"))
+        owner.remove()
+    found += _programs() + _experiments()
+    capture = shutil.which("tcpdump") or shutil.which("dumpcap")
+    found.append(Finding("capture", capture is not None, capture or "no: apt-get install tcpdump (only --pcap needs it)"))
     stale = leftovers()
-    found.append(Finding("leftovers", not stale, "none" if not stale else f"{', '.join(stale)} (an interrupted run's; ip netns del them)"))
+    found.append(Finding("leftovers", not stale, "none" if not stale else f"{', '.join(stale)} (a killed run's; the next run removes them)"))
     return found + _congestion_controls()
+
+
+def _programs() -> list[Finding]:
+    """crates/net's programs, each found (or built now: testbed_programs)."""
+    found = []
+    for name in PROGRAMS:
+        try:
+            found.append(Finding(name, True, program(name)))
+        except TestbedError as e:
+            found.append(Finding(name, False, f"no: {e}"))
+    return found
+
+
+def _experiments() -> list[Finding]:
+    """Every experiment's scenario file, read as a run reads it."""
+    from . import testbed_experiments as te  # noqa: PLC0415  (it imports this module)
+
+    bad = []
+    for name in te.EXPERIMENTS:
+        try:
+            te.experiment(name)
+        except TestbedError as e:
+            bad.append(str(e))
+    return [Finding("experiments", not bad, f"{te.SCENARIOS}: {', '.join(te.EXPERIMENTS)}" if not bad else f"no: {bad[0]}")]
+
+
+def unmet(found: list[Finding], delay: str = "auto", pcap: bool = False) -> list[Finding]:
+    """The findings of `check` that fail and that a run with ``delay`` (and ``pcap``) needs.
+    A run goes without fq (the kernel paces without it), a capture tool unless it captures,
+    netem unless it is asked for, and leftovers (it removes them)."""
+    spare = {"qdisc fq", "leftovers"} | ({"qdisc netem"} if delay != "netem" else set()) | (set() if pcap else {"capture"})
+    return [f for f in found if not f.ok and f.name not in spare]
 
 
 def _congestion_controls() -> list[Finding]:
@@ -159,15 +189,12 @@ class PathSpec:
 
 
 def program(name: str) -> str:
-    """One of crates/net's programs (``rampup-delayline``, ``rampup-udp``): on PATH, or built
-    in this checkout (``cargo build --release -p rampup-net``)."""
-    found = shutil.which(name)
-    if found:
-        return found
-    built = FsPath(__file__).resolve().parents[2] / "target" / "release" / name
-    if built.exists():
-        return str(built)
-    raise TestbedError(f"{name} is not built: cargo build --release -p rampup-net")
+    """One of crates/net's programs (``rampup-delayline``, ``rampup-udp``): the package's own,
+    or this checkout's, built now if need be (`testbed_programs`)."""
+    try:
+        return _program(name)
+    except ProgramError as e:
+        raise TestbedError(str(e)) from e
 
 
 class Path:
@@ -181,10 +208,12 @@ class Path:
     its port towards each client (with several clients, each has its own shaper back: the
     reverse carries their ACKs).
 
-    A context manager: the namespaces go when the block ends, however it ends (an exception,
-    Ctrl-C as KeyboardInterrupt); a process killed outright leaves them for
-    `remove_leftovers`. ``delay_stats`` holds what rampup's delay lines reported when they
-    stopped (per direction: frames, and the lateness of their release in µs)."""
+    A context manager: the namespaces and every process started in them go when the block
+    ends, however it ends (an exception, Ctrl-C as KeyboardInterrupt). Its processes die
+    with the thread that made the path (`testbed_owner.Owner`); a process killed outright
+    leaves its namespaces, and their record, for `remove_leftovers`. ``delay_stats`` holds
+    what rampup's delay lines reported when they stopped (per direction: frames, and the
+    lateness of their release in µs)."""
 
     def __init__(self, spec: PathSpec, tag: str | None = None) -> None:
         if not spec.delays_us:
@@ -194,7 +223,7 @@ class Path:
         self.clients = ["client"] + [f"client{i + 1}" for i in range(1, len(spec.delays_us))]
         self.hosts = [*self.clients, "router", "server"]
         self.ns = {h: f"{PREFIX}{self.tag}-{h}" for h in self.hosts}
-        self._made: list[str] = []
+        self._owner = Owner()
         self._delay_lines: list[subprocess.Popen[str]] = []
         self.delay_stats: list[dict[str, str]] = []
         #: "netem" or "delay-line", once built.
@@ -221,11 +250,11 @@ class Path:
 
     def run(self, host: str, *argv: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
         """Runs ``argv`` in ``host``'s namespace and waits for it."""
-        return subprocess.run(["ip", "netns", "exec", self.ns[host], *argv], capture_output=True, text=True, timeout=timeout)
+        return self._owner.run(["ip", "netns", "exec", self.ns[host], *argv], capture_output=True, text=True, timeout=timeout)
 
     def popen(self, host: str, *argv: str) -> subprocess.Popen[str]:
-        """Starts ``argv`` in ``host``'s namespace."""
-        return subprocess.Popen(["ip", "netns", "exec", self.ns[host], *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        """Starts ``argv`` in ``host``'s namespace; it ends with the path, if not before."""
+        return self._owner.popen(["ip", "netns", "exec", self.ns[host], *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
     @contextmanager
     def capture(self, host: str, dev: str, file: FsPath | None) -> Iterator[None]:
@@ -240,7 +269,7 @@ class Path:
             raise TestbedError("--pcap needs tcpdump or dumpcap: apt-get install tcpdump")
         file.parent.mkdir(parents=True, exist_ok=True)
         argv = [tool, "-i", dev, "-s", "128", "-w", str(file)] + (["-U", "--immediate-mode"] if tool.endswith("tcpdump") else ["-q", "-P"])
-        cap = subprocess.Popen(["ip", "netns", "exec", self.ns[host], *argv], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        cap = self._owner.popen(["ip", "netns", "exec", self.ns[host], *argv], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         assert cap.stderr is not None
         # Both say so on stderr once the interface is open ("listening on", "Capturing on").
         line = cap.stderr.readline()
@@ -278,7 +307,8 @@ class Path:
         return sum(int(n) for n in self.run(host, "cat", f"{stats}/tx_packets", f"{stats}/rx_packets").stdout.split())
 
     def remove(self) -> None:
-        """Stops the delay lines (keeping their reports) and removes the namespaces this path made."""
+        """Stops the delay lines (keeping their reports), kills what else still runs of what
+        this path started or in its namespaces, and removes the namespaces it made."""
         for line in self._delay_lines:
             line.send_signal(signal.SIGINT)
             try:
@@ -288,9 +318,7 @@ class Path:
                 out, _ = line.communicate()
             self.delay_stats += [dict(kv.split("=", 1) for kv in row.split()) for row in out.splitlines() if row.startswith("direction=")]
         self._delay_lines.clear()
-        for ns in reversed(self._made):
-            _run("ip", "netns", "del", ns)
-        self._made.clear()
+        self._owner.remove()
 
     def _must(self, *argv: str) -> None:
         ok, why = _run(*argv)
@@ -305,8 +333,9 @@ class Path:
         qdiscs = self.spec.qdiscs()
         delay_line = program("rampup-delayline")
         for h in self.hosts:
-            self._must("ip", "netns", "add", self.ns[h])
-            self._made.append(self.ns[h])
+            made, why = self._owner.add_namespace(self.ns[h])
+            if not made:
+                raise TestbedError(f"ip netns add {self.ns[h]}: {why}")
             self._must("ip", "-n", self.ns[h], "link", "set", "lo", "up")
             # No IPv6 chatter (router solicitations, DAD) on the path's links.
             self._must("ip", "netns", "exec", self.ns[h], "sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=1")
@@ -346,8 +375,8 @@ class Path:
                                "limit", str(NETEM_LIMIT))
                 self._must("ip", "-n", r, "link", "set", f"j{k}", "up")
                 continue
-            line = subprocess.Popen(["ip", "netns", "exec", r, delay_line, f"d{k}", f"e{k}", str(delay_us)],
-                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            line = self._owner.popen(["ip", "netns", "exec", r, delay_line, f"d{k}", f"e{k}", str(delay_us)],
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             self._delay_lines.append(line)
             assert line.stdout is not None
             if line.stdout.readline().strip() != "ready":
@@ -365,26 +394,3 @@ class Path:
         elif self.spec.delay == "netem":
             raise TestbedError(f"delay netem: this kernel has no netem ({why}); use the delay line (--delay delay-line)")
         return ok
-
-
-def remove_leftovers() -> list[str]:
-    """Removes the namespaces of ours whose process is gone (a run killed before it could
-    remove them); returns their names."""
-    gone = []
-    for ns in leftovers():
-        tag = ns[len(PREFIX):].split("-", 1)[0]
-        if tag.isdigit() and _alive(int(tag)):
-            continue
-        _run("ip", "netns", "del", ns)
-        gone.append(ns)
-    return gone
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

@@ -1,6 +1,7 @@
-"""The testbed's experiments (docs/testbed.md), each a scenario file in scenarios/testbed/:
-the simulator runs the file as it is, and the real path is built from its numbers (each
-client's one-way delay; the bottleneck's rate, token bucket and queue) with the same writes.
+"""The testbed's experiments (docs/testbed.md), each a scenario file that ships in the package
+(python/rampup/scenarios/testbed/): the simulator runs the file as it is, and the real path is
+built from its numbers (each client's one-way delay; the bottleneck's rate, token bucket and
+queue) with the same writes.
 An experiment's cases change the flows' `tcp` keys, and the kernel's settings to match.
 
 Each case runs on four stacks: the kernel's TCP, rampup's over UDP, and the simulator with the
@@ -21,8 +22,8 @@ from .testbed import PathSpec, TestbedError
 
 __all__ = ["EXPERIMENTS", "SCENARIOS", "Experiment", "bulk", "exchange", "experiment", "restart", "two_flows"]
 
-#: The experiments' scenario files.
-SCENARIOS = FsPath(__file__).resolve().parents[2] / "scenarios" / "testbed"
+#: The experiments' scenario files, in the package: an install runs them as a checkout does.
+SCENARIOS = FsPath(__file__).resolve().parent / "scenarios" / "testbed"
 #: What `rampup testbed run` offers.
 EXPERIMENTS = ("bulk", "restart", "exchange", "two-flows")
 
@@ -60,7 +61,7 @@ def _exchange(app: dict[str, Any], where: str) -> tr.Exchange:
 
 
 def experiment(name: str, delay: str = "auto") -> Experiment:
-    """Reads scenarios/testbed/<name>.toml. Its topology: clients ``client``, ``client2``, … each
+    """Reads `SCENARIOS`/<name>.toml. Its topology: clients ``client``, ``client2``, … each
     linked to ``router`` (the one-way delay), and ``router`` ── ``server`` with a ``burst`` (the
     bottleneck); one flow from each client to ``server`` with a ``writes`` app, or one flow
     with a ``request-response`` app (the server answers). ``delay``: how the real path makes

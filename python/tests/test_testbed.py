@@ -1,24 +1,70 @@
-"""`rampup testbed check`: it reports every need in order and leaves no namespace behind,
-even when a step fails."""
+"""The testbed: `rampup testbed check` reports every need in order and leaves no namespace
+behind, even when a step fails; paths carry traffic as built and go away however their run
+ends; a killed run's processes die with it and the next run removes its namespaces, and only
+what a run made; nothing any test here starts outlives the module."""
 
 from __future__ import annotations
 
 import functools
+import json
 import os
+import secrets
 import shutil
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from rampup import testbed
 from rampup import testbed_experiments as te
+from rampup import testbed_owner as owner
+from rampup import testbed_programs as programs
 from rampup import testbed_runs as tr
 
 NEEDS_ROOT = pytest.mark.skipif(os.geteuid() != 0 or shutil.which("ip") is None, reason="needs root and iproute2")
+
+
+#: Every process a test here starts carries this in its environment (and their children too),
+#: so that what outlives its test can be found, whatever else runs on the machine.
+SUITE_MARK = "RAMPUP_TEST_SUITE"
+
+
+def _carrying(key: str, value: str) -> list[str]:
+    """The processes (not this one) whose environment holds ``key=value``: pid and command."""
+    mark, found = f"{key}={value}".encode(), []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit() and int(proc.name) != os.getpid():
+            try:
+                if mark in (proc / "environ").read_bytes().split(b"\0"):
+                    command = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode().strip()
+                    found.append(f"{proc.name}: {command}")
+            except OSError:  # gone meanwhile, or not ours to read
+                continue
+    return found
+
+
+@pytest.fixture(scope="module", autouse=True)
+def nothing_outlives_the_module() -> Iterator[None]:
+    """After the module's last test: no process any test started still runs (a delay line
+    left running holds a router namespace that `ip netns list` no longer shows), and no
+    namespace of this process's tests is left."""
+    token = secrets.token_hex(6)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(SUITE_MARK, token)
+        yield
+    assert not _carrying(SUITE_MARK, token)
+    if shutil.which("ip") is not None:
+        left = [n for n in _netns() if n.startswith((f"{testbed.PREFIX}pytest", f"{testbed.PREFIX}{os.getpid()}-", f"{testbed.PREFIX}check-{os.getpid()}"))]
+        assert not left
+
+
+def _netns() -> list[str]:
+    out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    return [line.split()[0] for line in out.splitlines()]
 
 
 def _ours() -> list[str]:
@@ -111,15 +157,120 @@ def test_an_interrupted_run_leaves_no_namespace_behind(netns: None) -> None:
     assert not _tagged(tag)
 
 
-def test_a_killed_runs_leftovers_are_removed_by_the_next(netns: None) -> None:
-    child = subprocess.Popen([sys.executable, "-c", HOLD], stdout=subprocess.PIPE, text=True,
-                             env={**os.environ, "PYTHONPATH": str(Path(testbed.__file__).parents[1])})
-    assert child.stdout is not None and child.stdout.readline().strip() == "up"
-    child.kill()  # SIGKILL: nothing runs to remove them
-    child.wait(timeout=30)
-    assert len(_tagged(str(child.pid))) == 3
-    assert set(_tagged(str(child.pid))) <= set(testbed.remove_leftovers())
-    assert not _tagged(str(child.pid))
+def _held() -> set[int]:
+    """The network namespaces (inodes) any process is in, but the machine's own (this
+    process's: /proc/1 may not be readable in a container)."""
+    init = os.stat("/proc/self/ns/net").st_ino
+    held = set()
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                held.add((proc / "ns" / "net").stat().st_ino)
+            except OSError:
+                continue
+    return held - {init}
+
+
+def test_a_killed_runs_processes_die_with_it_and_the_next_run_removes_the_rest(netns: None) -> None:
+    # kill -9 of a run with a delay line 50 ms long and a server running: its children die
+    # with it (the delay line held the router's namespace after `ip netns list` stopped
+    # showing it), and the next run's cleanup leaves no namespace, named or held.
+    token = secrets.token_hex(6)
+    child = subprocess.Popen([sys.executable, "-c", HOLD_RUN], stdout=subprocess.PIPE, text=True,
+                             env={**os.environ, "PYTHONPATH": str(Path(testbed.__file__).parents[1]), "RAMPUP_TEST_RUN": token})
+    try:
+        assert child.stdout is not None and child.stdout.readline().strip() == "up"
+        names = _tagged(str(child.pid))
+        inodes = {os.stat(f"/run/netns/{n}").st_ino for n in names}
+        held = {n for n in names if os.stat(f"/run/netns/{n}").st_ino in _held()}
+        assert held == {f"{testbed.PREFIX}{child.pid}-router", f"{testbed.PREFIX}{child.pid}-server"}  # the delay line, the server
+        assert any("rampup-delayline d1 e1 50000" in p for p in _carrying("RAMPUP_TEST_RUN", token))
+    finally:
+        child.kill()  # SIGKILL: nothing of the run's own code runs after it
+        child.wait(timeout=30)
+    deadline = time.monotonic() + 5
+    while _carrying("RAMPUP_TEST_RUN", token) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _carrying("RAMPUP_TEST_RUN", token)
+    assert sorted(_tagged(str(child.pid))) == sorted(names)  # left for the next run
+    assert set(names) <= set(testbed.remove_leftovers())
+    assert not _tagged(str(child.pid)) and not inodes & _held()
+    assert not [r for r in owner.RECORDS.glob("*.json") if json.loads(r.read_text())["pid"] == child.pid]
+
+
+def test_what_outlives_a_dead_run_is_killed_by_pid_before_its_namespace_goes(netns: None) -> None:
+    # A process that did not die with its run (a capture tool with file capabilities loses
+    # PR_SET_PDEATHSIG at exec) would hold the namespace after `ip netns del`: the next run
+    # finds it by the run's id in its environment, and by its namespace, and kills it first.
+    name, run_id = f"{testbed.PREFIX}pytest11-{os.getpid()}", f"pytest11{os.getpid()}"
+    record = owner.RECORDS / f"{run_id}.json"
+    assert subprocess.run(["ip", "netns", "add", name]).returncode == 0
+    owner.RECORDS.mkdir(parents=True, exist_ok=True)
+    record.write_text(json.dumps({"pid": 999_999_999, "start": 1, "namespaces": {name: os.stat(f"/run/netns/{name}").st_ino}}))
+    survivors = [subprocess.Popen(["ip", "netns", "exec", name, "sleep", "300"]),
+                 subprocess.Popen(["sleep", "300"], env={**os.environ, owner.ENV: run_id})]
+    try:
+        time.sleep(0.2)
+        assert name in testbed.leftovers()
+        assert name in testbed.remove_leftovers()
+        assert [s.wait(timeout=10) for s in survivors] == [-signal.SIGKILL, -signal.SIGKILL]
+        assert name not in _netns() and not record.exists()
+    finally:
+        for s in survivors:
+            s.kill()
+            s.wait()
+        record.unlink(missing_ok=True)
+        subprocess.run(["ip", "netns", "del", name], capture_output=True)
+
+
+def test_a_namespace_no_run_of_ours_made_is_left_alone(netns: None) -> None:
+    # Named like ours, one with a dead pid where a run's pid goes, and one that a dead run's
+    # record names but that was made again since (another inode): none is a leftover.
+    foreign = [f"{testbed.PREFIX}lab-{os.getpid()}", f"{testbed.PREFIX}999999999-client", f"{testbed.PREFIX}pytest-again-{os.getpid()}"]
+    record = owner.RECORDS / f"pytest{os.getpid()}.json"
+    try:
+        for name in foreign:
+            assert subprocess.run(["ip", "netns", "add", name]).returncode == 0
+        owner.RECORDS.mkdir(parents=True, exist_ok=True)
+        again = os.stat(f"/run/netns/{foreign[2]}").st_ino
+        record.write_text(json.dumps({"pid": 999_999_999, "start": 1, "namespaces": {foreign[2]: again + 1}}))
+        assert not set(foreign) & set(testbed.leftovers())
+        assert not set(foreign) & set(testbed.remove_leftovers())
+        with testbed.Path(testbed.PathSpec(rate_bps=1_000_000, queue_packets=10), tag="pytest10"):
+            pass
+        assert set(foreign) <= set(_netns())
+        assert not record.exists()  # the dead run's record goes; what it names no longer is its
+    finally:
+        record.unlink(missing_ok=True)
+        for name in foreign:
+            subprocess.run(["ip", "netns", "del", name], capture_output=True)
+
+
+def test_a_run_with_a_need_missing_stops_before_its_first_stack(monkeypatch: pytest.MonkeyPatch) -> None:
+    # rampup-udp missing used to be found after the kernel's runs, and their results lost.
+    from click.testing import CliRunner
+
+    from rampup import cli
+
+    found = [testbed.Finding("root", True, "yes"), testbed.Finding("rampup-udp", False, "no: rampup-udp is not installed"),
+             testbed.Finding("qdisc fq", False, "no"), testbed.Finding("capture", False, "no")]
+    monkeypatch.setattr(testbed, "remove_leftovers", list)
+    monkeypatch.setattr(testbed, "check", lambda: found)
+    monkeypatch.setattr(te, "restart", lambda *a: pytest.fail("a stack ran"))
+    result = CliRunner().invoke(cli.main, ["testbed", "run", "restart", "--reps", "1"])
+    assert result.exit_code == 2
+    assert result.output.strip() == "rampup: error: testbed run needs rampup-udp: no: rampup-udp is not installed (rampup testbed check lists every need)"
+    assert [f.name for f in testbed.unmet(found, pcap=True)] == ["rampup-udp", "capture"]
+
+
+def test_the_packages_own_program_comes_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # An install holds its programs in the package (scripts/rampup_backend.py puts them
+    # there); one on PATH, perhaps another version's, does not come before it.
+    (tmp_path / "rampup-udp").write_text("#!/bin/sh\n")
+    monkeypatch.setattr(programs, "PACKAGED", tmp_path)
+    assert testbed.program("rampup-udp") == str(tmp_path / "rampup-udp")
+    with pytest.raises(testbed.TestbedError, match="'ns-3' is not one of rampup-delayline, rampup-udp"):
+        testbed.program("ns-3")
 
 
 def test_the_delay_line_holds_each_frame_for_the_delay(netns: None) -> None:
@@ -202,6 +353,13 @@ HOLD = ("import time; from rampup.testbed import Path, PathSpec\n"
         "with Path(PathSpec(rate_bps=1_000_000, queue_packets=10)):\n"
         "    print('up', flush=True)\n"
         "    time.sleep(60)\n")
+# A run as `rampup testbed run exchange` makes one: a delay line 50 ms long, a server waiting.
+HOLD_RUN = ("import time; from rampup.testbed import Path, PathSpec\n"
+            "with Path(PathSpec(rate_bps=800_000, queue_bytes=10_000, delays_us=(50_000,), delay='delay-line')) as p:\n"
+            "    p.popen('server', 'sleep', '300')\n"
+            "    time.sleep(0.2)\n"
+            "    print('up', flush=True)\n"
+            "    time.sleep(60)\n")
 
 
 def _bytes_from(pcap: Path, source: str) -> int:
