@@ -6,4 +6,4 @@ pub mod delay_line;
 mod udp_end;
 
 pub use delay_line::{DelayLine, Lateness};
-pub use udp_end::UdpEnd;
+pub use udp_end::{RunError, UdpEnd};

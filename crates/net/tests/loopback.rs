@@ -26,13 +26,13 @@ fn a_transfer_over_udp_delivers_every_byte_and_both_ends_close() {
         let serving = thread::spawn(move || {
             let got = server.run_until(until, |ep| ep.state().peer_finished()).expect("server runs");
             assert!(got, "the client's FIN did not arrive");
-            server.endpoint_mut().close();
+            server.close();
             server.run_until(until, |ep| ep.state() == State::Closed).expect("server closes");
             (server.endpoint().bytes_received(), server.endpoint().state(), server.refused)
         });
         let mut client = UdpEnd::bind(LOCALHOST.parse().unwrap(), config(recovery), Role::Active, Some(to)).expect("bind");
-        client.endpoint_mut().write(BYTES);
-        client.endpoint_mut().close();
+        client.write(BYTES);
+        client.close();
         let closed = client.run_until(until, |ep| ep.state() == State::Closed).expect("client runs");
         let (received, server_state, refused) = serving.join().expect("server thread");
         assert!(closed, "{recovery:?}: the client ended in {:?}", client.endpoint().state());

@@ -7,14 +7,22 @@
 //! | bytes | field |
 //! | --- | --- |
 //! | 2 | magic `b"RU"` |
-//! | 1 | version (1) |
-//! | 1 | flags: SYN 0x01, ACK 0x02, FIN 0x04, RST 0x08, SACK-permitted 0x10, PSH 0x20 |
-//! | 1 | SACK blocks, 0 to 3 |
-//! | 3 | zero |
+//! | 1 | version (2) |
+//! | 1 | flags: SYN 0x01, ACK 0x02, FIN 0x04, RST 0x08, SACK-permitted 0x10, PSH 0x20; the top two bits the SACK blocks, 0 to 3 |
+//! | 4 | checksum: CRC-32C of the header and SACK blocks, this field taken as zero |
 //! | 8, 8 | seq, ack |
 //! | 4, 4 | window, payload length |
 //! | 8 each | SACK blocks: start and end as 32-bit offsets above ack |
 //! | length | payload (zeros: the endpoint counts bytes, it does not carry them) |
+//!
+//! The checksum guards what the endpoint reads: the UDP checksum is optional over IPv4
+//! (RFC 768; a zero field means none was computed), and one ACK number raised by a flipped
+//! bit acknowledges data the receiver may never have had, which the sender then never sends
+//! again. It is CRC-32C (Castagnoli), as SCTP's (RFC 9260 §6.8, Appendix A) and iSCSI's
+//! (RFC 3720 §12.1): it detects every error within 32 bits in a row, as any 32-bit CRC does,
+//! and so every single flipped bit (a test flips each in turn). The payload is not covered:
+//! it carries nothing the endpoint reads, and its length is in the header. A corruption, not
+//! an attacker, is what it guards against.
 //!
 //! `parse` never panics: any datagram gives a segment or an error, and a segment it gives
 //! holds to what the endpoint assumes of one (its sequence space fits in 64 bits, SACK blocks
@@ -23,7 +31,7 @@
 use crate::segment::{Flags, SackBlocks, Segment, SeqRange, MAX_SACK_BLOCKS};
 
 const MAGIC: [u8; 2] = *b"RU";
-const VERSION: u8 = 1;
+const VERSION: u8 = 2;
 /// Bytes before the SACK blocks.
 pub const HEADER_BYTES: usize = 32;
 const SACK_BLOCK_BYTES: usize = 8;
@@ -34,6 +42,11 @@ const FIN: u8 = 0x04;
 const RST: u8 = 0x08;
 const SACK_PERMITTED: u8 = 0x10;
 const PSH: u8 = 0x20;
+/// The flags byte's top two bits count the SACK blocks.
+const BLOCKS_SHIFT: u32 = 6;
+const _: () = assert!(MAX_SACK_BLOCKS < 1 << (8 - BLOCKS_SHIFT), "the SACK blocks' count fits in the flags byte");
+/// Where the checksum lies in the header.
+const CHECKSUM: std::ops::Range<usize> = 4..8;
 
 /// Why a datagram is not a segment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,8 +57,8 @@ pub enum WireError {
     Long,
     /// Not rampup's magic and version.
     NotOurs,
-    /// Flag bits or zero bytes that are not ours, or more than three SACK blocks.
-    Malformed,
+    /// The checksum does not match: a bit changed on the way.
+    Corrupt,
     /// The sequence space runs past 2^64, or a SACK block is empty or not above the ACK.
     OutOfRange,
 }
@@ -64,8 +77,9 @@ pub fn emit(seg: &Segment, out: &mut Vec<u8>) {
         | (f.rst as u8 * RST)
         | (f.psh as u8 * PSH)
         | (seg.sack_permitted as u8 * SACK_PERMITTED);
+    let start = out.len();
     out.extend_from_slice(&MAGIC);
-    out.extend_from_slice(&[VERSION, flags, seg.sack.len() as u8, 0, 0, 0]);
+    out.extend_from_slice(&[VERSION, flags | (seg.sack.len() as u8) << BLOCKS_SHIFT, 0, 0, 0, 0]);
     out.extend_from_slice(&seg.seq.to_be_bytes());
     out.extend_from_slice(&seg.ack.to_be_bytes());
     out.extend_from_slice(&seg.window.to_be_bytes());
@@ -74,6 +88,8 @@ pub fn emit(seg: &Segment, out: &mut Vec<u8>) {
         out.extend_from_slice(&((b.start - seg.ack) as u32).to_be_bytes());
         out.extend_from_slice(&((b.end - seg.ack) as u32).to_be_bytes());
     }
+    let sum = crc32c(&out[start..]);
+    out[start + CHECKSUM.start..start + CHECKSUM.end].copy_from_slice(&sum.to_be_bytes());
     out.resize(out.len() + seg.len as usize, 0);
 }
 
@@ -83,9 +99,14 @@ pub fn parse(d: &[u8]) -> Result<Segment, WireError> {
     if header[..2] != MAGIC || header[2] != VERSION {
         return Err(WireError::NotOurs);
     }
-    let (flags, blocks) = (header[3], header[4] as usize);
-    if flags & !(SYN | ACK | FIN | RST | PSH | SACK_PERMITTED) != 0 || header[5..8] != [0; 3] || blocks > MAX_SACK_BLOCKS {
-        return Err(WireError::Malformed);
+    let (flags, blocks) = (header[3], (header[3] >> BLOCKS_SHIFT) as usize);
+    // Checked before any field is read: a datagram that fails it may say anything.
+    let guarded = d.get(..HEADER_BYTES + blocks * SACK_BLOCK_BYTES).ok_or(WireError::Short)?;
+    let mut zeroed = *header;
+    zeroed[CHECKSUM].fill(0);
+    let sum = crc32c_update(crc32c_update(!0, &zeroed), &guarded[HEADER_BYTES..]);
+    if !sum != u32::from_be_bytes(header[CHECKSUM].try_into().expect("4 bytes")) {
+        return Err(WireError::Corrupt);
     }
     let u64_at = |i: usize| u64::from_be_bytes(header[i..i + 8].try_into().expect("8 bytes"));
     let u32_at = |b: &[u8], i: usize| u32::from_be_bytes(b[i..i + 4].try_into().expect("4 bytes"));
@@ -121,6 +142,33 @@ pub fn parse(d: &[u8]) -> Result<Segment, WireError> {
     })
 }
 
+/// 256 steps of CRC-32C, one per value of a byte (the reflected polynomial 0x82F63B78).
+const CRC32C_TABLE: [u32; 256] = {
+    let mut table = [0u32; 256];
+    let mut i = 0;
+    while i < 256 {
+        let mut c = i as u32;
+        let mut bit = 0;
+        while bit < 8 {
+            c = if c & 1 != 0 { (c >> 1) ^ 0x82F6_3B78 } else { c >> 1 };
+            bit += 1;
+        }
+        table[i] = c;
+        i += 1;
+    }
+    table
+};
+
+/// The CRC register after `bytes`, from `crc` (the complement of a finished CRC).
+fn crc32c_update(crc: u32, bytes: &[u8]) -> u32 {
+    bytes.iter().fold(crc, |c, &b| CRC32C_TABLE[((c ^ b as u32) & 0xFF) as usize] ^ (c >> 8))
+}
+
+/// CRC-32C of `bytes` (RFC 3720 §B.4).
+fn crc32c(bytes: &[u8]) -> u32 {
+    !crc32c_update(!0, bytes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -139,10 +187,37 @@ mod tests {
         bad[0] = b'X';
         assert_eq!(parse(&bad), Err(WireError::NotOurs));
         let mut bad = d.clone();
-        bad[3] |= 0x80;
-        assert_eq!(parse(&bad), Err(WireError::Malformed));
+        bad[23] ^= 0x01;
+        assert_eq!(parse(&bad), Err(WireError::Corrupt), "a flipped bit of the ACK number");
         let mut bad = d.clone();
-        bad[8..16].copy_from_slice(&u64::MAX.to_be_bytes());
+        bad[3] |= 0x40;
+        assert_eq!(parse(&bad), Err(WireError::Corrupt), "a SACK block announced, the checksum left as it was");
+        assert_eq!(parse(&bad[..HEADER_BYTES + 4]), Err(WireError::Short), "a SACK block announced and cut short");
+        let past = Segment { seq: u64::MAX - 5, ..seg };
+        let mut bad = Vec::new();
+        emit(&past, &mut bad);
         assert_eq!(parse(&bad), Err(WireError::OutOfRange), "seq + len past 2^64");
+    }
+
+    #[test]
+    fn every_single_bit_flip_of_the_header_and_sack_blocks_is_refused() {
+        let seg =
+            Segment { seq: 1 << 40, ack: 77_000, len: 1400, window: 1 << 20, flags: Flags { ack: true, psh: true, ..Flags::default() }, ..Segment::default() };
+        let seg = Segment { sack: SackBlocks::new(seg.ack, &[SeqRange { start: 80_000, end: 90_000 }, SeqRange { start: 95_000, end: 96_400 }]), ..seg };
+        let mut d = Vec::new();
+        emit(&seg, &mut d);
+        assert_eq!(parse(&d), Ok(seg));
+        for bit in 0..(HEADER_BYTES + 2 * SACK_BLOCK_BYTES) * 8 {
+            let mut bad = d.clone();
+            bad[bit / 8] ^= 1 << (bit % 8);
+            assert!(parse(&bad).is_err(), "bit {bit} flipped and taken");
+        }
+    }
+
+    #[test]
+    fn crc32c_gives_the_published_check_values() {
+        // RFC 3720 §B.4: 32 bytes of zeros; and the usual check value over "123456789".
+        assert_eq!(crc32c(&[0; 32]), 0x8A91_36AA);
+        assert_eq!(crc32c(b"123456789"), 0xE306_9283);
     }
 }

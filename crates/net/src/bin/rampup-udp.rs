@@ -16,24 +16,51 @@
 //! its start to the end (ms), each write's time from the write to the ACK of its last byte or
 //! each request's from its write to the last byte of its response (`transfers_ms`; the
 //! simulator's transfers table's `elapsed_s`, and for a request-response flow, its connection's
-//! `last_byte_down_ns` − `established_ns` over all exchanges), bytes, retransmissions, timeouts
-//! and datagrams refused.
+//! `last_byte_down_ns` − `established_ns` over all exchanges), bytes, retransmissions, timeouts,
+//! and datagrams refused and corrupt.
+//!
+//! `--stall-limit SECONDS` (anywhere on the line; 30 by default) ends a connection that makes no
+//! progress for that long, its handshake included, with a one-line error and exit status 2;
+//! it must exceed the application's own pauses (think times, gaps between writes).
 
 use std::net::SocketAddr;
 use std::process::exit;
 
-use rampup_net::UdpEnd;
+use rampup_net::{RunError, UdpEnd};
 use rampup_tcp::time::Duration;
 use rampup_tcp::{Role, State, TcpConfig, Time};
 
 const USAGE: &str = "usage: rampup-udp serve BIND [TCP] | rampup-udp send BIND PEER BYTES[@SECONDS][,...] [TCP] | \
-rampup-udp answer BIND REQUEST:RESPONSE[xPAIRS][@THINK] [TCP] | rampup-udp ask BIND PEER REQUEST:RESPONSE[xPAIRS][@THINK] [TCP]";
+rampup-udp answer BIND REQUEST:RESPONSE[xPAIRS][@THINK] [TCP] | rampup-udp ask BIND PEER REQUEST:RESPONSE[xPAIRS][@THINK] [TCP]; \
+each with [--stall-limit SECONDS]";
 /// Give up after this long on the end's clock.
 const LIMIT: Duration = Duration::from_secs(600);
+/// `--stall-limit`'s default: six times the longest pause the testbed's experiments make by
+/// design (the exchange's 5 s of thought), and long enough for four retransmissions backed off
+/// from a 1 s RTO (RFC 6298 §5.5: at 1, 3, 7 and 15 s) to go unanswered before the path is
+/// taken to be gone.
+const STALL_LIMIT: Duration = Duration::from_secs(30);
 
 fn fail(message: &str) -> ! {
     eprintln!("rampup-udp: {message}");
     exit(2)
+}
+
+/// The connection's end on an error: the run's, or a stall's (with the flag that sets it).
+fn failed<T>(e: RunError) -> T {
+    match e {
+        RunError::Stalled { .. } => fail(&format!("{e}; --stall-limit sets the limit")),
+        RunError::Io(e) => fail(&e.to_string()),
+    }
+}
+
+/// `--stall-limit SECONDS` taken out of `args`, or the default.
+fn stall_limit(args: &mut Vec<String>) -> Duration {
+    let Some(at) = args.iter().position(|a| a == "--stall-limit") else { return STALL_LIMIT };
+    let seconds = args.get(at + 1).and_then(|s| s.parse::<f64>().ok()).filter(|s| s.is_finite() && *s > 0.0);
+    let Some(seconds) = seconds else { fail(&format!("--stall-limit takes a number of seconds above 0; {USAGE}")) };
+    args.drain(at..at + 2);
+    Duration((seconds * 1e9) as u64)
 }
 
 fn addr(text: &str) -> SocketAddr {
@@ -87,7 +114,7 @@ fn report(end: &UdpEnd, done: bool, transfers_ms: &[f64]) {
     let s = end.endpoint().stats();
     let transfers: Vec<String> = transfers_ms.iter().map(|ms| format!("{ms:.3}")).collect();
     println!(
-        "done={done} ms={:.3} transfers_ms={} bytes_received={} bytes_acked={} retransmits={} timeouts={} refused={} send_dropped={}",
+        "done={done} ms={:.3} transfers_ms={} bytes_received={} bytes_acked={} retransmits={} timeouts={} refused={} corrupt={} send_dropped={}",
         end.now().as_secs_f64() * 1e3,
         transfers.join(","),
         end.endpoint().bytes_received(),
@@ -95,37 +122,43 @@ fn report(end: &UdpEnd, done: bool, transfers_ms: &[f64]) {
         s.retransmits,
         s.timeouts,
         end.refused,
+        end.corrupt,
         end.send_dropped
     );
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let stall = stall_limit(&mut args);
     let until = Time(LIMIT.0);
-    let bind = |a: &str, cfg, role, peer| UdpEnd::bind(addr(a), cfg, role, peer).unwrap_or_else(|e| fail(&format!("cannot bind {a}: {e}")));
+    let bind = |a: &str, cfg, role, peer| {
+        let mut end = UdpEnd::bind(addr(a), cfg, role, peer).unwrap_or_else(|e| fail(&format!("cannot bind {a}: {e}")));
+        end.stall_limit = Some(stall);
+        end
+    };
     match args.first().map(String::as_str) {
         Some("serve") if (2..=3).contains(&args.len()) => {
             let mut end = bind(&args[1], tcp_config(args.get(2)), Role::Passive, None);
             println!("ready");
-            let mut done = end.run_until(until, |ep| ep.state().peer_finished()).unwrap_or_else(|e| fail(&e.to_string()));
-            end.endpoint_mut().close();
-            done &= end.run_until(until, |ep| ep.state() == State::Closed).unwrap_or_else(|e| fail(&e.to_string()));
+            let mut done = end.run_until(until, |ep| ep.state().peer_finished()).unwrap_or_else(failed);
+            end.close();
+            done &= end.run_until(until, |ep| ep.state() == State::Closed).unwrap_or_else(failed);
             report(&end, done, &[]);
         }
         Some("send") if (4..=5).contains(&args.len()) => {
             let schedule = writes(&args[3]);
             let mut end = bind(&args[1], tcp_config(args.get(4)), Role::Active, Some(addr(&args[2])));
-            let run = |end: &mut UdpEnd, t: Time, done: &dyn Fn(&rampup_tcp::Endpoint) -> bool| end.run_until(t, done).unwrap_or_else(|e| fail(&e.to_string()));
+            let run = |end: &mut UdpEnd, t: Time, done: &dyn Fn(&rampup_tcp::Endpoint) -> bool| end.run_until(t, done).unwrap_or_else(failed);
             let (mut total, mut transfers_ms, mut done) = (0, Vec::new(), true);
             for (bytes, at) in schedule {
                 run(&mut end, at, &|_| false);
                 let wrote = end.now();
-                end.endpoint_mut().write(bytes);
+                end.write(bytes);
                 total += bytes;
                 done &= run(&mut end, until, &|ep| ep.bytes_acked() >= total);
                 transfers_ms.push(end.now().since(wrote).as_secs_f64() * 1e3);
             }
-            end.endpoint_mut().close();
+            end.close();
             done &= run(&mut end, until, &|ep| ep.all_acked());
             report(&end, done, &transfers_ms);
             // Stay for the peer's FIN and TIME-WAIT's ACKs, not counted in the time above.
@@ -139,23 +172,23 @@ fn main() {
             let mut done = true;
             loop {
                 let whole = (answered + 1) * request;
-                done &= end.run_until(until, |ep| ep.bytes_received() >= whole || ep.state().peer_finished()).unwrap_or_else(|e| fail(&e.to_string()));
+                done &= end.run_until(until, |ep| ep.bytes_received() >= whole || ep.state().peer_finished()).unwrap_or_else(failed);
                 if end.endpoint().bytes_received() < whole || !done {
                     break;
                 }
                 let at = Time(end.now().0 + think.0);
-                let _ = end.run_until(at, |_| false).unwrap_or_else(|e| fail(&e.to_string()));
-                end.endpoint_mut().write(response);
+                let _ = end.run_until(at, |_| false).unwrap_or_else(failed);
+                end.write(response);
                 answered += 1;
             }
-            end.endpoint_mut().close();
-            done &= end.run_until(until, |ep| ep.state() == State::Closed).unwrap_or_else(|e| fail(&e.to_string()));
+            end.close();
+            done &= end.run_until(until, |ep| ep.state() == State::Closed).unwrap_or_else(failed);
             report(&end, done, &[]);
         }
         Some("ask") if (4..=5).contains(&args.len()) => {
             let Exchange { request, response, pairs, .. } = exchange(&args[3]);
             let mut end = bind(&args[1], tcp_config(args.get(4)), Role::Active, Some(addr(&args[2])));
-            let run = |end: &mut UdpEnd, done: &dyn Fn(&rampup_tcp::Endpoint) -> bool| end.run_until(until, done).unwrap_or_else(|e| fail(&e.to_string()));
+            let run = |end: &mut UdpEnd, done: &dyn Fn(&rampup_tcp::Endpoint) -> bool| end.run_until(until, done).unwrap_or_else(failed);
             let mut done = run(&mut end, &|ep| ep.state() >= State::Established);
             let mut exchanges_ms = Vec::new();
             for k in 1..=pairs {
@@ -163,11 +196,11 @@ fn main() {
                     break;
                 }
                 let wrote = end.now();
-                end.endpoint_mut().write(request);
+                end.write(request);
                 done &= run(&mut end, &|ep| ep.bytes_received() >= k * response);
                 exchanges_ms.push(end.now().since(wrote).as_secs_f64() * 1e3);
             }
-            end.endpoint_mut().close();
+            end.close();
             done &= run(&mut end, &|ep| ep.all_acked());
             report(&end, done, &exchanges_ms);
             // Stay for the peer's FIN and TIME-WAIT's ACKs, not counted in the time above.
