@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import difflib
 import numbers
 import os
+import re
 import stat
 import time
 import warnings
@@ -58,8 +60,58 @@ def scenario_text(scenario: Scenario) -> str:
     if isinstance(scenario, str):
         if "\n" not in scenario and ("=" not in scenario or Path(scenario).is_file()):
             return read_scenario_file(Path(scenario))
-        return scenario
+        return _utf8_text(scenario)
     raise TypeError(f"a scenario is a path, TOML text or a dict, not {type(scenario).__name__}")
+
+
+_HEADER = re.compile(r"\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$")
+_KEY = re.compile(r"\s*([A-Za-z0-9_.\"' -]+?)\s*=")
+
+
+def _utf8_text(text: str) -> str:
+    """``text``, or a `ScenarioError` naming the line and key of a lone surrogate (a str
+    made from bytes with surrogateescape), which UTF-8, and so the engine, cannot hold."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        lines = text[: e.start].split("\n")
+        table, key = "", None
+        for line in lines[:-1]:
+            if m := _HEADER.match(line):
+                table = m.group(1)
+        line = text.split("\n")[len(lines) - 1]
+        if m := _KEY.match(line):
+            key = f"{table}.{m.group(1)}" if table else m.group(1)
+        where = f"line {len(lines)} column {len(lines[-1]) + 1}" + (f" ({key})" if key else "")
+        raise _engine.ScenarioError(f"{where}: a lone surrogate {text[e.start]!r}, which UTF-8 cannot hold; "
+                                    "a scenario is UTF-8 text") from None
+    return text
+
+
+#: The end of the engine's message for a key or a name it does not know, with what it takes.
+_UNKNOWN = re.compile(r"unknown (?:field|variant) `([^`]*)`(?=, expected (?:one of )?(`.*)$)")
+
+
+def explained(error: _engine.ScenarioError) -> _engine.ScenarioError:
+    """The engine's error, with "did you mean" for a key or a name it does not know that is
+    close to one it takes: the engine lists those it takes, and the closest is picked here."""
+    message = str(error)
+    m = _UNKNOWN.search(message)
+    if m is None:
+        return error
+    allowed = re.findall(r"`([^`]*)`", m.group(2))
+    close = difflib.get_close_matches(m.group(1), allowed, n=1, cutoff=0.6)
+    if not close:
+        return error
+    return _engine.ScenarioError(f"{message[: m.end()]} (did you mean `{close[0]}`?){message[m.end():]}")
+
+
+def engine_check(text: str) -> list[str]:
+    """`_engine.check`, its errors `explained`."""
+    try:
+        return _engine.check(text)
+    except _engine.ScenarioError as e:
+        raise explained(e) from None
 
 
 def check_seed(seed: object, key: str = "seed") -> None:
@@ -78,7 +130,7 @@ class ScenarioWarning(UserWarning):
 def check(scenario: Scenario) -> list[str]:
     """Parses and validates a scenario without running it; raises `ScenarioError`. Returns
     its warnings, one line each (valid, but likely a mistake)."""
-    return _engine.check(scenario_text(scenario))
+    return engine_check(scenario_text(scenario))
 
 
 def inspect(scenario: Scenario) -> pd.DataFrame:
@@ -89,11 +141,13 @@ def inspect(scenario: Scenario) -> pd.DataFrame:
     ``mss_bytes``, ``bdp_bytes`` (bottleneck rate × propagation RTT) and ``web_rate`` (a web
     flow's new connections per second, the one its ``utilization`` gives; NaN for others). Raises
     `ScenarioError` for an invalid scenario."""
-    return pd.DataFrame(_engine.paths(scenario_text(scenario)))
+    text = scenario_text(scenario)
+    engine_check(text)
+    return pd.DataFrame(_engine.paths(text))
 
 
 def _warn_of(text: str) -> None:
-    for w in _engine.check(text):
+    for w in engine_check(text):
         warnings.warn(w, ScenarioWarning, stacklevel=3)
 
 

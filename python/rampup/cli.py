@@ -1,7 +1,7 @@
 """The `rampup` command line.
 
-    rampup run FILE [--seed N] [--out DIR] [--csv] [--plot/--no-plot]
-    rampup check FILE
+    rampup run FILE [--seed N] [--out DIR] [--csv] [--plot/--no-plot] [--set KEY=VALUE ...]
+    rampup check FILE [--set KEY=VALUE ...]
 
 Exit codes, the same for every subcommand:
 
@@ -9,16 +9,20 @@ Exit codes, the same for every subcommand:
     2    bad input: an invalid scenario, a missing, unreadable or oversized scenario
          file, a bad ``--out`` or option (usage errors included); one line on stderr,
          ``rampup: error: <message>``
-    130  interrupted (Ctrl-C)
-    1    a failure that is not the input's: the disk is full, or an internal fault
-         (one line asking for a report; ``RAMPUP_DEBUG=1`` shows the traceback)
+    130  interrupted (Ctrl-C), from the first instant rampup's code runs (`rampup/__init__`
+         holds Ctrl-C to this while the command imports); one line
+    1    a failure that is not the input's: the disk is full (one line saying so), or an
+         internal fault (one line asking for a report; ``RAMPUP_DEBUG=1`` shows the traceback)
 
 A subcommand is a function decorated with ``@main.command()``.
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import shlex
+import signal
 import sys
 import threading
 import tomllib
@@ -43,7 +47,7 @@ from rich.table import Table
 from rich.text import Text
 
 from . import __version__, _engine
-from .api import read_scenario_file, run_to_folder
+from .api import engine_check, read_scenario_file, run_to_folder
 from .folders import OutputError, check_target
 from .results import Result, safe_name
 
@@ -86,17 +90,22 @@ class _Group(click.Group):
     usage error, as one line), 130 interrupted, 1 an internal fault (one line asking for
     a report; the traceback with RAMPUP_DEBUG=1)."""
 
+    #: The arguments the command was given, for the line that says how to resume it.
+    argv: list[str] = []
+
     def invoke(self, ctx: click.Context):  # type: ignore[no-untyped-def]
         try:
+            _own_interrupts()
             return super().invoke(ctx)
         except CliError as e:
             _fail(e, e.code)
         except KeyboardInterrupt:  # here, before click turns it into a blank line and Abort
             _fail("interrupted", EXIT_INTERRUPTED)
 
-    def main(self, *args, **kwargs):  # type: ignore[no-untyped-def,override]
+    def main(self, args=None, *rest, **kwargs):  # type: ignore[no-untyped-def,override]
+        self.argv = list(sys.argv[1:] if args is None else args)
         try:
-            code = super().main(*args, standalone_mode=False, **kwargs)
+            code = super().main(args, *rest, standalone_mode=False, **kwargs)
         except click.exceptions.NoArgsIsHelpError as e:
             click.echo(e.format_message())  # `rampup` alone: the help, as a usage error
             sys.exit(EXIT_BAD_INPUT)
@@ -110,11 +119,50 @@ class _Group(click.Group):
             _fail(e.format_message(), EXIT_BAD_INPUT)
         except click.Abort:  # Ctrl-C while click read the arguments
             _fail("interrupted", EXIT_INTERRUPTED)
+        except OSError as e:
+            if e.errno not in FULL_DISK:
+                _internal_fault(e)
+            _fail(full_disk(e), EXIT_FAILURE)
         except Exception as e:  # noqa: BLE001 -- anything else is a bug of rampup's
-            if os.environ.get("RAMPUP_DEBUG"):
-                raise
-            _fail(f"internal fault ({type(e).__name__}: {e}); {REPORT}", EXIT_FAILURE)
+            _internal_fault(e)
         sys.exit(code if isinstance(code, int) else 0)
+
+
+def _internal_fault(e: Exception) -> NoReturn:
+    if os.environ.get("RAMPUP_DEBUG"):
+        raise e
+    _fail(f"internal fault ({type(e).__name__}: {e}); {REPORT}", EXIT_FAILURE)
+
+
+#: The errors of a disk that is full (or of a quota that is): the environment's, not rampup's.
+FULL_DISK = frozenset({errno.ENOSPC, errno.EDQUOT})
+
+
+def full_disk(e: OSError, what: str | None = None) -> str:
+    """The line for a full disk: where, and what to do."""
+    where = what or (f"writing {e.filename}" if e.filename else "writing a file")
+    return f"{where}: no space left on the device (or the disk quota is used up); free some space and run the command again"
+
+
+def _own_interrupts() -> None:
+    """Python's Ctrl-C handler back in place of the one `rampup/__init__` installs for the
+    imports: from here the commands turn KeyboardInterrupt into their line and exit code,
+    and the engine hears Ctrl-C through Python's handler."""
+    from . import _interrupted_while_starting
+
+    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) is _interrupted_while_starting:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def invoked_as() -> str:
+    """The command line that was run, for a line saying how to run it again."""
+    return shlex.join(["rampup", *main.argv])
+
+
+def stdout_console() -> Console:
+    """stdout for tables and lines: on a pipe or in a file as wide as what is printed, which
+    rich would otherwise cut or wrap at 80 columns."""
+    return Console() if sys.stdout.isatty() else Console(width=100_000)
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -146,7 +194,7 @@ def _read_scenario(path: Path) -> str:
 def _check_scenario(path: Path, text: str) -> list[str]:
     """The scenario's warnings (valid, but likely a mistake); a CliError if it is invalid."""
     try:
-        return _engine.check(text)
+        return engine_check(text)
     except _engine.ScenarioError as e:
         raise CliError(f"{path}: {e}") from None
 
@@ -154,6 +202,17 @@ def _check_scenario(path: Path, text: str) -> list[str]:
 def _warn(path: Path, warnings: list[str]) -> None:
     for w in warnings:
         click.echo(f"rampup: warning: {path}: {w}", err=True)
+
+
+#: `--set KEY=VALUE`, for the commands that read one scenario file.
+set_option = click.option(
+    "--set",
+    "sets",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Set a scenario key, as a sweep names it (e.g. flow[0].tcp.cc=vegas, topology.bottleneck_rate=20Mbps); "
+    "the value is read as TOML, or as a string if it is not TOML. Repeatable.",
+)
 
 
 def _with_sets(text: str, sets: tuple[str, ...]) -> str:
@@ -317,14 +376,7 @@ def _connections_line(result: Result) -> Text | None:
 @click.option("--overwrite", is_flag=True, help="Replace the --out folder even if rampup did not write it.")
 @click.option("--csv", "csv_", is_flag=True, help="Write tables as CSV instead of Parquet.")
 @click.option("--plot/--no-plot", default=False, show_default=True, help="Also write cwnd.png and seq.png.")
-@click.option(
-    "--set",
-    "sets",
-    multiple=True,
-    metavar="KEY=VALUE",
-    help="Set a scenario key, as a sweep names it (e.g. flow[0].tcp.cc=vegas, topology.bottleneck_rate=20Mbps); "
-    "the value is read as TOML, or as a string if it is not TOML. Repeatable.",
-)
+@set_option
 def run(file: Path, seed: int | None, out: Path | None, overwrite: bool, csv_: bool, plot: bool, sets: tuple[str, ...]) -> None:
     """Run the scenario FILE and write its results folder."""
     text = _read_scenario(file)
@@ -362,7 +414,7 @@ def run(file: Path, seed: int | None, out: Path | None, overwrite: bool, csv_: b
         raise CliError(f"writing {out}: {e.strerror or e}", EXIT_FAILURE) from None
     # An engine panic (RuntimeError) goes on to `main`: an internal fault, to be reported.
 
-    console = Console()
+    console = stdout_console()
     console.print(_headline(result))
     console.print(_summary(result))
     if (line := _connections_line(result)) is not None:
@@ -523,11 +575,16 @@ def testbed_run(experiment: str, reps: int, nbytes: int | None, pcap_dir: Path |
 
 @main.command()
 @click.argument("file", type=click.Path(path_type=Path))
-def check(file: Path) -> None:
-    """Validate the scenario FILE without running it."""
+@set_option
+def check(file: Path, sets: tuple[str, ...]) -> None:
+    """Validate the scenario FILE, with any --set applied, without running it."""
     text = _read_scenario(file)
-    _warn(file, _check_scenario(file, text))
-    click.echo(f"{file}: ok")
+    warnings = _check_scenario(file, text)
+    if sets:
+        text = _with_sets(text, sets)
+        warnings = _check_scenario(file, text)
+    _warn(file, warnings)
+    click.echo(f"{file}: ok" + (f" with {', '.join(sets)}" if sets else ""))
 
 
 @main.command()
@@ -546,17 +603,17 @@ def inspect(file: Path) -> None:
         table.add_row(str(p["flow"]), f"{p['from']} → {p['to']}", str(p["hops"]), f"{p['bottleneck_bps'] / 1e6:g} Mb/s",
                       f"{p['propagation_rtt_ns'] / 1e6:.3f} ms", f"{p['base_rtt_ns'] / 1e6:.3f} ms",
                       f"{p['bdp_bytes']:,.0f} B", f"{p['bdp_bytes'] / p['mss_bytes']:,.1f}")
-    Console().print(table)
+    stdout_console().print(table)
     for p in paths.to_dict("records"):
         if p["web_rate"] == p["web_rate"]:  # not NaN: a web flow
-            Console().print(f"flow {p['flow']}: web, {p['web_rate']:.2f} new connections per second")
+            stdout_console().print(f"flow {p['flow']}: web, {p['web_rate']:.2f} new connections per second")
 
 
 def _bench_web(repeat: int, duration: float, ns2: bool) -> None:
     from .bench import machine, ns2_missing, run_web_bench
 
     missing = ns2_missing() if ns2 else None
-    console = Console()
+    console = stdout_console()
     if missing:
         console.print(f"ns-2 skipped: {missing}; timing rampup only")
     try:
@@ -605,7 +662,7 @@ def defaults_command(markdown: bool) -> None:
         table.add_column(column)
     for where, key, value in _engine.defaults():
         table.add_row(where or "(top level)", key, value)
-    Console().print(table)
+    stdout_console().print(table)
 
 
 def _int_list(value: str) -> list[int]:
@@ -638,7 +695,7 @@ def bench(flows: str, large: bool, repeat: int, duration: float, ns2: bool, web:
     ns = _int_list(flows) + ([100_000] if large else [])
     missing = ns2_missing() if ns2 else None
     with_ns2 = ns2 and missing is None
-    console = Console()
+    console = stdout_console()
     if missing:
         console.print(f"ns-2 skipped: {missing}; timing rampup only")
     if with_ns2 and max(ns) > NS2_MAX_FLOWS:

@@ -5,10 +5,7 @@ jobs: this machine's threads or a Dask cluster, docs/cluster.md)."""
 from __future__ import annotations
 
 import contextlib
-import math
 import os
-import shlex
-import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -16,10 +13,31 @@ from typing import Any, TypeVar
 
 import click
 from rich.console import Console
-from rich.progress import BarColumn, Progress, SpinnerColumn, TaskProgressColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TaskProgressColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
 from . import _engine
-from .cli import EXIT_FAILURE, CliError, _check_scenario, _read_scenario, _scenario_name, _toml_value, main
+from .cli import (
+    EXIT_FAILURE,
+    EXIT_INTERRUPTED,
+    FULL_DISK,
+    CliError,
+    _check_scenario,
+    _read_scenario,
+    _scenario_name,
+    _toml_value,
+    full_disk,
+    invoked_as,
+    main,
+)
 from .folders import OutputError, check_target
 from .results import safe_name
 
@@ -68,7 +86,8 @@ def cluster_client(backend: str, scheduler: str | None) -> Iterator[Any]:
 @click.argument("file", type=click.Path(path_type=Path))
 @click.option("--grid", "grids", multiple=True, required=True, metavar="KEY=V1,V2,...",
               help="A scenario key (as --set names it) and its values, comma-separated. Repeatable: every combination runs.")
-@click.option("--seeds", type=click.IntRange(1, 100_000), default=1, show_default=True, help="Seeds 1..N at every point.")
+@click.option("--seeds", type=click.IntRange(1, 100_000), default=1, show_default=True,
+              help="Seeds 1..N at every point (seeds count from 1, as a scenario's default seed and the API's seeds=N).")
 @click.option("--table", default="flows", show_default=True, help="The table to collect (docs/results.md).")
 @click.option("--out", type=click.Path(path_type=Path), help="Table file, .parquet or .csv (default: results/sweep-<name>.parquet).")
 @click.option("--overwrite", is_flag=True, help="Replace the --out file if it exists.")
@@ -76,9 +95,14 @@ def cluster_client(backend: str, scheduler: str | None) -> Iterator[Any]:
 def sweep_command(file: Path, grids: tuple[str, ...], seeds: int, table: str, out: Path | None, overwrite: bool, cache: Path,
                   workers: int | None, backend: str, scheduler: str | None) -> None:
     """Run the scenario FILE at every combination of the --grid values and seeds, and write
-    one table: the runs' rows, with a column per grid key and a seed column."""
+    one table: the runs' rows, with a column per grid key and a seed column.
+
+    On a terminal a bar shows the runs done, those taken from the cache and the rate; the
+    last line sums them up. Ctrl-C keeps every finished run in the cache: the same command
+    resumes."""
     from .experiments.cluster import DaskError
-    from .sweep import sweep
+    from .experiments.runner import run_jobs
+    from .sweep import collect, kept, plan
 
     text = _read_scenario(file)
     _check_scenario(file, text)
@@ -94,28 +118,102 @@ def sweep_command(file: Path, grids: tuple[str, ...], seeds: int, table: str, ou
     if out.exists() and not overwrite:
         raise CliError(f"--out {out}: exists; pass --overwrite to replace it")
     try:
-        with cluster_client(backend, scheduler) as client:
-            df = sweep(text, grid, seeds=range(1, seeds + 1), table=table, cache=cache, workers=workers, backend=backend,
-                       client=client)
+        jobs = plan(text, grid, seeds, table)
     except _engine.ScenarioError as e:
         raise CliError(f"{file}: {e}") from None
-    except DaskError as e:
-        raise CliError(f"--backend dask: {e}") from None
     except ValueError as e:
         raise CliError(str(e)) from None
+    try:
+        cache.mkdir(parents=True, exist_ok=True)  # before any run, as --out is checked
+    except OSError as e:
+        raise CliError(f"--cache {cache}: {e.strerror or e}; give a folder rampup may write in") from None
+    tally = _Tally(len(jobs))
+
+    def stopped(why: str) -> str:
+        return (f"{why}; {kept(jobs, cache)} of {len(jobs)} runs are kept in the cache {cache}, "
+                f"and the same command resumes from there: {invoked_as()}")
+
+    try:
+        with cluster_client(backend, scheduler) as client, _sweep_bar(tally) as shown:
+            results = run_jobs(jobs, cache, workers=workers, backend=backend, client=client, progress=shown)
+    except DaskError as e:
+        raise CliError(f"--backend dask: {e}") from None
+    except KeyboardInterrupt:
+        raise CliError(stopped("interrupted"), EXIT_INTERRUPTED) from None
+    except OSError as e:
+        why = full_disk(e, f"--cache {cache}") if e.errno in FULL_DISK else f"writing the cache {cache}: {e.strerror or e}"
+        raise CliError(stopped(why), EXIT_FAILURE) from None
+    df = collect(jobs, results, table)
     df.columns = [str(c) for c in df.columns]
+    _write_table(df, out, f"; the {len(jobs)} runs are kept in the cache {cache}, so the same command only writes the table")
+    click.echo(f"sweep: {len(jobs)} runs ({tally.summary()}), {len(df):,} rows of {table}: {out}")
+
+
+def _write_table(df: Any, out: Path, after_a_full_disk: str) -> None:
+    """Write ``df`` to ``out`` whole or not at all: into a temporary file beside it, then
+    moved into place; the temporary file goes whatever stops the writing."""
+    tmp = out.with_name(f".{out.name}.tmp")
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = out.with_name(f".{out.name}.tmp")  # written whole, then moved into place
         if out.suffix == ".csv":
             df.to_csv(tmp, index=False)
         else:
             df.to_parquet(tmp, index=False)
         os.replace(tmp, out)
     except OSError as e:
+        if e.errno in FULL_DISK:
+            raise CliError(full_disk(e, f"--out {out}") + after_a_full_disk, EXIT_FAILURE) from None
         raise CliError(f"writing {out}: {e.strerror or e}", EXIT_FAILURE) from None
-    runs = seeds * math.prod(len(v) for v in grid.values())
-    click.echo(f"sweep: {runs} runs, {len(df):,} rows of {table}: {out}")
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+class _Tally:
+    """A sweep's runs as they finish: the first report (`run_jobs` makes it before running
+    anything) is of those taken from the cache, the rest are run."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.done = 0
+        self.cached: int | None = None
+        self.start = time.perf_counter()
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.cached is None:
+            self.cached, self.start = done, time.perf_counter()
+        self.done, self.total = done, total
+
+    @property
+    def ran(self) -> int:
+        return self.done - (self.cached or 0)
+
+    def rate(self) -> str:
+        seconds = time.perf_counter() - self.start
+        return f"{self.ran / seconds:,.1f} runs/s" if self.ran and seconds > 0 else ""
+
+    def summary(self) -> str:
+        ran = f", {self.ran} run in {time.perf_counter() - self.start:.1f} s" if self.ran else ""
+        return f"{self.cached or 0} cached{ran}" + (f", {self.rate()}" if self.ran else "")
+
+
+@contextlib.contextmanager
+def _sweep_bar(tally: _Tally) -> Iterator[Callable[[int, int], None]]:
+    """The progress callback: it counts, and on a terminal redraws a bar of the runs done,
+    those from the cache and the rate (nothing to redraw in a pipe or a log)."""
+    console = Console(stderr=True)
+    columns = (TextColumn("sweep"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[cached]} cached"),
+               TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TimeRemainingColumn())
+    with Progress(*columns, console=console, transient=True, disable=not console.is_terminal) as bar:
+        task = bar.add_task("runs", total=tally.total, cached=0, rate="")
+
+        def shown(done: int, total: int) -> None:
+            first = tally.cached is None
+            tally(done, total)
+            if first:  # the cached runs are no sample of the speed, which the time left comes from
+                bar.reset(task, total=total, completed=done, cached=done, rate="")
+            bar.update(task, completed=done, total=total, cached=tally.cached, rate=tally.rate())
+
+        yield shown
 
 
 @main.command()
@@ -156,7 +254,6 @@ def reproduce(paper: str | None, list_papers: bool, out: Path | None, overwrite:
         raise CliError(f"--cache {cache}: {e.strerror or e}; give a folder rampup may write in") from None
     console = Console(stderr=True)
     start = time.perf_counter()
-    invoked_as = shlex.join(["rampup", *sys.argv[1:]])
     with contextlib.ExitStack() as stack, Progress(
             SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(), TimeElapsedColumn(),
             TimeRemainingColumn(), console=console, transient=True, disable=not console.is_terminal) as bar:  # no blank lines in a log
@@ -164,6 +261,11 @@ def reproduce(paper: str | None, list_papers: bool, out: Path | None, overwrite:
 
         def progress(done: int, total: int) -> None:
             bar.update(task, completed=done, total=total)
+
+        def stopped(why: str) -> str:
+            # No count: the experiments report progress per paper, not the runs kept in all.
+            return (f"{why}; every run finished so far is kept in the cache {cache}, "
+                    f"and the same command resumes from there: {invoked_as()}")
 
         def started(name: str) -> None:
             bar.update(task, description=f"reproducing {name}", completed=0, total=None)
@@ -179,12 +281,16 @@ def reproduce(paper: str | None, list_papers: bool, out: Path | None, overwrite:
                 runs, cached = sum(d.runs for d in done), sum(d.cached for d in done)
                 click.echo("\n".join(f"{d.paper}: {d.runs} runs ({d.cached} cached) in {d.seconds:.1f} s" for d in done))
             else:
-                md, page, ctx = reproduce_into(paper, out, overwrite, invoked_as=invoked_as, **settings)
+                md, page, ctx = reproduce_into(paper, out, overwrite, invoked_as=invoked_as(), **settings)
                 runs, cached = ctx.runs, ctx.cached
         except OutputError as e:
             raise CliError(f"--out {e}") from None
         except DaskError as e:
             raise CliError(f"--backend dask: {e}") from None
+        except KeyboardInterrupt:
+            raise CliError(stopped("interrupted"), EXIT_INTERRUPTED) from None
         except OSError as e:
+            if e.errno in FULL_DISK:
+                raise CliError(stopped(full_disk(e)), EXIT_FAILURE) from None
             raise CliError(f"writing {out}: {e.strerror or e}", EXIT_FAILURE) from None
     click.echo(f"report: {page} ({md.name}); {runs} runs ({cached} cached) in {time.perf_counter() - start:.1f} s")

@@ -4,13 +4,18 @@ parallel, cached, and collected into one DataFrame.
 >>> df = rampup.sweep("scenarios/demo.toml",
 ...                   {"topology.bottleneck_queue.packets": [10, 50, 100],
 ...                    "flow[0].tcp.recovery": ["newreno", "sack"]},
-...                   seeds=range(5))
+...                   seeds=5)
 >>> df.groupby(["topology.bottleneck_queue.packets", "flow[0].tcp.recovery"]).goodput_bps.mean()
 
 A key is a path into the scenario: dotted table names, with ``[i]`` to pick an element of
 an array of tables (``flow[0]`` is the first ``[[flow]]``). Runs go through the same cache
 as `rampup reproduce` (keyed by engine build, scenario text and seed), so a repeated or
 interrupted sweep does only the runs it has not done.
+
+Seeds count from 1 everywhere: a scenario's ``seed`` is 1 unless it says otherwise, the
+reproductions run seeds 1..N, ``rampup sweep --seeds N`` runs 1..N, and so does
+``seeds=N`` here. An iterable of seeds (``seeds=[7, 8]``, ``seeds=range(5)``: 0..4) runs
+exactly those.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import itertools
+import numbers
 import re
 import sys
 import tomllib
@@ -27,12 +33,13 @@ from typing import Any
 
 import pandas as pd
 
-from . import _engine, _toml
-from .api import Scenario, check_seed, scenario_text
+from . import _toml
+from .api import Scenario, check_seed, engine_check, scenario_text
+from .experiments.entry import ENTRY
 from .experiments.runner import Job, run_jobs
 from .results import ENGINE_TABLES
 
-__all__ = ["sweep", "with_values"]
+__all__ = ["collect", "kept", "plan", "sweep", "with_values"]
 
 _STEP = re.compile(r"([A-Za-z0-9_-]+)(?:\[(\d+)\])?$")
 
@@ -101,7 +108,7 @@ def _shadowed_by(doc: Mapping[str, Any], path: str) -> str | None:
 def sweep(
     scenario: Scenario,
     grid: Mapping[str, Sequence[Any]],
-    seeds: Iterable[int] = (1,),
+    seeds: int | Iterable[int] = (1,),
     *,
     table: str = "flows",
     cache: str | Path = "results/cache",
@@ -112,16 +119,26 @@ def sweep(
 ) -> pd.DataFrame:
     """Run `scenario` at every combination of the `grid` values and every seed.
 
-    Returns `table` ("flows", "transfers", "links", "udp" ...) of every run, one block per
-    run, with a column per grid key and a ``seed`` column. Raises `ScenarioError` at the
-    first invalid combination, and ValueError for a grid key that a more specific key of
-    the scenario overrides (so that sweeping it would change nothing there), before
-    anything runs. ``backend="dask"`` runs on the cluster of ``client`` (a
+    ``seeds`` is a number N, for seeds 1..N as ``rampup sweep --seeds N`` runs, or the
+    seeds themselves. Returns `table` ("flows", "transfers", "links", "udp" ...) of every
+    run, one block per run, with a column per grid key and a ``seed`` column. Raises
+    `ScenarioError` at the first invalid combination, and ValueError for a grid key that a
+    more specific key of the scenario overrides (so that sweeping it would change nothing
+    there), before anything runs. ``backend="dask"`` runs on the cluster of ``client`` (a
     ``dask.distributed.Client``; default: the current one, else this process's threads),
     with the cache kept here (docs/cluster.md). ``progress`` is called with (runs done, runs in all) as runs finish;
     by default a progress bar shows on stderr when it is a terminal or in a notebook
     (``progress=False``: none).
     """
+    jobs = plan(scenario, grid, seeds, table)
+    with _progress_shown(progress) as shown:
+        results = run_jobs(jobs, Path(cache), workers=workers, backend=backend, client=client, progress=shown)
+    return collect(jobs, results, table)
+
+
+def plan(scenario: Scenario, grid: Mapping[str, Sequence[Any]], seeds: int | Iterable[int], table: str) -> list[Job]:
+    """The sweep's runs, each scenario checked: what `sweep` runs, for a caller that runs
+    them itself (`rampup sweep`, to count what the cache holds)."""
     base = tomllib.loads(scenario_text(scenario))
     if table not in ENGINE_TABLES:
         raise ValueError(f"table: {table!r} is not a table a run writes ({', '.join(ENGINE_TABLES)})")
@@ -129,6 +146,12 @@ def sweep(
     if "seed" in keys:  # the scenario's seed is what `seeds` sets for each run
         raise ValueError("sweep key 'seed': a run's seed is the sweep's seeds axis, which sets it in every run; "
                          "give the seeds there (--seeds N on the command line, seeds=[...] in the API)")
+    if isinstance(seeds, bool) or not isinstance(seeds, (numbers.Integral, Iterable)):
+        raise ValueError(f"seeds: {seeds!r} is not allowed; give a number N (seeds 1..N) or the seeds, e.g. [1, 2, 3]")
+    if isinstance(seeds, numbers.Integral):
+        if seeds < 1:
+            raise ValueError(f"seeds: {seeds} is not allowed; give a number N of at least 1 (seeds 1..N), or the seeds")
+        seeds = range(1, int(seeds) + 1)
     seeds = list(seeds)
     for s in seeds:
         check_seed(s, "seeds")
@@ -136,10 +159,13 @@ def sweep(
     for values in itertools.product(*(grid[k] for k in keys)):
         point = dict(zip(keys, values, strict=True))
         text = with_values(base, point)
-        _engine.check(text)
+        engine_check(text)
         jobs += [Job(text, seed, tags={**point, "seed": seed}, keep=(table,)) for seed in seeds]
-    with _progress_shown(progress) as shown:
-        results = run_jobs(jobs, Path(cache), workers=workers, backend=backend, client=client, progress=shown)
+    return jobs
+
+
+def collect(jobs: Sequence[Job], results: Sequence[Mapping[str, pd.DataFrame]], table: str) -> pd.DataFrame:
+    """One frame of `table` from every run, with its grid values and seed as columns."""
     frames = []
     for job, tables in zip(jobs, results, strict=True):
         df = tables[table].copy()
@@ -147,6 +173,11 @@ def sweep(
             df[k] = v
         frames.append(df)
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def kept(jobs: Sequence[Job], cache: str | Path) -> int:
+    """How many of `jobs` have an entry in `cache`: those a rerun does not run again."""
+    return sum((Path(cache) / job.key / ENTRY).is_file() for job in jobs)
 
 
 @contextlib.contextmanager

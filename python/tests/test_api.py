@@ -133,3 +133,39 @@ def test_inspect_gives_each_flows_path_from_the_engine(demo_text: str) -> None:
     assert paths.at[0, "base_rtt_ns"] > paths.at[0, "propagation_rtt_ns"]
     with pytest.raises(rampup.ScenarioError, match="duration"):
         rampup.inspect("duration = 1\n")
+
+
+def test_bad_python_values_are_one_line_errors_naming_the_key(demo_text: str) -> None:
+    np = pytest.importorskip("numpy")
+    doc = tomllib.loads(demo_text)
+    doc["flow"][0]["tcp"]["initial_window"] = np.array([2, 4])
+    with pytest.raises(TypeError, match=r"^flow\[0\]\.tcp\.initial_window: a numpy array of shape \(2,\)"):
+        rampup.check(doc)
+    doc = tomllib.loads(demo_text)
+    doc["name"] = "demo\udcff"  # as os.fsdecode makes of a byte that is not UTF-8
+    with pytest.raises(rampup.ScenarioError, match=r"^name: the string 'demo\\udcff' holds a lone surrogate"):
+        rampup.run(doc)
+    deep: dict = {}
+    node = deep
+    for _ in range(1000):
+        node = node.setdefault("t", {})
+    with pytest.raises(rampup.ScenarioError, match=r"^topology\.t\.t\.t\.….* deep\): nested deeper than"):
+        rampup.check({**tomllib.loads(demo_text), "topology": deep})
+
+
+def test_a_lone_surrogate_in_toml_text_names_its_line_and_key(demo_text: str) -> None:
+    text = demo_text.replace("mss = 1000", 'mss = 1000  # "\udcff"')
+    line = text[: text.index("\udcff")].count("\n") + 1
+    with pytest.raises(rampup.ScenarioError, match=rf"^line {line} column \d+ \(flow\.tcp\.mss\): a lone surrogate"):
+        rampup.check(text)
+
+
+def test_an_unknown_key_or_name_says_what_was_meant(demo_text: str) -> None:
+    with pytest.raises(rampup.ScenarioError, match=r"unknown field `initial_windw` \(did you mean `initial_window`\?\), "
+                                                   r"expected one of `profile`"):
+        rampup.check(demo_text.replace("initial_window = 2", "initial_windw = 2"))
+    with pytest.raises(rampup.ScenarioError, match=r"unknown variant `vegass` \(did you mean `vegas`\?\)"):
+        rampup.check(demo_text.replace('cc = "newreno"', 'cc = "vegass"'))
+    with pytest.raises(rampup.ScenarioError) as e:  # nothing close: the engine's words alone
+        rampup.check(demo_text.replace("initial_window = 2", "zzzzzz = 2"))
+    assert "did you mean" not in str(e.value)

@@ -307,8 +307,11 @@ def test_ctrl_c_stops_a_reproduction_and_keeps_finished_runs(tmp_path: Path) -> 
     def finished_one() -> bool:
         return cache.is_dir() and any(cache.rglob("entry.json"))
 
-    proc = _interrupt(["reproduce", "rbp", "--out", str(tmp_path / "report"), "--cache", str(cache)], finished_one)
-    assert (proc.returncode, proc.stderr) == (130, "rampup: error: interrupted\n")
+    args = ["reproduce", "rbp", "--out", str(tmp_path / "report"), "--cache", str(cache)]
+    proc = _interrupt(args, finished_one)
+    assert proc.returncode == 130 and proc.stderr == (
+        f"rampup: error: interrupted; every run finished so far is kept in the cache {cache}, "
+        f"and the same command resumes from there: rampup {' '.join(args)}\n")
     assert not (tmp_path / "report").exists()
     entries = [p for p in cache.rglob("entry.json")]
     assert entries, "the runs that finished before Ctrl-C stay"

@@ -232,3 +232,14 @@ def test_ctrl_c_stops_a_sweep_and_keeps_the_finished_runs(tmp_path: Path) -> Non
     entries = list(cache.rglob("entry.json"))
     assert 0 < len(entries) < 400, len(entries)
     assert not [p for p in cache.rglob("*") if p.name.startswith(".")], "no half-written entry is left"
+
+
+def test_seeds_count_from_one_as_on_the_command_line(tmp_path: Path) -> None:
+    # seeds=N is seeds 1..N, as `rampup sweep --seeds N`; explicit seeds run as given.
+    df = rampup.sweep(SCENARIO, {"topology.loss": [0.01]}, seeds=3, cache=tmp_path, progress=False)
+    assert sorted(df.seed) == [1, 2, 3]
+    df = rampup.sweep(SCENARIO, {"topology.loss": [0.01]}, seeds=range(2), cache=tmp_path, progress=False)
+    assert sorted(df.seed) == [0, 1]
+    for bad in (0, True, 1.5):
+        with pytest.raises(ValueError, match=r"^seeds: .* is not allowed"):
+            rampup.sweep(SCENARIO, {"topology.loss": [0.01]}, seeds=bad, cache=tmp_path, progress=False)
