@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path as FsPath
 
 from .testbed_owner import Owner, leftovers, remove_leftovers
+from .testbed_owner import run_short as _run
 from .testbed_programs import PROGRAMS, ProgramError
 from .testbed_programs import program as _program
 
@@ -58,16 +59,6 @@ class Finding:
     name: str
     ok: bool
     detail: str
-
-
-def _run(*argv: str) -> tuple[bool, str]:
-    """Runs a command; (whether it succeeded, its first line of error or output)."""
-    try:
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=20)
-    except (OSError, subprocess.TimeoutExpired) as e:
-        return False, str(e)
-    text = (done.stderr or done.stdout).strip().splitlines()
-    return done.returncode == 0, text[0] if text else ""
 
 
 def check() -> list[Finding]:

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path as FsPath
 from typing import Any
 
-__all__ = ["ENV", "RECORDS", "Owner", "leftovers", "processes_of", "remove_leftovers"]
+__all__ = ["ENV", "RECORDS", "Owner", "leftovers", "processes_of", "remove_leftovers", "run_short"]
 
 #: The owners' records: on tmpfs, gone at a reboot, as network namespaces are.
 RECORDS = FsPath("/run/rampup")
@@ -71,7 +71,7 @@ def _dies_with_parent(parent: int) -> Callable[[], None]:
     return preexec
 
 
-def _run(*argv: str) -> tuple[bool, str]:
+def run_short(*argv: str) -> tuple[bool, str]:
     """Runs a short command; (whether it succeeded, its first line of error or output)."""
     try:
         done = subprocess.run(argv, capture_output=True, text=True, timeout=20)
@@ -105,7 +105,7 @@ class Owner:
         except OSError as e:  # no record, no namespace: nothing could remove it after a kill
             del self.namespaces[name]
             return False, f"cannot write {self.record}: {e.strerror}"
-        ok, why = _run("ip", "netns", "add", name)
+        ok, why = run_short("ip", "netns", "add", name)
         if not ok:  # not made, perhaps someone else's: not ours to remove
             del self.namespaces[name]
             self._write()
@@ -141,7 +141,7 @@ class Owner:
         self._children.clear()
         _kill(self.id, {i for i in self.namespaces.values() if i is not None})
         for name in reversed(list(self.namespaces)):
-            _run("ip", "netns", "del", name)
+            run_short("ip", "netns", "del", name)
         self.namespaces.clear()
         self.record.unlink(missing_ok=True)
 
@@ -219,7 +219,7 @@ def remove_leftovers() -> list[str]:
         names = r.left()
         _kill(r.owner_id, {i for n in names if (i := _netns_inode(n)) is not None})
         for name in names:
-            _run("ip", "netns", "del", name)
+            run_short("ip", "netns", "del", name)
             gone.append(name)
         r.file.unlink(missing_ok=True)
     return gone
