@@ -36,6 +36,8 @@ from ._engine import ScenarioError, __version__  # noqa: E402
 from .api import ScenarioWarning, check, inspect, run  # noqa: E402
 from .folders import OutputError  # noqa: E402
 from .results import Result, load  # noqa: E402
+from .summary import summarize  # noqa: E402
 from .sweep import sweep  # noqa: E402
 
-__all__ = ["OutputError", "Result", "ScenarioError", "ScenarioWarning", "__version__", "check", "inspect", "load", "run", "sweep"]
+__all__ = ["OutputError", "Result", "ScenarioError", "ScenarioWarning", "__version__", "check", "inspect", "load", "run", "summarize",
+           "sweep"]

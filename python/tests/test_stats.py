@@ -24,3 +24,20 @@ def test_one_value_has_no_interval_and_nan_is_left_out() -> None:
     assert mean_ci90([5.0, math.nan]) == (5.0, 0.0)
     m, h = mean_ci90([])
     assert math.isnan(m) and math.isnan(h)
+
+
+def test_summarize_gives_each_groups_mean_and_interval_as_the_reports_do() -> None:
+    import pandas as pd
+
+    import rampup
+
+    df = pd.DataFrame({"k": ["a", "a", "a", "b"], "seed": [1, 2, 3, 1], "v": [1.0, 2.0, 3.0, 5.0]})
+    out = rampup.summarize(df, by=["k"])
+    assert list(out.columns) == ["k", "seeds", "v", "v_ci90"] and list(out["seeds"]) == [3, 1]
+    assert (out.at[0, "v"], out.at[0, "v_ci90"]) == mean_ci90([1.0, 2.0, 3.0]) and out.at[1, "v_ci90"] == 0.0
+    wide = rampup.summarize(df, by="k", columns=["v"], ci=0.95)
+    assert wide.at[0, "v_ci95"] > out.at[0, "v_ci90"], "a wider interval at 95%"
+    with pytest.raises(ValueError, match="'z' is not a column"):
+        rampup.summarize(df, by=["z"])
+    with pytest.raises(ValueError, match="ci: 1.5 is not a confidence level"):
+        rampup.summarize(df, by=["k"], ci=1.5)
