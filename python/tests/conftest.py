@@ -98,11 +98,12 @@ def second_run_is_all_cached(paper: str, first) -> None:  # type: ignore[no-unty
     assert (ctx.out / "claims-table.md").read_text() == (first.out / "claims-table.md").read_text()
 
 
-_VERDICT_CELL = re.compile(r"^((holds|partly|does not hold) \(\d+/\d+\))?$")
+_COUNT = r"\d+/\d+ sub-claims(, \d+ partly)?(, \d+ not testable)?|\d+ sub-claims, none testable"
+_VERDICT_CELL = re.compile(rf"^((holds|partly|does not hold|not testable here) \(({_COUNT})\))?$")
 
 
 def verdict_cells(claims_table: Path) -> dict[str, list[str]]:
-    """Every verdict cell (with its count of checks passed) of a reproduction's
+    """Every verdict cell (with its count of sub-claims that hold) of a reproduction's
     claims-table.md, by claim letter, left to right and table by table; an empty cell is a
     variant that does not test that claim."""
     cells: dict[str, list[str]] = {}

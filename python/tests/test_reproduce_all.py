@@ -16,6 +16,7 @@ from pathlib import Path
 from conftest import verdict_cells
 
 from rampup.experiments import PAPERS, load
+from rampup.experiments.checks import VERDICTS
 from rampup.experiments.entry import ENTRY
 from rampup.experiments.site import PaperRun
 
@@ -30,19 +31,29 @@ def test_every_paper_is_in_the_site_and_the_index_counts_its_verdicts(quick_site
         assert (folder / d.paper / "report.html").is_file() and (folder / d.paper / "report.md").is_file()
         # The counts read from the paper's own claims table (its first verdict per claim).
         table = Counter(cells[0].split(" (")[0] for cells in verdict_cells(folder / d.paper / "claims-table.md").values())
-        expected = [table["holds"], table["partly"], table["does not hold"]]
+        expected = [table[v] for v in VERDICTS]
         assert sum(expected) >= 4, f"{d.paper}: each paper states at least four claims"
         cells = [c.strip() for c in row.split("|")[1:-1]]
-        assert cells[3:7] == [*map(str, expected), f"{d.runs:,}"], (d.paper, row)
+        assert cells[3:8] == [*map(str, expected), f"{d.runs:,}"], (d.paper, row)
         assert f"href='{d.paper}/report.html'" in page
     text = md.read_text(encoding="utf-8")
-    assert re.search(r"rampup \S+ \(engine build \w+\); [\d,]+ runs", text) and "Quick run" in text
+    assert re.search(r"rampup \S+ \(engine build \w+\); [\d,]+ smoke-test runs", text) and "Quick run" in text
+    assert text.startswith("# rampup: a smoke test"), "a quick run's title says so"
+    # Every claim in one line with its statement and verdict.
+    section = text[text.index("## Claims"):text.index("## Then and now")]
+    claims = [r for r in section.splitlines() if re.match(r"\| (rbp|ssthreshless|preemptive|newcwv|vrate) \| \w \| ", r)]
+    assert len(claims) == sum(len(d.claims) for d in done) and all(d.claims for d in done)
+    assert all(len(r.split("|")[3].strip()) > 20 for r in claims), "a statement, not a letter"
+    assert all(r.split("|")[5].strip() for r in claims), "and the readings it holds under"
+    # One figure per paper, from its report.
+    assert all(d.figure and f"![{d.paper}/{d.figure}.png]({d.paper}/{d.figure}.png)" in text for d in done)
     # Each paper's then-and-now table: a line per row and pair (none left out for want of points),
     # and the index shows them all.
     for d in done:
         exp = next(v for v in vars(load(d.paper)).values() if isinstance(v, type) and getattr(v, "name", None) == d.paper)
         assert d.then_now is not None and len(d.then_now) == len(exp.then_now_rows) * len(exp.then_now_pairs) > 0, d.paper
-    assert len(re.findall(r"^\| (?:" + "|".join(PAPERS) + r") \| [a-i] \|", text, re.M)) == sum(len(d.then_now) for d in done)
+    now = text[text.index("## Then and now"):]
+    assert len(re.findall(r"^\| (?:" + "|".join(PAPERS) + r") \| [a-i] \|", now, re.M)) == sum(len(d.then_now) for d in done)
     manifest = json.loads((folder / "manifest.json").read_text())
     assert {f"{p}/report.html" for p in PAPERS} <= set(manifest["files"]) and "index.html" in manifest["files"]
 

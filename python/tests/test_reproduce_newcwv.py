@@ -25,11 +25,14 @@ def quick(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Context
 
 #: The quick run's verdicts, pinned (the runs are deterministic).
 PINNED = {
-    "a": ["partly (4/5)"],
-    "b": ["holds (8/8)"],
-    "c": ["holds (6/6)"],
-    "d": ["does not hold (2/3)"],
-    "e": ["holds (1/1)"],
+    "a": ["does not hold (6/7 sub-claims, 1 not testable)"],
+    "b": ["holds (2/2 sub-claims, 2 not testable)"],
+    "c": ["not testable here (3 sub-claims, none testable)"],
+    "d": ["does not hold (0/2 sub-claims)"],
+    "e": ["not testable here (2 sub-claims, none testable)"],
+    "f": ["holds (3/3 sub-claims)"],
+    "g": ["does not hold (0/1 sub-claims)"],
+    "h": ["does not hold (0/1 sub-claims)"],
 }
 
 
@@ -41,7 +44,7 @@ def test_quick_verdicts_are_pinned(quick: tuple[Path, Path, Context]) -> None:
 
 def test_report_claims_figures_and_data_exist(quick: tuple[Path, Path, Context]) -> None:
     md, html, ctx = quick
-    checked_report(md, html, ctx.out, "abcde", FIGURES)
+    checked_report(md, html, ctx.out, "abcdefgh", FIGURES)
     points = pd.read_csv(ctx.out / "points.csv")
     assert set(points["sweep"]) == {"clean-idle", "clean-limited", "idle", "limited", "rtt", "queue"}
     runs = pd.read_csv(ctx.out / "runs.csv")

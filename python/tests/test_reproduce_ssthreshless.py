@@ -15,7 +15,7 @@ from rampup.experiments.checks import Check, verdict
 from rampup.experiments.report import VERDICTS
 
 FIGURES = ["fig2", "fig3", "fig4", "fig5", "fig6", "fig7", "fig8", "fig9", "fig10"]
-CLAIMS = set("abcdefghi")
+CLAIMS = set("abcdefghijkl")
 
 
 @pytest.fixture(scope="module")
@@ -29,15 +29,28 @@ def quick(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Context
 #: The quick run's verdicts, pinned (the runs are deterministic): main (SLS exact), SLS with a
 #: 10 ms tick, the ns-2 reading, and both; empty where a variant does not test the claim.
 PINNED = {
-    "a": ["does not hold (7/12)", "partly (9/12)", "does not hold (7/12)", "partly (9/12)"],
-    "b": ["does not hold (6/11)", "does not hold (6/11)", "does not hold (6/11)", "does not hold (6/11)"],
-    "c": ["does not hold (5/11)", "holds (11/11)", "does not hold (5/11)", "partly (10/11)"],
-    "d": ["does not hold (0/2)", "holds (2/2)", "does not hold (0/2)", "does not hold (1/2)"],
-    "e": ["does not hold (3/5)", "holds (5/5)", "does not hold (3/5)", "holds (5/5)"],
-    "f": ["holds (4/4)", "holds (4/4)", "does not hold (1/4)", "does not hold (1/4)"],
-    "g": ["holds (2/2)", "", "holds (2/2)", ""],
-    "h": ["does not hold (1/3)", "does not hold (2/3)", "does not hold (1/3)", "does not hold (2/3)"],
-    "i": ["holds (2/2)", "", "holds (2/2)", ""],
+    "a": [
+        "does not hold (1/5 sub-claims, 3 not testable)",
+        "does not hold (0/5 sub-claims, 3 not testable)",
+        "does not hold (1/5 sub-claims, 3 not testable)",
+        "does not hold (0/5 sub-claims, 3 not testable)",
+    ],
+    "b": [
+        "does not hold (0/5 sub-claims, 2 not testable)",
+        "does not hold (0/5 sub-claims, 2 not testable)",
+        "does not hold (0/5 sub-claims, 2 not testable)",
+        "does not hold (0/5 sub-claims, 2 not testable)",
+    ],
+    "c": ["does not hold (0/7 sub-claims)", "does not hold (4/7 sub-claims)", "does not hold (2/7 sub-claims)", "does not hold (3/7 sub-claims)"],
+    "d": ["does not hold (0/2 sub-claims)", "holds (2/2 sub-claims)", "does not hold (0/2 sub-claims)", "does not hold (1/2 sub-claims)"],
+    "e": ["does not hold (2/5 sub-claims)", "does not hold (4/5 sub-claims)", "does not hold (2/5 sub-claims)", "does not hold (3/5 sub-claims)"],
+    "f": ["holds (4/4 sub-claims)", "holds (4/4 sub-claims)", "does not hold (1/4 sub-claims)", "does not hold (1/4 sub-claims)"],
+    "g": ["does not hold (0/2 sub-claims)", "", "does not hold (1/2 sub-claims)", ""],
+    "h": ["does not hold (1/3 sub-claims)", "does not hold (2/3 sub-claims)", "does not hold (1/3 sub-claims)", "does not hold (2/3 sub-claims)"],
+    "i": ["holds (2/2 sub-claims)", "", "holds (2/2 sub-claims)", ""],
+    "j": ["holds (2/2 sub-claims)", "", "holds (2/2 sub-claims)", ""],
+    "k": ["holds (4/4 sub-claims)", "", "holds (4/4 sub-claims)", ""],
+    "l": ["holds (2/2 sub-claims)", "", "holds (1/1 sub-claims, 1 not testable)", ""],
 }
 
 
@@ -148,7 +161,10 @@ def test_the_papers_own_tables_pass_the_rules_at_their_points() -> None:
     view = View(pd.DataFrame(rows), {"reading": "main"})
     for claim in "abcdgh":
         checks = claims.CHECKS[claim](view)
-        assert checks and all(c.ok for c in checks), (claim, [c for c in checks if not c.ok])
+        assert any(c.ok for c in checks) and all(c.ok is not False for c in checks), (claim, [c for c in checks if not c.ok])
+    # Where the paper's printed ratio disagrees with its own utilizations, the point is not tested.
+    vegas = [c for c in claims.CHECKS["a"](view) if c.part == "ratio vs Vegas"]
+    assert [c.ok for c in vegas] == [None] and "271" in vegas[0].note and "733" in vegas[0].note
 
 
 def test_the_engine_gives_the_set_up_paths() -> None:

@@ -25,10 +25,13 @@ def quick(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Context
 
 #: The quick run's verdicts, pinned (the runs are deterministic).
 PINNED = {
-    "a": ["does not hold (3/16)"],
-    "b": ["does not hold (2/10)"],
-    "c": ["does not hold (8/16)"],
-    "d": ["does not hold (10/16)"],
+    "a": ["does not hold (0/4 sub-claims)"],
+    "b": ["does not hold (0/5 sub-claims)"],
+    "c": ["does not hold (0/4 sub-claims)"],
+    "d": ["does not hold (0/4 sub-claims)"],
+    "e": ["does not hold (0/1 sub-claims)"],
+    "f": ["does not hold (0/2 sub-claims)"],
+    "g": ["does not hold (0/2 sub-claims)"],
 }
 
 
@@ -40,7 +43,7 @@ def test_quick_verdicts_are_pinned(quick: tuple[Path, Path, Context]) -> None:
 
 def test_report_claims_figures_and_data_exist(quick: tuple[Path, Path, Context]) -> None:
     md, html, ctx = quick
-    checked_report(md, html, ctx.out, "abcd", FIGURES)
+    checked_report(md, html, ctx.out, "abcdefg", FIGURES)
     points = pd.read_csv(ctx.out / "points.csv")
     assert set(points["fig"].astype(str)) == {"1", "4", "5", "6"}
     runs = pd.read_csv(ctx.out / "runs.csv")

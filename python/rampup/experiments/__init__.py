@@ -55,6 +55,11 @@ class Context:
     cached: int = field(default=0, init=False)
     #: Each claim's verdict, as the reproduction judged it ("holds", "partly", ...).
     verdicts: list[str] = field(default_factory=list, init=False)
+    #: Each claim as the index lists it: (its letter, its one-line statement, its verdict cell,
+    #: the readings it holds under).
+    claims: list[tuple[str, str, str, str]] = field(default_factory=list, init=False)
+    #: The figure the index of `rampup reproduce all` shows (`Experiment.index_figure`).
+    index_figure: str = field(default="", init=False)
     #: The mechanism against today's schemes, claim by claim (`then_now.table`; None: no such table).
     then_now: pd.DataFrame | None = field(default=None, init=False)
 

@@ -1,80 +1,185 @@
-"""Claim verdicts from explicit checks: each claim of a paper becomes a list of `Check`s,
-one per sub-statement and x value; the verdict counts how many pass.
+"""Claim verdicts from explicit checks, sub-claim by sub-claim.
+
+Each claim of a paper becomes a list of `Check`s, one per sub-statement (``part``) and x
+value. A check passes, fails, or is not tested at its point (``ok`` None): where it cannot
+discriminate there (both values zero, the mechanism never acted, the quantity undefined),
+and then ``note`` says why. A sub-claim's verdict comes from its tested points alone; a
+claim's from its sub-claims' (`verdict`): no counting of checks across sub-claims, so a
+sub-claim with many points cannot hide the failure of one with few.
 
 A check says what it compares: the quantity, the paper's value or the bound its words give,
-ours, and the tolerance, two-sided where the paper's words are ("about as fast", "≈"),
-one-sided where they are ("faster", "few").
+ours, and the tolerance. The helpers here are the rules the papers' words map to:
+- `lower` / `higher`: a directional word ("faster", "fewer drops", "better") holds at a point
+  only when the two 90% confidence intervals over seeds lie apart in that direction; a tie,
+  or a difference inside the noise, is not "fewer";
+- `about`: a printed number or ratio ("about 40%", "7.9×", "≈"), two-sided, within a stated
+  relative tolerance;
+- `at_least` / `at_most`: a bound the words give ("more than 8%", "below 30%").
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["MEANING", "PARTLY", "Check", "by_part", "count", "rule_table", "verdict"]
+__all__ = ["FAILS", "HOLDS", "MEANING", "PARTLY", "PRINTED", "UNTESTED", "VERDICTS", "Check", "about", "at_least", "at_most", "by_part",
+           "count", "higher", "lower", "parts", "rule_table", "sub_verdict", "verdict"]
 
-#: The share of checks that must pass for "partly" (below it: does not hold). Three quarters,
-#: not half: "partly" should mean most of the claim came out, with the count beside it saying
-#: how much.
-PARTLY = 0.75
+HOLDS, PARTLY, FAILS, UNTESTED = "holds", "partly", "does not hold", "not testable here"
+#: Every verdict a claim or sub-claim can have, in the order the reports list them.
+VERDICTS = (HOLDS, PARTLY, FAILS, UNTESTED)
+#: The share of a sub-claim's tested points that must pass for "partly" (below it: does not
+#: hold). Three quarters, not half: "partly" should mean most of the points came out.
+SHARE = 0.75
+#: A number the paper prints (in its text or a table, or read off a figure) is matched within
+#: a quarter of itself either way, unless a claim states its own tolerance.
+PRINTED = 0.25
 #: What the verdicts mean, as each report's verdict rules say it.
-MEANING = (f"Verdicts: holds = every check passes; partly = at least {PARTLY:.0%} of the checks pass, not all; "
-           f"does not hold = fewer than {PARTLY:.0%} pass.")
+MEANING = (f"A sub-claim holds where every point it is tested at passes, partly where at least {SHARE:.0%} do, and "
+           f"does not hold below that; a point where a check cannot discriminate (both values zero, the mechanism never "
+           f"acted there) is not tested, and a sub-claim tested nowhere is not testable here. A claim holds when every "
+           f"tested sub-claim holds, does not hold when any tested sub-claim does not hold, and is partly otherwise; "
+           f"with no tested sub-claim it is not testable here. A directional word (faster, fewer, better) passes at a "
+           f"point only when the two 90% confidence intervals over seeds lie apart; a number the paper prints is "
+           f"checked on its magnitude, within the tolerance each check names.")
 
 
 @dataclass
 class Check:
     part: str  # which sub-statement of the claim
     x: float  # the point of the sweep it was checked at
-    ok: bool
+    ok: bool | None  # None: not tested at x (`note` says why)
     quantity: str = ""  # what is compared, e.g. "RBP/NSSR mean elapsed"
     paper: str = ""  # the paper's value, or the bound its words give, e.g. "≈ 1"
     ours: float = float("nan")  # our value of the quantity at x
     tolerance: str = ""  # e.g. "0.85-1.15 (two-sided)"
+    note: str = ""  # why the point is not tested
+
+
+def _untested_why(*values: float) -> str:
+    """Why values cannot be compared, or "" when they can."""
+    if any(math.isnan(v) for v in values):
+        return "undefined here"
+    return ""
+
+
+def lower(part: str, x: float, a: float, a_ci: float, b: float, b_ci: float, quantity: str, paper: str) -> Check:
+    """``a`` is lower than ``b`` at x: ``a``'s 90% CI lies wholly below ``b``'s. Not tested
+    where the two are the same to the last bit (nothing to tell apart: both zero, or the
+    mechanism the claim speaks of never acted) or undefined."""
+    tolerance = "< 0, 90% CIs apart"
+    if why := _untested_why(a, b):
+        return Check(part, x, None, quantity, paper, math.nan, tolerance, why)
+    if a == b and a_ci == b_ci:
+        return Check(part, x, None, quantity, paper, 0.0, tolerance, "identical here: what tells them apart never acts")
+    return Check(part, x, bool(a + a_ci < b - b_ci), quantity, paper, a - b, tolerance)
+
+
+def higher(part: str, x: float, a: float, a_ci: float, b: float, b_ci: float, quantity: str, paper: str) -> Check:
+    """``a`` is higher than ``b`` at x, as `lower` with the two swapped (``ours`` is a − b)."""
+    c = lower(part, x, b, b_ci, a, a_ci, quantity, paper)
+    c.ours = -c.ours if c.ours == c.ours else c.ours
+    c.tolerance = c.tolerance.replace("< 0", "> 0", 1)
+    return c
+
+
+def about(part: str, x: float, ours: float, target: float, quantity: str, paper: str, rel: float = PRINTED) -> Check:
+    """``ours`` within ``rel`` of ``target`` either way (relative): a printed number."""
+    lo, hi = sorted((target * (1 - rel), target * (1 + rel)))
+    tolerance = f"{lo:.3g}-{hi:.3g} (±{rel:.0%} of {target:.3g}, two-sided)"
+    if why := _untested_why(ours, target):
+        return Check(part, x, None, quantity, paper, ours, tolerance, why)
+    return Check(part, x, lo <= ours <= hi, quantity, paper, ours, tolerance)
+
+
+def at_least(part: str, x: float, ours: float, bound: float, quantity: str, paper: str, strict: bool = False) -> Check:
+    """``ours`` ≥ ``bound`` (> with ``strict``): a bound the paper's words give."""
+    tolerance = f"{'>' if strict else '≥'} {bound:.3g}"
+    if why := _untested_why(ours):
+        return Check(part, x, None, quantity, paper, ours, tolerance, why)
+    return Check(part, x, ours > bound if strict else ours >= bound, quantity, paper, ours, tolerance)
+
+
+def at_most(part: str, x: float, ours: float, bound: float, quantity: str, paper: str, strict: bool = False) -> Check:
+    """``ours`` ≤ ``bound`` (< with ``strict``)."""
+    tolerance = f"{'<' if strict else '≤'} {bound:.3g}"
+    if why := _untested_why(ours):
+        return Check(part, x, None, quantity, paper, ours, tolerance, why)
+    return Check(part, x, ours < bound if strict else ours <= bound, quantity, paper, ours, tolerance)
+
+
+def parts(checks: Sequence[Check]) -> dict[str, list[Check]]:
+    """The checks of each sub-claim, in the order the claim gives them."""
+    out: dict[str, list[Check]] = {}
+    for c in checks:
+        out.setdefault(c.part, []).append(c)
+    return out
+
+
+def sub_verdict(checks: Sequence[Check]) -> str:
+    """One sub-claim's verdict from its tested points (`MEANING`)."""
+    tested = [c for c in checks if c.ok is not None]
+    if not tested:
+        return UNTESTED
+    passed = sum(bool(c.ok) for c in tested)
+    if passed == len(tested):
+        return HOLDS
+    return PARTLY if passed >= SHARE * len(tested) else FAILS
 
 
 def verdict(checks: Sequence[Check]) -> str:
-    """Every check passes: holds; at least `PARTLY` of them: partly; fewer (or none to
-    check): does not hold."""
-    if not checks:
-        return "does not hold"
-    passed = sum(c.ok for c in checks)
-    if passed == len(checks):
-        return "holds"
-    return "partly" if passed >= PARTLY * len(checks) else "does not hold"
+    """A claim's verdict from its sub-claims' (`MEANING`)."""
+    subs = [s for s in map(sub_verdict, parts(checks).values()) if s != UNTESTED]
+    if not subs:
+        return UNTESTED
+    if FAILS in subs:
+        return FAILS
+    return HOLDS if all(s == HOLDS for s in subs) else PARTLY
 
 
 def count(checks: Sequence[Check]) -> str:
-    """``passed/total``, to show beside a verdict."""
-    return f"{sum(c.ok for c in checks)}/{len(checks)}"
+    """``held/tested sub-claims`` (and how many are partly true, and not testable), to show beside a verdict."""
+    subs = [sub_verdict(cs) for cs in parts(checks).values()]
+    tested = [s for s in subs if s != UNTESTED]
+    untested = len(subs) - len(tested)
+    if not tested:
+        return f"{untested} sub-claims, none testable"
+    partly = tested.count(PARTLY)
+    return (f"{tested.count(HOLDS)}/{len(tested)} sub-claims" + (f", {partly} partly" if partly else "")
+            + (f", {untested} not testable" if untested else ""))
+
+
+def _where(xs: Sequence[float], unit: str) -> str:
+    return ", ".join(f"{x:g}" for x in sorted(xs)) + (f" {unit}" if unit else "")
 
 
 def by_part(checks: Sequence[Check], unit: str = "") -> str:
-    """`part: passed/total (fails at x, y unit)` for each sub-statement."""
-    parts: dict[str, list[Check]] = {}
-    for c in checks:
-        parts.setdefault(c.part, []).append(c)
+    """`part: verdict, passed/tested (fails at x, y unit; not tested at z: why)` for each sub-claim."""
     out = []
-    for part, cs in parts.items():
-        ok = sum(c.ok for c in cs)
-        fails = sorted(c.x for c in cs if not c.ok)
-        where = ", ".join(f"{x:g}" for x in fails) + (f" {unit}" if unit else "")
-        tail = f" (fails at {where})" if fails and len(cs) > 1 else ""
-        out.append(f"{part}: {ok}/{len(cs)}{tail}")
+    for part, cs in parts(checks).items():
+        tested = [c for c in cs if c.ok is not None]
+        fails = [c.x for c in tested if not c.ok]
+        notes = {c.note for c in cs if c.ok is None}
+        tail = []
+        if fails and len(cs) > 1:
+            tail.append(f"fails at {_where(fails, unit)}")
+        if len(tested) < len(cs):
+            tail.append(f"not tested at {_where([c.x for c in cs if c.ok is None], unit)}: {'; '.join(sorted(notes))}")
+        out.append(f"{part}: {sub_verdict(cs)}, {sum(bool(c.ok) for c in tested)}/{len(tested)}"
+                   + (f" ({'; '.join(tail)})" if tail else ""))
     return "; ".join(out)
 
 
 def rule_table(checks: Sequence[Check]) -> list[dict[str, str]]:
-    """One row per sub-statement: its quantity, the paper's value, the tolerance, ours (the
-    range over the points checked) and how many points pass."""
-    parts: dict[str, list[Check]] = {}
-    for c in checks:
-        parts.setdefault(c.part, []).append(c)
+    """One row per sub-claim: its quantity, the paper's value, the tolerance, ours (the range
+    over the points checked), its verdict and how many tested points pass."""
     rows = []
-    for part, cs in parts.items():
+    for part, cs in parts(checks).items():
         values = [c.ours for c in cs if c.ours == c.ours]  # not NaN
         lo, hi = (min(values), max(values)) if values else (None, None)
         ours = "" if lo is None else f"{lo:.3g}" if lo == hi else f"{lo:.3g} to {hi:.3g}"
+        tested = [c for c in cs if c.ok is not None]
         rows.append({"check": part, "quantity": cs[0].quantity, "paper": cs[0].paper, "tolerance": cs[0].tolerance,
-                     "ours": ours, "passed": count(cs)})
+                     "ours": ours, "verdict": sub_verdict(cs), "passed": f"{sum(bool(c.ok) for c in tested)}/{len(tested)}"})
     return rows

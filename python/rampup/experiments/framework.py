@@ -7,7 +7,7 @@ An `Experiment` declares
   their columns are averaged over seeds with a 90% CI (`metrics`), summed (`totals`) or
   copied (`firsts`),
 - its claims (`ClaimRule`: the rule in words and the function that checks it on a `View`),
-  and the readings each claim is judged again under (`alternates`),
+  and the readings each claim is judged again under (`readings`, or its own `views`),
 - the paper-specific sections of its report (`setup`, `sections`).
 
 `reproduce` does the rest: runs every point once (a scenario shared by two points runs
@@ -30,12 +30,13 @@ from typing import Any
 import pandas as pd
 
 from .. import _engine, _toml
-from . import cluster, reduced
+from . import cluster, readings, reduced
 from .checks import MEANING, Check, by_part, count, rule_table, verdict
 from .present import docs_table
+from .readings import MAIN, Reading
 from .report import Claim, Report
 from .runner import Job, engine_build
-from .stats import mean_ci90
+from .stats import summarize
 
 __all__ = ["ClaimRule", "Experiment", "Point", "Results", "Verdict", "View", "claim_rules", "judge", "paper_data",
            "reproduce", "summarize"]
@@ -123,14 +124,18 @@ class Verdict:
     def verdict(self) -> str:
         return verdict(self.checks)
 
+    def holds_under(self) -> str:
+        """The readings under which the claim holds (`readings.holds_under`)."""
+        return readings.holds_under(self.verdict, [(label, verdict(ch)) for label, ch, _ in self.alternates])
+
     def cell(self) -> str:
-        """``verdict (passed/total)``, as the claims tables show it."""
+        """``verdict (held/tested sub-claims)``, as the claims tables show it."""
         return f"{self.verdict} ({count(self.checks)})"
 
     def reason(self, intro: str) -> str:
         alts = "; ".join(f"{label}: {verdict(ch)} ({count(ch)}{'; ' + n if n else ''})" for label, ch, n in self.alternates)
         tail = f" {intro}{alts}." if self.alternates else ""
-        return f"{self.verdict}: {count(self.checks)} checks pass ({by_part(self.checks, self.rule.unit)}). Rule: {self.rule.rule}{tail}"
+        return f"{self.verdict}: {count(self.checks)} ({by_part(self.checks, self.rule.unit)}). Rule: {self.rule.rule}{tail}"
 
 
 @dataclass(frozen=True)
@@ -151,33 +156,16 @@ def judge(rules: Sequence[ClaimRule], view: View, alternates: Callable[[ClaimRul
     return out
 
 
-def summarize(runs: pd.DataFrame, group: Sequence[str], metrics: Sequence[str], totals: Sequence[str] = (),
-              firsts: Sequence[str] = ()) -> pd.DataFrame:
-    """One row per figure point (the runs sharing ``group``'s tags): the seeds, each of
-    ``metrics`` as the mean over seeds and the half-width of its 90% CI (``<m>_ci90``; a
-    metric no run of the point has is left out), ``totals`` summed and ``firsts`` copied."""
-    rows = []
-    for key, g in runs.groupby(list(group), sort=False):
-        row: dict[str, Any] = dict(zip(group, key, strict=True))
-        row["seeds"] = len(g)
-        row.update({c: g[c].iloc[0] for c in firsts})
-        for m in metrics:
-            if m in g and g[m].notna().any():
-                row[m], row[f"{m}_ci90"] = mean_ci90(g[m].tolist())
-        row.update({c: g[c].sum() for c in totals})
-        rows.append(row)
-    return pd.DataFrame(rows)
-
-
 @dataclass
 class Results:
     """What the runs gave: every point, the per-run rows and the figure points."""
 
     points: list[Point]
     runs: pd.DataFrame
-    summary: pd.DataFrame
+    summary: pd.DataFrame  # the main reading's figure points (every point, for an experiment without `readings`)
     examples: dict[int, dict[str, pd.DataFrame]]  # point index -> its slimmed tables
-    data: pd.DataFrame | None = None  # the experiment's `data_table` of every run, with a ``run`` column
+    data: pd.DataFrame | None = None  # the experiment's `data_table` of every main run, with a ``run`` column
+    every_reading: pd.DataFrame | None = None  # with `readings`: the figure points of every reading
 
     def example(self, **tags: Any) -> dict[str, pd.DataFrame]:
         """The kept tables of the (first) example point with these tags."""
@@ -214,6 +202,11 @@ class Experiment:
     then_now_pairs: Sequence[tuple[str, str]] = ()
     then_now_where: Mapping[str, Any] = MappingProxyType({})
     then_now_text: str = ""
+    #: The figure (a PNG its report writes, without .png) the index of `rampup reproduce all` shows.
+    index_figure: str = ""
+    #: The assumptions each claim is judged again under (`readings.Reading`): their points are
+    #: run beside the main ones, tagged ``reading``; the figures and tables see the main ones.
+    readings: Sequence[Reading] = ()
 
     def points(self, ctx: Any) -> list[Point]:
         raise NotImplementedError
@@ -234,8 +227,11 @@ class Experiment:
 
     def views(self, summary: pd.DataFrame) -> tuple[View, Callable[[ClaimRule], Sequence[Alternate]]]:
         """The primary view and, per claim, the readings it is judged again under; by
-        default every point, and no other reading."""
-        return View(summary, {}), lambda r: []
+        default the main reading and each of `readings` that judges the claim."""
+        if not self.readings:
+            return View(summary, {}), lambda r: []
+        return View(summary, {"reading": MAIN}), lambda r: [Alternate(rd.label, View(summary, {"reading": rd.name}), True)
+                                                            for rd in self.readings if r.id in rd.claims]
 
     def docs_table(self, res: Results, verdicts: list[Verdict]) -> str:
         """The claims table of the docs page; by default the paper's words, our verdict with
@@ -259,10 +255,16 @@ def then_now_table(exp: Experiment, res: Results) -> pd.DataFrame | None:
     return then_now.table(View(res.summary, exp.then_now_where), exp.then_now_rows, exp.then_now_pairs)
 
 
+def _group(exp: Experiment) -> tuple[str, ...]:
+    """The tags of a figure point: the experiment's, and the reading where it has readings."""
+    return (*exp.group, "reading") if exp.readings else tuple(exp.group)
+
+
 def run_points(exp: Experiment, ctx: Any) -> Results:
-    """Every point of ``exp``, each distinct scenario run once, reduced chunk by chunk; or the
-    reduction stored by an earlier run of the same points and code (`reduced`)."""
-    points = exp.points(ctx)
+    """Every point of ``exp`` (and of its readings), each distinct scenario run once, reduced
+    chunk by chunk; or the reduction stored by an earlier run of the same points and code
+    (`reduced`)."""
+    points = readings.expand(exp.points(ctx), exp.readings) if exp.readings else exp.points(ctx)
     jobs = [p.job() for p in points]
     by_key: dict[str, list[int]] = {}
     for i, job in enumerate(jobs):
@@ -277,13 +279,18 @@ def run_points(exp: Experiment, ctx: Any) -> Results:
         if ctx.progress is not None:
             ctx.progress(len(by_key), len(by_key))
     runs, examples, data = found
-    return Results(points, runs, summarize(runs, exp.group, exp.metrics, exp.totals, exp.firsts), examples, data)
+    summary = summarize(runs, _group(exp), exp.metrics, exp.totals, exp.firsts)
+    if not exp.readings:
+        return Results(points, runs, summary, examples, data)
+    main = summary[summary["reading"] == MAIN].reset_index(drop=True)
+    return Results(points, runs, main, examples, data, every_reading=summary)
 
 
 def _reduce(exp: Experiment, ctx: Any, points: list[Point], jobs: list[Job], by_key: dict[str, list[int]]) -> reduced.Reduction:
     """(each point's row, the figures' examples, the data table): runs read or run a chunk at
     a time, so that memory holds one chunk's tables."""
     keys = list(by_key)
+    alternative = {r.name for r in exp.readings}
     # On a cluster, chunks big enough to keep every worker busy (a chunk waits for its last run).
     size = CHUNK if ctx.client is None else max(CHUNK, 4 * cluster.slots(ctx.client))
     rows: list[dict[str, Any]] = [{}] * len(points)
@@ -298,6 +305,8 @@ def _reduce(exp: Experiment, ctx: Any, points: list[Point], jobs: list[Job], by_
             for k, tables in zip(chunk, ctx.run([jobs[by_key[k][0]] for k in chunk]), strict=True):
                 for i in by_key[k]:
                     rows[i] = {**points[i].tags, **exp.measure(points[i], tables)}
+                    if points[i].tags.get("reading") in alternative:
+                        continue  # a reading's runs are judged, not plotted
                     example = exp.example_of(points[i], tables)
                     if example is not None:
                         examples[i] = example
@@ -313,9 +322,9 @@ def _write_data(exp: Experiment, ctx: Any, res: Results) -> None:
     out = ctx.out
     out.mkdir(parents=True, exist_ok=True)
     if exp.data_table and res.data is not None:
-        res.data.join(res.runs[[*exp.group, "seed"]], on="run").to_parquet(out / f"{exp.data_table}.parquet", index=False)
+        res.data.join(res.runs[[*_group(exp), "seed"]], on="run").to_parquet(out / f"{exp.data_table}.parquet", index=False)
     res.runs.to_csv(out / "runs.csv", index=False)
-    res.summary.to_csv(out / "points.csv", index=False)
+    (res.summary if res.every_reading is None else res.every_reading).to_csv(out / "points.csv", index=False)
     comment, doc = exp.example_scenario()
     (out / "example-scenario.toml").write_text(f"# {comment}\n# rampup run example-scenario.toml\n" + _toml.dumps(doc),
                                                encoding="utf-8")
@@ -342,15 +351,57 @@ def verdict_rules(rep: Report, exp: Experiment, verdicts: list[Verdict]) -> None
     rep.table(pd.DataFrame([{"claim": v.rule.id, **row} for v in verdicts for row in rule_table(v.checks)]), exp.checks_caption)
 
 
+def sentences(paper: str) -> list[dict[str, str]]:
+    """Every result sentence of the paper (``data/<paper>.toml``), each judged by claims, not
+    testable here, or open."""
+    return list(paper_data(paper).get("sentence", []))
+
+
+def sentence_counts(paper: str) -> str:
+    """The paper's result sentences counted by how they are judged, in one line."""
+    ss = sentences(paper)
+    judged, untestable = sum("claims" in s for s in ss), sum("untestable" in s for s in ss)
+    return (f"Result sentences of the paper: {len(ss)}; judged by a claim: {judged}; not testable here: {untestable}; "
+            f"open (testable by these runs, no rule yet): {len(ss) - judged - untestable}.")
+
+
+def sentences_section(rep: Report, exp: Experiment) -> None:
+    """The "Result sentences" section: every statement of the paper about a result and what judges it."""
+    ss = sentences(exp.name)
+    if not ss:
+        return
+    rep.heading("The paper's result sentences")
+    rep.text(f"{sentence_counts(exp.name)} Each statement about a result in the paper's evaluation, conclusion and abstract, "
+             "read sentence by sentence, and the claim that judges it; a sentence no simulation can test says why, and an "
+             "open one gives the rule it would get.")
+    rows = [{"where": s["where"], "sentence": s["text"],
+             "judged by": f"claim {s['claims']}" + (f" ({s['note']})" if s.get("note") else "") if "claims" in s
+             else f"not testable here: {s['untestable']}" if "untestable" in s else f"open: {s['open']}"} for s in ss]
+    rep.table(pd.DataFrame(rows), "Result sentences")
+
+
+def readings_matrix(rep: Report, exp: Experiment, verdicts: list[Verdict]) -> None:
+    """The "Readings" section: claim × reading → verdict, and the readings each claim holds under."""
+    rep.heading("Readings: which assumption flips a verdict")
+    declared = "".join(f" {r.label}: {r.why}" for r in exp.readings)
+    rep.text("Each claim judged under the main reading (the set-up above) and again under each alternative reading of an "
+             "assumption the paper leaves open or where our model departs from the authors' simulator; a blank cell is a "
+             f"reading that does not rerun that claim's points.{declared}")
+    rep.table(readings.matrix([(v.rule.id, v.cell(), [(label, f"{verdict(ch)} ({count(ch)})") for label, ch, _ in v.alternates])
+                               for v in verdicts], [r.label for r in exp.readings]), "Claim × reading → verdict")
+
+
 def reproduce(exp: Experiment, ctx: Any):  # type: ignore[no-untyped-def]
     """Runs ``exp`` and writes its data and report into ``ctx.out``: (report.md, report.html)."""
     res = run_points(exp, ctx)
     _write_data(exp, ctx, res)
-    view, alternates = exp.views(res.summary)
+    view, alternates = exp.views(res.summary if res.every_reading is None else res.every_reading)
     verdicts = judge(exp.claims(), view, alternates)
     ctx.verdicts = [v.verdict for v in verdicts]
+    ctx.claims = [(v.rule.id, v.rule.statement, v.cell(), v.holds_under()) for v in verdicts]
+    ctx.index_figure = exp.index_figure
     ctx.then_now = now = then_now_table(exp, res)
-    (ctx.out / DOCS_TABLE).write_text(exp.docs_table(res, verdicts), encoding="utf-8")
+    (ctx.out / DOCS_TABLE).write_text(exp.docs_table(res, verdicts) + "\n" + sentence_counts(exp.name) + "\n", encoding="utf-8")
     rep = ctx.report(exp.title)
     rep.intro = about(exp, ctx)
     for v in verdicts:
@@ -358,6 +409,8 @@ def reproduce(exp: Experiment, ctx: Any):  # type: ignore[no-untyped-def]
                         reason=v.reason(exp.alternates_intro), checks=count(v.checks)))
     exp.setup(rep, res, ctx)
     verdict_rules(rep, exp, verdicts)
+    readings_matrix(rep, exp, verdicts)
+    sentences_section(rep, exp)
     exp.sections(rep, res, verdicts, ctx)
     if now is not None and exp.then_now_text:
         from .then_now import RULES

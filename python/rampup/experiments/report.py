@@ -14,9 +14,10 @@ from pathlib import Path
 import pandas as pd
 from matplotlib.figure import Figure
 
+from .checks import VERDICTS
+
 __all__ = ["VERDICTS", "Claim", "Report"]
 
-VERDICTS = ("holds", "partly", "does not hold")
 
 
 @dataclass
@@ -29,7 +30,7 @@ class Claim:
     ours: str
     verdict: str
     reason: str
-    checks: str = ""  # "passed/total", shown beside the verdict
+    checks: str = ""  # "held/tested sub-claims", shown beside the verdict
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
@@ -65,6 +66,10 @@ class Report:
         os.replace(tmp, path)
         self.blocks.append(("figure", (path.name, caption)))
 
+    def image(self, name: str, caption: str) -> None:
+        """Show ``name``, a PNG already in the report folder (or below it)."""
+        self.blocks.append(("figure", (name, caption)))
+
     def claim(self, claim: Claim) -> None:
         self.claims.append(claim)
 
@@ -82,7 +87,7 @@ class Report:
     def _claims_frame(self) -> pd.DataFrame:
         return pd.DataFrame(
             [(c.id, c.text, c.paper, c.ours, c.verdict, c.checks, c.reason) for c in self.claims],
-            columns=["claim", "statement", "paper", "rampup", "verdict", "checks passed", "why"],
+            columns=["claim", "statement", "paper", "rampup", "verdict", "sub-claims", "why"],
         )
 
     def _markdown(self) -> str:
@@ -116,7 +121,7 @@ class Report:
             "table{border-collapse:collapse;margin:1em 0;display:block;max-width:100%;overflow-x:auto}"
             "td,th{border:1px solid #bbb;padding:.25em .5em;"
             "text-align:left;vertical-align:top}th{background:#eee}img{max-width:100%}"
-            ".holds{background:#dfd}.partly{background:#ffd}.does.not.hold{background:#fdd}</style>",
+            ".holds{background:#dfd}.partly{background:#ffd}.does.not.hold{background:#fdd}.not.testable{background:#eee}</style>",
             f"</head><body><h1>{e(self.title)}</h1>",
             *(f"<p>{e(p)}</p>" for p in self.intro),
         ]

@@ -22,8 +22,9 @@ import pandas as pd
 from .. import _engine
 from ..folders import check_target, staged_folder
 from . import PAPERS, Context, load, then_now
+from .checks import VERDICTS
 from .framework import paper_data
-from .report import VERDICTS, Report
+from .report import Report
 from .runner import engine_build
 
 __all__ = ["PaperRun", "listing", "reproduce_all"]
@@ -57,6 +58,10 @@ class PaperRun:
     cached: int
     seconds: float
     verdicts: dict[str, int]
+    #: (letter, statement, verdict cell, the readings it holds under) of each claim.
+    claims: list[tuple[str, str, str, str]]
+    #: The figure the index shows (a PNG of its report, without .png; "": none).
+    figure: str
     #: The mechanism against today's schemes, claim by claim (`then_now.table`).
     then_now: pd.DataFrame | None
 
@@ -79,27 +84,39 @@ def reproduce_all(out: Path, overwrite: bool = False, started: Callable[[str], N
             load(paper).reproduce(ctx)
             counts = Counter(ctx.verdicts)
             done.append(PaperRun(paper, ctx.runs, ctx.cached, time.perf_counter() - t0, {v: counts[v] for v in VERDICTS},
-                                 ctx.then_now))
+                                 ctx.claims, ctx.index_figure, ctx.then_now))
         md, page = _index(tmp, done, time.perf_counter() - start, bool(context.get("quick")))
     return target / md.name, target / page.name, done
 
 
 def _index(folder: Path, done: list[PaperRun], seconds: float, quick: bool) -> tuple[Path, Path]:
-    rep = Report(title="rampup: the papers reproduced", folder=folder, stem="index")
-    rep.intro = [f"rampup {_engine.__version__} (engine build {engine_build()}); {sum(d.runs for d in done):,} runs "
+    title = "rampup: a smoke test of the papers' reproductions (--quick)" if quick else "rampup: the papers reproduced"
+    rep = Report(title=title, folder=folder, stem="index")
+    runs = "smoke-test runs" if quick else "runs"
+    rep.intro = [f"rampup {_engine.__version__} (engine build {engine_build()}); {sum(d.runs for d in done):,} {runs} "
                  f"({sum(d.cached for d in done):,} from the cache) in {seconds:.0f} s."]
     if quick:
         rep.intro.append("Quick run: a smoke test of every reproduction, with fewer points and seeds; its verdicts are not "
-                         "the papers' reproductions.")
+                         "the papers' reproductions (run without --quick for those).")
     rows = []
     for d in done:
         title, mechanism, today = _about(d.paper)
         rows.append({"paper": title, "mechanism": mechanism, "beside it, today": today, **d.verdicts, "runs": f"{d.runs:,}",
                      "seconds": f"{d.seconds:.0f}"})
     rep.heading("Papers")
-    rep.table(pd.DataFrame(rows), "Each paper's claims by verdict (holds / partly / does not hold), its runs and wall time; "
+    rep.table(pd.DataFrame(rows), f"Each paper's claims by verdict ({' / '.join(VERDICTS)}), its runs and wall time; "
               "its report below")
     rep.links([(f"{d.paper}: the report", f"{d.paper}/report.html") for d in done])
+    for d in done:
+        if d.figure and (folder / d.paper / f"{d.figure}.png").is_file():
+            rep.image(f"{d.paper}/{d.figure}.png", f"{_about(d.paper)[0]}: {d.figure} (its report has every figure)")
+    rep.heading("Claims")
+    rep.text("Every claim of every paper in one line, with its verdict (built from its sub-claims' verdicts; the count of "
+             "sub-claims that hold beside it) and the readings under which it holds: the main one, an alternative "
+             "assumption, or none we could state. Each paper's report gives the rule, each sub-claim's verdict, the "
+             "points and the whole matrix of claim × reading.")
+    rep.table(pd.DataFrame([{"paper": d.paper, "claim": letter, "statement": statement, "verdict": cell, "holds under": under}
+                            for d in done for letter, statement, cell, under in d.claims]), "The claims")
     rep.heading("Then and now")
     rep.text("Does each mechanism still beat today's TCP? Each paper's claims about its mechanism, with the quantity each "
              f"speaks of, compared on the claim's points with today's schemes. {then_now.RULES}")

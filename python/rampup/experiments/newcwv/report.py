@@ -25,6 +25,7 @@ from .runs import (
     NEWCWV,
     PAUSE_LEN_S,
     PAUSE_S,
+    READINGS,
     SCHEMES,
     Setup,
     behind_s,
@@ -60,14 +61,16 @@ SCHEMES_TEXT = (
 
 class NewCwv(Experiment):
     name = "newcwv"
+    index_figure = "fig4-5"
     then_now_rows, then_now_pairs = THEN_NOW, THEN_NOW_PAIRS
     then_now_text = ("Claim (b) at each number of flows: the paper's new-CWV against RFC 7661's form of it and against the "
                      "standard restart (slow start after idle, as Linux does by default).")
     title = "Paper 003 (new-CWV): rate-limited traffic — reproduction of §4, Fig. 2-7"
     group = ("sweep", "scheme", "x")
+    readings = READINGS
     metrics = (RATE, SHARE, DROPS, BEHIND, "wire_kbps")
     rules_intro = "Each claim is a list of checks on the points of the sweeps (means over seeds)."
-    rules_after = "The count of checks passed stands beside each verdict; no tolerance is taken from a run's result."
+    rules_after = "The count of sub-claims that hold stands beside each verdict; no tolerance is taken from a run's result."
     checks_caption = ("Each check: the quantity, the paper's value (or what its words bound), the tolerance, ours over the "
                       "points checked, and the points that pass")
     data_text = ("runs.csv: per-run figures; points.csv: the figure points with 90% CI half-widths; example-scenario.toml: "

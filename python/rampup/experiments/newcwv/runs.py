@@ -6,6 +6,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from .. import profiles
+from ..readings import Reading
+
 STANDARD, CWV, NEWCWV, NEWCWV_RW, NEWCWV_STD, NEWCWV_RFC, PADDING = (
     "standard", "tcp-cwv", "new-cwv", "new-cwv-rw", "new-cwv-std", "new-cwv-rfc7661", "padding")
 #: Each scheme's restart keys and whether its application pads. new-CWV is the paper's form
@@ -139,3 +142,25 @@ def sweeps(quick: bool) -> list[Sweep]:
         # A set-up detail the paper leaves out: one BDP at 2 Mb/s (50 packets) and at 8 Mb/s.
         Sweep("queue", (50, 200), lambda x: Setup(kind="idle", queue=int(x)), "bottleneck queue (packets), 16 flows, idle"),
     ]
+
+
+def _ns2_loss(doc: dict[str, Any]) -> None:
+    doc["tcp"].update(profiles.NS2_35.loss)
+
+
+def _ns2_clock(doc: dict[str, Any]) -> None:
+    doc["tcp"]["clock_granularity"] = "10ms"
+
+
+#: The assumptions the verdicts are judged again under (`readings`): the paper ran ns-2 and
+#: names neither its agents' loss response nor its clock.
+READINGS = (
+    Reading("ns2-loss", "ns-2.35's loss response",
+            "ns-2's agents set ssthresh from cwnd, not the flight size, and halve again on a timeout in recovery "
+            "(NS2-NOTES.md); rampup follows RFC 5681.", _ns2_loss,
+            {"sweep": ("idle", "limited", "rtt"), "scheme": (STANDARD, NEWCWV, NEWCWV_RW, NEWCWV_STD, PADDING)}, "bcde"),
+    Reading("ns2-clock", "ns-2's 10 ms TCP clock",
+            "ns-2 times RTTs and the RTO in 10 ms ticks; rampup's clock is exact, and the RTO is what resets the "
+            "variants at 800 ms (claim e).", _ns2_clock,
+            {"sweep": ("clean-idle", "clean-limited", "rtt")}, "ae"),
+)

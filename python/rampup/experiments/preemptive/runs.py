@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from .. import profiles
+from ..readings import Reading
 
 RENO, PREEMPTIVE = "reno", "reno+preemptive"
 #: Today's repair of a lost tail (RFC 8985), with and without Preemptive on top.
@@ -99,3 +100,24 @@ def base(quick: bool) -> Setup:
 #: Response sizes whose mean durations the report compares (bytes; 536-byte segments).
 SIZE_EDGES = (0, 536, 1608, 5360, 21440, 81920, float("inf"))
 SIZE_LABELS = ("1 segment", "2-3", "4-10", "11-40", "41-152", "> 80 KiB")
+
+
+def _rfc_rto(doc: dict[str, Any]) -> None:
+    doc["tcp"]["rto_timing"] = "rfc6298"
+
+
+def _delayed_acks(doc: dict[str, Any]) -> None:
+    doc["tcp"].update(profiles.NS2_35.delayed_ack)
+
+
+#: The assumptions the verdicts are judged again under (`readings`), on the load and delay
+#: sweeps' Reno and Preemptive.
+_PAIR = {"sweep": ("load", "delay"), "scheme": (RENO, PREEMPTIVE)}
+READINGS = (
+    Reading("rfc-rto", "RTT samples set the RTO (RFC 6298)",
+            "ns-2's Full-TCP takes no RTT sample, so every timeout waits the 3 s initial RTO (docs/web-workload.md); "
+            "a TCP of the paper's time or today's times its RTT.", _rfc_rto, _PAIR, "abcef"),
+    Reading("delack", "delayed ACKs (every 2nd segment, 100 ms)",
+            "the paper does not say how PackMime's receivers ACK; ns-2's Full-TCP ACKs every segment by default, "
+            "TCPSink/DelAck every second one.", _delayed_acks, _PAIR, "abcef"),
+)

@@ -79,6 +79,7 @@ THEN_NOW_TEXT = (
 
 class Rbp(Experiment):
     name = "rbp"
+    index_figure = "fig6"
     then_now_rows, then_now_pairs, then_now_where = THEN_NOW, THEN_NOW_PAIRS, {"variant": "main"}
     title = "Paper 000 (RBP): restart after idle — reproduction of §4, Figures 6-10"
     group = ("variant", "sweep", "scheme", "x")
@@ -87,7 +88,7 @@ class Rbp(Experiment):
     data_table = "transfers"
     rules_intro = "Each claim is a list of checks on the main variant's points."
     rules_after = (
-        "The count of checks passed stands beside each verdict. RBP means RBP/rate (the paper's figures); the verdict with "
+        "The count of sub-claims that hold stands beside each verdict. RBP means RBP/rate (the paper's figures); the verdict with "
         "RBP/cwnd in its place is given in the reason. Each tolerance is read from the paper's words (§4.2, §4.3), two-sided "
         "where they are (\"about equally fast\", \"behave similarly\", \"about 40%\") and one-sided where they are (\"much "
         "faster\", \"slower\", \"substantial\", \"almost as few\", \"relatively little\"); none is taken from a run's result.")
@@ -131,11 +132,12 @@ class Rbp(Experiment):
         return claim_rules()
 
     def views(self, summary: pd.DataFrame):  # type: ignore[no-untyped-def]
-        return _view(summary, "main", RBP), lambda r: [Alternate("With RBP/cwnd as RBP", _view(summary, "main", RBP_CWND))]
+        variants = [Alternate(desc, _view(summary, k, RBP)) for k, (_, desc) in VARIANTS.items() if k != "main"]
+        return _view(summary, "main", RBP), lambda r: [Alternate("With RBP/cwnd as RBP", _view(summary, "main", RBP_CWND)), *variants]
 
     def docs_table(self, res: Results, verdicts: list[Verdict]) -> str:
         """The claims as docs/rbp.md shows them: the paper's words, our verdict with its count
-        of checks passed and our numbers; then the verdicts of each robustness variant."""
+        of sub-claims that hold and our numbers; then the verdicts of each robustness variant."""
         main = docs_table(["claim", "verdict", "what came out"], [[f"({v.rule.id}) {v.rule.paper}", v.cell(), v.ours] for v in verdicts])
         others = {k: _judge_variant(res.summary, k) for k in VARIANTS if k != "main"}
         cells = [[f"({v.rule.id})"] + [o[i].cell() for o in others.values()] for i, v in enumerate(verdicts)]

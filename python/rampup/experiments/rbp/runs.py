@@ -44,6 +44,9 @@ class Setup:
 
     burst: int = 24_000  # bytes per response
     queue: int = 10_000  # bytes, SR<->CR drop-tail limit (both directions)
+    #: The limit counted in packets of the paper's 1,000-byte segments instead (10 and 24), as
+    #: ns-2's drop-tail queue counts: a reading of "a 10 KB queue".
+    queue_in_packets: bool = False
     delay_ms: float = 100.0  # bottleneck one-way delay
     mss: int = 1000
     profile: str = "ns2"
@@ -93,7 +96,8 @@ def scenario(scheme: str, setup: Setup, seed: int) -> dict[str, Any]:
         raise ValueError(f"profile: {setup.profile!r} is not one of {', '.join(PROFILES)}")
     clients = [f"c{i}" for i in range(setup.clients)]
     links = [{"a": c, "b": "CR", "rate": "10Mbps", "delay": "1ms", "queue": {"packets": 1000}} for c in clients]
-    links.append({"a": "CR", "b": "SR", "rate": "800kbps", "delay": _time(setup.delay_ms / 1e3), "queue": {"bytes": setup.queue}})
+    limit = {"packets": setup.queue // 1000} if setup.queue_in_packets else {"bytes": setup.queue}
+    links.append({"a": "CR", "b": "SR", "rate": "800kbps", "delay": _time(setup.delay_ms / 1e3), "queue": limit})
     links.append({"a": "SR", "b": "server", "rate": "10Mbps", "delay": "1ms", "queue": {"packets": 1000}})
     starts = start_times(seed, setup)
     flows = [{"from": "server", "to": c, "start": "0s",
@@ -101,7 +105,8 @@ def scenario(scheme: str, setup: Setup, seed: int) -> dict[str, Any]:
              for i, c in enumerate(clients)]
     end = setup.first_s + setup.gap_s * (setup.rounds - 1) + setup.jitter_s + setup.tail_s
     return {
-        "name": f"rbp {scheme} B={setup.burst} Q={setup.queue} d={setup.delay_ms:g}ms mss={setup.mss} {setup.profile}",
+        "name": f"rbp {scheme} B={setup.burst} Q={setup.queue}{'p' if setup.queue_in_packets else ''} d={setup.delay_ms:g}ms "
+                f"mss={setup.mss} {setup.profile}",
         "duration": _time(end),
         "seed": seed,
         "tcp": tcp_of(scheme, setup),
@@ -144,4 +149,5 @@ VARIANTS: dict[str, tuple[Setup, str]] = {
     "main": (Setup(), "mss 1000, ns-2-like loss response (the paper's simulator)"),
     "mss512": (Setup(mss=512), "mss 512 (the paper does not give its segment size)"),
     "rfc": (Setup(profile="rfc"), "rampup's RFC defaults for the loss response and Vegas instead of ns-2's"),
+    "packets": (Setup(queue_in_packets=True), "the queue counted in packets (10 and 24), as ns-2's drop-tail counts"),
 }

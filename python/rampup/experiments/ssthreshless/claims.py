@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from ..checks import Check
+from ..checks import PRINTED, Check, about, at_least, at_most, lower
 from ..framework import ClaimRule, View
 from ..then_now import Row
 from .paper import DATA, TABLE2_GAMMAS, paper
@@ -18,16 +18,14 @@ from .runs import HC, LSS, SLS, SLS_TICK, SS_A, SS_L, SS_S, SWEEP_SCHEMES, VEGAS
 
 HIGH = 70.0  # "high throughput in all the test cases": SLS's utilization >= 70% (the paper's: 74-85%)
 NOT_BEATEN = 5.0  # "where the others degrade": none of them more than 5 pp above SLS
-AHEAD = 110.0  # a printed throughput ratio >= 110%: the paper has SLS ahead, and so must ours be
+AHEAD = 110.0  # a printed throughput ratio >= 110%: the paper has SLS ahead; ours matched on its magnitude (`PRINTED`)
 PARITY = (90.0, 110.0)  # a printed ratio below 110% (HC in Tables V, VI: both "scale well"): within 10% either way
 FLAT = (5.0, 10.0)  # γ: spread of the three Table II values <= 5 pp; of all swept values <= 10 pp
 UDP_LEFTOVER = 0.70  # during the burst [2, 5] s SLS gets >= 70% of the capacity left (40 - 10 Mb/s)
 UDP_RECOVER = 0.80  # after it [6, 10] s SLS gets >= 80% of the capacity
-UDP_GAIN = 150.0  # over the run SLS delivers >= 150% of SS (S)'s and of Vegas' ("almost two times")
 FAIR_JAIN = 0.90  # Jain's index of the five flows' goodput over the last third >= 0.9
 FAIR_SHARE = (0.75, 1.25)  # "converge to the same window size": each slow-start flow within 25% of the fair share
 CATCH_UP = 0.50  # the late flow's mean cwnd 10-20 s after its start >= 50% of the others'
-TABLE1_FACTOR = 2.0  # "affects greatly": SS (A) delivers >= 2x SS (L) and SS (S) (the paper: 8x and 14x)
 LOW = 30.0  # Table III: "Slow Start and Vegas utilize below 30%"
 ABOUT_80 = (70.0, 90.0)  # Table III: SLS "as high as" 80.30%, read as about 80%: within 10 pp either way
 
@@ -37,8 +35,10 @@ SWEEP_CLAIMS = {"a": ("buffer", "IV", 50.0), "b": ("delay", "V", 100.0), "c": ("
 RULES = {
     "a": f"for each buffer: SLS ≥ {HIGH:g}% (high), and none of the others more than {NOT_BEATEN:g} pp above SLS (the "
     f"others: the schemes the paper's table has SLS ahead of, ratio ≥ {AHEAD:g}%: here all six); at the Table IV "
-    f"point (buffer 50), for each scheme of the paper's table: where its throughput ratio is ≥ {AHEAD:g}% "
-    f"(SLS ahead), ours ≥ {AHEAD:g}%, else (parity) ours within {PARITY[0]:g}-{PARITY[1]:g}%, either way.",
+    f"point (buffer 50), for each scheme of the paper's table: where its printed throughput ratio is ≥ {AHEAD:g}% "
+    f"(SLS ahead), ours within {PRINTED:.0%} of the printed ratio, either way; else (parity) ours within "
+    f"{PARITY[0]:g}-{PARITY[1]:g}%, either way; not tested where the printed ratio and the table's own "
+    f"utilizations disagree by more than {PRINTED:.0%} (Vegas in Table IV: 271% printed, 733% from 74.08/10.11).",
     "b": "as (a), per delay, ratios at 100 ms (Table V); the others are LSS, SS (S), SS (L) and Vegas: the paper "
     "says HC scales as SLS does (ratio 96.7%), so HC is held to parity, not to degrading.",
     "c": "as (a), per bandwidth, ratios at 150 Mb/s (Table VI); the others are LSS, SS (S), SS (L) and Vegas, HC "
@@ -46,15 +46,19 @@ RULES = {
     "d": f"spread (max − min of mean utilization) over γ = 1, 3, 10 ≤ {FLAT[0]:g} pp; over every γ swept "
     f"(1-30) ≤ {FLAT[1]:g} pp.",
     "e": f"SLS's goodput during [2, 5] s ≥ {UDP_LEFTOVER:.0%} of the 30 Mb/s left; no timeout in any seed; "
-    f"goodput during [6, 10] s ≥ {UDP_RECOVER:.0%} of 40 Mb/s; over 10 s ≥ {UDP_GAIN:g}% of SS (S)'s and "
-    f"of Vegas' (one-sided: the paper's own ratios, 264% and 313%, are above its words \"almost two times\").",
+    f"goodput during [6, 10] s ≥ {UDP_RECOVER:.0%} of 40 Mb/s; over 10 s, SLS/SS (S) and SLS/Vegas within "
+    f"{PRINTED:.0%} of Table VII's 264% and 313%, either way (its numbers, not its words \"almost two times\").",
     "f": f"Jain's index of the five flows' goodput over the last third of the run ≥ {FAIR_JAIN:g}; each "
     f"slow-start flow's goodput there within {FAIR_SHARE[0]:g}-{FAIR_SHARE[1]:g} of the fair share, either way "
     f"(\"converge to the same window size\"); the late flow's mean cwnd 10-20 s after its start ≥ "
     f"{CATCH_UP:.0%} of the other flows' mean.",
-    "g": f"SS (A)'s mean utilization ≥ {TABLE1_FACTOR:g}× SS (L)'s and ≥ {TABLE1_FACTOR:g}× SS (S)'s.",
+    "g": f"SS (A)'s mean utilization over SS (L)'s and over SS (S)'s within {PRINTED:.0%} of Table I's 7.9× and 14.4×, "
+    f"either way.",
     "h": f"SLS within {ABOUT_80[0]:g}-{ABOUT_80[1]:g}% (\"about 80%\" is two-sided); SS (A) < {LOW:g}%; Vegas < {LOW:g}%.",
     "i": "SS (A) with buffer 100: drops > 0 and at least one timeout in every seed.",
+    "j": "Table I's SS (L): drops > 0 and a timeout in every seed.",
+    "k": "Table I's SS (S) and SS (A): no drop and no timeout (means over seeds of 0).",
+    "l": "Table III's Vegas: no timeout in any seed, and fewer drops than SS (A), 90% CIs apart.",
 }
 
 U = "util_pct"
@@ -81,18 +85,25 @@ def _sweep(claim: str) -> Callable[[View], list[Check]]:
             out.append(_check("none of the others clearly above SLS", x, best - s.at[x, U], s.at[x, U] >= best - NOT_BEATEN,
                               f"best of {', '.join(others)} − SLS, utilization (pp)", "the others degrade: < 0", f"≤ {NOT_BEATEN:g}"))
         if tx in s.index:
-            out += [_ratio(k, s.at[tx, U], o.at[tx, U], paper(table, k, 2), tx) for k, o in rivals.items()
+            out += [_ratio(k, s.at[tx, U], o.at[tx, U], table, tx) for k, o in rivals.items()
                     if paper(table, k, 2) is not None and tx in o.index]
         return out
 
     return check
 
 
-def _ratio(k: str, sls: float, other: float, printed: float, x: float) -> Check:
-    """SLS's throughput over ``k``'s: ahead where the paper's printed ratio is, else parity."""
+def _ratio(k: str, sls: float, other: float, table: str, x: float) -> Check:
+    """SLS's throughput over ``k``'s: the paper's printed ratio where it has SLS ahead, else
+    parity. Where the printed ratio and the ratio of the table's own utilizations disagree by
+    more than `PRINTED`, the paper does not say which holds, and the point is not tested."""
+    printed = paper(table, k, 2) or math.nan
     ratio = 100.0 * sls / other if other > 0 else math.inf
+    own = 100.0 * (paper(table, SLS, 0) or math.nan) / (paper(table, k, 0) or math.nan)
+    if not abs(own / printed - 1) <= PRINTED:
+        return Check(f"ratio vs {k}", x, None, f"SLS/{k} throughput (%)", f"{printed:.0f}", ratio, "",
+                     f"Table {table} prints {printed:.0f}% but its utilizations give {own:.0f}%")
     if printed >= AHEAD:
-        return _check(f"ratio vs {k}", x, ratio, ratio >= AHEAD, f"SLS/{k} throughput (%)", f"{printed:.0f}: SLS ahead", f"≥ {AHEAD:g}")
+        return about(f"ratio vs {k}", x, ratio, printed, f"SLS/{k} throughput (%)", f"{printed:.0f}: SLS ahead")
     return _check(f"ratio vs {k}", x, ratio, PARITY[0] <= ratio <= PARITY[1], f"SLS/{k} throughput (%)", f"{printed:.0f}: both scale",
                   f"{PARITY[0]:g}-{PARITY[1]:g} (two-sided)")
 
@@ -122,8 +133,7 @@ def check_e(v: View) -> list[Check]:
     for k in (SS_S, VEGAS):
         o = v.of(k, exp="VII").iloc[0]
         pr = 100 * (paper("VII", SLS, 3) or math.nan) / (paper("VII", k, 3) or math.nan)
-        out.append(_check(f"≥ {UDP_GAIN:g}% of {k}", 10, 100 * s["mbps"] / o["mbps"], 100 * s["mbps"] >= UDP_GAIN * o["mbps"],
-                          f"SLS/{k} goodput over 10 s (%)", f"{pr:.0f}", f"≥ {UDP_GAIN:g}"))
+        out.append(about(f"SLS/{k} as printed", 10, 100 * s["mbps"] / o["mbps"], pr, f"SLS/{k} goodput over 10 s (%)", f"{pr:.0f}"))
     return out
 
 
@@ -141,9 +151,9 @@ def check_f(v: View) -> list[Check]:
 
 def check_g(v: View) -> list[Check]:
     p = {k: v.of(k, exp="I").iloc[0] for k in (SS_L, SS_A, SS_S)}
-    return [_check(f"SS (A) ≥ {TABLE1_FACTOR:g}× {k}", 250, p[SS_A][U] / p[k][U], p[SS_A][U] >= TABLE1_FACTOR * p[k][U],
-                   f"SS (A)/{k} utilization", f"{(paper('I', SS_A, 0) or math.nan) / (paper('I', k, 0) or math.nan):.1f}",
-                   f"≥ {TABLE1_FACTOR:g}") for k in (SS_L, SS_S)]
+    return [about(f"SS (A)/{k} as printed", 250, p[SS_A][U] / p[k][U], (paper("I", SS_A, 0) or math.nan) / (paper("I", k, 0) or math.nan),
+                  f"SS (A)/{k} utilization", f"{(paper('I', SS_A, 0) or math.nan) / (paper('I', k, 0) or math.nan):.1f}")
+            for k in (SS_L, SS_S)]
 
 
 def check_h(v: View) -> list[Check]:
@@ -160,6 +170,47 @@ def check_i(v: View) -> list[Check]:
     return [_check("drops", 100, p["drops"], p["drops"] > 0, "drops", "losses once cwnd passes 250", "> 0"),
             _check("a timeout in every seed", 100, p["timed_out"] / p["seeds"], p["timed_out"] == p["seeds"],
                    "share of seeds with a timeout", "a timeout at about 1.3 s", "1")]
+
+
+def _seeds_with_timeout(p) -> float:  # type: ignore[no-untyped-def]
+    return float(p["timed_out"] / p["seeds"])
+
+
+def check_j(v: View) -> list[Check]:
+    p = v.of(SS_L, exp="I").iloc[0]
+    return [at_least("SS (L) drops", 250, float(p["drops"]), 0, "SS (L)'s drops", "burst losses", strict=True),
+            at_least("a timeout in every seed", 250, _seeds_with_timeout(p), 1, "share of seeds with a timeout", "a series of timeouts")]
+
+
+def check_k(v: View) -> list[Check]:
+    out = []
+    for k in (SS_S, SS_A):
+        p = v.of(k, exp="I").iloc[0]
+        out += [at_most(f"{k} drops nothing", 250, float(p["drops"]), 0, f"{k}'s drops", "no loss"),
+                at_most(f"{k} never times out", 250, _seeds_with_timeout(p), 0, "share of seeds with a timeout", "none")]
+    return out
+
+
+def check_l(v: View) -> list[Check]:
+    vg, a = v.of(VEGAS, exp="III").iloc[0], v.of(SS_A, exp="III").iloc[0]
+    return [at_most("Vegas never times out", 200, _seeds_with_timeout(vg), 0, "share of Vegas' seeds with a timeout", "avoids multiple losses"),
+            lower("Vegas drops fewer than SS (A)", 200, float(vg["drops"]), float(vg["drops_ci90"]), float(a["drops"]), float(a["drops_ci90"]),
+                  "drops, Vegas − SS (A)", "fewer")]
+
+
+def numbers_j(v: View) -> str:
+    p = v.of(SS_L, exp="I").iloc[0]
+    return f"SS (L): {p['drops']:.0f} drops, timeouts in {int(p['timed_out'])}/{int(p['seeds'])} seeds"
+
+
+def numbers_k(v: View) -> str:
+    return "; ".join(f"{k}: {v.of(k, exp='I').iloc[0]['drops']:.0f} drops, timeouts in {int(v.of(k, exp='I').iloc[0]['timed_out'])}/"
+                     f"{int(v.of(k, exp='I').iloc[0]['seeds'])} seeds" for k in (SS_S, SS_A))
+
+
+def numbers_l(v: View) -> str:
+    return "; ".join(f"{k}: {v.of(k, exp='III').iloc[0]['drops']:.0f} drops, timeouts in {int(v.of(k, exp='III').iloc[0]['timed_out'])}/"
+                     f"{int(v.of(k, exp='III').iloc[0]['seeds'])} seeds" for k in (VEGAS, SS_A))
 
 
 def _numbers_sweep(claim: str) -> Callable[[View], str]:
@@ -209,10 +260,11 @@ def numbers_i(v: View) -> str:
 
 
 CHECKS: dict[str, Callable[[View], list[Check]]] = {
-    **{c: _sweep(c) for c in SWEEP_CLAIMS}, "d": check_d, "e": check_e, "f": check_f, "g": check_g, "h": check_h, "i": check_i}
+    **{c: _sweep(c) for c in SWEEP_CLAIMS}, "d": check_d, "e": check_e, "f": check_f, "g": check_g, "h": check_h, "i": check_i,
+    "j": check_j, "k": check_k, "l": check_l}
 NUMBERS: dict[str, Callable[[View], str]] = {
     **{c: _numbers_sweep(c) for c in SWEEP_CLAIMS}, "d": numbers_d, "e": numbers_e, "f": numbers_f, "g": numbers_g, "h": numbers_h,
-    "i": numbers_i}
+    "i": numbers_i, "j": numbers_j, "k": numbers_k, "l": numbers_l}
 #: Claims about SSthreshless Start, judged again with the 10 ms tick (the others are about slow start).
 ABOUT_SLS = set("abcdefh")
 

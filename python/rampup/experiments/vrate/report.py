@@ -24,6 +24,7 @@ from .runs import (
     OC3,
     PACING,
     PAIR,
+    READINGS,
     SHARING,
     SIZES_MB,
     STACKS,
@@ -77,14 +78,16 @@ FINDINGS = (
 
 class Vrate(Experiment):
     name = "vrate"
+    index_figure = "fig4"
     then_now_rows, then_now_pairs = THEN_NOW, THEN_NOW_PAIRS
     then_now_text = ("Claims (a) and (d) on Fig. 4 and 5 (8 MB per server): vrate against Linux pacing and against RFC 9040's "
                      "shared window, at each number of servers.")
     title = "Paper 004 (vrate): cooperating connections — reproduction of §5, Fig. 1 and 4-6"
     group = ("fig", "clients", "size_mb", "scheme", "x")
+    readings = READINGS
     metrics = (PCT, SPREAD, "spread_s", TIMEOUTS, LPE)
     rules_intro = "Each claim is a list of checks on the points of the figures (means over seeds)."
-    rules_after = "The count of checks passed stands beside each verdict; no tolerance is taken from a run's result."
+    rules_after = "The count of sub-claims that hold stands beside each verdict; no tolerance is taken from a run's result."
     checks_caption = ("Each check: the quantity, the paper's value (or what its words bound), the tolerance, ours over the "
                       "points checked, and the points that pass")
     data_text = "runs.csv: per-run figures; points.csv: the figure points with 90% CI half-widths; example-scenario.toml: one run's scenario."

@@ -1,0 +1,395 @@
+"""Every claim rule of the five papers, shown to fail: each rule is fed a synthetic view (points
+built here, not from runs) drawn as the paper describes its result, where the claim must
+hold, and the same view with the claim made false (the series swapped, the gain halved, the
+difference inside the noise, the mechanism never acting), where it must not. A rule that no
+such view can make fail is a defect; see `experiments.checks` for the verdict rule itself."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from rampup.experiments import newcwv, preemptive, rbp, ssthreshless, vrate
+from rampup.experiments.checks import HOLDS, UNTESTED, verdict
+from rampup.experiments.framework import View
+
+CI = 0.01  # a 90% CI half-width small beside every difference a world draws
+
+
+def _frame(rows: list[dict[str, Any]], metrics: tuple[str, ...]) -> pd.DataFrame:
+    """Points with a ``<m>_ci90`` column for each metric (`CI` unless a row gives one)."""
+    df = pd.DataFrame(rows)
+    for m in metrics:
+        if m in df and f"{m}_ci90" not in df:
+            df[f"{m}_ci90"] = CI
+        elif m in df:
+            df[f"{m}_ci90"] = df[f"{m}_ci90"].fillna(CI)
+    return df
+
+
+def _verdict(claims: list, claim: str, v: View) -> str:
+    (rule,) = [r for r in claims if r.id == claim]
+    return verdict(rule.check(v))
+
+
+# ------------------------------------------------------------------ paper 000: RBP
+
+RBP_METRICS = ("restart_elapsed_s", "restart_drop_rate", "restart_retx_rate")
+
+
+def _rbp_world(change: Callable[[str, str, float, dict[str, float]], None] = lambda *a: None) -> View:
+    """Fig. 6-10 as the paper draws them: NSSR fast for small bursts, RBP ≈ Vegas ≈ NSSR and
+    SSR slower above 12 KB; NSSR and Vegas drop many once B > the 10 KB queue, RBP about as few
+    as SSR; SSR's time grows disproportionately with delay; about 40% retransmitted with the
+    10 KB queue by NSSR and Vegas, little by SSR and RBP; SSR loses very little in Fig. 9.
+    ``change(sweep, scheme, x, values)`` edits a point before it is placed."""
+    s = rbp.claims
+    rows = []
+    for x in (4.0, 10.0, 24.0, 40.0):
+        small = x < 12
+        el = {s.NSSR: 0.3 if small else 2.0, s.SSR: 1.0 if small else 3.0, s.VEGAS: 0.4 if small else 2.0,
+              s.RBP: 1.0 if small else 2.0, s.RBP_CWND: 1.0 if small else 2.0}
+        drop = {s.NSSR: 0.20, s.VEGAS: 0.20, s.SSR: 0.01, s.RBP: 0.02, s.RBP_CWND: 0.02} if x > 10 else dict.fromkeys(el, 0.0)
+        for k in el:
+            rows.append(("burst", k, x, {"restart_elapsed_s": el[k], "restart_drop_rate": drop[k], "restart_retx_rate": drop[k]}))
+    for x, base in ((25.0, 1.0), (100.0, 2.0), (800.0, 5.0)):
+        ssr = base * (1.1 if x == 25 else 2.0)
+        for k in (s.NSSR, s.SSR, s.VEGAS, s.RBP, s.RBP_CWND):
+            retx = 0.01 if k == s.SSR else 0.10
+            rows.append(("delay24", k, x, {"restart_elapsed_s": ssr if k == s.SSR else base, "restart_drop_rate": retx,
+                                           "restart_retx_rate": retx}))
+            retx10 = 0.40 if k in (s.NSSR, s.VEGAS) else 0.03
+            rows.append(("delay10", k, x, {"restart_elapsed_s": base, "restart_drop_rate": retx10, "restart_retx_rate": retx10}))
+    out = []
+    for sweep, k, x, values in rows:
+        change(sweep, k, x, values)
+        out.append({"variant": "main", "sweep": sweep, "scheme": k, "x": x, **values})
+    return View(_frame(out, RBP_METRICS), {"variant": "main"}, {"RBP": s.RBP})
+
+
+def _set(sweep: str, scheme: str, col: str, value: Callable[[float, dict[str, float]], float],
+         xs: Callable[[float], bool] = lambda x: True) -> Callable[[str, str, float, dict[str, float]], None]:
+    def change(sw: str, k: str, x: float, values: dict[str, float]) -> None:
+        if sw == sweep and k == scheme and xs(x):
+            values[col] = value(x, values)
+    return change
+
+
+def test_rbp_claims_hold_where_the_paper_draws_them() -> None:
+    v = _rbp_world()
+    assert {r.id: verdict(r.check(v)) for r in rbp.claims.claim_rules()} == dict.fromkeys("abcdefghi", HOLDS)
+
+
+S0 = rbp.claims
+RBP_FALSE = {
+    # (a) SSR as fast as NSSR below 12 KB.
+    "a": _set("burst", S0.SSR, "restart_elapsed_s", lambda x, v: 0.3, lambda x: x < 12),
+    # (b) RBP as slow as SSR above 12 KB.
+    "b": _set("burst", S0.RBP, "restart_elapsed_s", lambda x, v: 3.0, lambda x: x > 12),
+    # (c) RBP drops as many as NSSR.
+    "c": _set("burst", S0.RBP, "restart_drop_rate", lambda x, v: 0.20, lambda x: x > 10),
+    # (d) SSR grows with delay only as NSSR does.
+    "d": _set("delay24", S0.SSR, "restart_elapsed_s", lambda x, v: {25.0: 1.0, 100.0: 2.0, 800.0: 5.0}[x]),
+    # (e) NSSR retransmits half of the paper's 40%.
+    "e": _set("delay10", S0.NSSR, "restart_retx_rate", lambda x, v: 0.20),
+    # (f) SSR loses about as much as the others, inside the noise: not "more than SSR".
+    "f": _set("delay24", S0.SSR, "restart_retx_rate", lambda x, v: 0.095),
+    # (g) RBP drops as many as Vegas, but for the noise.
+    "g": _set("burst", S0.RBP, "restart_drop_rate", lambda x, v: 0.195, lambda x: x > 10),
+    # (h) Vegas' time flat over the delays, but for the noise.
+    "h": _set("delay24", S0.VEGAS, "restart_elapsed_s", lambda x, v: 2.0 + 0.005 * (x == 800)),
+    # (i) SSR's lead shrinking: SSR as fast as RBP at 800 ms.
+    "i": _set("delay24", S0.SSR, "restart_elapsed_s", lambda x, v: 5.0, lambda x: x == 800),
+}
+
+
+@pytest.mark.parametrize("claim", sorted(RBP_FALSE))
+def test_each_rbp_claim_fails_when_made_false(claim: str) -> None:
+    v = _rbp_world(RBP_FALSE[claim])
+    assert _verdict(rbp.claims.claim_rules(), claim, v) != HOLDS
+    others = {r.id: verdict(r.check(v)) for r in rbp.claims.claim_rules() if r.id != claim}
+    assert HOLDS in others.values(), "the change reaches other claims too"
+
+
+def test_rbp_differences_inside_the_noise_do_not_hold() -> None:
+    # SSR slower above 12 KB by 1 s, but with CIs of ±1 s: "slower" is not shown.
+    noisy = _rbp_world(_set("burst", S0.SSR, "restart_elapsed_s_ci90", lambda x, v: 1.0, lambda x: x > 12))
+    assert _verdict(rbp.claims.claim_rules(), "b", noisy) != HOLDS
+    # NSSR drops more than SSR only inside the noise: RBP's nearness to SSR is not tested there.
+    tie = _rbp_world(_set("burst", S0.NSSR, "restart_drop_rate", lambda x, v: 0.01, lambda x: x > 10))
+    checks = [c for r in rbp.claims.claim_rules() if r.id == "c" for c in r.check(tie)]
+    assert all(c.ok is None for c in checks if c.part == "RBP drops almost as few as SSR")
+
+
+# ------------------------------------------------------------------ paper 001: SSthreshless Start
+
+def _sls_world(change: Callable[[str, str, dict[str, float]], None] = lambda *a: None) -> View:
+    """Tables I-VII and Fig. 3 and 10 at the paper's numbers (Tables IV-VI at their x), each
+    row editable by ``change(exp, scheme, values)``."""
+    s, p = ssthreshless.claims, ssthreshless.paper
+    rows: list[dict[str, Any]] = []
+
+    def add(exp: str, scheme: str, x: float, **values: float) -> None:
+        change(exp, scheme, values)
+        rows.append({"exp": exp, "reading": "main", "scheme": scheme, "x": x, "seeds": 5, **values})
+
+    for exp, table, x in s.SWEEP_CLAIMS.values():
+        for scheme in p.PAPER_LABEL:
+            util = p.paper(table, scheme, 0)
+            if util is not None:
+                add(exp, scheme, x, util_pct=util)
+    for g in p.TABLE2_GAMMAS:
+        add("II", "SLS", float(g), util_pct=p.paper("II", str(g), 0))
+    for scheme, drops, timed_out in ((s.SS_L, 300.0, 5), (s.SS_A, 0.0, 0), (s.SS_S, 0.0, 0)):
+        add("I", scheme, 250.0, util_pct=p.paper("I", scheme, 0), drops=drops, timed_out=timed_out)
+    for scheme, drops, timed_out in (("SLS", 0.0, 0), (s.SS_A, 100.0, 5), (s.VEGAS, 10.0, 0)):
+        add("III", scheme, 200.0, util_pct=p.paper("III", scheme, 0), drops=drops, timed_out=timed_out)
+    add("VII", "SLS", 10.0, mbps=27.73, mbps_2_5=25.0, mbps_6_10=38.0, timed_out=0)
+    add("VII", s.SS_S, 10.0, mbps=10.50)
+    add("VII", s.VEGAS, 10.0, mbps=8.86)
+    add("fig10", "SLS", 0.0, jain_end=0.99, fair_share_mbps=8.0, late_catchup=0.9,
+        **{f"flow{i}_mbps_end": 8.0 for i in range(1, 6)})
+    add("fig3", s.SS_A, 100.0, drops=40.0, timed_out=5)
+    return View(_frame(rows, ("util_pct", "mbps", "drops")), {"reading": "main"}, {"SLS": s.SLS})
+
+
+def test_ssthreshless_claims_hold_at_the_papers_numbers() -> None:
+    v = _sls_world()
+    got = {r.id: verdict(r.check(v)) for r in ssthreshless.claims.claim_rules()}
+    assert got == dict.fromkeys("abcdefghijkl", HOLDS)
+
+
+def _scale(exp: str, scheme: str, col: str, f: float) -> Callable[[str, str, dict[str, float]], None]:
+    def change(e: str, k: str, values: dict[str, float]) -> None:
+        if e == exp and k == scheme:
+            values[col] *= f
+    return change
+
+
+def _put(exp: str, scheme: str, col: str, value: float) -> Callable[[str, str, dict[str, float]], None]:
+    def change(e: str, k: str, values: dict[str, float]) -> None:
+        if e == exp and k == scheme:
+            values[col] = value
+    return change
+
+
+S1 = ssthreshless.claims
+SLS_FALSE = {
+    "a": _scale("buffer", "SLS", "util_pct", 0.5),  # SLS no longer high
+    "b": _scale("delay", S1.LSS, "util_pct", 3.0),  # LSS scales as SLS does: ratio 93%, not 280%
+    "c": _scale("rate", S1.SS_S, "util_pct", 6.0),  # SS (S) no longer far behind
+    "d": _scale("II", "SLS", "util_pct", 1.0),  # see below: one γ set apart
+    "e": _scale("VII", S1.SS_S, "mbps", 1.9),  # SLS only 1.4x SS (S), not 2.6x
+    "f": _scale("fig10", "SLS", "flow1_mbps_end", 0.5),  # a slow-start flow at half its share
+    "g": _scale("I", S1.SS_A, "util_pct", 0.25),  # SS (A) 2x SS (L): the right direction, a quarter of the size
+    "h": _scale("III", "SLS", "util_pct", 0.75),  # SLS 60%, not about 80%
+    "i": _scale("fig3", S1.SS_A, "timed_out", 0.4),  # a timeout in two seeds of five
+    "j": _scale("I", S1.SS_L, "timed_out", 0.8),  # a timeout in four seeds of five
+    "k": _put("I", S1.SS_S, "drops", 2.0),  # SS (S) drops two packets on average
+    "l": _put("III", S1.VEGAS, "drops", 99.99),  # Vegas drops as many as SS (A), but for the noise
+}
+
+
+@pytest.mark.parametrize("claim", sorted(SLS_FALSE))
+def test_each_ssthreshless_claim_fails_when_made_false(claim: str) -> None:
+    change = SLS_FALSE[claim]
+    if claim == "d":
+        def change(e: str, k: str, values: dict[str, float]) -> None:  # one γ of Table II 8 points lower
+            if e == "II" and values["util_pct"] > 85:
+                values["util_pct"] -= 8
+    assert _verdict(S1.claim_rules(), claim, _sls_world(change)) != HOLDS
+
+
+# ------------------------------------------------------------------ paper 002: Preemptive Retransmission
+
+def _pre_world(gain: Callable[[str, float, str], float] | None = None, spurious: dict[float, float] | None = None,
+               ci: float = 2.0) -> View:
+    """Fig. 6 and §7.2 at the paper's numbers: Reno 297 ms everywhere, Preemptive shorter by
+    the printed gain (23/38/8% by load, 39/8% by delay), factor 2 best, 4 nearly as good with
+    fewer spurious retransmissions. ``gain(sweep, x, scheme)`` replaces a gain."""
+    s = preemptive.claims
+    n = preemptive.claims.paper_data("preemptive")["numbers"]
+    paper = {("load", float(k)): v / 100 for k, v in n["load"].items()} | {("delay", float(k)): v / 100 for k, v in n["delay"].items()}
+    paper |= {("factor", 2.0): 0.38, ("factor", 3.0): 0.30, ("factor", 4.0): 0.36, ("cutout", 40.0): 0.35, ("cutout", 80.0): 0.30}
+    spur = spurious or {2.0: 400.0, 3.0: 150.0, 4.0: 100.0}
+    rows = []
+    for (sweep, x), g in paper.items():
+        g = gain(sweep, x, s.PREEMPTIVE) if gain else g
+        rows.append({"sweep": sweep, "scheme": s.RENO, "x": x, "mean_ms": 297.0, "mean_ms_ci90": ci, "spurious": 0.0})
+        rows.append({"sweep": sweep, "scheme": s.PREEMPTIVE, "x": x, "mean_ms": 297.0 * (1 - g), "mean_ms_ci90": ci,
+                     "spurious": spur.get(x, 100.0) if sweep == "factor" else 100.0})
+    return View(_frame(rows, ("mean_ms", "spurious")), {})
+
+
+def test_preemptive_claims_hold_at_the_papers_numbers() -> None:
+    v = _pre_world()
+    assert {r.id: verdict(r.check(v)) for r in preemptive.claims.claim_rules()} == dict.fromkeys("abcdefgh", HOLDS)
+
+
+def _gains(**at: float) -> Callable[[str, float, str], float]:
+    """The paper's gains, with those named ``<sweep><x>`` replaced."""
+    n = preemptive.claims.paper_data("preemptive")["numbers"]
+    base = {f"load{k}": v / 100 for k, v in n["load"].items()} | {f"delay{k}": v / 100 for k, v in n["delay"].items()}
+    base |= {"factor2": 0.38, "factor3": 0.30, "factor4": 0.36, "cutout40": 0.35, "cutout80": 0.30}
+    return lambda sweep, x, scheme: {**base, **at}[f"{sweep}{x:g}"]
+
+
+PRE_FALSE = {
+    "a": dict(gain=_gains(delay60=0.002)),  # a 0.2% gain, inside ±2 ms of noise: not "shorter"
+    "b": dict(gain=_gains(delay60=-0.05)),  # 5% slower at 60 ms
+    "c": dict(gain=_gains(delay10=0.195)),  # the 10 ms gain halved
+    "d": dict(gain=_gains(factor3=0.45)),  # factor 3 best
+    "e": dict(gain=_gains(load50=0.08)),  # 8% in the base case: not more than 8%
+    "f": dict(gain=_gains(load75=0.45)),  # 75% the largest
+    "g": dict(gain=_gains(factor4=0.30)),  # k = 4 no better than k = 3
+    "h": dict(gain=_gains(cutout80=0.40)),  # the gain grows with the cut-out
+}
+
+
+@pytest.mark.parametrize("claim", sorted(PRE_FALSE))
+def test_each_preemptive_claim_fails_when_made_false(claim: str) -> None:
+    assert _verdict(preemptive.claims.claim_rules(), claim, _pre_world(**PRE_FALSE[claim])) != HOLDS
+
+
+def test_preemptive_k4_with_as_many_spurious_does_not_hold() -> None:
+    same = _pre_world(spurious={2.0: 100.0, 3.0: 100.0, 4.0: 99.995})  # fewer only inside the noise
+    assert _verdict(preemptive.claims.claim_rules(), "d", same) != HOLDS
+
+
+# ------------------------------------------------------------------ paper 003: new-CWV
+
+def _cwv_world(change: Callable[[str, str, float, dict[str, float]], None] = lambda *a: None) -> View:
+    """§4 as the paper describes it: new-CWV resumes at once where standard TCP and TCP-CWV
+    lag for seconds; fewer drops than standard TCP and padding; (D−R)/2 above the restart
+    window; about 3% above the fair share below 16 flows, at it from 16; the variants apart
+    below 800 ms and together at 800 ms."""
+    c = newcwv.claims
+    rows = []
+
+    def add(sweep: str, scheme: str, x: float, **values: float) -> None:
+        change(sweep, scheme, x, values)
+        rows.append({"sweep": sweep, "scheme": scheme, "x": x, **values})
+
+    for sweep in ("clean-idle", "clean-limited"):
+        for k, behind in ((c.NEWCWV, 0.0), (c.STANDARD, 0.9), (c.CWV, 0.7)):
+            add(sweep, k, 1.0, behind_s=behind)
+    for sweep in ("idle", "limited"):
+        for x in (1.0, 4.0, 16.0, 32.0):
+            add(sweep, c.NEWCWV, x, drop_rate=0.01, rate_kbps=500.0, share=1.03 if x < 16 else 1.0)
+            add(sweep, c.STANDARD, x, drop_rate=0.05)
+            add(sweep, c.PADDING, x, drop_rate=0.10)
+            add(sweep, c.NEWCWV_RW, x, rate_kbps=400.0)
+            add(sweep, c.CWV, x, drop_rate=0.03, rate_kbps=300.0, share=0.8)
+    for x in (100.0, 200.0, 800.0):
+        apart = x < 800
+        add("rtt", c.NEWCWV, x, rate_kbps=500.0)
+        add("rtt", c.NEWCWV_RW, x, rate_kbps=400.0 if apart else 499.0)
+        add("rtt", c.NEWCWV_STD, x, rate_kbps=450.0 if apart else 498.0)
+    return View(_frame(rows, ("behind_s", "drop_rate", "rate_kbps", "share")), {})
+
+
+def test_newcwv_claims_hold_where_the_paper_describes_them() -> None:
+    v = _cwv_world()
+    assert {r.id: verdict(r.check(v)) for r in newcwv.claims.claim_rules()} == dict.fromkeys("abcdefgh", HOLDS)
+
+
+def _cwv_set(col: str, value: float, scheme: str, sweeps: tuple[str, ...] | None = None) -> Callable[[str, str, float, dict[str, float]], None]:
+    def change(sweep: str, k: str, x: float, values: dict[str, float]) -> None:
+        if k == scheme and col in values and (sweeps is None or sweep in sweeps):
+            values[col] = value
+    return change
+
+
+C3 = newcwv.claims
+CWV_FALSE = {
+    "a": _cwv_set("behind_s", 0.0, C3.CWV),  # TCP-CWV resumes at once too
+    "b": _cwv_set("drop_rate", 0.049, C3.NEWCWV),  # as many drops as standard TCP, but for the noise
+    "c": _cwv_set("rate_kbps", 400.005, C3.NEWCWV, ("idle", "limited")),  # (D−R)/2 no better than the restart window
+    "d": _cwv_set("share", 1.10, C3.NEWCWV),  # 10% above the fair share
+    "e": _cwv_set("rate_kbps", 400.0, C3.NEWCWV_RW, ("rtt",)),  # apart still at 800 ms
+    "f": _cwv_set("drop_rate", 0.02, C3.PADDING),  # padding drops less than standard TCP
+    "g": _cwv_set("share", 1.0, C3.CWV, ("limited",)),  # TCP-CWV at its fair share
+    "h": _cwv_set("rate_kbps", 499.995, C3.CWV, ("limited",)),  # TCP-CWV as fast as new-CWV, but for the noise
+}
+
+
+@pytest.mark.parametrize("claim", sorted(CWV_FALSE))
+def test_each_newcwv_claim_fails_when_made_false(claim: str) -> None:
+    assert _verdict(C3.claim_rules(), claim, _cwv_world(CWV_FALSE[claim])) != HOLDS
+
+
+def test_newcwv_claims_where_the_mechanism_never_acts_are_not_testable() -> None:
+    # The loss responses identical everywhere, and no scheme dropping: (b), (c), (e) cannot tell.
+    def same(sweep: str, k: str, x: float, values: dict[str, float]) -> None:
+        if "rate_kbps" in values:
+            values["rate_kbps"] = 500.0
+        if "drop_rate" in values:
+            values["drop_rate"] = 0.0
+
+    v = _cwv_world(same)
+    assert {c: _verdict(C3.claim_rules(), c, v) for c in "bce"} == dict.fromkeys("bce", UNTESTED)
+
+
+# ------------------------------------------------------------------ paper 004: vrate
+
+def _vrate_world(change: Callable[[str, str, float, dict[str, float]], None] = lambda *a: None) -> View:
+    """§2 and §5 as the paper describes them: btcp about 70 Mb/s in Fig. 1; vrate at or above
+    btcp everywhere, 80% better at two servers in Fig. 4 and 15-100% better where btcp stalls;
+    one loss per episode; the transfers' ends close together; in Fig. 6 both near the maximum
+    with one client, and btcp degrading with two where vrate stays near it."""
+    v4 = vrate.claims
+    rows = []
+    for fig, clients, sizes in (("1", 1, (8,)), ("4", 1, v4.SIZES_MB), ("5", 1, v4.SIZES_MB), ("6", 1, (8,)), ("6", 2, (8,))):
+        stall_pct, vrate_pct = (50.0, 92.0) if fig == "6" else (40.0, 72.0)
+        for size in sizes:
+            for x in (2.0,) if fig == "1" else (1.0, 2.0, 4.0):
+                stalls = x >= 2 and (fig, clients) != ("6", 1)
+                pts = {v4.BTCP: {"pct": stall_pct if stalls else 95.0, "timeouts": 2.0 if stalls else 0.0, "losses_per_episode": 4.0,
+                                 "spread_frac": 0.4},
+                       v4.VRATE: {"pct": vrate_pct if stalls else 95.0, "timeouts": 0.0, "losses_per_episode": 1.0,
+                                  "spread_frac": 0.0 if x == 1 else 0.05}}
+                if fig == "1":
+                    pts[v4.BTCP]["pct"] = 70 / 155 * 100
+                for k, values in pts.items():
+                    change(fig, k, x, values)
+                    rows.append({"fig": fig, "clients": clients, "size_mb": float(size), "scheme": k, "x": x, **values})
+    return View(_frame(rows, ("pct", "timeouts", "losses_per_episode", "spread_frac")), {})
+
+
+def test_vrate_claims_hold_where_the_paper_describes_them() -> None:
+    v = _vrate_world()
+    assert {r.id: verdict(r.check(v)) for r in vrate.claims.claim_rules()} == dict.fromkeys("abcdefg", HOLDS)
+
+
+def _vr_set(col: str, value: float, scheme: str, fig: str | None = None) -> Callable[[str, str, float, dict[str, float]], None]:
+    def change(f: str, k: str, x: float, values: dict[str, float]) -> None:
+        if k == scheme and (fig is None or f == fig) and x >= 2:
+            values[col] = value
+    return change
+
+
+C4 = vrate.claims
+VRATE_FALSE = {
+    "a": _vr_set("pct", 30.0, C4.VRATE, "5"),  # vrate below btcp in Fig. 5
+    "b": _vr_set("pct", 44.0, C4.VRATE),  # only 10% better where btcp stalls
+    "c": _vr_set("losses_per_episode", 3.0, C4.VRATE),  # several losses per episode
+    "d": _vr_set("spread_frac", 0.4, C4.VRATE),  # the ends as far apart as btcp's
+    "e": _vr_set("pct", 90.0, C4.BTCP, "1"),  # btcp gets 140 Mb/s in Fig. 1
+    "f": _vr_set("pct", 80.0, C4.BTCP, "6"),  # btcp below the maximum with one client (and two)
+    "g": _vr_set("pct", 80.0, C4.VRATE, "6"),  # vrate below the maximum with two clients
+}
+
+
+@pytest.mark.parametrize("claim", sorted(VRATE_FALSE))
+def test_each_vrate_claim_fails_when_made_false(claim: str) -> None:
+    assert _verdict(C4.claim_rules(), claim, _vrate_world(VRATE_FALSE[claim])) != HOLDS
+
+
+def test_vrate_claims_with_nothing_to_tell_are_not_testable() -> None:
+    # No connection loses a packet: "one loss per episode" cannot be told.
+    v = _vrate_world(_vr_set("losses_per_episode", 0.0, C4.VRATE))
+    checks = [c for r in C4.claim_rules() if r.id == "c" for c in r.check(v)]
+    assert all(c.ok is None for c in checks if c.x >= 2)
