@@ -81,6 +81,7 @@ def full(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Context]:
 PAGES = {"newcwv": "new-cwv"}
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("paper", list(PAPERS))
 def test_the_claims_in_docs_are_the_full_reproductions(paper: str, full: Callable[[str], Context]) -> None:
     # docs/<paper>.md quotes the claims table the full reproduction writes (verdicts, counts and
@@ -101,6 +102,7 @@ def _compare_rbp_rows(doc: str, which: str) -> list[list[str]]:
     return [[c.strip() for c in line.split("|")[1:-1]] for line in block.splitlines() if re.match(r"\| \d+ KB", line)]
 
 
+@pytest.mark.long
 def test_the_ns2_comparison_has_the_reproductions_numbers(full: Callable[[str], Context]) -> None:
     # docs/validation.md (Paper 000) and docs/rbp.md compare rampup's RBP experiment with ns-2's
     # agents. ns-2's columns do not change; rampup's must be what the reproduction computes now
