@@ -32,8 +32,8 @@ def test_the_index_renders_without_errors(quick_site: tuple[Path, Path, list[Pap
     shot = page.with_suffix(".png")
     r = render(page, shot, WIDTH)
     assert r.errors == []
-    # The index is text, one table and links; the figures are in the papers' reports.
-    assert r.images == []
+    # The index is text, its tables and links, and one figure of each paper's report, each loaded.
+    assert len(r.images) == len(quick_site[2]) and all(loaded for _, loaded in r.images), r.images
     width, height = png_size(shot)
     assert width == WIDTH and height >= 800, (width, height)
 

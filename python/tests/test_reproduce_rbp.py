@@ -31,10 +31,10 @@ def test_report_claims_and_figures_exist(quick: tuple[Path, Path, Context]) -> N
     assert md.exists() and html.exists()
     text = md.read_text(encoding="utf-8")
     assert "## Claims" in text
-    rows = [line for line in text.splitlines() if line.startswith("| ") and line.split("|")[1].strip() in "abcdefghi"]
-    claims = {line.split("|")[1].strip() for line in rows[:9]}
-    assert claims == set("abcdefghi")
-    for line in rows[:9]:
+    rows = [line for line in text.splitlines() if line.startswith("| ") and line.split("|")[1].strip() in "abcdefghijk"]
+    claims = {line.split("|")[1].strip() for line in rows[:11]}
+    assert claims == set("abcdefghijk")
+    for line in rows[:11]:
         assert line.split("|")[5].strip() in VERDICTS
     for name in FIGURES:
         assert (ctx.out / f"{name}.png").stat().st_size > 1000, name
@@ -102,6 +102,8 @@ PINNED = {
     "g": ["does not hold (0/1 sub-claims)", "holds (1/1 sub-claims)", "does not hold (0/1 sub-claims)", "does not hold (0/1 sub-claims)"],
     "h": ["holds (5/5 sub-claims)", "holds (5/5 sub-claims)", "does not hold (4/5 sub-claims)", "holds (5/5 sub-claims)"],
     "i": ["holds (1/1 sub-claims)", "holds (1/1 sub-claims)", "holds (1/1 sub-claims)", "holds (1/1 sub-claims)"],
+    "j": ["does not hold (0/1 sub-claims)", "does not hold (0/1 sub-claims)", "does not hold (0/1 sub-claims)", "does not hold (0/1 sub-claims)"],
+    "k": ["does not hold (0/3 sub-claims)", "does not hold (0/3 sub-claims)", "does not hold (1/3 sub-claims)", "does not hold (0/3 sub-claims)"],
 }
 
 

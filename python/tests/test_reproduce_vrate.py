@@ -31,6 +31,12 @@ PINNED = {
     "d": ["does not hold (0/4 sub-claims)"],
     "e": ["does not hold (0/1 sub-claims)"],
     "f": ["does not hold (0/2 sub-claims)"],
+    "h": ["holds (2/2 sub-claims)"],
+    "i": ["does not hold (0/5 sub-claims)"],
+    "j": ["does not hold (0/1 sub-claims)"],
+    "k": ["does not hold (0/2 sub-claims)"],
+    "l": ["does not hold (0/1 sub-claims)"],
+    "m": ["does not hold (0/1 sub-claims)"],
     "g": ["does not hold (0/2 sub-claims)"],
 }
 
@@ -43,13 +49,13 @@ def test_quick_verdicts_are_pinned(quick: tuple[Path, Path, Context]) -> None:
 
 def test_report_claims_figures_and_data_exist(quick: tuple[Path, Path, Context]) -> None:
     md, html, ctx = quick
-    checked_report(md, html, ctx.out, "abcdefg", FIGURES)
+    checked_report(md, html, ctx.out, "abcdefghijklm", FIGURES)
     points = pd.read_csv(ctx.out / "points.csv")
     assert set(points["fig"].astype(str)) == {"1", "4", "5", "6"}
     runs = pd.read_csv(ctx.out / "runs.csv")
     assert runs["pct"].between(0, 100).all(), "no request is faster than bw_max allows"
     # One server in a read: nothing is shared and nothing lost, whatever the stack.
-    one = runs[(runs["fig"].astype(str) == "4") & (runs["x"] == 1) & (runs["scheme"] == BTCP)]
+    one = runs[(runs["fig"].astype(str) == "4") & (runs["x"] == 1) & (runs["scheme"] == BTCP) & (runs["reading"] == "main")]
     assert (one["timeouts"] == 0).all() and (one["losses_per_episode"] == 0).all()
 
 

@@ -160,6 +160,27 @@ def check_i(v: View) -> list[Check]:
                    "larger as RTT increases")]
 
 
+def _retx_gap(v: View, sweep: str, x: float) -> tuple[float, float]:
+    """NSSR's retransmitted fraction minus RBP's at x, and the difference's 90% CI half-width."""
+    n, r = v.of(NSSR, sweep=sweep), v.of("RBP", sweep=sweep)
+    return float(n.at[x, RETX_RATE] - r.at[x, RETX_RATE]), float(math.hypot(n.at[x, f"{RETX_RATE}_ci90"], r.at[x, f"{RETX_RATE}_ci90"]))
+
+
+def check_j(v: View) -> list[Check]:
+    return [higher("RBP's loss advantage larger with the 10 KB queue", x, *_retx_gap(v, "delay10", x), *_retx_gap(v, "delay24", x),
+                   "(NSSR − RBP retransmitted fraction) with 10 KB − with 24 KB", "most important where the queue is small")
+            for x in v.of(NSSR, sweep="delay10").index]
+
+
+def check_k(v: View) -> list[Check]:
+    out = []
+    for sweep in ("burst", "delay24", "delay10"):
+        r, c = v.of(RBP, sweep=sweep), v.of(RBP_CWND, sweep=sweep)
+        out += [_ratio(f"RBP/cwnd as fast as RBP/rate ({sweep})", x, c, r, "RBP/cwnd / RBP/rate", "≈ 1", SAME,
+                       lambda q: abs(q - 1) <= SAME_SPEED) for x in r.index]
+    return out
+
+
 def _fmt_x(xs: Sequence[float], unit: str) -> str:
     return ", ".join(f"{x:g}" for x in sorted(xs)) + f" {unit}"
 
@@ -233,6 +254,12 @@ def numbers_h(v: View) -> str:
     return numbers_d(v)
 
 
+def numbers_k(v: View) -> str:
+    return "; ".join(f"{sweep}: RBP/rate {_range(v.of(RBP, sweep=sweep), EL, list(v.of(RBP, sweep=sweep).index))} s, RBP/cwnd "
+                     f"{_range(v.of(RBP_CWND, sweep=sweep), EL, list(v.of(RBP_CWND, sweep=sweep).index))} s"
+                     for sweep in ("burst", "delay24", "delay10")) + "."
+
+
 def numbers_i(v: View) -> str:
     s, r = v.of(SSR, sweep="delay24"), v.of(RBP, sweep="delay24")
     return "SSR − RBP/rate elapsed (s): " + ", ".join(f"{x:g} ms {s.at[x, EL] - r.at[x, EL]:.2f}" for x in s.index) + "."
@@ -257,17 +284,20 @@ RULES = {
     "h": "for each scheme (24 KB queue): the mean elapsed at the largest delay above that at the smallest, 90% CIs apart.",
     "i": "SSR's mean elapsed minus RBP's larger at the largest delay than at the smallest (24 KB queue), the difference's "
          "90% CIs apart (each from the two means' CIs, as a root sum of squares).",
+    "j": "for each delay: NSSR's retransmitted fraction minus RBP's larger with the 10 KB queue than with the 24 KB one, the "
+         "differences' 90% CIs apart (each as a root sum of squares).",
+    "k": f"at every point of every sweep: RBP/cwnd's mean elapsed within {SAME_SPEED:.0%} of RBP/rate's, either way.",
 }
 CHECKS = {"a": check_a, "b": check_b, "c": check_c, "d": check_d, "e": check_e, "f": check_f, "g": check_g, "h": check_h,
-          "i": check_i}
+          "i": check_i, "j": check_j, "k": check_k}
 NUMBERS = {"a": numbers_a, "b": numbers_b, "c": numbers_c, "d": numbers_d, "e": numbers_e, "f": numbers_f, "g": numbers_g,
-           "h": numbers_h, "i": numbers_i}
+           "h": numbers_h, "i": numbers_i, "j": numbers_e, "k": numbers_k}
 
 
 def claim_rules() -> list[ClaimRule]:
     """Claims (a)-(e): the paper's words (data/rbp.toml), our rule and its check."""
     words = paper_data("rbp")["claim"]
-    return [ClaimRule(c, words[c]["statement"], words[c]["paper"], RULES[c], CHECKS[c], NUMBERS[c], "KB" if c in "abcg" else "ms")
+    return [ClaimRule(c, words[c]["statement"], words[c]["paper"], RULES[c], CHECKS[c], NUMBERS[c], "KB" if c in "abcg" else "" if c == "k" else "ms")
             for c in RULES]
 
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 import pandas as pd
 
 from .. import framework
-from ..checks import PRINTED, Check, about, at_least, at_most, lower
+from ..checks import PRINTED, Check, about, at_least, at_most, higher, lower
 from ..framework import ClaimRule, View, paper_data
 from ..then_now import Row
 from .runs import BTCP, FIG4, FIG5, PACING, PAIR, SHARING, SIZES_MB, VRATE
@@ -31,6 +31,10 @@ TOGETHER = 0.10
 #: Fig. 1: btcp's bandwidth as printed (Mb/s), of the OC-3 client's 155 Mb/s; "close to the
 #: maximum" in Fig. 6: at least 90% of bw_max.
 FIG1_MBPS, OC3_MBPS, NEAR_MAX = paper_data("vrate")["numbers"]["fig1_btcp_mbps"], 155.0, 90.0
+#: Fig. 1's stall: the connection that does not stall finishes at least a quarter of the
+#: request's time before the other; Fig. 4's "drastic drop" at two servers is at least 20
+#: points of bw_max, and "still poor" at the most servers at least 10 points below vrate.
+STALL_SPREAD, DRASTIC, POOR = 0.25, 20.0, 10.0
 #: "one loss per window": at most 1.0 losses per episode, with 0.1 of tolerance.
 ONE_LOSS = 1.1
 
@@ -132,6 +136,74 @@ def check_g(v: View) -> list[Check]:
     return out
 
 
+def _at(v: View, scheme: str, fig: str, size: float, x: float, col: str) -> tuple[float, float]:
+    p = v.of(scheme, fig=fig, clients=1, size_mb=size)
+    return float(p.at[x, col]), float(p.at[x, f"{col}_ci90"])
+
+
+def check_h(v: View) -> list[Check]:
+    b = _fig(v, BTCP, "1", 1)
+    return [c for x in b.index for c in (
+        at_least("a btcp connection stalls", x, float(b.at[x, TIMEOUTS]), 1, "btcp's timeouts per request", "one connection stalls"),
+        at_least("the other finishes first", x, float(b.at[x, SPREAD]), STALL_SPREAD, "btcp's spread of the ends / the request's time",
+                 "completes before the other recovers"))]
+
+
+def check_i(v: View) -> list[Check]:
+    out = []
+    for size in sizes(v, "4"):
+        xs = sorted(v.of(BTCP, fig="4", clients=1, size_mb=size).index)
+        one, two, top = xs[0], 2.0, xs[-1]
+        b1, b2, bt = (_at(v, BTCP, "4", size, x, PCT) for x in (one, two, top))
+        out += [higher(f"vrate above btcp ({size:g} MB)", x, *_at(v, VRATE, "4", size, x, PCT), *_at(v, BTCP, "4", size, x, PCT),
+                       "% of bw_max, vrate − btcp", "always outperforms") for x in xs if x >= 2]
+        diff = _at(v, VRATE, "4", size, one, PCT)[0] - b1[0]
+        out.append(Check(f"one server alike ({size:g} MB)", one, abs(diff) <= AS_GOOD, "% of bw_max at one server, vrate − btcp",
+                         "close together", diff, f"±{AS_GOOD:g} (two-sided)"))
+        drop = higher(f"btcp drops at two servers ({size:g} MB)", two, *b1, *b2, "btcp's % of bw_max, one server − two", "a drastic drop")
+        drop.ok = None if drop.ok is None else bool(drop.ok and b1[0] - b2[0] >= DRASTIC)
+        drop.tolerance = f"≥ {DRASTIC:g}, 90% CIs apart"
+        out.append(drop)
+        out.append(higher(f"btcp recovers as servers are added ({size:g} MB)", top, *bt, *b2, f"btcp's % of bw_max, {top:g} − 2 servers",
+                          "improves"))
+        out.append(at_least(f"but stays poor ({size:g} MB)", top, _at(v, VRATE, "4", size, top, PCT)[0] - bt[0], POOR,
+                            f"% of bw_max at {top:g} servers, vrate − btcp", "still poor"))
+    return out
+
+
+def check_j(v: View) -> list[Check]:
+    return [higher(f"btcp stalls more reading than writing ({size:g} MB)", x, *_at(v, BTCP, "4", size, x, TIMEOUTS),
+                   *_at(v, BTCP, "5", size, x, TIMEOUTS), "btcp's timeouts per request, Fig. 4 − Fig. 5", "congestion more likely reading")
+            for size in sizes(v, "4") for x in v.of(BTCP, fig="4", clients=1, size_mb=size).index]
+
+
+def check_k(v: View) -> list[Check]:
+    out = []
+    for size in sizes(v, "5"):
+        top = max(v.of(BTCP, fig="5", clients=1, size_mb=size).index)
+        b, r = _at(v, BTCP, "5", size, top, PCT)[0], _at(v, VRATE, "5", size, top, PCT)[0]
+        out += [Check(f"the client's link limits both ({size:g} MB)", top, abs(r - b) <= AS_GOOD, "% of bw_max, vrate − btcp", "alike",
+                      r - b, f"±{AS_GOOD:g} (two-sided)"),
+                at_least(f"both near the maximum ({size:g} MB)", top, min(b, r), NEAR_MAX, "the lower of the two, % of bw_max",
+                         "limited by the client")]
+    return out
+
+
+def check_l(v: View) -> list[Check]:
+    return [at_least(f"vrate near the maximum at two servers ({size:g} MB)", 2, _at(v, VRATE, "4", size, 2.0, PCT)[0], NEAR_MAX,
+                     "vrate's % of bw_max", "close to the maximum") for size in sizes(v, "4")]
+
+
+def check_m(v: View) -> list[Check]:
+    out = []
+    for size in sizes(v, "4"):
+        b = v.of(BTCP, fig="4", clients=1, size_mb=size)
+        out += [higher(f"btcp's ends apart where it stalls ({size:g} MB)", x, *_at(v, BTCP, "4", size, x, SPREAD),
+                       *_at(v, VRATE, "4", size, x, SPREAD), "spread of the ends / the request's time, btcp − vrate",
+                       "the link left idle") for x in b.index if b.at[x, TIMEOUTS] >= 1]
+    return out
+
+
 def _pair(v: View, col: str, fmt: str) -> str:
     cells: dict[str, list[str]] = {}
     for label, x, b, r in _pairs(v):
@@ -168,6 +240,12 @@ def _fig6(v: View, clients: int) -> str:
     return f"Fig. 6, {clients} client(s), % of bw_max vrate/btcp: " + ", ".join(f"{x:g}: {r.at[x, PCT]:.0f}/{b.at[x, PCT]:.0f}" for x in r.index)
 
 
+def numbers_h(v: View) -> str:
+    b = _fig(v, BTCP, "1", 1)
+    return "Fig. 1, btcp: " + ", ".join(f"{x:g} servers: {b.at[x, TIMEOUTS]:.1f} timeouts per request, ends spread over "
+                                        f"{b.at[x, SPREAD]:.0%} of the request" for x in b.index) + "."
+
+
 def numbers_f(v: View) -> str:
     return _fig6(v, 1) + "."
 
@@ -188,11 +266,25 @@ RULES = {
     "e": f"Fig. 1 (an OC-3 client reading from two 100baseT servers): btcp's bandwidth within {PRINTED:.0%} of the paper's "
          f"{FIG1_MBPS:g} Mb/s, either way.",
     "f": f"Fig. 6 with one client: btcp's and vrate's bandwidth at least {NEAR_MAX:g}% of bw_max at every number of servers.",
+    "h": f"Fig. 1: btcp's requests average at least one timeout, and the spread of its transfers' ends is at least "
+         f"{STALL_SPREAD:.0%} of the request's time.",
+    "i": f"Fig. 4, each size: vrate above btcp from two servers on (90% CIs apart); at one server the two within "
+         f"{AS_GOOD:g} points; btcp at two servers at least {DRASTIC:g} points below one server (CIs apart), higher at the most "
+         f"servers than at two (CIs apart) but still at least {POOR:g} points below vrate.",
+    "j": "at every number of servers and size: btcp's timeouts per request reading (Fig. 4) above writing (Fig. 5), 90% CIs "
+         "apart; a point where neither stalls is not tested.",
+    "k": f"Fig. 5 at the most servers: vrate and btcp within {AS_GOOD:g} points of each other, both at least {NEAR_MAX:g}% of "
+         "bw_max.",
+    "l": f"Fig. 4 at two servers, each size: vrate at least {NEAR_MAX:g}% of bw_max.",
+    "m": "Fig. 4, wherever btcp's requests average at least one timeout: the spread of btcp's transfer ends above vrate's, "
+         "90% CIs apart.",
     "g": f"Fig. 6 with two clients: btcp's bandwidth below vrate's (90% CIs apart) from two servers on, and vrate's at least "
          f"{NEAR_MAX:g}% of bw_max at every number of servers.",
 }
-CHECKS = {"a": check_a, "b": check_b, "c": check_c, "d": check_d, "e": check_e, "f": check_f, "g": check_g}
-NUMBERS = {"a": numbers_a, "b": numbers_b, "c": numbers_c, "d": numbers_d, "e": numbers_e, "f": numbers_f, "g": numbers_g}
+CHECKS = {"a": check_a, "b": check_b, "c": check_c, "d": check_d, "e": check_e, "f": check_f, "g": check_g, "h": check_h, "i": check_i,
+          "j": check_j, "k": check_k, "l": check_l, "m": check_m}
+NUMBERS = {"a": numbers_a, "b": numbers_b, "c": numbers_c, "d": numbers_d, "e": numbers_e, "f": numbers_f, "g": numbers_g,
+           "h": numbers_h, "i": numbers_a, "j": numbers_b, "k": numbers_a, "l": numbers_a, "m": numbers_d}
 
 
 def claim_rules() -> list[ClaimRule]:
