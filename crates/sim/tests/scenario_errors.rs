@@ -331,3 +331,26 @@ fn a_grouped_flow_runs() {
     let out = run_toml(&format!("{text}[vrate]\nperiod = \"100us\"\n"), None).unwrap();
     assert_eq!(out.table("flows").u64s("bytes_received"), &[100_000]);
 }
+
+#[test]
+fn a_quantity_is_a_number_and_a_unit_written_together() {
+    // Spaces, a sign, or a value that would silently become zero are refused, each saying why.
+    for bad in ["\"10 Mbps\"", "\"  10Mbps  \"", "\"+10Mbps\""] {
+        assert_error("bottleneck_rate = \"10Mbps\"", &format!("bottleneck_rate = {bad}"), &["topology.bottleneck_rate", "is not a rate"]);
+    }
+    assert_error("bottleneck_rate = \"10Mbps\"", "bottleneck_rate = \"-100Mbps\"", &["topology.bottleneck_rate", "is negative"]);
+    assert_error("bottleneck_rate = \"10Mbps\"", "bottleneck_rate = \"4294967296Gbps\"", &["is above 10 Tbps"]);
+    for tiny in ["1e-400s", "1e-30ms"] {
+        assert_error("bottleneck_delay = \"20ms\"", &format!("bottleneck_delay = \"{tiny}\""), &["topology.bottleneck_delay", "below 1 ns"]);
+    }
+    assert_error("bottleneck_queue = { packets = 50 }", "bottleneck_queue = { packets = -5 }", &["packets", "-5 is negative"]);
+}
+
+#[test]
+fn an_error_quotes_a_long_value_cut() {
+    let long = "9".repeat(100_000);
+    for (from, to) in [("bottleneck_rate = \"10Mbps\"", format!("bottleneck_rate = \"{long}\"")), ("cc = \"newreno\"", format!("cc = \"{long}\""))] {
+        let msg = error_of(&VALID.replacen(from, &to, 1));
+        assert!(msg.len() < 1_000 && msg.contains("100000 characters"), "{} bytes: {}", msg.len(), &msg[..200.min(msg.len())]);
+    }
+}

@@ -323,7 +323,13 @@ pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
 
 /// A key's error, named by its path (`flow[0].tcp.mss: ...`).
 fn key_error(path: String, msg: String) -> ScenarioError {
-    let msg = msg.replace('\n', " ");
+    let mut msg = cut_long_quotes(&msg.replace('\n', " "));
+    // serde's words for a negative count, in a scenario's terms.
+    if let Some((n, rest)) = msg.strip_prefix("invalid value: integer `").and_then(|r| r.split_once('`')) {
+        if n.starts_with('-') && rest.starts_with(", expected u") {
+            msg = format!("{n} is negative: give a whole number, 0 or more");
+        }
+    }
     if path == "." || path.is_empty() {
         ScenarioError(format!("scenario: {msg}"))
     } else {
@@ -331,8 +337,33 @@ fn key_error(path: String, msg: String) -> ScenarioError {
     }
 }
 
+/// `msg` with every quoted run (between `"` or backticks) longer than 60 characters cut to
+/// its first 40: a value of 100 KB quoted back would make no error line.
+fn cut_long_quotes(msg: &str) -> String {
+    let mut out = String::with_capacity(msg.len().min(1024));
+    let mut rest = msg;
+    while let Some(i) = rest.find(['"', '`']) {
+        let quote = rest[i..].chars().next().expect("a quote at i");
+        out.push_str(&rest[..=i]);
+        rest = &rest[i + 1..];
+        let Some(j) = rest.find(quote) else { break };
+        let inner = &rest[..j];
+        let n = inner.chars().count();
+        if n > 60 {
+            out.extend(inner.chars().take(40));
+            out.push_str(&format!("… ({n} characters in all)"));
+        } else {
+            out.push_str(inner);
+        }
+        out.push(quote);
+        rest = &rest[j + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
 fn toml_error(text: &str, e: &toml::de::Error) -> ScenarioError {
-    let msg = e.message().replace('\n', " ");
+    let msg = cut_long_quotes(&e.message().replace('\n', " "));
     match e.span() {
         Some(span) => {
             let before = &text[..span.start.min(text.len())];
@@ -652,8 +683,9 @@ fn rate_limited(a: AppFile, p: &str) -> Result<App, ScenarioError> {
     const RATE: &str = "a rate with a unit, like \"512kbps\"";
     let rate = match a.rate {
         Some(NumberOrText::Text(t)) => match crate::units::parse_rate(&t) {
-            Some(r) if r.bps() > 0 => r,
-            _ => return err(format!("{p}.rate"), format!("{t:?} is not {RATE}, above 0")),
+            Ok(r) if r.bps() > 0 => r,
+            Ok(_) => return err(format!("{p}.rate"), format!("{} is not {RATE}, above 0", crate::units::shown(&t))),
+            Err(why) => return err(format!("{p}.rate"), why.message(&crate::units::shown(&t), RATE, "bps", "10 Tbps")),
         },
         Some(NumberOrText::Number(_)) => return err(format!("{p}.rate"), format!("must be {RATE}")),
         None => return err(format!("{p}.rate"), format!("missing: the application's rate, {RATE}")),

@@ -682,8 +682,11 @@ pub(super) fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError
             None => d.idle_threshold,
             Some("rto") => IdleThreshold::Rto,
             Some(v) => match crate::units::parse_duration(v) {
-                Some(d) => IdleThreshold::Fixed(d),
-                None => return err(format!("{p}.idle_threshold"), format!("{v:?} is neither \"rto\" nor a time like \"500ms\"")),
+                Ok(d) => IdleThreshold::Fixed(d),
+                Err(why) => {
+                    let msg = why.message(&crate::units::shown(v), "\"rto\" or a time like \"500ms\"", "ns", "2^64 ns");
+                    return err(format!("{p}.idle_threshold"), msg);
+                }
             },
         },
         preemptive,
