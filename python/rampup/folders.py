@@ -46,8 +46,12 @@ class OutputError(ValueError):
 
 
 def check_target(target: Path, overwrite: bool = False) -> Path:
-    """The folder to write, after checking that replacing it loses nothing of the user's."""
+    """The folder to write, after checking that replacing it loses nothing of the user's, and
+    that it is not inside a folder rampup wrote (whose manifest it would make wrong)."""
     target = resolved(target)
+    if (outer := _inside_ours(target)) is not None:
+        raise OutputError(f"{target}: inside {outer}, a folder rampup wrote, whose manifest lists every file in it; "
+                          "give a folder outside it")
     if not target.exists():
         return target
     if not target.is_dir():
@@ -58,6 +62,19 @@ def check_target(target: Path, overwrite: bool = False) -> Path:
     if why:
         raise OutputError(f"{target}: {why}; not replacing it (pass --overwrite to replace it anyway)")
     return target
+
+
+def _inside_ours(target: Path) -> Path | None:
+    """The folder above ``target`` whose manifest carries rampup's marker, if any."""
+    key, value = MARKER
+    for parent in target.parents:
+        try:
+            manifest = json.loads((parent / MANIFEST).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(manifest, dict) and manifest.get(key) == value:
+            return parent
+    return None
 
 
 def check_ours(folder: Path) -> None:

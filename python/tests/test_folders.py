@@ -210,3 +210,13 @@ def test_reproduce_into_is_staged(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         experiments.reproduce_into("fake", folder, cache=tmp_path / "cache")
     assert (folder / "report.md").read_text() == "# new"
     assert _leftovers(tmp_path) == []
+
+
+def test_an_output_folder_inside_one_rampup_wrote_is_refused(demo_path: Path, tmp_path: Path) -> None:
+    # Writing results/demo/sub/ would add files that results/demo's manifest does not list.
+    outer = tmp_path / "demo"
+    rampup.run(demo_path, out=outer)
+    with pytest.raises(rampup.OutputError, match=r"inside .*demo, a folder rampup wrote"):
+        rampup.run(demo_path, out=outer / "sub")
+    assert not (outer / "sub").exists()
+    rampup.load(outer)  # and that folder is still as rampup wrote it
