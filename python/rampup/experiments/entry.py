@@ -101,18 +101,28 @@ def _temporary_prefix(name: str) -> str:
 _TEMPORARY = re.compile(r"\.[0-9a-f]+\.(\d+)-[^/]*")
 
 
+#: The cache folders this process has swept (`remove_abandoned`): once per process, as a
+#: sweep reads every entry's name; a write killed later is removed by the next process.
+_SWEPT: set[Path] = set()
+
+
 def remove_abandoned(cache: Path) -> None:
     """Remove the temporary folders of writers on this machine that are no longer running
-    (a write killed between its first file and its rename). Another live process's
-    folders, and anything not named as this module names its folders, are left alone."""
+    (a write killed between its first file and its rename), once per process and folder.
+    Another live process's folders, and anything not named as this module names its
+    folders, are left alone."""
+    if cache in _SWEPT:
+        return
     try:
-        names = [p for p in cache.iterdir() if p.is_dir() and not p.is_symlink()]
+        with os.scandir(cache) as entries:
+            temporary = [e for e in entries if e.name.startswith(".") and e.is_dir(follow_symlinks=False)]
     except OSError:
         return
-    for p in names:
-        m = _TEMPORARY.fullmatch(p.name)
+    _SWEPT.add(cache)
+    for e in temporary:
+        m = _TEMPORARY.fullmatch(e.name)
         if m and not _alive(int(m.group(1))):
-            shutil.rmtree(p, ignore_errors=True)
+            shutil.rmtree(e.path, ignore_errors=True)
 
 
 def _alive(pid: int) -> bool:

@@ -266,6 +266,8 @@ RULES = {
     "e": f"Fig. 1 (an OC-3 client reading from two 100baseT servers): btcp's bandwidth within {PRINTED:.0%} of the paper's "
          f"{FIG1_MBPS:g} Mb/s, either way.",
     "f": f"Fig. 6 with one client: btcp's and vrate's bandwidth at least {NEAR_MAX:g}% of bw_max at every number of servers.",
+    "g": f"Fig. 6 with two clients: btcp's bandwidth below vrate's (90% CIs apart) from two servers on, and vrate's at least "
+         f"{NEAR_MAX:g}% of bw_max at every number of servers.",
     "h": f"Fig. 1: btcp's requests average at least one timeout, and the spread of its transfers' ends is at least "
          f"{STALL_SPREAD:.0%} of the request's time.",
     "i": f"Fig. 4, each size: vrate above btcp from two servers on (90% CIs apart); at one server the two within "
@@ -278,8 +280,6 @@ RULES = {
     "l": f"Fig. 4 at two servers, each size: vrate at least {NEAR_MAX:g}% of bw_max.",
     "m": "Fig. 4, wherever btcp's requests average at least one timeout: the spread of btcp's transfer ends above vrate's, "
          "90% CIs apart.",
-    "g": f"Fig. 6 with two clients: btcp's bandwidth below vrate's (90% CIs apart) from two servers on, and vrate's at least "
-         f"{NEAR_MAX:g}% of bw_max at every number of servers.",
 }
 CHECKS = {"a": check_a, "b": check_b, "c": check_c, "d": check_d, "e": check_e, "f": check_f, "g": check_g, "h": check_h, "i": check_i,
           "j": check_j, "k": check_k, "l": check_l, "m": check_m}
