@@ -247,7 +247,7 @@ def test_a_namespace_no_run_of_ours_made_is_left_alone(netns: None) -> None:
 
 
 def test_a_run_with_a_need_missing_stops_before_its_first_stack(monkeypatch: pytest.MonkeyPatch) -> None:
-    # rampup-udp missing used to be found after the kernel's runs, and their results lost.
+    # A program missing is found before any stack runs, so no stack's results are lost.
     from click.testing import CliRunner
 
     from rampup import cli

@@ -57,56 +57,55 @@ class Check:
     note: str = ""  # why the point is not tested
 
 
-def _untested_why(*values: float) -> str:
-    """Why values cannot be compared, or "" when they can."""
-    if any(math.isnan(v) for v in values):
-        return "undefined here"
-    return ""
+#: Why a point is not tested.
+UNDEFINED, IDENTICAL = "undefined here", "identical here: what tells them apart never acts"
+
+
+def _apart(part: str, x: float, below: float, below_ci: float, above: float, above_ci: float, quantity: str, paper: str,
+           ours: float, tolerance: str) -> Check:
+    """``below``'s 90% CI lies wholly below ``above``'s. Not tested where either is
+    undefined, or where the two are the same to the last bit (nothing to tell apart: both
+    zero, or the mechanism the claim speaks of never acted)."""
+    if math.isnan(below) or math.isnan(above):
+        return Check(part, x, None, quantity, paper, math.nan, tolerance, UNDEFINED)
+    if below == above and below_ci == above_ci:
+        return Check(part, x, None, quantity, paper, 0.0, tolerance, IDENTICAL)
+    return Check(part, x, bool(below + below_ci < above - above_ci), quantity, paper, ours, tolerance)
 
 
 def lower(part: str, x: float, a: float, a_ci: float, b: float, b_ci: float, quantity: str, paper: str) -> Check:
-    """``a`` is lower than ``b`` at x: ``a``'s 90% CI lies wholly below ``b``'s. Not tested
-    where the two are the same to the last bit (nothing to tell apart: both zero, or the
-    mechanism the claim speaks of never acted) or undefined."""
-    tolerance = "< 0, 90% CIs apart"
-    if why := _untested_why(a, b):
-        return Check(part, x, None, quantity, paper, math.nan, tolerance, why)
-    if a == b and a_ci == b_ci:
-        return Check(part, x, None, quantity, paper, 0.0, tolerance, "identical here: what tells them apart never acts")
-    return Check(part, x, bool(a + a_ci < b - b_ci), quantity, paper, a - b, tolerance)
+    """``a`` is lower than ``b`` at x: ``a``'s 90% CI lies wholly below ``b``'s (`_apart`)."""
+    return _apart(part, x, a, a_ci, b, b_ci, quantity, paper, a - b, "< 0, 90% CIs apart")
 
 
 def higher(part: str, x: float, a: float, a_ci: float, b: float, b_ci: float, quantity: str, paper: str) -> Check:
-    """``a`` is higher than ``b`` at x, as `lower` with the two swapped (``ours`` is a − b)."""
-    c = lower(part, x, b, b_ci, a, a_ci, quantity, paper)
-    c.ours = -c.ours if c.ours == c.ours else c.ours
-    c.tolerance = c.tolerance.replace("< 0", "> 0", 1)
-    return c
+    """``a`` is higher than ``b`` at x (`_apart`; ``ours`` is a − b)."""
+    return _apart(part, x, b, b_ci, a, a_ci, quantity, paper, a - b, "> 0, 90% CIs apart")
+
+
+def _judged(part: str, x: float, ours: float, ok: bool, quantity: str, paper: str, tolerance: str, *also: float) -> Check:
+    """A check of ``ours`` against a tolerance; not tested where ``ours``, or any value of
+    ``also`` it is judged against, is undefined."""
+    if any(math.isnan(v) for v in (ours, *also)):
+        return Check(part, x, None, quantity, paper, ours, tolerance, UNDEFINED)
+    return Check(part, x, bool(ok), quantity, paper, ours, tolerance)
 
 
 def about(part: str, x: float, ours: float, target: float, quantity: str, paper: str, rel: float = PRINTED) -> Check:
     """``ours`` within ``rel`` of ``target`` either way (relative): a printed number."""
     lo, hi = sorted((target * (1 - rel), target * (1 + rel)))
     tolerance = f"{lo:.3g}-{hi:.3g} (±{rel:.0%} of {target:.3g}, two-sided)"
-    if why := _untested_why(ours, target):
-        return Check(part, x, None, quantity, paper, ours, tolerance, why)
-    return Check(part, x, lo <= ours <= hi, quantity, paper, ours, tolerance)
+    return _judged(part, x, ours, lo <= ours <= hi, quantity, paper, tolerance, target)
 
 
 def at_least(part: str, x: float, ours: float, bound: float, quantity: str, paper: str, strict: bool = False) -> Check:
     """``ours`` ≥ ``bound`` (> with ``strict``): a bound the paper's words give."""
-    tolerance = f"{'>' if strict else '≥'} {bound:.3g}"
-    if why := _untested_why(ours):
-        return Check(part, x, None, quantity, paper, ours, tolerance, why)
-    return Check(part, x, ours > bound if strict else ours >= bound, quantity, paper, ours, tolerance)
+    return _judged(part, x, ours, ours > bound if strict else ours >= bound, quantity, paper, f"{'>' if strict else '≥'} {bound:.3g}")
 
 
 def at_most(part: str, x: float, ours: float, bound: float, quantity: str, paper: str, strict: bool = False) -> Check:
     """``ours`` ≤ ``bound`` (< with ``strict``)."""
-    tolerance = f"{'<' if strict else '≤'} {bound:.3g}"
-    if why := _untested_why(ours):
-        return Check(part, x, None, quantity, paper, ours, tolerance, why)
-    return Check(part, x, ours < bound if strict else ours <= bound, quantity, paper, ours, tolerance)
+    return _judged(part, x, ours, ours < bound if strict else ours <= bound, quantity, paper, f"{'<' if strict else '≤'} {bound:.3g}")
 
 
 def parts(checks: Sequence[Check]) -> dict[str, list[Check]]:

@@ -31,9 +31,9 @@ __all__ = ["ENTRY", "load", "remove_abandoned", "store"]
 ENTRY = "entry.json"
 #: A table's name: its file is ``<name>.arrow`` in the entry's folder, never a path elsewhere.
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}")
-#: Arrow's IPC file format, compressed: a run's table is read, checked and converted in
-#: 0.7-1.0 ms against Parquet's 1.2-2.0 ms (its fixed cost per file is most of a small
-#: table's), at up to a few times Parquet's size (zstd; uncompressed IPC, up to 100 times).
+#: Arrow's IPC file format, compressed with zstd: a small table reads faster than from
+#: Parquet, whose fixed cost per file is most of a small table's (docs/architecture.md
+#: gives the figures).
 _WRITE = pa.ipc.IpcWriteOptions(compression="zstd")
 
 
@@ -57,8 +57,8 @@ def load(folder: Path, made_for: Mapping[str, Any], names: Sequence[str] | None 
             data = (folder / f"{name}.arrow").read_bytes()  # read once: checked, then parsed
             if _digest(data) != files[name]:
                 return None
-            # split_blocks: a column per block, not one copy consolidating them (2-3x faster
-            # for the small tables most runs keep: 0.17 against 0.48 ms for a phases table).
+            # split_blocks: a column per block, not one copy consolidating them, which is most
+            # of the cost for the small tables most runs keep.
             tables[name] = pa.ipc.open_file(pa.BufferReader(data)).read_all().to_pandas(split_blocks=True)
         return tables
     except (OSError, ValueError, KeyError, TypeError, AttributeError, pa.ArrowException):

@@ -167,6 +167,11 @@ class Results:
     data: pd.DataFrame | None = None  # the experiment's `data_table` of every main run, with a ``run`` column
     every_reading: pd.DataFrame | None = None  # with `readings`: the figure points of every reading
 
+    @property
+    def all_points(self) -> pd.DataFrame:
+        """The figure points of every reading (`summary`, for an experiment without `readings`)."""
+        return self.summary if self.every_reading is None else self.every_reading
+
     def example(self, **tags: Any) -> dict[str, pd.DataFrame]:
         """The kept tables of the (first) example point with these tags."""
         for i, t in self.examples.items():
@@ -324,7 +329,7 @@ def _write_data(exp: Experiment, ctx: Any, res: Results) -> None:
     if exp.data_table and res.data is not None:
         res.data.join(res.runs[[*_group(exp), "seed"]], on="run").to_parquet(out / f"{exp.data_table}.parquet", index=False)
     res.runs.to_csv(out / "runs.csv", index=False)
-    (res.summary if res.every_reading is None else res.every_reading).to_csv(out / "points.csv", index=False)
+    res.all_points.to_csv(out / "points.csv", index=False)
     comment, doc = exp.example_scenario()
     (out / "example-scenario.toml").write_text(f"# {comment}\n# rampup run example-scenario.toml\n" + _toml.dumps(doc),
                                                encoding="utf-8")
@@ -395,7 +400,7 @@ def reproduce(exp: Experiment, ctx: Any):  # type: ignore[no-untyped-def]
     """Runs ``exp`` and writes its data and report into ``ctx.out``: (report.md, report.html)."""
     res = run_points(exp, ctx)
     _write_data(exp, ctx, res)
-    view, alternates = exp.views(res.summary if res.every_reading is None else res.every_reading)
+    view, alternates = exp.views(res.all_points)
     verdicts = judge(exp.claims(), view, alternates)
     ctx.verdicts = [v.verdict for v in verdicts]
     ctx.claims = [(v.rule.id, v.rule.statement, v.cell(), v.holds_under()) for v in verdicts]

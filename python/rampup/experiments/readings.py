@@ -12,6 +12,7 @@ readings under which it holds, or with none.
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -50,13 +51,13 @@ class Reading:
 def expand(points: Sequence[Any], readings: Sequence[Reading]) -> list[Any]:
     """``points`` tagged with the main reading, and after them each reading's copies of the
     points it reruns, their scenarios changed by it."""
-    out = [type(p)({**p.tags, "reading": MAIN}, p.scenario, p.keep, p.info) for p in points]
+    out = [dataclasses.replace(p, tags={**p.tags, "reading": MAIN}) for p in points]
     for r in readings:
         for p in points:
             if r.reruns(p.tags):
                 doc = copy.deepcopy(p.scenario)
                 r.apply(doc)
-                out.append(type(p)({**p.tags, "reading": r.name}, doc, p.keep, p.info))
+                out.append(dataclasses.replace(p, tags={**p.tags, "reading": r.name}, scenario=doc))
     return out
 
 

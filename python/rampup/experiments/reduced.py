@@ -28,7 +28,7 @@ from . import entry
 
 __all__ = ["Reduction", "key", "load", "store"]
 
-#: Under the cache folder: one file per reduced reproduction.
+#: Under the cache folder: one entry per reduced reproduction.
 FOLDER = "reduced"
 
 
