@@ -19,16 +19,16 @@ A subcommand is a function decorated with ``@main.command()``.
 
 from __future__ import annotations
 
-import errno
 import os
 import shlex
 import signal
 import sys
 import threading
+import warnings
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
-from typing import NoReturn, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import click
 from rich import box
@@ -48,7 +48,7 @@ from rich.text import Text
 
 from . import __version__, _engine
 from .api import engine_check, read_scenario_file, run_to_folder
-from .folders import OutputError, check_target
+from .folders import FULL_DISK, OutputError, check_target
 from .results import Result, safe_name
 
 T = TypeVar("T")
@@ -134,10 +134,6 @@ def _internal_fault(e: Exception) -> NoReturn:
     _fail(f"internal fault ({type(e).__name__}: {e}); {REPORT}", EXIT_FAILURE)
 
 
-#: The errors of a disk that is full (or of a quota that is): the environment's, not rampup's.
-FULL_DISK = frozenset({errno.ENOSPC, errno.EDQUOT})
-
-
 def full_disk(e: OSError, what: str | None = None) -> str:
     """The line for a full disk: where, and what to do."""
     where = what or (f"writing {e.filename}" if e.filename else "writing a file")
@@ -173,6 +169,14 @@ def main() -> None:
     threads = os.environ.get("RAMPUP_THREADS")
     if threads is not None and not (threads.isascii() and threads.isdigit() and int(threads) >= 1):
         raise CliError(f"RAMPUP_THREADS: {threads!r} is not allowed; give a whole number of threads, 1 or more")
+    warnings.showwarning = _warning_line
+
+
+def _warning_line(message: Warning | str, category: type[Warning], filename: str, lineno: int, file: Any = None,
+                  line: str | None = None) -> None:
+    """A warning (a cache that cannot be written, a reduction not cached) as one line on
+    stderr, like the command line's errors, not Python's two with a source line."""
+    click.echo(f"rampup: warning: {message}", err=True)
 
 
 # --- helpers -----------------------------------------------------------------

@@ -106,6 +106,8 @@ def _not_ours(folder: Path) -> str | None:
     return why
 
 
+#: The errors of a disk that is full (or of a quota that is): the environment's, not rampup's.
+FULL_DISK = frozenset({errno.ENOSPC, errno.EDQUOT})
 #: How often `_not_ours` reads a folder that other writers keep replacing before it answers.
 _READS = 10
 

@@ -137,8 +137,8 @@ def test_a_full_disk_under_a_sweep_table_leaves_no_temporary_file(run_cli, tmp_p
     assert not tmp.exists() and not tmp.is_symlink() and not out.exists()
 
 
-def test_a_full_disk_under_the_cache_is_one_line_that_keeps_the_stored_runs(monkeypatch: pytest.MonkeyPatch,
-                                                                          tmp_path: Path) -> None:
+def test_a_full_disk_under_the_cache_is_one_warning_and_loses_no_result(monkeypatch: pytest.MonkeyPatch,
+                                                                        tmp_path: Path) -> None:
     from rampup.experiments import runner
 
     stored = []
@@ -153,13 +153,19 @@ def test_a_full_disk_under_the_cache_is_one_line_that_keeps_the_stored_runs(monk
     monkeypatch.setattr(runner, "_store", store)
     scenario = tmp_path / "s.toml"
     scenario.write_text(SHORT)
-    cache = tmp_path / "cache"
-    result = CliRunner().invoke(cli.main, ["sweep", str(scenario), "--grid", "topology.loss=0.0,0.01,0.02", "--workers", "1",
-                                           "--cache", str(cache), "--out", str(tmp_path / "s.csv")])
-    assert result.exit_code == 1, result.output
-    _one_line(result.stderr, f"--cache {cache}: no space left on the device", "1 of 3 runs are kept in the cache",
-              "the same command resumes from there: rampup sweep")
-    assert not (tmp_path / "s.csv").exists()
+    cache, out = tmp_path / "cache", tmp_path / "s.csv"
+    args = ["sweep", str(scenario), "--grid", "topology.loss=0.0,0.01,0.02", "--workers", "1", "--cache", str(cache),
+            "--out", str(out)]
+    result = CliRunner().invoke(cli.main, args)
+    assert result.exit_code == 0, result.output
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(f"rampup: warning: the cache {cache}: no space left on the device; 2 of 3 runs are not cached; "
+                           "their results are in this sweep's output"), result.stderr
+    assert sorted(pd.read_csv(out)["topology.loss"].unique()) == [0.0, 0.01, 0.02]
+    # The one run that was cached is read back on the rerun; the two others run again.
+    monkeypatch.setattr(runner, "_store", real_store)
+    result = CliRunner().invoke(cli.main, [*args, "--overwrite"])
+    assert result.exit_code == 0 and "(1 cached, 2 run in" in result.stdout, result.output
 
 
 def test_a_full_disk_anywhere_is_the_environments_error_not_a_bug(monkeypatch: pytest.MonkeyPatch) -> None:

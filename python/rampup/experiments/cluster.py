@@ -89,10 +89,12 @@ def _run_checked(job: Any, build: str, process: str) -> Any:
     return _run(job)
 
 
-def run_on_dask(client: Any, jobs: Sequence[Any], todo: Sequence[int], cache: Path, finished: Callable[[int, Any], None]) -> None:
+def run_on_dask(client: Any, jobs: Sequence[Any], todo: Sequence[int], cache: Path, finished: Callable[[int, Any], None],
+                unstored: list[OSError]) -> None:
     """Run ``jobs[i]`` for i in ``todo`` on ``client``'s cluster (the current client, or a
-    cluster of this process's threads when None), storing each result here as it comes."""
-    from .runner import _store, engine_build
+    cluster of this process's threads when None), storing each result here as it comes
+    (``unstored`` gets the errors of those the cache cannot take)."""
+    from .runner import engine_build, store_or_note
 
     distributed = _distributed()
     ours = False
@@ -110,7 +112,7 @@ def run_on_dask(client: Any, jobs: Sequence[Any], todo: Sequence[int], cache: Pa
             i = futures.pop(f)
             tables = f.result()
             f.release()  # the worker may drop its copy now
-            _store(jobs[i], cache, tables)
+            store_or_note(jobs[i], cache, tables, unstored)
             finished(i, tables)
     finally:
         if futures:  # an error or Ctrl-C: the runs not finished are cancelled

@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import warnings
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -23,9 +24,10 @@ from typing import Any
 import pandas as pd
 
 from .. import _engine
+from ..folders import FULL_DISK
 from . import entry
 
-__all__ = ["Job", "engine_build", "run_jobs"]
+__all__ = ["CacheNotWritten", "Job", "engine_build", "run_jobs"]
 
 
 @dataclass(frozen=True)
@@ -83,11 +85,25 @@ def _run(job: Job) -> dict[str, pd.DataFrame]:
             for name in job.keep}
 
 
-def _run_and_store(job: Job, cache: Path) -> dict[str, pd.DataFrame]:
+class CacheNotWritten(UserWarning):
+    """Some runs of a sweep could not be cached (a full disk, a read-only folder): their
+    results are returned all the same, and a rerun runs them again."""
+
+
+def _run_and_store(job: Job, cache: Path, unstored: list[OSError]) -> dict[str, pd.DataFrame]:
     """Run and cache in the worker, so that writing Arrow does not serialise the sweep."""
     tables = _run(job)
-    _store(job, cache, tables)
+    store_or_note(job, cache, tables, unstored)
     return tables
+
+
+def store_or_note(job: Job, cache: Path, tables: dict[str, pd.DataFrame], unstored: list[OSError]) -> None:
+    """Cache a run's tables; if the cache cannot take them, note why and keep going: the run
+    is done, and its results are worth more than its cache entry."""
+    try:
+        _store(job, cache, tables)
+    except OSError as e:
+        unstored.append(e)
 
 
 def _load(job: Job, cache: Path) -> dict[str, pd.DataFrame] | None:
@@ -113,7 +129,8 @@ def run_jobs(
     "dask": the cluster of ``client`` (a ``dask.distributed.Client``), else of the current
     client, else of this process's threads (`cluster.run_on_dask`).
     ``progress(done, total)`` is called first with the runs read from the cache, then as
-    runs finish.
+    runs finish. Runs the cache cannot take (a full disk) are returned all the same, with
+    one `CacheNotWritten` warning for the sweep.
     """
     if backend not in ("threads", "dask"):
         raise ValueError(f"backend: {backend!r} is not one of 'threads', 'dask'")
@@ -137,18 +154,25 @@ def run_jobs(
         if progress:
             progress(done, len(jobs))
 
+    unstored: list[OSError] = []
     if backend == "threads":
-        _run_threads(jobs, todo, workers or os.cpu_count() or 1, cache, finished)
+        _run_threads(jobs, todo, workers or os.cpu_count() or 1, cache, finished, unstored)
     elif todo:
         from .cluster import run_on_dask
 
-        run_on_dask(client, jobs, todo, cache, finished)
+        run_on_dask(client, jobs, todo, cache, finished, unstored)
+    if unstored:
+        e = unstored[0]
+        why = "no space left on the device" if e.errno in FULL_DISK else (e.strerror or str(e))
+        warnings.warn(CacheNotWritten(f"the cache {cache}: {why}; {len(unstored)} of {len(jobs)} runs are not cached; "
+                                      "their results are in this sweep's output all the same, and a rerun runs them again"), stacklevel=2)
     return [r for r in results if r is not None]
 
 
-def _run_threads(jobs: Sequence[Job], todo: Iterable[int], workers: int, cache: Path, finished: Callable) -> None:
+def _run_threads(jobs: Sequence[Job], todo: Iterable[int], workers: int, cache: Path, finished: Callable,
+                 unstored: list[OSError]) -> None:
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        pending: dict[Future, int] = {pool.submit(_run_and_store, jobs[i], cache): i for i in todo}
+        pending: dict[Future, int] = {pool.submit(_run_and_store, jobs[i], cache, unstored): i for i in todo}
         try:
             while pending:
                 ready, _ = wait(pending, return_when=FIRST_COMPLETED)
