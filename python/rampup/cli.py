@@ -24,8 +24,8 @@ import shlex
 import signal
 import sys
 import threading
-import warnings
 import tomllib
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
