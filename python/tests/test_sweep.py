@@ -243,3 +243,39 @@ def test_seeds_count_from_one_as_on_the_command_line(tmp_path: Path) -> None:
     for bad in (0, True, 1.5):
         with pytest.raises(ValueError, match=r"^seeds: .* is not allowed"):
             rampup.sweep(SCENARIO, {"topology.loss": [0.01]}, seeds=bad, cache=tmp_path, progress=False)
+
+
+def test_each_result_comes_once_per_run_in_the_callers_thread_with_few_runs_ahead(monkeypatch: pytest.MonkeyPatch,
+                                                                                 tmp_path: Path) -> None:
+    import threading
+    import time
+
+    from rampup.experiments import runner
+
+    started: list[int] = []
+    real_run = runner._run
+
+    def run(job):  # type: ignore[no-untyped-def]
+        started.append(job.seed)
+        return real_run(job)
+
+    monkeypatch.setattr(runner, "_run", run)
+    short = SCENARIO.replace('duration = "3s"', 'duration = "100ms"')
+    jobs = [runner.Job(short, seed) for seed in range(1, 41)]
+    taken: list[int] = []
+    ahead: list[int] = []
+
+    def each(i: int, tables) -> None:  # type: ignore[no-untyped-def]
+        assert threading.current_thread() is threading.main_thread()
+        taken.append(i)
+        ahead.append(len(started) - len(taken))
+        time.sleep(0.02)  # a slow reduction: the runs must not race ahead of it
+
+    runner.each_result(jobs, tmp_path, each, workers=2)
+    assert sorted(taken) == list(range(40))
+    # Under way or waiting to be taken: at most AHEAD per worker.
+    assert max(ahead) <= runner.AHEAD * 2, ahead
+    # A second pass reads every run from the cache, in the jobs' order.
+    again: list[int] = []
+    runner.each_result(jobs, tmp_path, lambda i, t: again.append(i), workers=2)
+    assert again == list(range(40)) and len(started) == 40

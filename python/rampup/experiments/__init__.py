@@ -21,7 +21,7 @@ import pandas as pd
 from .. import _engine
 from ..folders import check_target, staged_folder
 from .report import Claim, Report
-from .runner import Job, run_jobs
+from .runner import Job, each_result
 from .stats import mean_ci90
 
 __all__ = ["PAPERS", "Claim", "Context", "Job", "Report", "load", "mean_ci90", "reproduce_into"]
@@ -68,21 +68,22 @@ class Context:
             return self.seeds
         return min(default, 2) if self.quick else default
 
-    def run(self, jobs: Sequence[Job]) -> list[dict[str, pd.DataFrame]]:
+    def run_each(self, jobs: Sequence[Job], each: Callable[[int, dict[str, pd.DataFrame]], None]) -> None:
+        """``each(i, tables)`` as each job's tables come (`runner.each_result`), counted in
+        `runs` and `cached` and shown by `progress`."""
         base = self.runs
         loaded: list[int] = []
 
         def progress(done: int, total: int) -> None:
-            if not loaded:  # the first call: the runs read from the cache (`run_jobs`)
+            if not loaded:  # the first call: the runs read from the cache (`each_result`)
                 loaded.append(done)
             if self.progress:
                 self.progress(base + done, base + total)
 
-        results = run_jobs(jobs, self.cache, workers=self.workers, backend=self.backend, client=self.client,
-                           progress=progress)
+        each_result(jobs, self.cache, each, workers=self.workers, backend=self.backend, client=self.client,
+                    progress=progress)
         self.runs += len(jobs)
         self.cached += loaded[0] if loaded else 0
-        return results
 
     def command(self, paper: str) -> str:
         """How the reproduction of ``paper`` with these settings is asked for."""

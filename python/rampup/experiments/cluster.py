@@ -10,6 +10,7 @@ not before anything runs.
 
 from __future__ import annotations
 
+import itertools
 import os
 import uuid
 from collections.abc import Callable, Sequence
@@ -94,7 +95,7 @@ def run_on_dask(client: Any, jobs: Sequence[Any], todo: Sequence[int], cache: Pa
     """Run ``jobs[i]`` for i in ``todo`` on ``client``'s cluster (the current client, or a
     cluster of this process's threads when None), storing each result here as it comes
     (``unstored`` gets the errors of those the cache cannot take)."""
-    from .runner import engine_build, store_or_note
+    from .runner import AHEAD, engine_build, store_or_note
 
     distributed = _distributed()
     ours = False
@@ -104,14 +105,25 @@ def run_on_dask(client: Any, jobs: Sequence[Any], todo: Sequence[int], cache: Pa
         except ValueError:
             client, ours = connect(None), True
     futures: dict[Any, int] = {}
+    waiting = iter(todo)
     try:
         build = engine_build()
         check_workers(client, build)
-        futures = {client.submit(_run_checked, jobs[i], build, _PROCESS, pure=False): i for i in todo}
-        for f in distributed.as_completed(list(futures)):
+
+        def submit(n: int) -> list[Any]:
+            new = {client.submit(_run_checked, jobs[i], build, _PROCESS, pure=False): i for i in itertools.islice(waiting, n)}
+            futures.update(new)
+            return list(new)
+
+        # A few runs per worker thread wait on the cluster, as on threads (`runner.AHEAD`),
+        # so that the results not yet taken here stay few.
+        ends = distributed.as_completed(submit(AHEAD * slots(client)))
+        for f in ends:
             i = futures.pop(f)
             tables = f.result()
             f.release()  # the worker may drop its copy now
+            for more in submit(1):
+                ends.add(more)
             store_or_note(jobs[i], cache, tables, unstored)
             finished(i, tables)
     finally:

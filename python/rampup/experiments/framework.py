@@ -11,8 +11,8 @@ An `Experiment` declares
 - the paper-specific sections of its report (`setup`, `sections`).
 
 `reproduce` does the rest: runs every point once (a scenario shared by two points runs
-once), through the cache (`Context.run`), in chunks so that memory holds one chunk's
-tables; keeps the examples the figures plot; summarises; judges every claim; writes
+once), through the cache (`Context.run_each`), each reduced as it comes so that memory holds
+a few runs' tables; keeps the examples the figures plot; summarises; judges every claim; writes
 runs.csv, points.csv, the kept engine table, an example scenario, the claims table of the
 docs page and the report.
 """
@@ -30,7 +30,7 @@ from typing import Any
 import pandas as pd
 
 from .. import _engine, _toml
-from . import cluster, readings, reduced
+from . import readings, reduced
 from .checks import MEANING, Check, by_part, count, rule_table, verdict
 from .present import docs_table
 from .readings import MAIN, Reading
@@ -44,8 +44,6 @@ __all__ = ["ClaimRule", "Experiment", "Point", "Results", "Verdict", "View", "cl
 #: The claims table docs/<paper>.md shows (between its `claims` markers), written beside
 #: the report; a test checks that the page has the one the full reproduction writes.
 DOCS_TABLE = "claims-table.md"
-#: Runs per `Context.run` call (on a Dask cluster, more): each chunk's tables are reduced before the next runs.
-CHUNK = 64
 
 
 def paper_data(name: str) -> dict[str, Any]:
@@ -266,8 +264,8 @@ def _group(exp: Experiment) -> tuple[str, ...]:
 
 
 def run_points(exp: Experiment, ctx: Any) -> Results:
-    """Every point of ``exp`` (and of its readings), each distinct scenario run once, reduced
-    chunk by chunk; or the reduction stored by an earlier run of the same points and code
+    """Every point of ``exp`` (and of its readings), each distinct scenario run once and
+    reduced as it comes; or the reduction stored by an earlier run of the same points and code
     (`reduced`)."""
     points = readings.expand(exp.points(ctx), exp.readings) if exp.readings else exp.points(ctx)
     jobs = [p.job() for p in points]
@@ -292,35 +290,29 @@ def run_points(exp: Experiment, ctx: Any) -> Results:
 
 
 def _reduce(exp: Experiment, ctx: Any, points: list[Point], jobs: list[Job], by_key: dict[str, list[int]]) -> reduced.Reduction:
-    """(each point's row, the figures' examples, the data table): runs read or run a chunk at
-    a time, so that memory holds one chunk's tables."""
+    """(each point's row, the figures' examples, the data table): each distinct run read or
+    run and reduced as it comes, so that memory holds only the tables a few runs make."""
     keys = list(by_key)
     alternative = {r.name for r in exp.readings}
-    # On a cluster, chunks big enough to keep every worker busy (a chunk waits for its last run).
-    size = CHUNK if ctx.client is None else max(CHUNK, 4 * cluster.slots(ctx.client))
     rows: list[dict[str, Any]] = [{}] * len(points)
     examples: dict[int, dict[str, pd.DataFrame]] = {}
     kept: list[pd.DataFrame] = []
-    outer = ctx.progress
-    if outer is not None:
-        ctx.progress = lambda done, _total: outer(done, len(keys))
-    try:
-        for c in range(0, len(keys), size):
-            chunk = keys[c:c + size]
-            for k, tables in zip(chunk, ctx.run([jobs[by_key[k][0]] for k in chunk]), strict=True):
-                for i in by_key[k]:
-                    rows[i] = {**points[i].tags, **exp.measure(points[i], tables)}
-                    if points[i].tags.get("reading") in alternative:
-                        continue  # a reading's runs are judged, not plotted
-                    example = exp.example_of(points[i], tables)
-                    if example is not None:
-                        examples[i] = example
-                    if exp.data_table:
-                        kept.append(tables[exp.data_table].assign(run=i))
-    finally:
-        ctx.progress = outer
+
+    def reduce(j: int, tables: dict[str, pd.DataFrame]) -> None:
+        for i in by_key[keys[j]]:
+            rows[i] = {**points[i].tags, **exp.measure(points[i], tables)}
+            if points[i].tags.get("reading") in alternative:
+                continue  # a reading's runs are judged, not plotted
+            example = exp.example_of(points[i], tables)
+            if example is not None:
+                examples[i] = example
+            if exp.data_table:
+                kept.append(tables[exp.data_table].assign(run=i))
+
+    ctx.run_each([jobs[by_key[k][0]] for k in keys], reduce)
+    # Runs end in any order: the examples and the data go in the points' order.
     data = pd.concat(kept, ignore_index=True).sort_values("run", kind="stable", ignore_index=True) if kept else None
-    return pd.DataFrame(rows), examples, data
+    return pd.DataFrame(rows), dict(sorted(examples.items())), data
 
 
 def _write_data(exp: Experiment, ctx: Any, res: Results) -> None:

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import itertools
 import os
 import warnings
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,7 +28,7 @@ from .. import _engine
 from ..folders import FULL_DISK
 from . import entry
 
-__all__ = ["CacheNotWritten", "Job", "engine_build", "run_jobs"]
+__all__ = ["CacheNotWritten", "Job", "each_result", "engine_build", "run_jobs"]
 
 
 @dataclass(frozen=True)
@@ -114,42 +115,63 @@ def _store(job: Job, cache: Path, tables: dict[str, pd.DataFrame]) -> None:
     entry.store(cache / job.key, job.made_for, tables)
 
 
-def run_jobs(
+Tables = dict[str, pd.DataFrame]
+
+
+def run_jobs(jobs: Sequence[Job], cache: Path, **how: Any) -> list[Tables]:
+    """Results of `jobs`, in order: cached ones loaded, the others run and cached (the
+    keywords of `each_result`)."""
+    results: list[Tables] = [{}] * len(jobs)
+
+    def keep(i: int, tables: Tables) -> None:
+        results[i] = tables
+
+    each_result(jobs, cache, keep, **how)
+    return results
+
+
+def each_result(
     jobs: Sequence[Job],
     cache: Path,
+    each: Callable[[int, Tables], None],
     *,
     workers: int | None = None,
     backend: str = "threads",
     client: Any = None,
     progress: Callable[[int, int], None] | None = None,
-) -> list[dict[str, pd.DataFrame]]:
-    """Results of `jobs`, in order: cached ones loaded, the others run and cached.
+) -> None:
+    """``each(i, tables)`` for each job ``jobs[i]``, in this thread: first for the cached
+    ones, loaded, then for the others as their runs end (in any order), while the runs after
+    them go on. No more than a few runs per worker wait to be taken, so that a slow ``each``
+    does not fill memory with tables.
 
     ``backend`` is "threads" (this machine, ``workers`` threads, default one per core) or
     "dask": the cluster of ``client`` (a ``dask.distributed.Client``), else of the current
     client, else of this process's threads (`cluster.run_on_dask`).
     ``progress(done, total)`` is called first with the runs read from the cache, then as
-    runs finish. Runs the cache cannot take (a full disk) are returned all the same, with
-    one `CacheNotWritten` warning for the sweep.
+    runs finish. Runs the cache cannot take (a full disk) are handed to ``each`` all the same,
+    with one `CacheNotWritten` warning for the sweep.
     """
     if backend not in ("threads", "dask"):
         raise ValueError(f"backend: {backend!r} is not one of 'threads', 'dask'")
     if client is not None and backend != "dask":
         raise ValueError("client: a Dask client goes with backend='dask'")
     entry.remove_abandoned(cache)
-    results: list[dict[str, pd.DataFrame] | None] = [None] * len(jobs)
     todo: list[int] = []
+    done = 0
     for i, job in enumerate(jobs):
-        results[i] = _load(job, cache)
-        if results[i] is None:
+        tables = _load(job, cache)
+        if tables is None:
             todo.append(i)
-    done = len(jobs) - len(todo)
+        else:
+            each(i, tables)
+            done += 1
     if progress:
         progress(done, len(jobs))
 
-    def finished(i: int, tables: dict[str, pd.DataFrame]) -> None:
+    def finished(i: int, tables: Tables) -> None:
         nonlocal done
-        results[i] = tables
+        each(i, tables)
         done += 1
         if progress:
             progress(done, len(jobs))
@@ -166,20 +188,31 @@ def run_jobs(
         why = "no space left on the device" if e.errno in FULL_DISK else (e.strerror or str(e))
         warnings.warn(CacheNotWritten(f"the cache {cache}: {why}; {len(unstored)} of {len(jobs)} runs are not cached; "
                                       "their results are in this sweep's output all the same, and a rerun runs them again"), stacklevel=2)
-    return [r for r in results if r is not None]
 
 
-def _run_threads(jobs: Sequence[Job], todo: Iterable[int], workers: int, cache: Path, finished: Callable,
+#: Runs under way or waiting to be taken, per worker: enough that no worker waits while this
+#: thread takes a run's results.
+AHEAD = 4
+
+
+def _run_threads(jobs: Sequence[Job], todo: Sequence[int], workers: int, cache: Path, finished: Callable,
                  unstored: list[OSError]) -> None:
+    waiting = iter(todo)
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        pending: dict[Future, int] = {pool.submit(_run_and_store, jobs[i], cache, unstored): i for i in todo}
+        pending: dict[Future, int] = {}
+
+        def submit(n: int) -> None:
+            for i in itertools.islice(waiting, n):
+                pending[pool.submit(_run_and_store, jobs[i], cache, unstored)] = i
+
+        submit(AHEAD * workers)
         try:
             while pending:
                 ready, _ = wait(pending, return_when=FIRST_COMPLETED)
                 for f in ready:
                     finished(pending.pop(f), f.result())
+                    submit(1)
         except BaseException:
-            # Ctrl-C or a failed run: the runs not started are dropped (else the pool would
-            # run them all before the error is raised); those running end first.
+            # Ctrl-C or a failed run: the runs not started are dropped; those running end first.
             pool.shutdown(cancel_futures=True)
             raise
