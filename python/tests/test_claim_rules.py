@@ -130,6 +130,9 @@ def test_rbp_differences_inside_the_noise_do_not_hold() -> None:
 
 # ------------------------------------------------------------------ paper 001: SSthreshless Start
 
+SLS_METRICS = ("util_pct", "mbps", "drops", "t_bdp_s", "congestive_events", "sls_mbps_early", "ss_mbps_early")
+
+
 def _sls_world(change: Callable[[str, str, dict[str, float]], None] = lambda *a: None) -> View:
     """Tables I-VII and Fig. 3 and 10 at the paper's numbers (Tables IV-VI at their x), each
     row editable by ``change(exp, scheme, values)``."""
@@ -145,25 +148,34 @@ def _sls_world(change: Callable[[str, str, dict[str, float]], None] = lambda *a:
             util = p.paper(table, scheme, 0)
             if util is not None:
                 add(exp, scheme, x, util_pct=util)
-    for g in p.TABLE2_GAMMAS:
-        add("II", "SLS", float(g), util_pct=p.paper("II", str(g), 0))
-    for scheme, drops, timed_out in ((s.SS_L, 300.0, 5), (s.SS_A, 0.0, 0), (s.SS_S, 0.0, 0)):
-        add("I", scheme, 250.0, util_pct=p.paper("I", scheme, 0), drops=drops, timed_out=timed_out)
-    for scheme, drops, timed_out in (("SLS", 0.0, 0), (s.SS_A, 100.0, 5), (s.VEGAS, 10.0, 0)):
-        add("III", scheme, 200.0, util_pct=p.paper("III", scheme, 0), drops=drops, timed_out=timed_out)
-    add("VII", "SLS", 10.0, mbps=27.73, mbps_2_5=25.0, mbps_6_10=38.0, timed_out=0)
-    add("VII", s.SS_S, 10.0, mbps=10.50)
+    for g, events in zip(p.TABLE2_GAMMAS, (8.0, 5.0, 3.0), strict=True):  # Fig. 4: more congestive events at a small γ
+        add("II", "SLS", float(g), util_pct=p.paper("II", str(g), 0), congestive_events=events, mbps_0_1=4.0)
+    # Fig. 2(b): SS (L)'s flight far above the 750 segments the path holds, SS (A)'s at the BDP.
+    for scheme, drops, timed_out, flight in ((s.SS_L, 300.0, 5, 3000.0), (s.SS_A, 0.0, 0, 500.0), (s.SS_S, 0.0, 0, 32.0)):
+        add("I", scheme, 250.0, util_pct=p.paper("I", scheme, 0), drops=drops, timed_out=timed_out, peak_flight=flight, bdp=500,
+            buffer=250)
+    # Fig. 5: SLS at the BDP in around 2 s and high since, SS (A) in around 1 s.
+    for scheme, drops, timed_out, t_bdp in (("SLS", 0.0, 0, 2.0), (s.SS_A, 100.0, 5, 1.0), (s.VEGAS, 10.0, 0, 10.0)):
+        add("III", scheme, 200.0, util_pct=p.paper("III", scheme, 0), drops=drops, timed_out=timed_out, t_bdp_s=t_bdp,
+            **({"util_after_bdp_pct": 85.0} if scheme == "SLS" else {}))
+    # Fig. 6 at the ample buffers (not printed): HC and LSS not high; SS (A) as Table I has it.
+    for scheme, util in ((s.HC, 40.0), (s.LSS, 40.0), (s.SS_A, p.paper("I", s.SS_A, 0))):
+        for x in (400.0, 450.0, 500.0):
+            add("buffer", scheme, x, util_pct=util)
+    add("VII", "SLS", 10.0, mbps=27.73, mbps_2_5=25.0, mbps_6_10=38.0, timed_out=0, mbps_0_1=4.0)
+    add("VII", s.SS_S, 10.0, mbps=10.50, drops=20.0, timed_out=5)
     add("VII", s.VEGAS, 10.0, mbps=8.86)
-    add("fig10", "SLS", 0.0, jain_end=0.99, fair_share_mbps=8.0, late_catchup=0.9,
-        **{f"flow{i}_mbps_end": 8.0 for i in range(1, 6)})
-    add("fig3", s.SS_A, 100.0, drops=40.0, timed_out=5)
-    return View(_frame(rows, ("util_pct", "mbps", "drops")), {"reading": "main"}, {"SLS": s.SLS})
+    add("fig10", "SLS", 0.0, jain_end=0.99, fair_share_mbps=8.0, late_catchup=0.9, bdp=500, sls_mbps_early=12.0, ss_mbps_early=5.0,
+        **{f"flow{i}_mbps_end": 8.0 for i in range(1, 6)}, **{f"flow{i}_cwnd_end": 100.0 for i in range(1, 6)})
+    # Fig. 3: over 400, cut to just below 250; its utilization not printed (Table IV's SS (A) at buffer 50 stands in).
+    add("fig3", s.SS_A, 100.0, drops=40.0, timed_out=5, peak_cwnd=420.0, first_ssthresh=240.0, util_pct=19.02)
+    return View(_frame(rows, SLS_METRICS), {"reading": "main"}, {"SLS": s.SLS})
 
 
 def test_ssthreshless_claims_hold_at_the_papers_numbers() -> None:
     v = _sls_world()
     got = {r.id: verdict(r.check(v)) for r in ssthreshless.claims.claim_rules()}
-    assert got == dict.fromkeys("abcdefghijkl", HOLDS)
+    assert got == dict.fromkeys("abcdefghijklmnopqrstuvwxyz", HOLDS)
 
 
 def _scale(exp: str, scheme: str, col: str, f: float) -> Callable[[str, str, dict[str, float]], None]:
@@ -177,6 +189,16 @@ def _put(exp: str, scheme: str, col: str, value: float) -> Callable[[str, str, d
     def change(e: str, k: str, values: dict[str, float]) -> None:
         if e == exp and k == scheme:
             values[col] = value
+    return change
+
+
+def _by_gamma(col: str, at: dict[float, float]) -> Callable[[str, str, dict[str, float]], None]:
+    """Table II's point for γ (told apart by its printed utilization) gets ``col`` = ``at[γ]``."""
+    gamma_of = {ssthreshless.paper.paper("II", str(g), 0): g for g in ssthreshless.paper.TABLE2_GAMMAS}
+
+    def change(e: str, k: str, values: dict[str, float]) -> None:
+        if e == "II" and gamma_of.get(values["util_pct"]) in at:
+            values[col] = at[gamma_of[values["util_pct"]]]
     return change
 
 
@@ -194,7 +216,36 @@ SLS_FALSE = {
     "j": _scale("I", S1.SS_L, "timed_out", 0.8),  # a timeout in four seeds of five
     "k": _put("I", S1.SS_S, "drops", 2.0),  # SS (S) drops two packets on average
     "l": _put("III", S1.VEGAS, "drops", 99.99),  # Vegas drops as many as SS (A), but for the noise
+    "m": _put("I", S1.SS_L, "peak_flight", 700.0),  # SS (L) within what the path holds: no overshoot
+    "n": _put("fig3", S1.SS_A, "peak_cwnd", 380.0),  # slow start stops short of 400
+    "o": _put("fig3", S1.SS_A, "first_ssthresh", 260.0),  # cut to above 250
+    "p": _put("fig3", S1.SS_A, "util_pct", 87.495),  # as high as with buffer 250, but for the noise
+    "q": _by_gamma("util_pct", {1: 85.39, 10: 82.15}),  # Table II's ends swapped: less aggressive as γ grows
+    "r": _by_gamma("congestive_events", {1: 3.0, 10: 8.0}),  # fewer events at a small γ
+    "s": _put("III", "SLS", "t_bdp_s", 4.0),  # SLS at the BDP in twice the time
+    "t": _put("III", S1.SS_A, "t_bdp_s", 2.0),  # SS (A) as late as SLS
+    "u": _scale("III", S1.SS_A, "timed_out", 0.6),  # a timeout in three seeds of five
+    "v": _put("buffer", S1.HC, "util_pct", 85.0),  # HC high with ample buffers
+    "w": _scale("VII", "SLS", "mbps_0_1", 0.5),  # the first second at half the goodput without UDP
+    "x": _put("VII", S1.SS_S, "drops", 0.0),  # slow start loses nothing with the UDP burst
+    "y": _put("fig10", "SLS", "sls_mbps_early", 5.005),  # the SLS flows as slow as the slow-start ones, but for the noise
+    "z": _put("fig10", "SLS", "flow3_cwnd_end", 150.0),  # one flow at 1.5 BDP/5
 }
+#: More worlds where a new claim (m-z) is false: the series swapped, halved, inside the noise.
+SLS_ALSO_FALSE = [
+    ("m", _put("I", S1.SS_A, "peak_flight", 3000.0)),  # SS (A) overshoots as SS (L) does
+    ("o", _put("fig3", S1.SS_A, "first_ssthresh", 120.0)),  # cut to half of "just below 250"
+    ("q", _by_gamma("util_pct", {1: 83.95, 3: 83.95, 10: 83.955})),  # flat, but for the noise
+    ("r", _by_gamma("congestive_events", {1: 3.005, 10: 3.0})),  # as many events, but for the noise
+    ("s", _put("III", "SLS", "util_after_bdp_pct", 50.0)),  # at the BDP in time, but not high after
+    ("t", _put("III", "SLS", "t_bdp_s", 0.9)),  # SLS first, SS (A) after it
+    ("u", _put("III", S1.SS_A, "drops", 0.0)),  # SS (A) loses nothing at buffer 200
+    ("v", _put("buffer", S1.LSS, "util_pct", 75.0)),  # LSS high with ample buffers
+    ("w", _scale("VII", "SLS", "mbps_0_1", 1.2)),  # faster than without UDP: not "as usual"
+    ("x", _scale("VII", S1.SS_S, "timed_out", 0.8)),  # a timeout in four seeds of five
+    ("y", _put("fig10", "SLS", "ss_mbps_early", 12.0)),  # the slow-start flows as fast as the SLS ones
+    ("z", lambda e, k, values: values.update({f"flow{i}_cwnd_end": 50.0 for i in range(1, 6)}) if e == "fig10" else None),  # all at half
+]
 
 
 @pytest.mark.parametrize("claim", sorted(SLS_FALSE))
@@ -205,6 +256,17 @@ def test_each_ssthreshless_claim_fails_when_made_false(claim: str) -> None:
             if e == "II" and values["util_pct"] > 85:
                 values["util_pct"] -= 8
     assert _verdict(S1.claim_rules(), claim, _sls_world(change)) != HOLDS
+
+
+@pytest.mark.parametrize(("claim", "change"), SLS_ALSO_FALSE, ids=[c for c, _ in SLS_ALSO_FALSE])
+def test_each_new_ssthreshless_claim_fails_in_other_false_worlds(claim: str, change: Callable[[str, str, dict[str, float]], None]) -> None:
+    assert _verdict(S1.claim_rules(), claim, _sls_world(change)) != HOLDS
+
+
+def test_ssthreshless_v_leaves_ss_a_untested_where_the_paper_contradicts_itself() -> None:
+    # Table I's SS (A) gets 87.50% with buffer 250 and loses nothing there: high with any larger buffer.
+    checks = [c for c in S1.CHECKS["v"](_sls_world()) if c.part == f"{S1.SS_A} not high"]
+    assert len(checks) == 3 and all(c.ok is None and "87.50" in c.note for c in checks)
 
 
 # ------------------------------------------------------------------ paper 002: Preemptive Retransmission

@@ -15,7 +15,7 @@ from rampup.experiments.checks import Check, verdict
 from rampup.experiments.report import VERDICTS
 
 FIGURES = ["fig2", "fig3", "fig4", "fig5", "fig6", "fig7", "fig8", "fig9", "fig10"]
-CLAIMS = set("abcdefghijkl")
+CLAIMS = set("abcdefghijklmnopqrstuvwxyz")
 
 
 @pytest.fixture(scope="module")
@@ -51,6 +51,35 @@ PINNED = {
     "j": ["holds (2/2 sub-claims)", "", "holds (2/2 sub-claims)", ""],
     "k": ["holds (4/4 sub-claims)", "", "holds (4/4 sub-claims)", ""],
     "l": ["holds (2/2 sub-claims)", "", "holds (1/1 sub-claims, 1 not testable)", ""],
+    "m": ["holds (2/2 sub-claims)", "", "holds (2/2 sub-claims)", ""],
+    "n": ["holds (1/1 sub-claims)", "", "holds (1/1 sub-claims)", ""],
+    "o": ["holds (2/2 sub-claims)", "", "holds (2/2 sub-claims)", ""],
+    "p": ["holds (1/1 sub-claims)", "", "holds (1/1 sub-claims)", ""],
+    "q": [
+        "holds (2/2 sub-claims)",
+        "does not hold (0/1 sub-claims, 1 not testable)",
+        "holds (2/2 sub-claims)",
+        "holds (1/1 sub-claims, 1 not testable)",
+    ],
+    "r": ["holds (1/1 sub-claims)", "not testable here (1 sub-claims, none testable)", "holds (1/1 sub-claims)", "holds (1/1 sub-claims)"],
+    "s": [
+        "does not hold (0/1 sub-claims, 1 not testable)",
+        "does not hold (1/2 sub-claims)",
+        "does not hold (0/1 sub-claims, 1 not testable)",
+        "does not hold (1/2 sub-claims)",
+    ],
+    "t": ["holds (2/2 sub-claims)", "holds (2/2 sub-claims)", "does not hold (1/2 sub-claims)", "does not hold (1/2 sub-claims)"],
+    "u": ["holds (2/2 sub-claims)", "", "does not hold (0/2 sub-claims)", ""],
+    "v": ["does not hold (1/2 sub-claims, 1 not testable)", "", "holds (2/2 sub-claims, 1 not testable)", ""],
+    "w": ["holds (1/1 sub-claims)", "holds (1/1 sub-claims)", "holds (1/1 sub-claims)", "holds (1/1 sub-claims)"],
+    "x": ["does not hold (0/2 sub-claims)", "", "does not hold (0/2 sub-claims)", ""],
+    "y": ["holds (1/1 sub-claims)", "holds (1/1 sub-claims)", "holds (1/1 sub-claims)", "holds (1/1 sub-claims)"],
+    "z": [
+        "does not hold (3/5 sub-claims)",
+        "does not hold (3/5 sub-claims)",
+        "does not hold (2/5 sub-claims)",
+        "does not hold (2/5 sub-claims)",
+    ],
 }
 
 

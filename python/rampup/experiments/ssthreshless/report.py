@@ -136,8 +136,10 @@ class Ssthreshless(Experiment):
                       "tolerance, ours over the points checked, and the points that pass")
     data_text = (
         "runs.csv: one row per run (tags exp, reading, scheme, x, seed; utilization, Mb/s, distinct segments "
-        "sent, drops, timeouts, retransmissions, and interval goodputs for Table VII and fairness metrics for "
-        "Fig. 10); "
+        "sent, drops, timeouts, retransmissions; from the time series where a run keeps one: peak flight, the "
+        "largest cwnd before ssthresh is first set and that ssthresh, when cwnd first reaches the BDP and the "
+        "utilization after, congestive events and first-second goodput, interval goodputs for Table VII, and "
+        "fairness and early goodput for Fig. 10); "
         "points.csv: means and 90% CI half-widths per (exp, reading, scheme, x); example-scenario.toml: one run's "
         "scenario. The ns-2 cross-check of the baselines (NewReno with ssthresh 32/500/5000, Limited Slow Start, "
         "Vegas) is validation/compare_ns2.py (docs/validation.md).")
