@@ -56,6 +56,13 @@ def _mean_ci(v: View, scheme: str, sweep: str, x: float, col: str) -> tuple[floa
     return float(p.at[x, col]), float(p.at[x, f"{col}_ci90"])
 
 
+def _pairs(v: View, a: str, b: str, sweep: str, col: str) -> list[tuple[float, tuple[float, float], tuple[float, float]]]:
+    """(x, a's (mean, CI), b's) of ``col`` at every point of ``sweep``, each series read once."""
+    pa, pb = v.of(a, sweep=sweep), v.of(b, sweep=sweep)
+    return [(float(x), (float(pa.at[x, col]), float(pa.at[x, f"{col}_ci90"])), (float(pb.at[x, col]), float(pb.at[x, f"{col}_ci90"])))
+            for x in pa.index]
+
+
 def check_a(v: View) -> list[Check]:
     rtt, out = 0.2, []
     for sweep in ("clean-idle", "clean-limited"):
@@ -212,18 +219,21 @@ def check_l(v: View) -> list[Check]:
 
 def check_m(v: View) -> list[Check]:
     within = paper_data("newcwv")["numbers"]["variants_within"]
-    return [c for sweep in ("idle", "limited") for other in (NEWCWV_RW, NEWCWV_STD) for x in _xs(v, sweep) for c in (
-        _within(f"{other}'s rate within {within:.1%} of (D−R)/2's ({sweep})", x, _mean_ci(v, other, sweep, x, RATE),
-                _mean_ci(v, NEWCWV, sweep, x, RATE), within, f"|{other} / (D−R)/2 − 1|, received rate", f"< {within:.1%}", strict=True),
-        _within(f"{other}'s drop rate within {within * 100:g} points of (D−R)/2's ({sweep})", x, _mean_ci(v, other, sweep, x, DROPS),
-                _mean_ci(v, NEWCWV, sweep, x, DROPS), within, f"|{other} − (D−R)/2|, drop rate", f"< {within:.1%}",
-                relative=False, strict=True))]
+    out = []
+    for sweep in ("idle", "limited"):
+        for other in (NEWCWV_RW, NEWCWV_STD):
+            out += [_within(f"{other}'s rate within {within:.1%} of (D−R)/2's ({sweep})", x, a, b, within,
+                            f"|{other} / (D−R)/2 − 1|, received rate", f"< {within:.1%}", strict=True)
+                    for x, a, b in _pairs(v, other, NEWCWV, sweep, RATE)]
+            out += [_within(f"{other}'s drop rate within {within * 100:g} points of (D−R)/2's ({sweep})", x, a, b, within,
+                            f"|{other} − (D−R)/2|, drop rate", f"< {within:.1%}", relative=False, strict=True)
+                    for x, a, b in _pairs(v, other, NEWCWV, sweep, DROPS)]
+    return out
 
 
 def check_n(v: View) -> list[Check]:
-    return [higher(f"(D−R)/2 better than the standard response ({sweep})", x, *_mean_ci(v, NEWCWV, sweep, x, RATE),
-                   *_mean_ci(v, NEWCWV_STD, sweep, x, RATE), "received rate, (D−R)/2 − standard response, kb/s", "best")
-            for sweep in ("idle", "limited", "rtt") for x in _xs(v, sweep)]
+    return [higher(f"(D−R)/2 better than the standard response ({sweep})", x, *a, *b, "received rate, (D−R)/2 − standard response, kb/s",
+                   "best") for sweep in ("idle", "limited", "rtt") for x, a, b in _pairs(v, NEWCWV, NEWCWV_STD, sweep, RATE)]
 
 
 def check_o(v: View) -> list[Check]:
@@ -366,7 +376,7 @@ def numbers_l(v: View) -> str:
 def _gap(v: View, sweeps: tuple[str, ...], a: str, b: str, col: str) -> tuple[float, int, int]:
     """The largest |a − b| of ``col`` over the points of ``sweeps``, and at how many of how
     many points the two are identical."""
-    pts = [(_mean_ci(v, a, sw, x, col), _mean_ci(v, b, sw, x, col)) for sw in sweeps for x in _xs(v, sw)]
+    pts = [(p, q) for sw in sweeps for _, p, q in _pairs(v, a, b, sw, col)]
     return max(abs(p[0] - q[0]) for p, q in pts), sum(p == q for p, q in pts), len(pts)
 
 

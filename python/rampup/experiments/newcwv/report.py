@@ -50,7 +50,9 @@ SETUP = (
     "1 s. Fig. 2/3 run one flow on the same path without the drop. {seeds} seeds per point. What the paper leaves out, "
     "our readings: the received rate is each flow's data rate from its restart to the end of the run, {measure} to {measure_plus} s (the phases table), "
     "averaged over flows; the drop rate is the bottleneck's drops over the packets offered to it in the {drop_rtts} RTTs "
-    "after {restart} s (its drops and what the receivers got); the fair share is min({app} kb/s, {low} Mb/s / flows); "
+    "after {restart} s (its drops and what the receivers got), and the later drop rate the same from then to the end of "
+    "the run; what the flows sent in those {drop_rtts} RTTs is what the bottleneck passed, dropped and queued, per flow; "
+    "the fair share is min({app} kb/s, {low} Mb/s / flows); "
     "the capacity stays low after the restart; the queue is one BDP of the 100 Mb/s path in packets.")
 SCHEMES_TEXT = (
     "Schemes: standard TCP (RFC 5681, restart window after an idle), TCP-CWV (RFC 2861), new-CWV in the paper's form with "
