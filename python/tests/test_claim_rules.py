@@ -329,11 +329,19 @@ def test_preemptive_k4_with_as_many_spurious_does_not_hold() -> None:
 
 # ------------------------------------------------------------------ paper 003: new-CWV
 
+CWV_METRICS = ("behind_s", "drop_rate", "rate_kbps", "share", "sent_10rtt", "later_drop_rate")
+
+
 def _cwv_world(change: Callable[[str, str, float, dict[str, float]], None] = lambda *a: None) -> View:
-    """§4 as the paper describes it: new-CWV resumes at once where standard TCP and TCP-CWV
-    lag for seconds; fewer drops than standard TCP and padding; (D−R)/2 above the restart
-    window; about 3% above the fair share below 16 flows, at it from 16; the variants apart
-    below 800 ms and together at 800 ms."""
+    """§2-§5 as the paper describes them: new-CWV resumes at once where standard TCP and
+    TCP-CWV lag for seconds after the idle, and TCP-CWV lags where standard TCP does not after
+    the 12 kb/s period; fewer drops than standard TCP and padding, standard TCP more than
+    TCP-CWV after the limited period; (D−R)/2 the best variant, the others within 0.5% of it;
+    about 3% above the fair share below 16 flows, at it from 16; every variant above standard
+    TCP and TCP-CWV after the idle, (D−R)/2 within 10% of standard TCP; new-CWV sending more
+    than standard TCP in the first 10 RTTs, its drops falling afterwards to the others' level;
+    TCP-CWV like standard TCP after the idle, below it after the limited period; the rate
+    linear in the RTT, the variants apart below 800 ms and together at 800 ms."""
     c = newcwv.claims
     rows = []
 
@@ -341,27 +349,29 @@ def _cwv_world(change: Callable[[str, str, float, dict[str, float]], None] = lam
         change(sweep, scheme, x, values)
         rows.append({"sweep": sweep, "scheme": scheme, "x": x, **values})
 
-    for sweep in ("clean-idle", "clean-limited"):
-        for k, behind in ((c.NEWCWV, 0.0), (c.STANDARD, 0.9), (c.CWV, 0.7)):
+    for sweep, standard_behind in (("clean-idle", 0.9), ("clean-limited", 0.0)):
+        for k, behind in ((c.NEWCWV, 0.0), (c.STANDARD, standard_behind), (c.CWV, 0.7)):
             add(sweep, k, 1.0, behind_s=behind)
     for sweep in ("idle", "limited"):
         for x in (1.0, 4.0, 16.0, 32.0):
-            add(sweep, c.NEWCWV, x, drop_rate=0.01, rate_kbps=500.0, share=1.03 if x < 16 else 1.0)
-            add(sweep, c.STANDARD, x, drop_rate=0.05)
-            add(sweep, c.PADDING, x, drop_rate=0.10)
-            add(sweep, c.NEWCWV_RW, x, rate_kbps=400.0)
-            add(sweep, c.CWV, x, drop_rate=0.03, rate_kbps=300.0, share=0.8)
+            add(sweep, c.NEWCWV, x, drop_rate=0.10, rate_kbps=500.0, share=1.03 if x < 16 else 1.0, sent_10rtt=100.0,
+                later_drop_rate=0.02)
+            add(sweep, c.STANDARD, x, drop_rate=0.20, rate_kbps=470.0, sent_10rtt=60.0, later_drop_rate=0.021)
+            add(sweep, c.PADDING, x, drop_rate=0.40, rate_kbps=100.0)
+            add(sweep, c.NEWCWV_RW, x, rate_kbps=498.0, drop_rate=0.101)
+            add(sweep, c.NEWCWV_STD, x, rate_kbps=499.0, drop_rate=0.102)
+            add(sweep, c.CWV, x, drop_rate=0.15, rate_kbps=480.0 if sweep == "idle" else 300.0, share=0.8, later_drop_rate=0.019)
     for x in (100.0, 200.0, 800.0):
-        apart = x < 800
-        add("rtt", c.NEWCWV, x, rate_kbps=500.0)
-        add("rtt", c.NEWCWV_RW, x, rate_kbps=400.0 if apart else 499.0)
-        add("rtt", c.NEWCWV_STD, x, rate_kbps=450.0 if apart else 498.0)
-    return View(_frame(rows, ("behind_s", "drop_rate", "rate_kbps", "share")), {})
+        apart, new = x < 800, 520.0 - 0.1 * x
+        add("rtt", c.NEWCWV, x, rate_kbps=new)
+        add("rtt", c.NEWCWV_RW, x, rate_kbps=new - (100.0 if apart else 1.0))
+        add("rtt", c.NEWCWV_STD, x, rate_kbps=new - (50.0 if apart else 2.0))
+    return View(_frame(rows, CWV_METRICS), {})
 
 
 def test_newcwv_claims_hold_where_the_paper_describes_them() -> None:
     v = _cwv_world()
-    assert {r.id: verdict(r.check(v)) for r in newcwv.claims.claim_rules()} == dict.fromkeys("abcdefgh", HOLDS)
+    assert {r.id: verdict(r.check(v)) for r in newcwv.claims.claim_rules()} == dict.fromkeys("abcdefghijklmnopqrst", HOLDS)
 
 
 def _cwv_set(col: str, value: float, scheme: str, sweeps: tuple[str, ...] | None = None) -> Callable[[str, str, float, dict[str, float]], None]:
@@ -371,17 +381,50 @@ def _cwv_set(col: str, value: float, scheme: str, sweeps: tuple[str, ...] | None
     return change
 
 
+def _cwv_rtt_v(sweep: str, k: str, x: float, values: dict[str, float]) -> None:
+    """new-CWV's rate falling from 100 to 200 ms and rising again at 800 ms: no line fits."""
+    if sweep == "rtt" and k == C3.NEWCWV:
+        values["rate_kbps"] = {100.0: 500.0, 200.0: 440.0, 800.0: 500.0}[x]
+
+
 C3 = newcwv.claims
 CWV_FALSE = {
     "a": _cwv_set("behind_s", 0.0, C3.CWV),  # TCP-CWV resumes at once too
-    "b": _cwv_set("drop_rate", 0.049, C3.NEWCWV),  # as many drops as standard TCP, but for the noise
-    "c": _cwv_set("rate_kbps", 400.005, C3.NEWCWV, ("idle", "limited")),  # (D−R)/2 no better than the restart window
+    "b": _cwv_set("drop_rate", 0.199, C3.NEWCWV),  # as many drops as standard TCP, but for the noise
+    "c": _cwv_set("rate_kbps", 498.005, C3.NEWCWV, ("idle", "limited")),  # (D−R)/2 no better than the restart window
     "d": _cwv_set("share", 1.10, C3.NEWCWV),  # 10% above the fair share
     "e": _cwv_set("rate_kbps", 400.0, C3.NEWCWV_RW, ("rtt",)),  # apart still at 800 ms
     "f": _cwv_set("drop_rate", 0.02, C3.PADDING),  # padding drops less than standard TCP
     "g": _cwv_set("share", 1.0, C3.CWV, ("limited",)),  # TCP-CWV at its fair share
     "h": _cwv_set("rate_kbps", 499.995, C3.CWV, ("limited",)),  # TCP-CWV as fast as new-CWV, but for the noise
+    "i": _cwv_set("rate_kbps", 497.995, C3.STANDARD, ("idle",)),  # standard TCP as fast as the slowest variant, but for the noise
+    "j": _cwv_set("rate_kbps", 469.995, C3.CWV, ("limited",)),  # TCP-CWV as fast as standard TCP, but for the noise
+    "k": _cwv_set("rate_kbps", 570.0, C3.CWV, ("idle",)),  # TCP-CWV 21% above standard TCP after the idle
+    "l": _cwv_set("drop_rate", 0.151, C3.STANDARD, ("limited",)),  # standard TCP drops as TCP-CWV, but for the noise
+    "m": _cwv_set("rate_kbps", 495.0, C3.NEWCWV_STD, ("idle", "limited")),  # the standard response 1% below (D−R)/2
+    "n": _cwv_set("rate_kbps", 499.995, C3.NEWCWV_STD, ("idle", "limited")),  # the standard response as good, but for the noise
+    "o": _cwv_set("rate_kbps", 400.0, C3.STANDARD),  # (D−R)/2 25% above standard TCP
+    "p": _cwv_set("sent_10rtt", 99.995, C3.STANDARD),  # standard TCP sends as much, but for the noise
+    "q": _cwv_set("rate_kbps", 469.995, C3.CWV, ("limited",)),  # TCP-CWV as fast after the limited period, but for the noise
+    "r": _cwv_set("drop_rate", 0.021, C3.NEWCWV),  # new-CWV's drops fall after the first 10 RTTs only inside the noise
+    "s": _cwv_rtt_v,
+    "t": _cwv_set("rate_kbps", 499.995, C3.CWV, ("limited",)),  # TCP-CWV as good after the limited period, but for the noise
 }
+#: More ways claims (i)-(t) are false: the series swapped, the other half of a claim, a gap beyond the tolerance.
+CWV_FALSE_TOO = [
+    ("i", _cwv_set("rate_kbps", 510.0, C3.CWV, ("idle",))),  # TCP-CWV above the variants
+    ("j", _cwv_set("behind_s", 0.9, C3.STANDARD, ("clean-limited",))),  # standard TCP lags longer on the clean path
+    ("k", _cwv_set("behind_s", 0.0, C3.CWV, ("clean-idle",))),  # TCP-CWV resumes at once after the idle
+    ("l", _cwv_set("drop_rate", 0.10, C3.STANDARD, ("limited",))),  # standard TCP drops less than TCP-CWV
+    ("m", _cwv_set("drop_rate", 0.11, C3.NEWCWV_RW)),  # the restart window one point of drops above (D−R)/2
+    ("n", _cwv_set("rate_kbps", 501.0, C3.NEWCWV_STD, ("limited",))),  # the standard response better after the limited period
+    ("o", _cwv_set("rate_kbps", 600.0, C3.STANDARD, ("limited",))),  # standard TCP 20% above (D−R)/2 after the limited period
+    ("p", _cwv_set("sent_10rtt", 120.0, C3.STANDARD, ("limited",))),  # standard TCP sends more after the limited period
+    ("q", _cwv_set("rate_kbps", 400.0, C3.CWV, ("idle",))),  # standard TCP above TCP-CWV after the idle too
+    ("q", _cwv_set("rate_kbps", 480.0, C3.CWV, ("limited",))),  # TCP-CWV above standard TCP after the limited period
+    ("r", _cwv_set("later_drop_rate", 0.035, C3.NEWCWV)),  # new-CWV's later drops 67-84% above the others'
+    ("t", _cwv_set("rate_kbps", 500.005, C3.PADDING)),  # padding's data as fast, but for the noise
+]
 
 
 @pytest.mark.parametrize("claim", sorted(CWV_FALSE))
@@ -389,8 +432,14 @@ def test_each_newcwv_claim_fails_when_made_false(claim: str) -> None:
     assert _verdict(C3.claim_rules(), claim, _cwv_world(CWV_FALSE[claim])) != HOLDS
 
 
+@pytest.mark.parametrize(("claim", "change"), CWV_FALSE_TOO)
+def test_each_new_newcwv_claim_fails_made_false_another_way(claim: str, change: Callable[..., None]) -> None:
+    assert _verdict(C3.claim_rules(), claim, _cwv_world(change)) != HOLDS
+
+
 def test_newcwv_claims_where_the_mechanism_never_acts_are_not_testable() -> None:
-    # The loss responses identical everywhere, and no scheme dropping: (b), (c), (e) cannot tell.
+    # The loss responses identical everywhere, and no scheme dropping: (b), (c), (e), (l), (m),
+    # (n) and (r) cannot tell; new-CWV's rate the same at every RTT leaves (s) nothing to fit.
     def same(sweep: str, k: str, x: float, values: dict[str, float]) -> None:
         if "rate_kbps" in values:
             values["rate_kbps"] = 500.0
@@ -398,7 +447,14 @@ def test_newcwv_claims_where_the_mechanism_never_acts_are_not_testable() -> None
             values["drop_rate"] = 0.0
 
     v = _cwv_world(same)
-    assert {c: _verdict(C3.claim_rules(), c, v) for c in "bce"} == dict.fromkeys("bce", UNTESTED)
+    assert {c: _verdict(C3.claim_rules(), c, v) for c in "bcelmnrs"} == dict.fromkeys("bcelmnrs", UNTESTED)
+
+
+def test_newcwv_two_rtts_leave_the_line_untested() -> None:
+    # Any line fits two points (the quick run's RTTs).
+    p = _cwv_world().points
+    v = View(p[~((p["sweep"] == "rtt") & (p["x"] == 100.0))], {})
+    assert _verdict(C3.claim_rules(), "s", v) == UNTESTED
 
 
 # ------------------------------------------------------------------ paper 004: vrate

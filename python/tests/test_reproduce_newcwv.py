@@ -33,6 +33,18 @@ PINNED = {
     "f": ["holds (3/3 sub-claims)"],
     "g": ["does not hold (0/1 sub-claims)"],
     "h": ["does not hold (0/1 sub-claims)"],
+    "i": ["does not hold (0/6 sub-claims)"],
+    "j": ["does not hold (0/1 sub-claims, 1 not testable)"],
+    "k": ["holds (2/2 sub-claims)"],
+    "l": ["not testable here (1 sub-claims, none testable)"],
+    "m": ["not testable here (8 sub-claims, none testable)"],
+    "n": ["not testable here (3 sub-claims, none testable)"],
+    "o": ["holds (2/2 sub-claims)"],
+    "p": ["does not hold (1/2 sub-claims)"],
+    "q": ["does not hold (1/2 sub-claims)"],
+    "r": ["not testable here (6 sub-claims, none testable)"],
+    "s": ["not testable here (1 sub-claims, none testable)"],
+    "t": ["does not hold (2/6 sub-claims)"],
 }
 
 
@@ -44,7 +56,7 @@ def test_quick_verdicts_are_pinned(quick: tuple[Path, Path, Context]) -> None:
 
 def test_report_claims_figures_and_data_exist(quick: tuple[Path, Path, Context]) -> None:
     md, html, ctx = quick
-    checked_report(md, html, ctx.out, "abcdefgh", FIGURES)
+    checked_report(md, html, ctx.out, "abcdefghijklmnopqrst", FIGURES)
     points = pd.read_csv(ctx.out / "points.csv")
     assert set(points["sweep"]) == {"clean-idle", "clean-limited", "idle", "limited", "rtt", "queue"}
     runs = pd.read_csv(ctx.out / "runs.csv")

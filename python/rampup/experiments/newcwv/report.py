@@ -14,7 +14,7 @@ from matplotlib.figure import Figure
 from ..framework import ClaimRule, Experiment, Point, Results, Verdict, View
 from ..present import errorbars, settings_table, x_table
 from ..report import Report
-from .claims import BEHIND, DROPS, RATE, SHARE, THEN_NOW, THEN_NOW_PAIRS, claim_rules
+from .claims import BEHIND, DROPS, LATER_DROPS, RATE, SENT, SHARE, THEN_NOW, THEN_NOW_PAIRS, claim_rules
 from .runs import (
     APP_KBPS,
     DROP_RTTS,
@@ -50,7 +50,9 @@ SETUP = (
     "1 s. Fig. 2/3 run one flow on the same path without the drop. {seeds} seeds per point. What the paper leaves out, "
     "our readings: the received rate is each flow's data rate from its restart to the end of the run, {measure} to {measure_plus} s (the phases table), "
     "averaged over flows; the drop rate is the bottleneck's drops over the packets offered to it in the {drop_rtts} RTTs "
-    "after {restart} s (its drops and what the receivers got); the fair share is min({app} kb/s, {low} Mb/s / flows); "
+    "after {restart} s (its drops and what the receivers got), and the later drop rate the same from then to the end of "
+    "the run; what the flows sent in those {drop_rtts} RTTs is what the bottleneck passed, dropped and queued, per flow; "
+    "the fair share is min({app} kb/s, {low} Mb/s / flows); "
     "the capacity stays low after the restart; the queue is one BDP of the 100 Mb/s path in packets.")
 SCHEMES_TEXT = (
     "Schemes: standard TCP (RFC 5681, restart window after an idle), TCP-CWV (RFC 2861), new-CWV in the paper's form with "
@@ -68,7 +70,7 @@ class NewCwv(Experiment):
     title = "Paper 003 (new-CWV): rate-limited traffic — reproduction of §4, Fig. 2-7"
     group = ("sweep", "scheme", "x")
     readings = READINGS
-    metrics = (RATE, SHARE, DROPS, BEHIND, "wire_kbps")
+    metrics = (RATE, SHARE, DROPS, BEHIND, "wire_kbps", SENT, LATER_DROPS)
     rules_intro = "Each claim is a list of checks on the points of the sweeps (means over seeds)."
     rules_after = "The count of sub-claims that hold stands beside each verdict; no tolerance is taken from a run's result."
     checks_caption = ("Each check: the quantity, the paper's value (or what its words bound), the tolerance, ours over the "
@@ -99,10 +101,17 @@ class NewCwv(Experiment):
         tp = tables["throughput"]
         t1, t2 = setup.restart_s * 1e9, (setup.restart_s + DROP_RTTS * setup.rtt_ms / 1000) * 1e9
         got = tp[(tp["t_ns"] >= t1) & (tp["t_ns"] < t2)]["bytes"].sum() / CHUNK
+        got_later = tp[tp["t_ns"] >= t2]["bytes"].sum() / CHUNK
         q = tables["queues"]
         q = q[q["queue"] == "left->right"]
         drops = _at(q, t2) - _at(q, t1)
+        drops_later = _at(q, setup.duration_s * 1e9) - _at(q, t2)
+        # What the senders put into the bottleneck in the first DROP_RTTS RTTs: by the
+        # port's conservation, what left it (the receivers got), what it dropped and what
+        # its queue grew by (§4: new-CWV "can send more than Standard TCP for the first few RTTs").
+        sent = got + drops + _at(q, t2, "packets") - _at(q, t1, "packets")
         return {RATE: rate, SHARE: rate / setup.fair_share_kbps, DROPS: drops / max(drops + got, 1), "wire_kbps": wire,
+                SENT: sent / setup.flows, LATER_DROPS: drops_later / max(drops_later + got_later, 1),
                 BEHIND: behind_s(tp["t_ns"] / 1e9, tp["data_bytes"], restart["start_ns"].min() / 1e9, setup.rtt_ms / 2000)
                 if not setup.drop else np.nan}
 
@@ -141,10 +150,11 @@ class NewCwv(Experiment):
                   + ", ".join(f"{s} {base[s].at[16.0, RATE]:.0f} kb/s" for s in SCHEMES if 16.0 in base[s].index))
 
 
-def _at(q: pd.DataFrame, t_ns: float) -> float:
-    """The port's cumulative drops as of `t_ns` (its last row at or before)."""
+def _at(q: pd.DataFrame, t_ns: float, col: str = "drops") -> float:
+    """The port's `col` (its cumulative drops, or the packets in its queue) as of `t_ns`
+    (its last row at or before)."""
     before = q[q["t_ns"] <= t_ns]
-    return float(before["drops"].iloc[-1]) if len(before) else 0.0
+    return float(before[col].iloc[-1]) if len(before) else 0.0
 
 
 def _clean(rep: Report, res: Results, v: View) -> None:

@@ -158,9 +158,9 @@ READINGS = (
     Reading("ns2-loss", "ns-2.35's loss response",
             "ns-2's agents set ssthresh from cwnd, not the flight size, and halve again on a timeout in recovery "
             "(NS2-NOTES.md); rampup follows RFC 5681.", _ns2_loss,
-            {"sweep": ("idle", "limited", "rtt"), "scheme": (STANDARD, NEWCWV, NEWCWV_RW, NEWCWV_STD, PADDING)}, "bcde"),
+            {"sweep": ("idle", "limited", "rtt"), "scheme": (STANDARD, NEWCWV, NEWCWV_RW, NEWCWV_STD, PADDING)}, "bcdemnops"),
     Reading("ns2-clock", "ns-2's 10 ms TCP clock",
             "ns-2 times RTTs and the RTO in 10 ms ticks; rampup's clock is exact, and the RTO is what resets the "
             "variants at 800 ms (claim e).", _ns2_clock,
-            {"sweep": ("clean-idle", "clean-limited", "rtt")}, "ae"),
+            {"sweep": ("clean-idle", "clean-limited", "rtt")}, "aes"),
 )
