@@ -215,16 +215,22 @@ set_option = click.option(
 )
 
 
-def _with_sets(text: str, sets: tuple[str, ...]) -> str:
-    """The scenario `text` (valid) with each `--set KEY=VALUE` applied."""
-    from .sweep import with_values  # the sweep's key paths and checks
-
-    point: dict[str, object] = {}
+def _set_pairs(sets: tuple[str, ...]) -> list[tuple[str, str]]:
+    """Each `--set KEY=VALUE` as (KEY, VALUE), the value as typed."""
+    pairs = []
     for item in sets:
         key, eq, value = item.partition("=")
         if not eq or not key.strip():
             raise CliError(f"--set: {item!r} is not KEY=VALUE (e.g. flow[0].tcp.cc=vegas)")
-        point[key.strip()] = _toml_value(value)
+        pairs.append((key.strip(), value))
+    return pairs
+
+
+def _with_sets(text: str, sets: tuple[str, ...]) -> str:
+    """The scenario `text` (valid) with each `--set KEY=VALUE` applied."""
+    from .sweep import with_values  # the sweep's key paths and checks
+
+    point = {key: _toml_value(value) for key, value in _set_pairs(sets)}
     try:
         return with_values(tomllib.loads(text), point, verb="set")
     except ValueError as e:
@@ -393,9 +399,10 @@ def run(file: Path, seed: int | None, out: Path | None, overwrite: bool, csv_: b
         raise CliError(f"--out {e}") from None
 
     def plots(result: Result) -> dict[str, bytes]:
-        from .plots import render_plots  # matplotlib is slow to import; only when asked
+        from .plots import render_plots, settings_line  # matplotlib is slow to import; only when asked
 
-        return render_plots(result.timeseries, name)
+        # The name says which scenario; the subtitle what --set changed in it.
+        return render_plots(result.timeseries, name, settings_line(_set_pairs(sets)))
 
     def work() -> Result:
         fmt = "csv" if csv_ else "parquet"
