@@ -546,6 +546,7 @@ def testbed_run(experiment: str, reps: int, nbytes: int | None, pcap_dir: Path |
     import pandas as pd  # noqa: PLC0415
 
     from . import testbed as tb  # noqa: PLC0415
+    from . import testbed_agreement as ta  # noqa: PLC0415
     from . import testbed_experiments as te  # noqa: PLC0415
     from .experiments.present import docs_table  # noqa: PLC0415
 
@@ -569,15 +570,17 @@ def testbed_run(experiment: str, reps: int, nbytes: int | None, pcap_dir: Path |
     df = pd.DataFrame(rows)
     loss_cols = ["retransmits", "timeouts", "drops"]
     cols = ["ms", *sorted(c for c in df if c.startswith("transfer")), "goodput_mbps", *loss_cols]
-    keys = ["case", "stack", "flow"]
-    means = df.groupby(keys, sort=False)[cols].mean()
-    counts = df.groupby(keys, sort=False).size()
+    table = ta.means(df)
+    means, counts = table[cols], table["runs"]
     flows = df["flow"].nunique() > 1
     head = ["case", "stack", *(["flow"] if flows else []), "runs", "connection ms", *(c.replace("_ms", " ms") for c in cols[1:-4]),
             "goodput Mb/s", *loss_cols]
     click.echo(docs_table(head, [[case, stack, *([str(flow)] if flows else []), str(counts[(case, stack, flow)]), *(f"{v:.0f}" for v in r[:-4]),
                                   f"{r[-4]:.3f}", *(f"{v:.1f}" for v in r[-3:])]
                                  for (case, stack, flow), r in zip(means.index, means.to_numpy().tolist(), strict=True)]))
+    click.echo(f"\n{ta.HEADER}")
+    for line in ta.agreement_lines(table):
+        click.echo(f"- {line}")
 
 
 @main.command()
