@@ -219,16 +219,22 @@ set_option = click.option(
 )
 
 
-def _with_sets(text: str, sets: tuple[str, ...]) -> str:
-    """The scenario `text` (valid) with each `--set KEY=VALUE` applied."""
-    from .sweep import with_values  # the sweep's key paths and checks
-
-    point: dict[str, object] = {}
+def _set_pairs(sets: tuple[str, ...]) -> list[tuple[str, str]]:
+    """Each `--set KEY=VALUE` as (KEY, VALUE), the value as typed."""
+    pairs = []
     for item in sets:
         key, eq, value = item.partition("=")
         if not eq or not key.strip():
             raise CliError(f"--set: {item!r} is not KEY=VALUE (e.g. flow[0].tcp.cc=vegas)")
-        point[key.strip()] = _toml_value(value)
+        pairs.append((key.strip(), value))
+    return pairs
+
+
+def _with_sets(text: str, sets: tuple[str, ...]) -> str:
+    """The scenario `text` (valid) with each `--set KEY=VALUE` applied."""
+    from .sweep import with_values  # the sweep's key paths and checks
+
+    point = {key: _toml_value(value) for key, value in _set_pairs(sets)}
     try:
         return with_values(tomllib.loads(text), point, verb="set")
     except ValueError as e:
@@ -397,9 +403,10 @@ def run(file: Path, seed: int | None, out: Path | None, overwrite: bool, csv_: b
         raise CliError(f"--out {e}") from None
 
     def plots(result: Result) -> dict[str, bytes]:
-        from .plots import render_plots  # matplotlib is slow to import; only when asked
+        from .plots import render_plots, settings_line  # matplotlib is slow to import; only when asked
 
-        return render_plots(result.timeseries, name)
+        # The name says which scenario; the subtitle what --set changed in it.
+        return render_plots(result.timeseries, name, settings_line(_set_pairs(sets)))
 
     def work() -> Result:
         fmt = "csv" if csv_ else "parquet"
@@ -543,6 +550,7 @@ def testbed_run(experiment: str, reps: int, nbytes: int | None, pcap_dir: Path |
     import pandas as pd  # noqa: PLC0415
 
     from . import testbed as tb  # noqa: PLC0415
+    from . import testbed_agreement as ta  # noqa: PLC0415
     from . import testbed_experiments as te  # noqa: PLC0415
     from .experiments.present import docs_table  # noqa: PLC0415
 
@@ -566,15 +574,17 @@ def testbed_run(experiment: str, reps: int, nbytes: int | None, pcap_dir: Path |
     df = pd.DataFrame(rows)
     loss_cols = ["retransmits", "timeouts", "drops"]
     cols = ["ms", *sorted(c for c in df if c.startswith("transfer")), "goodput_mbps", *loss_cols]
-    keys = ["case", "stack", "flow"]
-    means = df.groupby(keys, sort=False)[cols].mean()
-    counts = df.groupby(keys, sort=False).size()
+    table = ta.means(df)
+    means, counts = table[cols], table["runs"]
     flows = df["flow"].nunique() > 1
     head = ["case", "stack", *(["flow"] if flows else []), "runs", "connection ms", *(c.replace("_ms", " ms") for c in cols[1:-4]),
             "goodput Mb/s", *loss_cols]
     click.echo(docs_table(head, [[case, stack, *([str(flow)] if flows else []), str(counts[(case, stack, flow)]), *(f"{v:.0f}" for v in r[:-4]),
                                   f"{r[-4]:.3f}", *(f"{v:.1f}" for v in r[-3:])]
                                  for (case, stack, flow), r in zip(means.index, means.to_numpy().tolist(), strict=True)]))
+    click.echo(f"\n{ta.HEADER}")
+    for line in ta.agreement_lines(table):
+        click.echo(f"- {line}")
 
 
 @main.command()

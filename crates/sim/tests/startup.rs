@@ -207,3 +207,41 @@ fn vegas_recovers_from_a_timeout_with_thousands_of_segments_outstanding() {
     let grown = (timeout..cwnd.len()).find(|&i| cwnd[i] >= 8000).expect("slow start after the timeout");
     assert!(t[grown] - t[timeout] < 1_000_000_000, "cwnd reached 8 segments {} ms after the timeout", (t[grown] - t[timeout]) / 1_000_000);
 }
+
+/// The flows table's slow-start exit is where the trace first leaves slow start: the first
+/// row whose mode is neither `slow_start` nor RFC 3742's `limited_slow_start` (HyStart++'s
+/// `conservative_slow_start` counts as out, RFC 9406 §4.2). Its cwnd is that row's when an ACK
+/// ended slow start, or the row before's when a loss did (the window the loss found; the row
+/// shows the response, a new ssthresh).
+#[test]
+fn the_flows_slow_start_exit_is_where_the_trace_first_leaves_slow_start() {
+    let startups = [
+        r#"cc = "newreno""#,
+        "initial_ssthresh = 100",
+        r#"cc = "hoe""#,
+        r#"cc = "vegas""#,
+        r#"cc = "ssthreshless""#,
+        r#"cc = "limited-slow-start", max_ssthresh = 100"#,
+        r#"startup = "hystart++""#,
+        r#"cc = "cubic", startup = "hystart""#,
+    ];
+    for tcp in startups {
+        let out = run(tcp);
+        let (flows, ts) = (out.table("flows"), out.table("timeseries"));
+        let (t, cwnd, ssthresh) = (ts.u64s("t_ns"), ts.u64s("cwnd_bytes"), ts.f64s("ssthresh_bytes"));
+        let i = modes(&out).iter().position(|m| m != "slow_start" && m != "limited_slow_start").expect("slow start ends");
+        assert_eq!(flows.f64s("slow_start_exit_ns")[0], t[i] as f64, "{tcp}");
+        let exit_cwnd = flows.f64s("slow_start_exit_cwnd_bytes")[0] as u64;
+        let by_loss = i > 0 && ssthresh[i] != ssthresh[i - 1] && cwnd[i] < cwnd[i - 1];
+        assert_eq!(exit_cwnd, if by_loss { cwnd[i - 1] } else { cwnd[i] }, "{tcp}: row {i}, by loss {by_loss}");
+    }
+}
+
+#[test]
+fn a_flow_that_never_leaves_slow_start_has_no_exit() {
+    // 20 segments, no loss: slow start never reaches an ssthresh it does not have.
+    let out = run_toml(&paper_dumbbell("", "").replace(r#"kind = "bulk""#, r#"kind = "bulk", bytes = 20000"#), None).unwrap();
+    let flows = out.table("flows");
+    assert!(flows.f64s("end_ns")[0].is_finite(), "the transfer finished");
+    assert!(flows.f64s("slow_start_exit_ns")[0].is_nan() && flows.f64s("slow_start_exit_cwnd_bytes")[0].is_nan());
+}

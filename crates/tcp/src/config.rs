@@ -74,7 +74,7 @@ impl StartupKind {
             StartupKind::LimitedSlowStart(cfg) => StartupPart::LimitedSlowStart(LimitedSlowStart::new(*cfg)),
             StartupKind::Ssthreshless(cfg) => StartupPart::Ssthreshless(Ssthreshless::new(*cfg)),
             StartupKind::HyStart => StartupPart::HyStart(HyStart::new()),
-            StartupKind::HyStartPlusPlus => StartupPart::HyStartPlusPlus(HyStartPlusPlus::new()),
+            StartupKind::HyStartPlusPlus => StartupPart::HyStartPlusPlus(Box::new(HyStartPlusPlus::new())),
         }
     }
 }

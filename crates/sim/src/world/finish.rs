@@ -1,5 +1,6 @@
 //! The end of a run: the endpoints' and links' counts turned into the output tables.
 
+use rampup_tcp::cc::SlowStartExit;
 use rampup_tcp::{Duration, Endpoint, Time};
 
 use super::conns::Slot;
@@ -82,6 +83,8 @@ impl<'s> World<'s> {
             flows.drops.push(fs.data_drops);
             flows.ack_drops.push(fs.ack_drops);
             flows.goodput.push(if span > 0.0 { st.bytes_received as f64 * 8.0 / span } else { f64::NAN });
+            flows.slow_start_exit.push(st.slow_start_exit.map_or(f64::NAN, |x| x.at.as_nanos() as f64));
+            flows.slow_start_exit_cwnd.push(st.slow_start_exit.map_or(f64::NAN, |x| x.cwnd_bytes as f64));
         }
         debug_assert_eq!(flows.flow.len(), nflows);
 
@@ -185,6 +188,8 @@ struct FlowColumns {
     drops: Vec<u64>,
     ack_drops: Vec<u64>,
     goodput: Vec<f64>,
+    slow_start_exit: Vec<f64>,
+    slow_start_exit_cwnd: Vec<f64>,
 }
 
 impl FlowColumns {
@@ -210,6 +215,9 @@ impl FlowColumns {
             ("drops", Column::U64(self.drops)),
             ("ack_drops", Column::U64(self.ack_drops)),
             ("goodput_bps", Column::F64(self.goodput)),
+            // Floats so that a flow that never left slow start can be NaN.
+            ("slow_start_exit_ns", Column::F64(self.slow_start_exit)),
+            ("slow_start_exit_cwnd_bytes", Column::F64(self.slow_start_exit_cwnd)),
         ])
     }
 }
@@ -227,6 +235,8 @@ pub(super) struct EndTotals {
     fast_retransmits: u64,
     preemptive: u64,
     spurious_preemptive: u64,
+    /// The earliest of its ends' exits from slow start (the first end's, at a tie).
+    slow_start_exit: Option<SlowStartExit>,
 }
 
 impl EndTotals {
@@ -242,6 +252,11 @@ impl EndTotals {
         self.fast_retransmits += st.fast_retransmits;
         self.preemptive += pre.retransmits;
         self.spurious_preemptive += pre.spurious;
+        if let Some(x) = ep.sender().congestion().slow_start_exit() {
+            if self.slow_start_exit.is_none_or(|first| x.at < first.at) {
+                self.slow_start_exit = Some(x);
+            }
+        }
     }
 }
 

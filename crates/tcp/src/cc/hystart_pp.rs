@@ -113,6 +113,12 @@ impl Startup for HyStartPlusPlus {
         self.phase = Phase::Done;
     }
 
+    /// §4.2: "exit slow start and enter CSS" when the least RTT rose; entering CSS ends
+    /// slow start even if the exit later proves spurious and slow start resumes.
+    fn in_slow_start(&self, w: &Window) -> bool {
+        self.phase == Phase::SlowStart && w.cwnd < w.ssthresh
+    }
+
     fn mode_name(&self, w: &Window) -> Option<&'static str> {
         match self.phase {
             Phase::Css { .. } if w.cwnd < w.ssthresh => Some("conservative_slow_start"),

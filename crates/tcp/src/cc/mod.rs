@@ -33,7 +33,7 @@ pub use newreno::NewReno;
 pub use ssthreshless::{AdjustiveSchedule, Ssthreshless, SsthreshlessConfig, SsthreshlessMode};
 pub use startup::{Rounds, SlowStart, Startup, StartupPart};
 pub use vegas::{Vegas, VegasConfig, VegasRtt, VegasSlowStartExit};
-pub use window::{Congestion, CongestionEvent, CongestionKind, RecoveryWindow, Window};
+pub use window::{Congestion, CongestionEvent, CongestionKind, RecoveryWindow, SlowStartExit, Window};
 
 use crate::measure::{Measure, RateEpoch};
 use crate::time::{Duration, Rate, Time};
@@ -184,6 +184,14 @@ impl Cc {
 
     pub fn startup(&self) -> &StartupPart {
         &self.startup
+    }
+
+    /// Whether the window is still in the first slow start, as the startup judges it
+    /// (`Startup::in_slow_start`); the avoidance controllers here all slow-start while
+    /// cwnd < ssthresh, so they have no say of their own.
+    #[inline]
+    pub fn in_slow_start(&self, w: &Window) -> bool {
+        self.startup.in_slow_start(w)
     }
 
     /// SSthreshless Start's congestive events so far (0 for the other startups).

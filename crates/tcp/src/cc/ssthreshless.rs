@@ -159,6 +159,12 @@ impl Startup for Ssthreshless {
         self.mode = SsthreshlessMode::Ended;
     }
 
+    /// §IV-B: slow start lasts until the backlog N first exceeds γ and Linear Increase
+    /// Mode begins; ssthresh plays no part.
+    fn in_slow_start(&self, _w: &Window) -> bool {
+        self.mode == SsthreshlessMode::SlowStart
+    }
+
     /// The name a trace shows: the mode, or None (the controller's phase) once it ended.
     fn mode_name(&self, _w: &Window) -> Option<&'static str> {
         match self.mode {

@@ -17,6 +17,14 @@ pub trait Startup {
     /// first loss end here.
     fn on_congestion_event(&mut self, _w: &Window, _ev: &CongestionEvent) {}
 
+    /// Whether the window is still in the connection's first slow start. RFC 5681 §3.1:
+    /// slow start while cwnd < ssthresh (at cwnd = ssthresh the controllers here use
+    /// congestion avoidance); a startup with its own exit says so instead. Asked after each
+    /// ACK until the answer is first false (`Congestion::slow_start_exit`).
+    fn in_slow_start(&self, w: &Window) -> bool {
+        w.cwnd < w.ssthresh
+    }
+
     /// The startup mode a trace shows while it sets the growth; None: the controller's phase.
     fn mode_name(&self, _w: &Window) -> Option<&'static str> {
         None
@@ -50,7 +58,10 @@ pub enum StartupPart {
     LimitedSlowStart(LimitedSlowStart),
     Ssthreshless(Ssthreshless),
     HyStart(HyStart),
-    HyStartPlusPlus(HyStartPlusPlus),
+    /// Boxed: the largest startup would set the size of every connection's window state,
+    /// and the simulator's hot fields of an end must still share the endpoint's last cache
+    /// line (the layout test in `rampup_sim`'s `world::conns`).
+    HyStartPlusPlus(Box<HyStartPlusPlus>),
 }
 
 /// The one dispatch point: `$s` is the inner startup in every arm.
@@ -75,6 +86,10 @@ impl Startup for StartupPart {
     }
     fn on_congestion_event(&mut self, w: &Window, ev: &CongestionEvent) {
         dispatch!(self, s => s.on_congestion_event(w, ev))
+    }
+    #[inline]
+    fn in_slow_start(&self, w: &Window) -> bool {
+        dispatch!(self, s => s.in_slow_start(w))
     }
     fn mode_name(&self, w: &Window) -> Option<&'static str> {
         dispatch!(self, s => s.mode_name(w))

@@ -51,16 +51,24 @@ pub enum RecoveryWindow {
     Deflate { acked_bytes: u64 },
 }
 
+/// When and at what window a connection first left slow start (`Congestion::slow_start_exit`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SlowStartExit {
+    pub at: Time,
+    pub cwnd_bytes: u64,
+}
+
 /// The window and the algorithm that moves it.
 #[derive(Clone, Debug)]
 pub struct Congestion {
     w: Window,
     cc: Cc,
+    slow_start_exit: Option<SlowStartExit>,
 }
 
 impl Congestion {
     pub fn new(cc: Cc, initial: Window) -> Self {
-        Congestion { w: initial, cc }
+        Congestion { w: initial, cc, slow_start_exit: None }
     }
 
     pub fn window(&self) -> Window {
@@ -80,14 +88,40 @@ impl Congestion {
         self.cc.mode_name(&self.w)
     }
 
-    /// New data was acknowledged outside loss recovery.
+    /// The first time the connection left slow start, and cwnd then; None while it has not.
+    /// It leaves at the first of: an ACK after which the startup says the window is out of
+    /// slow start (`Startup::in_slow_start`: RFC 5681 §3.1's cwnd ≥ ssthresh, or the
+    /// startup's own exit), with cwnd as that ACK left it; or a congestion event (a fast
+    /// retransmit, the first timeout of the data, a probe that repaired a loss), with cwnd
+    /// as the loss found it, before the response. A timeout that is no new event follows one.
+    pub fn slow_start_exit(&self) -> Option<SlowStartExit> {
+        self.slow_start_exit
+    }
+
+    /// New data was acknowledged outside loss recovery and the restart policy lets the
+    /// window grow: the algorithm grows it, bounded by the rate-limited increase rule when
+    /// `max_fs` (maxFS) is given, and the first exit from slow start is noted.
     #[inline]
-    pub fn on_ack(&mut self, ctx: &AckCtx) {
+    pub fn on_ack(&mut self, ctx: &AckCtx, max_fs: Option<u64>) {
+        let before = self.w.cwnd;
         self.cc.on_ack(&mut self.w, ctx);
+        if let Some(max_fs) = max_fs {
+            self.limit_increase(before, max_fs, ctx.mss);
+        }
+        // One test per ACK once the exit is known.
+        if self.slow_start_exit.is_none() && !self.cc.in_slow_start(&self.w) {
+            self.note_slow_start_exit(ctx.now);
+        }
+    }
+
+    fn note_slow_start_exit(&mut self, now: Time) {
+        self.slow_start_exit.get_or_insert(SlowStartExit { at: now, cwnd_bytes: self.w.cwnd });
     }
 
     /// A congestion event: the algorithm sets ssthresh; a fast retransmit also sets cwnd.
     pub fn on_congestion_event(&mut self, ev: &CongestionEvent) {
+        // RFC 5681 §3.1-3.2: a loss ends slow start whatever the window.
+        self.note_slow_start_exit(ev.now);
         self.w.ssthresh = self.cc.on_congestion_event(&self.w, ev);
         if let CongestionKind::FastRetransmit { inflation_bytes } = ev.kind {
             self.w.cwnd = self.w.ssthresh + inflation_bytes;
@@ -158,7 +192,9 @@ impl Congestion {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::{Avoidance, NewReno};
+    use crate::cc::{Avoidance, HyStartPlusPlus, NewReno, Ssthreshless, SsthreshlessConfig, StartupPart};
+    use crate::measure::{Measure, RtoConfig};
+    use crate::test_util::{ack_ctx, ms};
 
     const MSS: u64 = 1000;
 
@@ -168,6 +204,12 @@ mod tests {
 
     fn event(kind: CongestionKind, loss_window_bytes: u64) -> CongestionEvent {
         CongestionEvent { now: Time::ZERO, kind, mss: MSS, loss_window_bytes, flight_bytes: loss_window_bytes, lost_sent_at: None }
+    }
+
+    /// A loss found with the whole window in flight, at `now`.
+    fn loss(c: &mut Congestion, kind: CongestionKind, now: Time) {
+        let flight = c.cwnd();
+        c.on_congestion_event(&CongestionEvent { now, ..event(kind, flight) });
     }
 
     #[test]
@@ -200,5 +242,107 @@ mod tests {
         c.on_congestion_event(&event(CongestionKind::Rto, 3 * MSS));
         c.on_rto(Time::ZERO, MSS);
         assert_eq!(c.window(), Window { cwnd: MSS, ssthresh: 2 * MSS });
+    }
+
+    /// A `Congestion` fed one ACK of one segment per millisecond, each with an RTT sample,
+    /// the window refilled at once (snd_nxt = snd_una + cwnd) so that rounds are whole windows.
+    struct Acks {
+        c: Congestion,
+        m: Measure,
+        now: Time,
+        una: u64,
+        nxt: u64,
+    }
+
+    impl Acks {
+        fn new(startup: StartupPart, w: Window) -> Self {
+            let c = Congestion::new(Cc::new(startup, Avoidance::NewReno(NewReno::new(false))), w);
+            Acks { c, m: Measure::new(RtoConfig::default()), now: Time::ZERO, una: 0, nxt: w.cwnd }
+        }
+
+        fn ack(&mut self, rtt_ms: u64, max_fs: Option<u64>) {
+            self.now += ms(1);
+            self.una += MSS;
+            self.m.on_rtt_sample(ms(rtt_ms));
+            let ctx = AckCtx { rtt_sample: Some(ms(rtt_ms)), ack: self.una, snd_nxt: self.nxt, ..ack_ctx(self.now, MSS, &self.m) };
+            self.c.on_ack(&ctx, max_fs);
+            self.nxt = self.una + self.c.cwnd();
+        }
+
+        fn round(&mut self, rtt_ms: u64) {
+            for _ in 0..self.c.cwnd() / MSS {
+                self.ack(rtt_ms, None);
+            }
+        }
+
+        fn exit(&self) -> Option<SlowStartExit> {
+            self.c.slow_start_exit()
+        }
+    }
+
+    #[test]
+    fn rfc_5681_3_1_slow_start_ends_at_the_ack_that_brings_cwnd_to_ssthresh() {
+        let mut a = Acks::new(StartupPart::SlowStart(crate::cc::SlowStart), Window { cwnd: 10 * MSS, ssthresh: 15 * MSS });
+        for _ in 0..4 {
+            a.ack(100, None);
+        }
+        assert_eq!(a.c.cwnd(), 14 * MSS);
+        assert_eq!(a.exit(), None, "cwnd < ssthresh: slow start");
+        a.ack(100, None);
+        assert_eq!(a.exit(), Some(SlowStartExit { at: Time(5_000_000), cwnd_bytes: 15 * MSS }), "cwnd = ssthresh: congestion avoidance");
+        a.ack(100, None);
+        loss(&mut a.c, CongestionKind::Rto, Time(9_000_000));
+        assert_eq!(a.exit().unwrap().at, Time(5_000_000), "only the first exit counts");
+    }
+
+    #[test]
+    fn rfc_5681_3_2_a_loss_in_slow_start_ends_it_with_the_window_it_found() {
+        for kind in [CongestionKind::FastRetransmit { inflation_bytes: 3 * MSS }, CongestionKind::Rto] {
+            let mut c = congestion();
+            loss(&mut c, kind, Time(7));
+            assert_eq!(c.slow_start_exit(), Some(SlowStartExit { at: Time(7), cwnd_bytes: 20 * MSS }), "{kind:?}: the window before the response");
+        }
+    }
+
+    /// draft-ietf-ccwg-ratelimited-increase §3: a growth the rule takes back did not reach ssthresh.
+    #[test]
+    fn an_ack_whose_growth_the_rate_limited_increase_rule_holds_back_does_not_end_slow_start() {
+        let mut a = Acks::new(StartupPart::SlowStart(crate::cc::SlowStart), Window { cwnd: 8 * MSS, ssthresh: 9 * MSS });
+        a.ack(100, Some(4 * MSS));
+        assert_eq!((a.c.cwnd(), a.exit()), (8 * MSS, None), "held at 2·maxFS = 8 segments");
+        a.ack(100, None);
+        assert_eq!(a.exit().map(|x| x.cwnd_bytes), Some(9 * MSS));
+    }
+
+    /// RFC 9406 §4.2: entering CSS is the exit, even when a lower RTT later resumes slow start.
+    #[test]
+    fn rfc_9406_4_2_hystart_plus_plus_leaves_slow_start_when_it_enters_css() {
+        let mut a = Acks::new(StartupPart::HyStartPlusPlus(Box::new(HyStartPlusPlus::new())), Window { cwnd: 10 * MSS, ssthresh: u64::MAX });
+        a.round(100);
+        a.round(100);
+        assert_eq!(a.exit(), None, "a steady RTT: slow start");
+        // The next round's least RTT, 125 ms, reaches 100 ms + RttThresh (12.5 ms) at its
+        // eighth sample: that ACK enters CSS.
+        let (at, cwnd) = (a.now + ms(8), a.c.cwnd() + 8 * MSS);
+        a.round(125);
+        assert_eq!(a.exit(), Some(SlowStartExit { at, cwnd_bytes: cwnd }));
+        a.round(110);
+        assert_eq!(a.c.mode_name(), "slow_start", "the exit was spurious");
+        assert_eq!(a.exit().map(|x| x.at), Some(at), "the first exit stands");
+    }
+
+    /// SSthreshless Start §IV-B: slow start ends when the backlog first exceeds γ, not at ssthresh.
+    #[test]
+    fn ssthreshless_start_leaves_slow_start_at_linear_increase_whatever_ssthresh_says() {
+        let mut a = Acks::new(StartupPart::Ssthreshless(Ssthreshless::new(SsthreshlessConfig::default())), Window { cwnd: 10 * MSS, ssthresh: 5 * MSS });
+        a.ack(100, None);
+        a.ack(100, None);
+        assert_eq!(a.exit(), None, "cwnd above ssthresh, but no backlog: slow start");
+        // N = 12 segments × (130 − 100) / 130 ≈ 2.8 ≤ γ = 3; at 13 segments, 150 ms: N ≈ 4.3.
+        a.ack(130, None);
+        assert_eq!(a.exit(), None);
+        a.ack(150, None);
+        assert_eq!(a.exit().map(|x| x.at), Some(a.now));
+        assert_eq!(a.c.mode_name(), "linear_increase");
     }
 }

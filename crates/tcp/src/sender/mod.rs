@@ -344,13 +344,7 @@ impl Sender {
         let restart_rto = match self.rec.on_new_ack(ack, acked_bytes, self.mss) {
             NewAck::Outside => {
                 match validation {
-                    Validation::Grow => {
-                        let before = self.congestion.cwnd();
-                        self.congestion.on_ack(&ctx);
-                        if let Some(max_fs) = self.max_flight {
-                            self.congestion.limit_increase(before, max_fs, self.mss);
-                        }
-                    }
+                    Validation::Grow => self.congestion.on_ack(&ctx, self.max_flight),
                     Validation::Hold => {}
                     Validation::Set(w) => self.congestion.set_by_restart(w),
                 }
