@@ -41,8 +41,13 @@ const CONTROL_PACKETS: f64 = 7.0;
 const FLOW_TABLE_BYTES: f64 = 40.0 * 8.0;
 const CONNECTION_TABLE_BYTES: f64 = 25.0 * 8.0;
 
-/// A segment's record in its sender's queue (`rampup_tcp::send_queue`).
+/// A segment's record in its sender's queue (`rampup_tcp::send_queue`), and the records an
+/// end's queue and reassembly buffers hold at least once it has sent.
 const SENT_SEGMENT_BYTES: f64 = 24.0;
+const SEGMENTS_PER_END: f64 = 8.0;
+
+/// A packet's entry on a port's wire or in an inbox, besides the packet in the slab.
+const WIRE_ENTRY_BYTES: f64 = 16.0;
 
 /// A pending event in the queue: key and payload.
 const EVENT_BYTES: f64 = 32.0;
@@ -141,7 +146,7 @@ fn load(sc: &Scenario, net: &Net, f: &Flow, base_rtt: Duration, web: &mut WebMea
     let mss = f.tcp.mss_bytes as f64;
     let window_bytes = (f.tcp.rcv_window_bytes as f64).min(f.tcp.max_window_bytes as f64);
     let there = paths::walk(net, f.from, f.to);
-    let fastest_bps = there.iter().map(|&p| net.ports[p as usize].rate.bps()).min().unwrap_or(0) as f64;
+    let slowest_bps = there.iter().map(|&p| net.ports[p as usize].rate.bps()).min().unwrap_or(0) as f64;
     let mut l = Load {
         there,
         back: paths::walk(net, f.to, f.from),
@@ -157,7 +162,7 @@ fn load(sc: &Scenario, net: &Net, f: &Flow, base_rtt: Duration, web: &mut WebMea
     };
     match &f.app {
         // As fast as its window and its slowest link let it; the links cut it down below.
-        App::Bulk { bytes: None } => l.up_bytes = (window_bytes / base_rtt_s).min(fastest_bps / 8.0) * active_s,
+        App::Bulk { bytes: None } => l.up_bytes = (window_bytes / base_rtt_s).min(slowest_bps / 8.0) * active_s,
         App::Bulk { bytes: Some(b) } => l.up_bytes = *b as f64,
         App::Writes { schedule } => l.up_bytes = schedule.iter().filter(|(at, _)| f.start + *at < sc.duration).map(|(_, b)| *b as f64).sum(),
         App::RateLimited(spec) => {
@@ -272,7 +277,7 @@ pub fn estimate(sc: &Scenario) -> Estimate {
         let backlog = if rho > 1.0 { l.connections * (1.0 - 1.0 / rho) } else { 0.0 };
         let open = (rate * lifetime_s).max(backlog).min(l.connections);
         open_ends += 2.0 * open;
-        in_flight_segments += open * l.window_segments.min(8.0);
+        in_flight_segments += open * l.window_segments.min(SEGMENTS_PER_END);
         conn_rows += l.connections;
     }
     for (path, sent) in udp_paths.iter().zip(&udp_sent) {
@@ -310,11 +315,14 @@ pub fn estimate(sc: &Scenario) -> Estimate {
 
     let fp = footprint();
     let web_flows = sc.flows.iter().filter(|f| matches!(f.app, App::Web(_))).count() as f64;
-    let ends = capacity(open_ends) * fp.end_bytes as f64 + open_ends * SENT_SEGMENT_BYTES * 8.0;
+    let ends = capacity(open_ends) * fp.end_bytes as f64 + open_ends * SENT_SEGMENT_BYTES * SEGMENTS_PER_END;
     let slots = capacity(open_conns) * fp.slot_bytes as f64 + open_ends * EVENT_BYTES;
     let rows_kept = capacity(conn_rows) * fp.conn_row_bytes as f64 + conn_rows * CONNECTION_TABLE_BYTES;
     let flows = sc.flows.len() as f64 * (fp.flow_bytes as f64 + FLOW_TABLE_BYTES) + web_flows * packmime::GENERATOR_HEAP_BYTES as f64;
-    let packets_held = capacity(in_flight_segments) * (size_of::<Packet>() as f64 + 16.0) + in_flight_segments * SENT_SEGMENT_BYTES * 2.0;
+    // A segment in flight is a packet, an entry on a wire, and a record at its sender and
+    // (out of order) its receiver.
+    let packets_held = capacity(in_flight_segments) * (size_of::<Packet>() as f64 + WIRE_ENTRY_BYTES) + in_flight_segments * SENT_SEGMENT_BYTES * 2.0;
+    // A port, and as much again for its plan, inbox and routes.
     let ports_bytes = ports as f64 * size_of::<crate::net::Port>() as f64 * 2.0;
     e.memory_bytes = BASE_BYTES + ends + slots + rows_kept + flows + packets_held + ports_bytes + traces;
     e
