@@ -33,11 +33,11 @@ if _is_the_command() and _signal.getsignal(_signal.SIGINT) is _signal.default_in
     _signal.signal(_signal.SIGINT, _interrupted_while_starting)
 
 from ._engine import ScenarioError, __version__  # noqa: E402
-from .api import ScenarioWarning, check, inspect, run  # noqa: E402
+from .api import ScenarioWarning, check, estimate, inspect, run  # noqa: E402
 from .folders import OutputError  # noqa: E402
 from .results import Result, load  # noqa: E402
 from .summary import summarize  # noqa: E402
 from .sweep import sweep  # noqa: E402
 
-__all__ = ["OutputError", "Result", "ScenarioError", "ScenarioWarning", "__version__", "check", "inspect", "load", "run", "summarize",
+__all__ = ["OutputError", "Result", "ScenarioError", "ScenarioWarning", "__version__", "check", "estimate", "inspect", "load", "run", "summarize",
            "sweep"]

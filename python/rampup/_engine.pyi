@@ -14,9 +14,22 @@ class Progress:
     @property
     def fraction(self) -> float: ...
 
-def run(scenario_toml: str, seed: int | None = None, progress: Progress | None = None) -> dict[str, Any]:
+def run(scenario_toml: str, seed: int | None = None, progress: Progress | None = None, sink: Any = None,
+        memory_budget: int | None = None) -> dict[str, Any]:
     """Simulates; returns {"tables": {name: {column: ndarray | list[str]}}, "pcaps": {link: bytes},
-    "events": int, "packet_hops": int, "seed": int, "sim_end_ns": int}. The GIL is released while simulating."""
+    "events": int, "packet_hops": int, "seed": int, "sim_end_ns": int}. The GIL is released while simulating.
+    With ``memory_budget`` (bytes) a ScenarioError stops the run once the engine's heap passes it."""
+
+def estimate(scenario_toml: str) -> list[tuple[str, float]]:
+    """What a run will take, from the scenario alone: (name, value) pairs (`rampup.api.estimate`)."""
+
+def heap_bytes() -> tuple[int, int]:
+    """The engine's heap in this process: bytes allocated now, and the peak since `reset_heap_peak`."""
+
+def reset_heap_peak() -> None: ...
+
+def parse_size(text: str) -> int:
+    """A size as scenarios write it ("2GiB") in bytes; ValueError (one line) if it is not one."""
 
 def check(scenario_toml: str) -> list[str]: ...
 

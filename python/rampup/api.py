@@ -19,7 +19,7 @@ from . import _engine, _toml
 from .folders import resolved, staged_folder
 from .results import Result, TraceWriter, build, check_format
 
-__all__ = ["Scenario", "check", "read_scenario_file", "run", "run_to_folder", "scenario_text"]
+__all__ = ["Scenario", "check", "estimate", "memory_budget_bytes", "read_scenario_file", "run", "run_to_folder", "scenario_text"]
 
 #: A scenario: a path to a TOML file (str or os.PathLike), TOML text, or a dict.
 Scenario = Union[str, "os.PathLike[str]", Mapping[str, Any]]
@@ -146,6 +146,35 @@ def inspect(scenario: Scenario) -> pd.DataFrame:
     return pd.DataFrame(_engine.paths(text))
 
 
+def estimate(scenario: Scenario) -> dict[str, float]:
+    """What a run of the scenario will take, from the scenario alone (no run): ``packets``
+    sent, ``packet_hops`` (packets offered to ports: at most the run's events),
+    ``connections`` opened and ``open_connections`` (the most at once), ``trace_rows`` (of
+    the traced tables, which grow with the run's length), ``memory_bytes`` (the engine's
+    peak heap in a run into a results folder), ``tables_bytes`` (the traced tables as
+    columns, held on top by a run that returns them) and ``accuracy``: the factor, either
+    way, within which the tests find runs' figures (docs/scenarios.md). Raises
+    `ScenarioError` for an invalid scenario."""
+    text = scenario_text(scenario)
+    engine_check(text)
+    return dict(_engine.estimate(text))
+
+
+def memory_budget_bytes(budget: int | str | None, key: str = "memory_budget") -> int | None:
+    """A memory budget in bytes: None (no budget), a whole number of bytes, or a size as
+    scenarios write one ("2GiB", "500MB"); ValueError (one line, naming ``key``) otherwise."""
+    if budget is None:
+        return None
+    if isinstance(budget, str):
+        try:
+            budget = _engine.parse_size(budget)
+        except ValueError as e:
+            raise ValueError(f"{key}: {e}") from None
+    if isinstance(budget, bool) or not isinstance(budget, numbers.Integral) or not 0 < int(budget) < 2**64:
+        raise ValueError(f"{key}: {budget!r} is not allowed; give a size above 0, like \"2GiB\" or a whole number of bytes")
+    return int(budget)
+
+
 def _warn_of(text: str) -> None:
     for w in engine_check(text):
         warnings.warn(w, ScenarioWarning, stacklevel=3)
@@ -158,10 +187,13 @@ def run(
     fmt: str = "parquet",
     pcap: bool = True,
     overwrite: bool = False,
+    memory_budget: int | str | None = None,
 ) -> Result:
     """Runs a scenario and returns its tables as pandas DataFrames.
 
-    ``seed`` overrides the scenario's ``seed``. With ``out``, the results folder
+    ``seed`` overrides the scenario's ``seed``. ``memory_budget`` (bytes, or a size such as
+    "2GiB") stops the run with a `ScenarioError` that names it once the engine's heap in this
+    process passes it (checked every 65,536 events). With ``out``, the results folder
     is written there atomically, its tables as ``fmt`` ("parquet" or "csv"), with
     the pcaps unless ``pcap=False``. An existing folder there is replaced only if
     it is an earlier rampup folder left as rampup wrote it, or with ``overwrite``.
@@ -172,12 +204,13 @@ def run(
     """
     text = scenario_text(scenario)
     check_seed(seed)
+    budget = memory_budget_bytes(memory_budget)
     _warn_of(text)
     if out is None:
         start = time.perf_counter()
-        raw = _engine.run(text, seed)
+        raw = _engine.run(text, seed, memory_budget=budget)
         return build(raw, text, time.perf_counter() - start, fmt=fmt)
-    return run_to_folder(text, Path(out), seed=seed, fmt=fmt, pcap=pcap, overwrite=overwrite)
+    return run_to_folder(text, Path(out), seed=seed, fmt=fmt, pcap=pcap, overwrite=overwrite, memory_budget=budget)
 
 
 def run_to_folder(
@@ -190,18 +223,20 @@ def run_to_folder(
     overwrite: bool = False,
     progress: _engine.Progress | None = None,
     extra_files: Callable[[Result], Mapping[str, bytes]] | None = None,
+    memory_budget: int | None = None,
 ) -> Result:
     """Runs the scenario ``text`` into the results folder ``out``: its traces and captures
     are written there as the run ends, a chunk at a time, so a long run's memory does not
     grow with them; the result reads them back from the folder when asked. ``extra_files``
-    (e.g. plots) are made from the result before the folder moves into place."""
+    (e.g. plots) are made from the result before the folder moves into place;
+    ``memory_budget`` (bytes) stops the run as `run` says."""
     check_format(fmt)  # before the run, not after
     manifest: dict[str, Any] = {}
     with staged_folder(out, manifest, overwrite) as tmp:
         writer = TraceWriter(tmp, fmt, pcap)
         start = time.perf_counter()
         try:
-            raw = _engine.run(text, seed, progress, writer)
+            raw = _engine.run(text, seed, progress, writer, memory_budget)
         finally:
             writer.close()
         result = build(raw, text, time.perf_counter() - start, fmt=fmt, written=writer)

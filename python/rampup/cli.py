@@ -203,6 +203,25 @@ def _check_scenario(path: Path, text: str) -> list[str]:
         raise CliError(f"{path}: {e}") from None
 
 
+def _estimate_line(text: str) -> str:
+    """One line of what a run of the valid scenario ``text`` will take (`api.estimate`)."""
+    from .api import estimate
+
+    e = estimate(text)
+    rows = f", {e['trace_rows']:,.0f} trace rows ({_engine_bytes(e['tables_bytes'])} as tables)" if e["trace_rows"] else ""
+    return (f"estimate: {e['packets']:,.0f} packets, {e['packet_hops']:,.0f} packet hops (events: at most that), "
+            f"{e['connections']:,.0f} connections ({e['open_connections']:,.0f} open at once){rows}; "
+            f"peak memory {_engine_bytes(e['memory_bytes'])}; each within a factor of {e['accuracy']:g}")
+
+
+def _engine_bytes(n: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n:.0f} {unit}" if unit == "B" or n >= 100 else f"{n:.3g} {unit}"
+        n /= 1024
+    raise AssertionError("unreachable")
+
+
 def _warn(path: Path, warnings: list[str]) -> None:
     for w in warnings:
         click.echo(f"rampup: warning: {path}: {w}", err=True)
@@ -386,9 +405,19 @@ def _connections_line(result: Result) -> Text | None:
 @click.option("--overwrite", is_flag=True, help="Replace the --out folder even if rampup did not write it.")
 @click.option("--csv", "csv_", is_flag=True, help="Write tables as CSV instead of Parquet.")
 @click.option("--plot/--no-plot", default=False, show_default=True, help="Also write cwnd.png and seq.png.")
+@click.option("--memory-budget", "memory_budget", metavar="SIZE", default=None,
+              help="Stop the run (exit 2, one line) once the engine's memory passes SIZE, e.g. 2GiB or 500MB "
+              "(`rampup check` estimates it).")
 @set_option
-def run(file: Path, seed: int | None, out: Path | None, overwrite: bool, csv_: bool, plot: bool, sets: tuple[str, ...]) -> None:
+def run(file: Path, seed: int | None, out: Path | None, overwrite: bool, csv_: bool, plot: bool, memory_budget: str | None,
+        sets: tuple[str, ...]) -> None:
     """Run the scenario FILE and write its results folder."""
+    from .api import memory_budget_bytes
+
+    try:
+        budget = memory_budget_bytes(memory_budget, key="--memory-budget")
+    except ValueError as e:
+        raise CliError(str(e)) from None
     text = _read_scenario(file)
     warnings = _check_scenario(file, text)
     if sets:
@@ -411,7 +440,7 @@ def run(file: Path, seed: int | None, out: Path | None, overwrite: bool, csv_: b
     def work() -> Result:
         fmt = "csv" if csv_ else "parquet"
         return run_to_folder(text, out, seed=seed, fmt=fmt, overwrite=overwrite, progress=progress,
-                             extra_files=plots if plot else None)
+                             extra_files=plots if plot else None, memory_budget=budget)
 
     progress = _engine.Progress()
     err = Console(stderr=True)
@@ -591,7 +620,7 @@ def testbed_run(experiment: str, reps: int, nbytes: int | None, pcap_dir: Path |
 @click.argument("file", type=click.Path(path_type=Path))
 @set_option
 def check(file: Path, sets: tuple[str, ...]) -> None:
-    """Validate the scenario FILE, with any --set applied, without running it."""
+    """Validate the scenario FILE, with any --set applied, without running it, and estimate what a run takes."""
     text = _read_scenario(file)
     warnings = _check_scenario(file, text)
     if sets:
@@ -599,12 +628,14 @@ def check(file: Path, sets: tuple[str, ...]) -> None:
         warnings = _check_scenario(file, text)
     _warn(file, warnings)
     click.echo(f"{file}: ok" + (f" with {', '.join(sets)}" if sets else ""))
+    click.echo(_estimate_line(text))
 
 
 @main.command()
 @click.argument("file", type=click.Path(path_type=Path))
 def inspect(file: Path) -> None:
-    """Show each flow's path in the scenario FILE without running it: route, bottleneck, RTTs and BDP."""
+    """Show each flow's path in the scenario FILE without running it: route, bottleneck, RTTs and BDP;
+    and estimate what a run takes."""
     from .api import inspect as inspect_paths
 
     text = _read_scenario(file)
@@ -621,6 +652,7 @@ def inspect(file: Path) -> None:
     for p in paths.to_dict("records"):
         if p["web_rate"] == p["web_rate"]:  # not NaN: a web flow
             stdout_console().print(f"flow {p['flow']}: web, {p['web_rate']:.2f} new connections per second")
+    click.echo(_estimate_line(text))
 
 
 def _bench_web(repeat: int, duration: float, ns2: bool) -> None:

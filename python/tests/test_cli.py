@@ -68,7 +68,8 @@ def test_out_is_not_a_results_folder(run_cli, demo_path: Path, tmp_path: Path) -
 def test_check_ok(run_cli, demo_path: Path) -> None:
     proc = run_cli("check", demo_path)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip().endswith("ok")
+    ok, estimate = proc.stdout.splitlines()
+    assert ok.endswith("ok") and estimate.startswith("estimate: ")
 
 
 def test_inspect_shows_each_flows_path(run_cli, demo_path: Path, tmp_path: Path) -> None:

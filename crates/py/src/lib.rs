@@ -19,6 +19,10 @@ use rampup_sim::{Column, RunError, RunOutput, Table, TraceSink};
 
 create_exception!(rampup._engine, ScenarioError, PyValueError, "The scenario is invalid. `str(e)` is one line: `key.path: what is wrong (allowed: ...)`.");
 
+/// The engine's heap, counted for a run's memory budget (`run(..., memory_budget=...)`).
+#[global_allocator]
+static HEAP: rampup_sim::memory::Counting = rampup_sim::memory::Counting;
+
 fn scenario_error(e: rampup_sim::ScenarioError) -> PyErr {
     ScenarioError::new_err(e.to_string())
 }
@@ -133,7 +137,7 @@ impl TraceSink for PySink<'_> {
 /// GIL costs nothing measurable.
 const SIGNAL_CHECK_EVERY: Duration = Duration::from_millis(50);
 
-/// run(scenario_toml, seed=None, progress=None, sink=None) -> dict
+/// run(scenario_toml, seed=None, progress=None, sink=None, memory_budget=None) -> dict
 ///
 /// Simulates the scenario (TOML text) and returns a dict with keys `tables`
 /// (name -> {column -> numpy array, or list of str}), `pcaps` (link -> bytes),
@@ -144,17 +148,20 @@ const SIGNAL_CHECK_EVERY: Duration = Duration::from_millis(50);
 /// in chunks, in order, and `sink.pcap(link, data)` in pieces, as the run ends, so that
 /// a long run's traces can be written to disk without being held in memory. Run on
 /// Python's main thread, the run looks for signals every 50 ms and raises what their
-/// handlers raise (Ctrl-C: `KeyboardInterrupt`), returning nothing.
+/// handlers raise (Ctrl-C: `KeyboardInterrupt`), returning nothing. With `memory_budget`
+/// (bytes), the run stops with a ScenarioError once the engine's heap in this process
+/// (`heap_bytes()`) is above it.
 ///
 /// Raises ScenarioError if the scenario is invalid.
 #[pyfunction]
-#[pyo3(signature = (scenario_toml, seed=None, progress=None, sink=None))]
+#[pyo3(signature = (scenario_toml, seed=None, progress=None, sink=None, memory_budget=None))]
 fn run<'py>(
     py: Python<'py>,
     scenario_toml: &str,
     seed: Option<u64>,
     progress: Option<&Bound<'py, Progress>>,
     sink: Option<Py<PyAny>>,
+    memory_budget: Option<u64>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let text = scenario_toml.to_owned();
     let cell = progress.map(|p| Arc::clone(&p.get().fraction_bits));
@@ -180,10 +187,10 @@ fn run<'py>(
             ControlFlow::Continue(())
         };
         match &sink {
-            None => rampup_sim::collected(|sink| rampup_sim::run_toml_streaming(&text, seed, &mut report, sink)),
+            None => rampup_sim::collected(|sink| rampup_sim::run_toml_streaming(&text, seed, memory_budget, &mut report, sink)),
             Some(target) => {
                 let mut to_python = PySink { target, error: None };
-                let out = rampup_sim::run_toml_streaming(&text, seed, &mut report, &mut to_python);
+                let out = rampup_sim::run_toml_streaming(&text, seed, memory_budget, &mut report, &mut to_python);
                 sink_error = to_python.error;
                 out
             }
@@ -246,6 +253,45 @@ fn paths<'py>(py: Python<'py>, scenario_toml: &str) -> PyResult<Bound<'py, PyDic
     table_to_py(py, t)
 }
 
+/// estimate(scenario_toml) -> dict[str, float]
+///
+/// What a run of the scenario will take, from the scenario alone (`rampup_sim::estimate`):
+/// packets, packet hops, events, connections, trace rows and peak heap bytes, with the
+/// factor each is known to within. Raises ScenarioError if the scenario is invalid.
+#[pyfunction]
+fn estimate(py: Python<'_>, scenario_toml: &str) -> PyResult<Vec<(String, f64)>> {
+    let text = scenario_toml.to_owned();
+    let e = detached(py, move || rampup_sim::scenario::parse(&text).map(|sc| rampup_sim::estimate::estimate(&sc)))?.map_err(scenario_error)?;
+    Ok(e.fields().into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
+}
+
+/// heap_bytes() -> tuple[int, int]
+///
+/// The engine's heap in this process: bytes allocated now, and the most at once since the
+/// last `reset_heap_peak()` (`rampup_sim::memory`).
+#[pyfunction]
+fn heap_bytes() -> (u64, u64) {
+    (rampup_sim::memory::allocated_bytes(), rampup_sim::memory::peak_bytes())
+}
+
+/// reset_heap_peak()
+///
+/// Start the heap's peak again from what is allocated now, to measure one run's.
+#[pyfunction]
+fn reset_heap_peak() {
+    rampup_sim::memory::reset_peak();
+}
+
+/// parse_size(text) -> int
+///
+/// A size as scenarios write it ("2GiB", "500MB", "4096") in bytes; ValueError (one line)
+/// if it is not one.
+#[pyfunction]
+fn parse_size(text: &str) -> PyResult<u64> {
+    let expect = "a size in bytes: a whole number, or a number and a unit written together, like \"2GiB\" or \"500MB\"";
+    rampup_sim::units::parse_size(text).map_err(|e| PyValueError::new_err(e.message(&rampup_sim::units::shown(text), expect, "byte", "2^64 bytes")))
+}
+
 /// defaults() -> list[tuple[str, str, str]]
 ///
 /// Every scenario key that may be left out and the value the engine then uses, as
@@ -267,7 +313,10 @@ fn addresses(scenario_toml: &str) -> PyResult<Vec<(String, String)>> {
 #[pymodule]
 mod _engine {
     #[pymodule_export]
-    use super::{addresses, check, completed_connections, defaults, delivered_packets, paths, run, Progress, ScenarioError};
+    use super::{
+        addresses, check, completed_connections, defaults, delivered_packets, estimate, heap_bytes, parse_size, paths, reset_heap_peak, run, Progress,
+        ScenarioError,
+    };
 
     use pyo3::prelude::*;
 

@@ -5,6 +5,8 @@ pub mod affinity;
 pub mod backlog;
 pub mod engine;
 pub mod ensemble;
+pub mod estimate;
+pub mod memory;
 pub mod net;
 pub mod output;
 pub mod partition;
@@ -57,9 +59,10 @@ pub fn check_toml(scenario_toml: &str) -> Result<(), ScenarioError> {
 }
 
 /// Parse and check a scenario: what in it is valid but likely a mistake
-/// (`scenario::warnings`), one line each.
+/// (`scenario::warnings`), and a run the estimate finds large (`estimate::warnings`), one
+/// line each.
 pub fn warnings_toml(scenario_toml: &str) -> Result<Vec<String>, ScenarioError> {
-    scenario::parse(scenario_toml).map(|sc| scenario::warnings(&sc))
+    scenario::parse(scenario_toml).map(|sc| [scenario::warnings(&sc), estimate::warnings(&sc)].concat())
 }
 
 /// Run a scenario given as TOML text; `seed` overrides the scenario's own.
@@ -72,11 +75,19 @@ pub fn run_toml(scenario_toml: &str, seed: Option<u64>) -> Result<RunOutput, Sce
     }
 }
 
-/// As `run_toml`, with `progress` following the run (and maybe stopping it) and the traces
-/// (`trace::TRACED_TABLES` and the captures) going to `sink`, not into the output.
-pub fn run_toml_streaming(scenario_toml: &str, seed: Option<u64>, progress: Progress, sink: &mut dyn TraceSink) -> Result<RunOutput, RunError> {
+/// As `run_toml`, with `progress` following the run (and maybe stopping it), the traces
+/// (`trace::TRACED_TABLES` and the captures) going to `sink`, not into the output, and the
+/// run stopped with an error once the engine's heap passes `memory_budget` bytes
+/// (`World::memory_budget`).
+pub fn run_toml_streaming(
+    scenario_toml: &str,
+    seed: Option<u64>,
+    memory_budget: Option<u64>,
+    progress: Progress,
+    sink: &mut dyn TraceSink,
+) -> Result<RunOutput, RunError> {
     let sc = scenario::parse(scenario_toml)?;
-    run_streaming(&sc, seed.unwrap_or(sc.seed), progress, sink)
+    run_streaming(&sc, seed.unwrap_or(sc.seed), memory_budget, progress, sink)
 }
 
 /// Runs now in progress in this process.
@@ -95,17 +106,18 @@ impl Drop for Running {
 /// same either way. A run that starts while another is in progress in this process (a
 /// sweep's) keeps to one thread, as does every run with `RAMPUP_THREADS=1`.
 pub fn run(sc: &Scenario, seed: u64, progress: Progress) -> Result<RunOutput, RunError> {
-    collected(|sink| run_streaming(sc, seed, progress, sink))
+    collected(|sink| run_streaming(sc, seed, None, progress, sink))
 }
 
-/// As `run`, with the traces going to `sink`.
-pub fn run_streaming(sc: &Scenario, seed: u64, progress: Progress, sink: &mut dyn TraceSink) -> Result<RunOutput, RunError> {
+/// As `run`, with the traces going to `sink` and the run held to `memory_budget` bytes of
+/// the engine's heap (`World::memory_budget`).
+pub fn run_streaming(sc: &Scenario, seed: u64, memory_budget: Option<u64>, progress: Progress, sink: &mut dyn TraceSink) -> Result<RunOutput, RunError> {
     let alone = RUNNING.fetch_add(1, Ordering::Relaxed) == 0;
     let _running = Running;
     let split = if alone && threads() > 1 && cores() > 1 { partition::plan(sc) } else { None };
     match split {
-        Some(split) => world::run_split(sc, seed, &split, progress, sink),
-        None => world::World::new(sc, seed).run(progress, sink),
+        Some(split) => world::run_split(sc, seed, &split, memory_budget, progress, sink),
+        None => world::World::new(sc, seed).memory_budget(memory_budget).run(progress, sink),
     }
 }
 

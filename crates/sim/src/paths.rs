@@ -72,7 +72,7 @@ pub fn bottleneck(net: &Net, from: usize, to: usize) -> Rate {
 }
 
 /// The output ports from `from` to `to` (the scenario check guarantees a path).
-fn walk(net: &Net, from: usize, to: usize) -> Vec<u32> {
+pub(crate) fn walk(net: &Net, from: usize, to: usize) -> Vec<u32> {
     let (mut node, mut ports) = (from as u32, Vec::new());
     while node != to as u32 {
         let p = net.route(node, to as u32);

@@ -21,7 +21,7 @@ use crate::RunError;
 
 /// Rows of a trace kept in memory before they go to a temporary file (`spill`): the
 /// memory a trace holds, whatever the run's length (a state row is about 100 bytes).
-const ROWS_IN_MEMORY: usize = 1 << 18;
+pub const ROWS_IN_MEMORY: usize = 1 << 18;
 
 /// Capture bytes kept in memory before they go to a temporary file.
 const PCAP_BYTES_IN_MEMORY: usize = 1 << 22;

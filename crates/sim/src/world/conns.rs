@@ -16,7 +16,7 @@ use crate::traffic::{Action, App, Driver, EndId, Hook, PackMime, Side};
 /// with their ends' other state and buffers some 3 GB in all, far below the 2^23 that
 /// event ranks could tell apart (`engine::MAX_INDEX`), so that a run whose connections pile
 /// up (arriving faster than they finish) stops with an error before it exhausts memory.
-pub(super) const MAX_OPEN: usize = 1_000_000;
+pub const MAX_OPEN: usize = 1_000_000;
 
 /// A connection's place in the world.
 pub(super) struct Slot {
@@ -57,8 +57,14 @@ impl Conn {
 }
 
 impl<'s> World<'s> {
-    /// A connection for flow `f` in a free slot, or `None` when `MAX_OPEN` are open.
+    /// A connection for flow `f` in a free slot, or `None` when `MAX_OPEN` are open or the
+    /// heap is past the run's memory budget (the next report stops the run).
     pub(super) fn new_conn(&mut self, f: u32) -> Option<u32> {
+        let held = crate::memory::allocated_bytes();
+        if self.memory_budget.is_some_and(|b| held > b) {
+            self.over_memory = Some((held, self.now));
+            return None;
+        }
         let flow = &self.sc.flows[f as usize];
         if let (App::Web(w), None) = (&flow.app, &self.flows[f as usize].web) {
             let rate = crate::paths::web_rate(&self.net, flow).expect("a web flow");

@@ -8,6 +8,7 @@ use std::ops::ControlFlow;
 use rampup_tcp::{Endpoint, Snapshot, State, Time};
 
 use crate::engine::{Class, EventQueue, First, Order};
+use crate::memory;
 use crate::net::{arrival_order, Body, Net, Offer, OnWire, Packet, Packets, Port};
 use crate::output::RunOutput;
 use crate::partition::Split;
@@ -23,6 +24,7 @@ mod ahead;
 mod conns;
 mod ensemble;
 mod finish;
+mod footprint;
 mod rate;
 mod split;
 mod traced;
@@ -34,6 +36,8 @@ use finish::{ConnRow, EndTotals};
 use traced::{PacketLog, PortTraces};
 use vrate::HostGroup;
 
+pub use conns::MAX_OPEN;
+pub use footprint::{footprint, Footprint};
 pub use split::run_split;
 use split::{Crossing, Half};
 
@@ -194,6 +198,10 @@ pub struct World<'s> {
     /// More connections were to be open at once than `max_open` (`conns::MAX_OPEN`).
     too_many_open: bool,
     max_open: usize,
+    /// The run stops once the engine's heap (`memory::allocated_bytes`) is above this; the
+    /// heap and the time when a connection was refused for it (`new_conn`), if one was.
+    memory_budget: Option<u64>,
+    over_memory: Option<(u64, Time)>,
     /// A buffer for what an application does (`hear`).
     actions: Vec<Action>,
     flows: Vec<FlowState>,
@@ -268,6 +276,8 @@ impl<'s> World<'s> {
             conn_rows: Vec::new(),
             too_many_open: false,
             max_open: conns::MAX_OPEN,
+            memory_budget: None,
+            over_memory: None,
             actions: Vec::new(),
             flows: Vec::new(),
             transfers: Vec::new(),
@@ -356,6 +366,15 @@ impl<'s> World<'s> {
         self
     }
 
+    /// Stop the run with an error once the engine's heap passes `bytes`. Looked at where the
+    /// trace budget is (`report`, every 2^16 events), so the hot path pays nothing, and as
+    /// each connection opens (`new_conn`), as connections are what grows fastest; the heap
+    /// is the whole process's, as counted by `memory::Counting` (none without it).
+    pub fn memory_budget(mut self, bytes: Option<u64>) -> Self {
+        self.memory_budget = bytes;
+        self
+    }
+
     /// Take every packet hop by hop and every segment at its arrival (see
     /// `crate::run_hop_by_hop`).
     pub fn hop_by_hop(mut self) -> Self {
@@ -378,9 +397,15 @@ impl<'s> World<'s> {
     }
 
     /// The error that stops the run at `t`, if any: more connections to open at once than
-    /// `max_open`, or a trace past `[trace] max_rows`.
+    /// `max_open`, the heap past `memory_budget`, or a trace past `[trace] max_rows`.
     fn over_budget(&self, t: Time) -> Option<RunError> {
         let at = t.as_nanos() as f64 / 1e9;
+        let (held, seen) = self.over_memory.unwrap_or_else(|| (memory::allocated_bytes(), t));
+        if let Some(budget) = self.memory_budget.filter(|&b| held > b) {
+            let (held, budget, seen) = (memory::human_bytes(held), memory::human_bytes(budget), seen.as_nanos() as f64 / 1e9);
+            let msg = format!("memory budget: the engine held {held} by {seen:.3}s of simulated time, more than the budget of {budget}; give a larger budget, or a smaller scenario (`rampup check` estimates its memory)");
+            return Some(RunError::Scenario(ScenarioError(msg)));
+        }
         if self.too_many_open {
             let msg = format!(
                 "flow: more than {} connections were open at once by {at:.3}s of simulated time (they arrive faster than they finish); open fewer, or give a longer mean_gap",

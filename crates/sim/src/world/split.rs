@@ -66,10 +66,17 @@ impl Drop for ReleaseOnPanic<'_> {
 pub(super) const PUBLISH_EVERY: u64 = 64;
 
 /// Run `sc` split at `split` (`crate::partition`), half 1 on a second thread; `progress`
-/// follows half 0.
-pub fn run_split(sc: &Scenario, seed: u64, split: &Split, progress: Progress, sink: &mut dyn TraceSink) -> Result<RunOutput, RunError> {
+/// follows half 0; either half stops the run past `memory_budget` (`World::memory_budget`).
+pub fn run_split(
+    sc: &Scenario,
+    seed: u64,
+    split: &Split,
+    memory_budget: Option<u64>,
+    progress: Progress,
+    sink: &mut dyn TraceSink,
+) -> Result<RunOutput, RunError> {
     let halves: [HalfLink; 2] = Default::default();
-    let [a, b] = [0, 1].map(|h| World::new_half(sc, seed, Some((split, h))));
+    let [a, b] = [0, 1].map(|h| World::new_half(sc, seed, Some((split, h))).memory_budget(memory_budget));
     let cpus = affinity::split_cpus();
     let (mut a, mut b) = std::thread::scope(|s| {
         let other = s.spawn(|| {

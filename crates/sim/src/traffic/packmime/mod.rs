@@ -318,7 +318,11 @@ impl Arrivals {
 }
 
 fn request_bytes(z: f64) -> u64 {
-    let upper = normal_upper(z);
+    request_bytes_at(normal_upper(z))
+}
+
+/// The request bytes at the normal's upper-tail probability `upper`.
+fn request_bytes_at(upper: f64) -> u64 {
     let bytes = if upper >= 1.0 - REQUEST_BODY_SHARE {
         REQUEST_BODY.at((1.0 - upper) / REQUEST_BODY_SHARE)
     } else {
@@ -462,6 +466,15 @@ fn mean_uniform(f: impl Fn(f64) -> f64) -> f64 {
     const STEPS: usize = 1 << 16;
     (0..STEPS).map(|i| f((i as f64 + 0.5) / STEPS as f64).floor().max(1.0)).sum::<f64>() / STEPS as f64
 }
+
+/// The mean bytes of a request (the first on a connection).
+pub fn mean_request_bytes() -> f64 {
+    mean_uniform(|u| request_bytes_at(u) as f64)
+}
+
+/// The heap a flow's generator holds: each of its two correlated processes keeps φ, its
+/// history twice and, until it has drawn `lags` values, the history newest first (`Farima`).
+pub const GENERATOR_HEAP_BYTES: usize = 4 * size_of::<f64>() * (ARRIVAL_LAGS + REQUEST_LAGS);
 
 /// The mean response bytes per connection at `rate` (the run shapes depend on it): the
 /// runs' mix of cache validations and downloads, and under HTTP/1.1 a persistent
