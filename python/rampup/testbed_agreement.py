@@ -75,22 +75,27 @@ def agreement_lines(table: pd.DataFrame) -> list[str]:
         for stack, reference in PAIRS:
             if (case, stack, flow) not in table.index or (case, reference, flow) not in table.index:
                 continue
-            a, b = table.loc[(case, stack, flow)], table.loc[(case, reference, flow)]
-            shown, beyond = [], []
-            for column, name, unit, tolerance in quantities:
-                if pd.isna(a[column]) or pd.isna(b[column]):
-                    continue
-                if unit:
-                    off = f" ({(a[column] - b[column]) / b[column]:+.1%})" if b[column] else ""
-                    shown.append(f"{name} {a[column]:.0f} vs {b[column]:.0f}{unit}{off}")
-                else:
-                    shown.append(f"{name} {a[column]:.1f} vs {b[column]:.1f}")
-                if not tolerance.allows(a[column], b[column]):
-                    by = f"{abs(a[column] - b[column]) / b[column]:.1%}" if b[column] else f"{abs(a[column] - b[column]):g}"
-                    beyond.append(f"{name} by {by} (tolerance {tolerance.describe(unit)})")
-            if not shown:
-                continue
-            verdict = "agrees" if not beyond else "differs: " + ", ".join(beyond)
-            where = f"{case}, flow {flow}" if flows else case
-            lines.append(f"{where}: {stack} vs {reference}: {', '.join(shown)} — {verdict}")
+            shown, beyond = _compare(table.loc[(case, stack, flow)], table.loc[(case, reference, flow)], quantities)
+            if shown:
+                verdict = "agrees" if not beyond else "differs: " + ", ".join(beyond)
+                where = f"{case}, flow {flow}" if flows else case
+                lines.append(f"{where}: {stack} vs {reference}: {', '.join(shown)} — {verdict}")
     return lines
+
+
+def _compare(a: pd.Series, b: pd.Series, quantities: list[tuple[str, str, str, Tolerance]]) -> tuple[list[str], list[str]]:
+    """Each quantity both have, ``a``'s beside ``b``'s, and those beyond their tolerance."""
+    shown, beyond = [], []
+    for column, name, unit, tolerance in quantities:
+        x, ref = a[column], b[column]
+        if pd.isna(x) or pd.isna(ref):
+            continue
+        if unit:
+            off = f" ({(x - ref) / ref:+.1%})" if ref else ""
+            shown.append(f"{name} {x:.0f} vs {ref:.0f}{unit}{off}")
+        else:
+            shown.append(f"{name} {x:.1f} vs {ref:.1f}")
+        if not tolerance.allows(x, ref):
+            by = f"{abs(x - ref) / ref:.1%}" if ref else f"{abs(x - ref):g}"
+            beyond.append(f"{name} by {by} (tolerance {tolerance.describe(unit)})")
+    return shown, beyond

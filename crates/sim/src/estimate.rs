@@ -21,16 +21,16 @@ use crate::world::{footprint, MAX_OPEN};
 /// run's (either way), as the tests measure it.
 pub const ACCURACY: f64 = 3.0;
 
-/// Above this estimated peak memory, `warnings` says so: 4 GiB, a quarter to a half of a
-/// laptop's memory, far above any of the papers' runs (at most some 300 MiB).
+/// Above this estimated peak memory, `warnings` says so: 4 GiB, a large share of a laptop's
+/// memory and far above what any paper's runs take (docs/scenarios.md).
 pub const WARN_MEMORY_BYTES: f64 = (4u64 << 30) as f64;
 
-/// Above this many estimated packet hops, `warnings` says so: at the engine's 2 to 15
-/// million hops per wall second, a run of 10^10 takes from ten minutes to hours.
+/// Above this many estimated packet hops, `warnings` says so: at the engine's speed
+/// (docs/performance.md) such a run takes from minutes to hours.
 pub const WARN_PACKET_HOPS: f64 = 1e10;
 
-/// The heap of a run with one flow and nothing traced (measured: the engine's tables and
-/// buffers that do not grow with the scenario).
+/// The heap of a run with one flow and nothing traced: the engine's tables and buffers that
+/// do not grow with the scenario.
 const BASE_BYTES: f64 = (6u64 << 20) as f64;
 
 /// A connection's own packets besides data and its ACKs: SYN, SYN-ACK, ACK, two FINs and

@@ -432,15 +432,19 @@ def numbers_p(v: View) -> str:
     return f"SS (A): {v.of(SS_A, exp='fig3').iloc[0][U]:.1f}% with buffer 100, {v.of(SS_A, exp='I').iloc[0][U]:.1f}% with 250"
 
 
-def numbers_q(v: View) -> str:
+def _over_gamma(v: View, what: str, column: str, digits: int, unit: str = "") -> str:
+    """SLS's ``column`` (mean over seeds) at each of Table II's γ."""
     s = v.of("SLS", exp="II")
-    return f"{v.name('SLS')} utilization at γ " + ", ".join(f"{g:g}: {s.at[g, U]:.2f}%" for g in sorted(TABLE2_GAMMAS) if g in s.index)
+    return f"{v.name('SLS')} {what} at γ " + ", ".join(f"{g:g}: {s.at[g, column]:.{digits}f}{unit}"
+                                                     for g in sorted(TABLE2_GAMMAS) if g in s.index)
+
+
+def numbers_q(v: View) -> str:
+    return _over_gamma(v, "utilization", U, 2, "%")
 
 
 def numbers_r(v: View) -> str:
-    s = v.of("SLS", exp="II")
-    return f"{v.name('SLS')} congestive events at γ " + ", ".join(f"{g:g}: {s.at[g, 'congestive_events']:.1f}"
-                                                              for g in sorted(TABLE2_GAMMAS) if g in s.index)
+    return _over_gamma(v, "congestive events", "congestive_events", 1)
 
 
 def _reaches(v: View, k: str) -> str:
