@@ -4,8 +4,8 @@
 //! a run takes. A program installs it (`#[global_allocator] static A: Counting = Counting;`;
 //! the Python module does); without it both counts stay 0.
 //!
-//! The engine allocates nothing per packet (its slabs and rings grow and stay), so the two
-//! relaxed atomic operations per allocation are not on the hot path.
+//! Each allocation and free pays two relaxed atomic operations; docs/performance.md gives
+//! what that costs on the benchmark, where a one-flow run allocates often enough to show it.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicU64, Ordering};
