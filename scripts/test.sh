@@ -37,7 +37,9 @@ else
   echo "note: cargo clippy is not installed (rustup component add clippy); lints skipped" >&2
 fi
 ruff check python/ scripts/
-cargo test --release --workspace --exclude rampup-py
+# The Rust tests build with Cargo.toml's test-fast profile: optimised, without LTO or PGO
+# (neither changes a result; together they are most of a cold build's time).
+RAMPUP_PGO=off cargo test --profile test-fast --workspace --exclude rampup-py
 # The experiment-size tests and the debug-assertion run of the TCP core are in
 # scripts/test-long.sh (CI runs both scripts).
 python3 -m pytest -q -m "not long" python/tests
