@@ -49,21 +49,29 @@ def run_cli():  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture(scope="session")
-def quick_site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, list[PaperRun]]:
+def quick_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The one cache of the session's quick reproductions (the site's and each paper's), so
+    that each quick run is made once; the tests that need a cold cache make their own."""
+    return tmp_path_factory.mktemp("quick-cache")
+
+
+@pytest.fixture(scope="session")
+def quick_site(tmp_path_factory: pytest.TempPathFactory, quick_cache: Path) -> tuple[Path, Path, list[PaperRun]]:
     """`rampup reproduce all --quick` (about a minute), built once per session for the tests
     that read the site: (index.md, index.html, each paper's `PaperRun`)."""
     from rampup.experiments.site import reproduce_all
 
     root = tmp_path_factory.mktemp("site")
-    return reproduce_all(root / "all", cache=root / "cache", quick=True)
+    return reproduce_all(root / "all", cache=quick_cache, quick=True)
 
 
-def quick_reproduction(factory: pytest.TempPathFactory, paper: str):  # type: ignore[no-untyped-def]
-    """`rampup reproduce PAPER --quick` into a fresh folder: (report.md, report.html, its Context)."""
+def quick_reproduction(factory: pytest.TempPathFactory, cache: Path, paper: str):  # type: ignore[no-untyped-def]
+    """`rampup reproduce PAPER --quick` into a fresh folder, with the session's quick cache:
+    (report.md, report.html, its Context)."""
     from rampup.experiments import Context, load
 
     root = factory.mktemp(f"reproduce-{paper}")
-    ctx = Context(out=root / "out", cache=root / "cache", quick=True)
+    ctx = Context(out=root / "out", cache=cache, quick=True)
     md, html = load(paper).reproduce(ctx)
     return md, html, ctx
 

@@ -13,6 +13,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from conftest import verdict_cells
 
 from rampup.experiments import PAPERS, load
@@ -88,6 +89,9 @@ def _stop_midway(args: list[str], cache: Path, after: int, sig: signal.Signals) 
     return child.returncode, _entries(cache)
 
 
+# Three quick reproductions of every paper from a cold cache: experiment-size, so in
+# scripts/test-long.sh (test_cli.py stops one paper's reproduction in the quick suite).
+@pytest.mark.long
 def test_a_run_stopped_midway_leaves_no_site_and_the_next_redoes_nothing(quick_site: tuple[Path, Path, list[PaperRun]],
                                                                         tmp_path: Path, run_cli) -> None:  # type: ignore[no-untyped-def]
     total = sum(d.runs for d in quick_site[2])

@@ -19,8 +19,8 @@ FIGURES = ["fig2-3", "fig4-5", "fig6-7", "rtt"]
 
 
 @pytest.fixture(scope="module")
-def quick(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Context]:
-    return quick_reproduction(tmp_path_factory, "newcwv")
+def quick(tmp_path_factory: pytest.TempPathFactory, quick_cache: Path) -> tuple[Path, Path, Context]:
+    return quick_reproduction(tmp_path_factory, quick_cache, "newcwv")
 
 
 #: The quick run's verdicts, pinned (the runs are deterministic).

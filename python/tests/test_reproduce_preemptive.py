@@ -17,8 +17,8 @@ FIGURES = ["fig6", "duration-cdf", "gain-by-size", "duration-by-load"]
 
 
 @pytest.fixture(scope="module")
-def quick(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Context]:
-    return quick_reproduction(tmp_path_factory, "preemptive")
+def quick(tmp_path_factory: pytest.TempPathFactory, quick_cache: Path) -> tuple[Path, Path, Context]:
+    return quick_reproduction(tmp_path_factory, quick_cache, "preemptive")
 
 
 #: The quick run's verdicts, pinned (the runs are deterministic).

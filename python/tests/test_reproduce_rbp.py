@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import verdict_cells
+from conftest import quick_reproduction, verdict_cells
 
 import rampup
 from rampup.experiments import Context, load, rbp, runner
@@ -18,12 +18,8 @@ FIGURES = ["fig6", "fig7", "fig8", "fig9", "fig10", "fig6-7-mss512", "fig6-7-rfc
 
 
 @pytest.fixture(scope="module")
-def quick(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Context]:
-    root = tmp_path_factory.mktemp("reproduce-rbp")
-    out, cache = root / "out", root / "cache"
-    ctx = Context(out=out, cache=cache, quick=True)
-    md, html = load("rbp").reproduce(ctx)
-    return md, html, ctx
+def quick(tmp_path_factory: pytest.TempPathFactory, quick_cache: Path) -> tuple[Path, Path, Context]:
+    return quick_reproduction(tmp_path_factory, quick_cache, "rbp")
 
 
 def test_report_claims_and_figures_exist(quick: tuple[Path, Path, Context]) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import verdict_cells
+from conftest import quick_reproduction, verdict_cells
 
 from rampup.experiments import Context, load, ssthreshless
 from rampup.experiments.checks import Check, verdict
@@ -19,11 +19,8 @@ CLAIMS = set("abcdefghijklmnopqrstuvwxyz")
 
 
 @pytest.fixture(scope="module")
-def quick(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Context]:
-    root = tmp_path_factory.mktemp("reproduce-ssthreshless")
-    ctx = Context(out=root / "out", cache=root / "cache", quick=True)
-    md, html = load("ssthreshless").reproduce(ctx)
-    return md, html, ctx
+def quick(tmp_path_factory: pytest.TempPathFactory, quick_cache: Path) -> tuple[Path, Path, Context]:
+    return quick_reproduction(tmp_path_factory, quick_cache, "ssthreshless")
 
 
 #: The quick run's verdicts, pinned (the runs are deterministic): main (SLS exact), SLS with a

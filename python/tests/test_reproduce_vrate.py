@@ -19,8 +19,8 @@ FIGURES = ["fig1", "fig4", "fig5", "fig6"]
 
 
 @pytest.fixture(scope="module")
-def quick(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Context]:
-    return quick_reproduction(tmp_path_factory, "vrate")
+def quick(tmp_path_factory: pytest.TempPathFactory, quick_cache: Path) -> tuple[Path, Path, Context]:
+    return quick_reproduction(tmp_path_factory, quick_cache, "vrate")
 
 
 #: The quick run's verdicts, pinned (the runs are deterministic).
