@@ -50,4 +50,6 @@ ruff check python/ scripts/
 cargo test --release --workspace --exclude rampup-py
 # The experiment-size tests and the debug-assertion run of the TCP core are in
 # scripts/test-long.sh (CI runs both scripts).
-python3 -m pytest -q -m "not long" python/tests
+# pytest-xdist: a worker per core (conftest.py keeps the tests that share a fixture or
+# count the machine's namespaces in one worker each).
+python3 -m pytest -q -n auto --dist loadgroup -m "not long" python/tests
