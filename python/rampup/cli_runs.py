@@ -65,7 +65,7 @@ def run_options(command: F) -> F:
 def cluster_client(backend: str, scheduler: str | None) -> Iterator[Any]:
     """With --backend dask: a client of the --scheduler's cluster, or of a cluster of this
     process's threads, for the whole command and closed at its end; else None."""
-    from .experiments.cluster import DaskError, connect
+    from .cluster import DaskError, connect
 
     if scheduler is not None and backend != "dask":
         raise CliError("--scheduler: goes with --backend dask")
@@ -100,8 +100,8 @@ def sweep_command(file: Path, grids: tuple[str, ...], seeds: int, table: str, ou
     On a terminal a bar shows the runs done, those taken from the cache and the rate; the
     last line sums them up. Ctrl-C keeps every finished run in the cache: the same command
     resumes."""
-    from .experiments.cluster import DaskError
-    from .experiments.runner import run_jobs
+    from .cluster import DaskError
+    from .cache import run_jobs
     from .sweep import collect, kept, plan
 
     text = _read_scenario(file)
@@ -234,7 +234,7 @@ def reproduce(paper: str | None, list_papers: bool, out: Path | None, overwrite:
     each runs), or all: every one of them into one folder with an index page.
     """
     from .experiments import PAPERS, reproduce_into
-    from .experiments.cluster import DaskError
+    from .cluster import DaskError
     from .experiments.site import listing, reproduce_all
 
     if list_papers:

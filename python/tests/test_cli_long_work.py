@@ -139,10 +139,10 @@ def test_a_full_disk_under_a_sweep_table_leaves_no_temporary_file(run_cli, tmp_p
 
 def test_a_full_disk_under_the_cache_is_one_warning_and_loses_no_result(monkeypatch: pytest.MonkeyPatch,
                                                                         tmp_path: Path) -> None:
-    from rampup.experiments import runner
+    from rampup import cache as run_cache
 
     stored = []
-    real_store = runner._store
+    real_store = run_cache.store
 
     def store(job, cache, tables):  # type: ignore[no-untyped-def]
         if stored:
@@ -150,7 +150,7 @@ def test_a_full_disk_under_the_cache_is_one_warning_and_loses_no_result(monkeypa
         stored.append(job)
         real_store(job, cache, tables)
 
-    monkeypatch.setattr(runner, "_store", store)
+    monkeypatch.setattr(run_cache, "store", store)
     scenario = tmp_path / "s.toml"
     scenario.write_text(SHORT)
     cache, out = tmp_path / "cache", tmp_path / "s.csv"
@@ -163,7 +163,7 @@ def test_a_full_disk_under_the_cache_is_one_warning_and_loses_no_result(monkeypa
                            "their results are in this sweep's output"), result.stderr
     assert sorted(pd.read_csv(out)["topology.loss"].unique()) == [0.0, 0.01, 0.02]
     # The one run that was cached is read back on the rerun; the two others run again.
-    monkeypatch.setattr(runner, "_store", real_store)
+    monkeypatch.setattr(run_cache, "store", real_store)
     result = CliRunner().invoke(cli.main, [*args, "--overwrite"])
     assert result.exit_code == 0 and "(1 cached, 2 run in" in result.stdout, result.output
 

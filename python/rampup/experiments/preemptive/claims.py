@@ -16,8 +16,9 @@ import pandas as pd
 
 from .. import framework
 from ..checks import Check, about, at_least, at_most, higher, lower
-from ..framework import ClaimRule, View, paper_data
+from ..framework import ClaimRule, paper_data
 from ..then_now import Row
+from ..view import View
 from .runs import PREEMPTIVE, RACK, RACK_PREEMPTIVE, RENO
 
 MEAN, CI = "mean_ms", "mean_ms_ci90"

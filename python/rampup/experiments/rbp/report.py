@@ -10,9 +10,11 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from .. import then_now
-from ..framework import Alternate, ClaimRule, Experiment, Point, Results, Verdict, View, judge, then_now_table
+from ..context import Context
+from ..framework import Alternate, ClaimRule, Experiment, Point, Results, Verdict, judge, then_now_table
 from ..present import docs_table, errorbars, settings_table, x_table
 from ..report import Report
+from ..view import View
 from .claims import THEN_NOW, claim_rules
 from .runs import LINUX_PACING, LINUX_RBP, LINUX_SSR, MODERN, NSSR, RBP, RBP_CWND, SCHEMES, SSR, THEN_NOW_PAIRS, VARIANTS, VEGAS, Setup, scenario, sweeps
 
@@ -100,7 +102,7 @@ class Rbp(Experiment):
         "scenario. The cross-check against ns-2's own RBP agents is validation/compare_rbp.py "
         "(docs/validation.md).")
 
-    def points(self, ctx: Any) -> list[Point]:
+    def points(self, ctx: Context) -> list[Point]:
         out = []
         for variant, (base, _) in VARIANTS.items():
             for sw in sweeps(ctx.quick):
@@ -145,14 +147,14 @@ class Rbp(Experiment):
         return "\n\n".join([main, docs_table(["claim"] + [VARIANTS[k][1] for k in others], cells),
                             docs_table(list(now.columns), now.astype(str).values.tolist())]) + "\n"
 
-    def setup(self, rep: Report, res: Results, ctx: Any) -> None:
+    def setup(self, rep: Report, res: Results, ctx: Context) -> None:
         rep.heading("Set-up")
         rep.text(SETUP.format(seeds=int(res.runs["seed"].max())))
         rep.text(TCP)
         rep.table(settings_table(SCHEMES, name="paper label"), "Schemes: the paper's labels and rampup's settings")
         rep.text(METRICS_TEXT)
 
-    def sections(self, rep: Report, res: Results, verdicts: list[Verdict], ctx: Any) -> None:
+    def sections(self, rep: Report, res: Results, verdicts: list[Verdict], ctx: Context) -> None:
         main = View(res.summary, {"variant": "main"})
         for name, sweep_name, col, ylabel, scale, title in FIGURES:
             rep.heading(title)

@@ -11,8 +11,9 @@ import math
 from collections.abc import Callable
 
 from ..checks import PRINTED, Check, about, at_least, at_most, higher, lower
-from ..framework import ClaimRule, View
+from ..framework import ClaimRule
 from ..then_now import Row
+from ..view import View
 from .paper import DATA, TABLE2_GAMMAS, paper
 from .runs import HC, LSS, SLS, SLS_TICK, SS_A, SS_L, SS_S, SWEEP_SCHEMES, VEGAS
 

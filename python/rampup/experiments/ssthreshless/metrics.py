@@ -9,7 +9,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..framework import Point, View
+from ..framework import Point
+from ..view import View
 from .runs import MSS, Net
 
 
