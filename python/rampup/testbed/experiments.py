@@ -5,7 +5,7 @@ queue) with the same writes.
 An experiment's cases change the flows' `tcp` keys, and the kernel's settings to match.
 
 Each case runs on four stacks: the kernel's TCP, rampup's over UDP, and the simulator with the
-kernel's segments and with rampup-udp's (`testbed_runs`).
+kernel's segments and with rampup-udp's (`runs`).
 """
 
 from __future__ import annotations
@@ -17,13 +17,13 @@ from functools import partial
 from pathlib import Path as FsPath
 from typing import Any
 
-from . import testbed_runs as tr
-from .testbed import PathSpec, TestbedError
+from . import runs as tr
+from .path import PathSpec, TestbedError
 
 __all__ = ["EXPERIMENTS", "SCENARIOS", "Experiment", "bulk", "exchange", "experiment", "restart", "two_flows"]
 
 #: The experiments' scenario files, in the package: an install runs them as a checkout does.
-SCENARIOS = FsPath(__file__).resolve().parent / "scenarios" / "testbed"
+SCENARIOS = FsPath(__file__).resolve().parents[1] / "scenarios" / "testbed"
 #: What `rampup testbed run` offers.
 EXPERIMENTS = ("bulk", "restart", "exchange", "two-flows")
 

@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path as FsPath
 from typing import Any
 
-from .testbed import Path, PathSpec, TestbedError, program
+from ..api import run
+from .path import Path, PathSpec, TestbedError, program
 
 __all__ = ["ETHERNET_BYTES", "KERNEL_HEADER_BYTES", "UDP_HEADER_BYTES", "UDP_MSS", "Exchange", "Outcome", "Writes", "kernel",
            "kernel_exchange", "rampup_udp", "rampup_udp_exchange", "scenario_for", "simulated", "simulated_exchange"]
@@ -369,8 +370,6 @@ def scenario_for(spec: PathSpec, work: list[Writes] | Exchange, tcp: dict[str, A
 def _simulate(scenario: dict[str, Any], tcp: dict[str, Any], header_bytes: int) -> Any:
     """The simulator's result for ``scenario`` with every flow's keys ``tcp``, and every frame
     ``header_bytes`` plus the Ethernet header beyond its payload."""
-    from . import run  # noqa: PLC0415
-
     return run({**scenario, "header_bytes": header_bytes + ETHERNET_BYTES, "ack_bytes": header_bytes + ETHERNET_BYTES,
                 "flow": [{**f, "tcp": tcp} for f in scenario["flow"]]})
 
