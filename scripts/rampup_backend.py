@@ -115,7 +115,7 @@ def _progress(what: str) -> Iterator[None]:
     passed on as it is, and, when there is a terminal that stderr is not (pip captures it),
     a line of progress goes to the terminal every `EVERY_S`."""
     try:
-        tty = open("/dev/tty", "w", encoding="utf-8")  # noqa: SIM115 - closed when the relay ends
+        tty = open("/dev/tty", "w", encoding="utf-8")  # closed when the relay ends
     except OSError:
         yield
         return

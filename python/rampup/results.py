@@ -219,7 +219,7 @@ class TraceWriter:
         if f is None:
             name = f"{safe_name(link)}.pcap"
             self.pcaps[link] = name
-            f = self._pcap_files[link] = open(self.folder / name, "wb")  # noqa: SIM115 -- closed in close()
+            f = self._pcap_files[link] = open(self.folder / name, "wb")  # closed in close()
         f.write(data)
 
     def close(self) -> None:
