@@ -37,6 +37,8 @@ else
   echo "note: cargo clippy is not installed (rustup component add clippy); lints skipped" >&2
 fi
 ruff check python/ scripts/
+# Types: mypy --strict over the package, as pyproject.toml's [tool.mypy] sets it.
+python3 -m mypy
 # The Rust tests build with Cargo.toml's test-fast profile: optimised, without LTO or PGO
 # (neither changes a result; together they are most of a cold build's time).
 RAMPUP_PGO=off cargo test --profile test-fast --workspace --exclude rampup-py

@@ -198,11 +198,11 @@ def each_result(
 AHEAD = 4
 
 
-def _run_threads(jobs: Sequence[Job], todo: Sequence[int], workers: int, cache: Path, finished: Callable,
+def _run_threads(jobs: Sequence[Job], todo: Sequence[int], workers: int, cache: Path, finished: Callable[[int, Tables], None],
                  unstored: list[OSError]) -> None:
     waiting = iter(todo)
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        pending: dict[Future, int] = {}
+        pending: dict[Future[Tables], int] = {}
 
         def submit(n: int) -> None:
             for i in itertools.islice(waiting, n):

@@ -203,5 +203,5 @@ def _watched() -> bool:
     if sys.stderr.isatty():
         return True
     shell = sys.modules.get("IPython")
-    ipython = shell.get_ipython() if shell is not None else None  # type: ignore[attr-defined]
+    ipython = shell.get_ipython() if shell is not None else None
     return ipython is not None and hasattr(ipython, "kernel")

@@ -18,6 +18,7 @@ from rich.console import Console
 
 import rampup
 from rampup import cli
+from rampup.cli import inputs, progress
 from rampup.cli.progress import with_progress
 from rampup.sweep import with_values
 
@@ -188,7 +189,7 @@ def test_run_csv_out_and_rerun(run_cli, demo_path: Path, tmp_path: Path) -> None
 
 
 def test_progress_indicator_for_slow_work(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(cli, "PROGRESS_AFTER_S", 0.05)
+    monkeypatch.setattr(progress, "PROGRESS_AFTER_S", 0.05)
     buf = io.StringIO()
     console = Console(file=buf, force_terminal=True, width=80)
     assert with_progress(lambda: time.sleep(0.4) or 42, console, "running demo") == 42
@@ -204,7 +205,7 @@ def test_progress_indicator_for_slow_work(monkeypatch: pytest.MonkeyPatch) -> No
     assert "%" in buf3.getvalue()
     buf2 = io.StringIO()
     quiet = Console(file=buf2, force_terminal=True, width=80)
-    monkeypatch.setattr(cli, "PROGRESS_AFTER_S", 5.0)
+    monkeypatch.setattr(progress, "PROGRESS_AFTER_S", 5.0)
     assert with_progress(lambda: 7, quiet, "running demo") == 7
     assert buf2.getvalue() == ""  # fast work: no spinner
 
@@ -253,7 +254,7 @@ def test_an_internal_fault_is_one_line_asking_for_a_report(monkeypatch: pytest.M
     def broken(*args, **kwargs):  # type: ignore[no-untyped-def]
         raise AttributeError("'NoneType' object has no attribute 'x'")
 
-    monkeypatch.setattr(cli, "read_scenario_file", broken)
+    monkeypatch.setattr(inputs, "read_scenario_file", broken)
     monkeypatch.delenv("RAMPUP_DEBUG", raising=False)
     result = CliRunner().invoke(cli.main, ["check", str(demo_path)])
     assert result.exit_code == 1

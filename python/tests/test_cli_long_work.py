@@ -18,6 +18,7 @@ import pytest
 from click.testing import CliRunner
 
 from rampup import cli
+from rampup.cli import parts
 
 ROOT = Path(__file__).resolve().parents[2]
 SHORT = """
@@ -172,7 +173,7 @@ def test_a_full_disk_anywhere_is_the_environments_error_not_a_bug(monkeypatch: p
     def full(*args, **kwargs):  # type: ignore[no-untyped-def]
         raise OSError(errno.ENOSPC, "No space left on device", "/somewhere/x")
 
-    monkeypatch.setattr(cli, "defaults_markdown", full)
+    monkeypatch.setattr(parts, "defaults_markdown", full)
     result = CliRunner().invoke(cli.main, ["defaults", "--markdown"])
     assert result.exit_code == 1
     _one_line(result.stderr, "writing /somewhere/x: no space left on the device")

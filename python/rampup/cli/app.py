@@ -60,11 +60,11 @@ class _Group(click.Group):
             fail("interrupted", EXIT_INTERRUPTED)
 
     def main(self, args: Sequence[str] | None = None, prog_name: str | None = None, complete_var: str | None = None,
-             standalone_mode: bool = True, windows_expand_args: bool = True, **extra: Any) -> NoReturn:
+             standalone_mode: bool = True, **extra: Any) -> NoReturn:
         """click's `main`, never in its standalone mode: every way out is one of the exit codes."""
         self.argv = list(sys.argv[1:] if args is None else args)
         try:
-            code = super().main(args, prog_name, complete_var, False, windows_expand_args, **extra)
+            code = super().main(args, prog_name, complete_var, False, **extra)
         except click.exceptions.NoArgsIsHelpError as e:
             click.echo(e.format_message())  # `rampup` alone: the help, as a usage error
             sys.exit(EXIT_BAD_INPUT)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 from rich import box
 from rich.table import Table
@@ -79,7 +81,7 @@ def bench(flows: str, large: bool, repeat: int, duration: float, ns2: bool, web:
     for c in cols:
         table.add_column(c, justify="right")
 
-    def report(row: dict) -> None:
+    def report(row: dict[str, Any]) -> None:
         cells = [str(row["flows"]), str(row["packets"]), f"{row['rampup_pkts_per_s'] / 1e6:.3f}",
                  f"{row['rampup_cpu_s'] / row['rampup_wall_s']:.2f}", f"{row['rampup_peak_mb']:.0f}"]
         if with_ns2:

@@ -24,7 +24,7 @@ def read_scenario(path: Path) -> str:
     except OSError as e:
         raise CliError(f"{path}: {e.strerror or e}") from None
     except ValueError as e:  # not a regular file, too large, or not UTF-8: the message names the path
-        raise CliError(e) from None
+        raise CliError(str(e)) from None
 
 
 def check_scenario(path: Path, text: str) -> list[str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import click
 from rich import box
@@ -39,15 +40,16 @@ SUMMARY_COLUMNS = {
 }
 
 
-def _cell(value: object, column: str) -> Text:
+def _cell(value: Any, column: str) -> Text:
+    """One cell of the flows table (Any: a numpy scalar, a bool or a str, as pandas gives it)."""
     if column.endswith("_bps"):
-        return Text(f"{float(value) / 1e6:.3f}")  # type: ignore[arg-type]
+        return Text(f"{float(value) / 1e6:.3f}")
     if isinstance(value, bool):
         text = str(value).lower()
     elif isinstance(value, int) or (hasattr(value, "dtype") and getattr(value.dtype, "kind", "") in "iu"):
-        text = f"{int(value):,}"  # type: ignore[call-overload]
+        text = f"{int(value):,}"
     elif isinstance(value, float) or (hasattr(value, "dtype") and getattr(value.dtype, "kind", "") == "f"):
-        text = f"{float(value):.4g}"  # type: ignore[arg-type]
+        text = f"{float(value):.4g}"
     else:
         text = str(value)
     return Text(text)

@@ -24,6 +24,7 @@ import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
@@ -81,8 +82,8 @@ class ClaimRule:
     unit: str = ""  # of the x values a failing check names
 
 
-def claim_rules(paper: str, rules: dict[str, str], checks: dict[str, Callable[[View], list[Check]]],
-                numbers: dict[str, Callable[[View], str]]) -> list[ClaimRule]:
+def claim_rules(paper: str, rules: Mapping[str, str], checks: Mapping[str, Callable[[View], list[Check]]],
+                numbers: Mapping[str, Callable[[View], str]]) -> list[ClaimRule]:
     """A paper's claims, one per key of ``rules``: its words (``data/<paper>.toml``), our rule
     in words, the check and our numbers."""
     words = paper_data(paper)["claim"]
@@ -229,10 +230,8 @@ class Experiment:
         raise NotImplementedError
 
 
-def then_now_table(exp: Experiment, res: Results) -> pd.DataFrame | None:
-    """The experiment's then-and-now table (`then_now.table`), or None if it has none."""
-    if not exp.then_now_rows:
-        return None
+def then_now_table(exp: Experiment, res: Results) -> pd.DataFrame:
+    """The experiment's then-and-now table (`then_now.table`; empty if it has no `then_now_rows`)."""
     return then_now.table(View(res.summary, exp.then_now_where), exp.then_now_rows, exp.then_now_pairs)
 
 
@@ -366,7 +365,7 @@ def readings_matrix(rep: Report, exp: Experiment, verdicts: list[Verdict]) -> No
                                for v in verdicts], [r.label for r in exp.readings]), "Claim × reading → verdict")
 
 
-def reproduce(exp: Experiment, ctx: Context):  # type: ignore[no-untyped-def]
+def reproduce(exp: Experiment, ctx: Context) -> tuple[Path, Path]:
     """Runs ``exp`` and writes its data and report into ``ctx.out``: (report.md, report.html)."""
     res = run_points(exp, ctx)
     _write_data(exp, ctx, res)
@@ -375,7 +374,7 @@ def reproduce(exp: Experiment, ctx: Context):  # type: ignore[no-untyped-def]
     ctx.verdicts = [v.verdict for v in verdicts]
     ctx.claims = [(v.rule.id, v.rule.statement, v.cell(), v.holds_under()) for v in verdicts]
     ctx.index_figure = exp.index_figure
-    ctx.then_now = now = then_now_table(exp, res)
+    ctx.then_now = now = then_now_table(exp, res) if exp.then_now_rows else None
     (ctx.out / DOCS_TABLE).write_text(exp.docs_table(res, verdicts) + "\n" + sentence_counts(exp.name) + "\n", encoding="utf-8")
     rep = ctx.report(exp.title)
     rep.intro = about(exp, ctx)

@@ -11,6 +11,7 @@ printed gains are matched within a quarter of themselves.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import pandas as pd
 
@@ -30,7 +31,7 @@ CASES = ("load", "delay", "factor", "cutout")
 
 def improvement(v: View, sweep: str, x: float) -> float:
     reno, pre = v.of(RENO, sweep=sweep), v.of(PREEMPTIVE, sweep=sweep)
-    return 1.0 - pre.at[x, MEAN] / reno.at[x, MEAN]
+    return 1.0 - float(pre.at[x, MEAN]) / float(reno.at[x, MEAN])
 
 
 def improvement_ci(v: View, sweep: str, x: float, scheme: str = PREEMPTIVE) -> tuple[float, float]:
@@ -43,7 +44,7 @@ def improvement_ci(v: View, sweep: str, x: float, scheme: str = PREEMPTIVE) -> t
     return float(1.0 - q), float(q * rel)
 
 
-def _points(v: View, sweeps=CASES) -> list[tuple[str, float]]:  # type: ignore[no-untyped-def]
+def _points(v: View, sweeps: Sequence[str] = CASES) -> list[tuple[str, float]]:
     return [(s, x) for s in sweeps for x in v.of(PREEMPTIVE, sweep=s).index]
 
 

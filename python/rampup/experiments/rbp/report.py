@@ -3,7 +3,7 @@ the sections of its report (set-up, Figures 6-10, round 1, the robustness varian
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pandas as pd
@@ -133,7 +133,7 @@ class Rbp(Experiment):
     def claims(self) -> list[ClaimRule]:
         return claim_rules()
 
-    def views(self, summary: pd.DataFrame):  # type: ignore[no-untyped-def]
+    def views(self, summary: pd.DataFrame) -> tuple[View, Callable[[ClaimRule], Sequence[Alternate]]]:
         variants = [Alternate(desc, _view(summary, k, RBP)) for k, (_, desc) in VARIANTS.items() if k != "main"]
         return _view(summary, "main", RBP), lambda r: [Alternate("With RBP/cwnd as RBP", _view(summary, "main", RBP_CWND)), *variants]
 
@@ -181,12 +181,15 @@ def _series(v: View, sweep: str) -> dict[str, pd.DataFrame]:
     return {k: p for k in SCHEMES if len(p := v.of(k, sweep=sweep))}
 
 
-def _figure(v: View, sweep: str, col: str, ylabel: str, scale: float, quick: bool, ax: Any = None, title: str = "") -> Figure | None:
+def _figure(v: View, sweep: str, col: str, ylabel: str, scale: float, quick: bool) -> Figure:
     """One paper figure: every scheme's mean of ``col`` with its CI against the sweep's x."""
-    fig = None
-    if ax is None:
-        fig = Figure(figsize=(7, 4.5), layout="constrained")
-        ax = fig.add_subplot()
+    fig = Figure(figsize=(7, 4.5), layout="constrained")
+    _panel(fig.add_subplot(), v, sweep, col, ylabel, scale, quick)
+    return fig
+
+
+def _panel(ax: Any, v: View, sweep: str, col: str, ylabel: str, scale: float, quick: bool, title: str = "") -> None:
+    """On ``ax``: every scheme's mean of ``col`` with its CI against the sweep's x."""
     errorbars(ax, _series(v, sweep), col, STYLE, scale)
     ax.set_xlabel(next(s for s in sweeps(quick) if s.name == sweep).xlabel)
     ax.set_ylabel(ylabel)
@@ -195,7 +198,6 @@ def _figure(v: View, sweep: str, col: str, ylabel: str, scale: float, quick: boo
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
     ax.legend(fontsize="small")
-    return fig
 
 
 def _table(v: View, sweep: str, cols: Sequence[tuple[str, str, float, str]]) -> pd.DataFrame:
@@ -235,7 +237,7 @@ def _robustness(rep: Report, res: Results, variant: str, main: list[Verdict], qu
     fig = Figure(figsize=(12, 4.5), layout="constrained")
     axes = fig.subplots(1, 2)
     v = View(res.summary, {"variant": variant})
-    _figure(v, "burst", "restart_elapsed_s", "elapsed time per transfer (s)", 1.0, quick, ax=axes[0], title="Fig. 6 set-up")
-    _figure(v, "burst", "restart_drop_rate", "packet drop rate per transfer (%)", 100.0, quick, ax=axes[1], title="Fig. 7 set-up")
+    _panel(axes[0], v, "burst", "restart_elapsed_s", "elapsed time per transfer (s)", 1.0, quick, title="Fig. 6 set-up")
+    _panel(axes[1], v, "burst", "restart_drop_rate", "packet drop rate per transfer (%)", 100.0, quick, title="Fig. 7 set-up")
     rep.figure(fig, f"fig6-7-{variant}", f"Fig. 6 and 7 with {desc}")
 

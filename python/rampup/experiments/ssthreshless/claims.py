@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
+import pandas as pd
+
 from ..checks import PRINTED, Check, about, at_least, at_most, higher, lower
 from ..framework import ClaimRule
 from ..then_now import Row
@@ -207,7 +209,7 @@ def check_i(v: View) -> list[Check]:
                    "share of seeds with a timeout", "a timeout at about 1.3 s", "1")]
 
 
-def _seeds_with_timeout(p) -> float:  # type: ignore[no-untyped-def]
+def _seeds_with_timeout(p: pd.Series) -> float:
     return float(p["timed_out"] / p["seeds"])
 
 

@@ -3,6 +3,7 @@ paper's tables and figures beside ours, and the data."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -173,7 +174,7 @@ class Ssthreshless(Experiment):
     def claims(self) -> list[ClaimRule]:
         return claim_rules()
 
-    def views(self, summary: pd.DataFrame):  # type: ignore[no-untyped-def]
+    def views(self, summary: pd.DataFrame) -> tuple[View, Callable[[ClaimRule], Sequence[Alternate]]]:
         def view(reading: str, sls: str) -> View:
             return View(summary, {"reading": reading}, {"SLS": sls})
 

@@ -26,6 +26,7 @@ from .runs import (
     OC3,
     PACING,
     PAIR,
+    PERIOD,
     READINGS,
     SHARING,
     SIZES_MB,
@@ -152,7 +153,7 @@ class Vrate(Experiment):
     def setup(self, rep: Report, res: Results, ctx: Context) -> None:
         rep.heading("Set-up")
         rep.text(SETUP.format(seeds=int(res.runs["seed"].max()), sizes=" and ".join(str(s) for s in sorted(set(res.runs["size_mb"]))),
-                              host_queue=HOST_QUEUE, jitter=JITTER, start_jitter=START_JITTER, period=STACKS[VRATE][1]["period"]))  # type: ignore[index]
+                              host_queue=HOST_QUEUE, jitter=JITTER, start_jitter=START_JITTER, period=PERIOD))
         rep.text(RELATIVES)
         rep.table(settings_table({s: {**tcp, **({"[vrate]": v} if v else {}), **({"share": "app"} if sh else {})}
                                   for s, (tcp, v, sh) in STACKS.items()}, name="stack"),
