@@ -194,6 +194,9 @@ def _md_table(df: pd.DataFrame) -> str:
 
 
 def _html_table(df: pd.DataFrame, verdict_col: str | None = None) -> str:
+    """The table's cells as `_md_table` writes them, and a class on each verdict cell, which
+    its colour comes from. Not pandas' `to_html` or Styler: they write thead/tbody, a border,
+    indentation and (Styler) ids, in place of the markup every report has."""
     e = html.escape
     out = ["<table><tr>" + "".join(f"<th>{e(str(c))}</th>" for c in df.columns) + "</tr>"]
     for r in df.itertuples(index=False):
