@@ -9,7 +9,7 @@ from rich.table import Table
 
 from ..api import inspect as inspect_paths
 from .app import stdout_console
-from .inputs import check_scenario, estimate_line, read_scenario, set_option, warn_of, with_sets
+from .inputs import check_scenario, estimate_line, read_scenario, scenario_with_sets, set_option, warn_of
 
 
 @click.command()
@@ -17,12 +17,7 @@ from .inputs import check_scenario, estimate_line, read_scenario, set_option, wa
 @set_option
 def check(file: Path, sets: tuple[str, ...]) -> None:
     """Validate the scenario FILE, with any --set applied, without running it, and estimate what a run takes."""
-    text = read_scenario(file)
-    warnings = check_scenario(file, text)
-    if sets:
-        text = with_sets(text, sets)
-        warnings = check_scenario(file, text)
-    warn_of(file, warnings)
+    text = scenario_with_sets(file, sets)
     click.echo(f"{file}: ok" + (f" with {', '.join(sets)}" if sets else ""))
     click.echo(estimate_line(text))
 

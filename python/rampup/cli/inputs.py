@@ -27,6 +27,18 @@ def read_scenario(path: Path) -> str:
         raise CliError(str(e)) from None
 
 
+def scenario_with_sets(path: Path, sets: tuple[str, ...]) -> str:
+    """The scenario file at ``path``, checked, with each `--set` applied and checked again;
+    its warnings (those of the scenario as changed) printed."""
+    text = read_scenario(path)
+    warnings = check_scenario(path, text)
+    if sets:
+        text = with_sets(text, sets)
+        warnings = check_scenario(path, text)
+    warn_of(path, warnings)
+    return text
+
+
 def check_scenario(path: Path, text: str) -> list[str]:
     """The scenario's warnings (valid, but likely a mistake); a CliError if it is invalid."""
     try:

@@ -17,7 +17,7 @@ from ..api import memory_budget_bytes, run_to_folder
 from ..folders import OutputError, check_target
 from ..results import Result, safe_name
 from .app import EXIT_FAILURE, CliError, stdout_console
-from .inputs import check_scenario, read_scenario, scenario_name, set_option, set_pairs, warn_of, with_sets
+from .inputs import scenario_name, scenario_with_sets, set_option, set_pairs
 from .progress import with_progress
 
 #: Flows listed in the summary before it says "... and N more".
@@ -124,12 +124,7 @@ def run(file: Path, seed: int | None, out: Path | None, overwrite: bool, csv_: b
         budget = memory_budget_bytes(memory_budget, key="--memory-budget")
     except ValueError as e:
         raise CliError(str(e)) from None
-    text = read_scenario(file)
-    warnings = check_scenario(file, text)
-    if sets:
-        text = with_sets(text, sets)
-        warnings = check_scenario(file, text)
-    warn_of(file, warnings)
+    text = scenario_with_sets(file, sets)
     name = scenario_name(file, text)
     out = out if out is not None else Path("results") / safe_name(name)
     try:
