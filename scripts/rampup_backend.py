@@ -3,7 +3,7 @@
 maturin builds one Rust target per wheel (the `rampup._engine` extension); the testbed also
 runs `rampup-delayline` and `rampup-udp` (docs/testbed.md). `build_wheel` builds them with
 cargo, lets maturin make the wheel, and adds them as `rampup/bin/<name>`, executable, with
-their lines in the wheel's RECORD, where `rampup.testbed_programs` finds them. An editable
+their lines in the wheel's RECORD, where `rampup.testbed.programs` finds them. An editable
 install (`pip install -e`) is maturin's alone: there the checkout's cargo builds them on first
 use.
 
@@ -115,7 +115,7 @@ def _progress(what: str) -> Iterator[None]:
     passed on as it is, and, when there is a terminal that stderr is not (pip captures it),
     a line of progress goes to the terminal every `EVERY_S`."""
     try:
-        tty = open("/dev/tty", "w", encoding="utf-8")  # noqa: SIM115 - closed when the relay ends
+        tty = open("/dev/tty", "w", encoding="utf-8")  # closed when the relay ends
     except OSError:
         yield
         return

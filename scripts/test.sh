@@ -47,6 +47,8 @@ else
   echo "note: cargo clippy is not installed (rustup component add clippy); lints skipped" >&2
 fi
 ruff check python/ scripts/
+# Types: mypy --strict over the package, as pyproject.toml's [tool.mypy] sets it.
+python3 -m mypy
 cargo test --release --workspace --exclude rampup-py
 # The experiment-size tests and the debug-assertion run of the TCP core are in
 # scripts/test-long.sh (CI runs both scripts).

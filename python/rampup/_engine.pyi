@@ -3,6 +3,8 @@
 from typing import Any
 
 __version__: str
+#: Rows per chunk of a traced table handed to a run's ``sink``.
+TRACE_CHUNK_ROWS: int
 
 class ScenarioError(ValueError):
     """The scenario is invalid; ``str(e)`` is one line: ``key.path: what is wrong (allowed: ...)``."""

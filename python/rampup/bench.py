@@ -22,8 +22,10 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from . import _engine
 
@@ -175,7 +177,7 @@ def ns2_missing() -> str | None:
     return None
 
 
-def run_bench(flows: list[int], repeat: int, duration_s: float, with_ns2: bool, report) -> list[dict]:
+def run_bench(flows: list[int], repeat: int, duration_s: float, with_ns2: bool, report: Callable[[dict[str, Any]], None]) -> list[dict[str, Any]]:
     """Measure each N `repeat` times (alternating rampup and ns-2); `report(row)` per N."""
     rows = []
     with tempfile.TemporaryDirectory(prefix="rampup-bench-") as tmp:
@@ -194,8 +196,8 @@ def run_bench(flows: list[int], repeat: int, duration_s: float, with_ns2: bool, 
     return rows
 
 
-def _summarise(n: int, ours: list[Measurement], theirs: list[Measurement]) -> dict:
-    def med(ms: list[Measurement], f) -> float:
+def _summarise(n: int, ours: list[Measurement], theirs: list[Measurement]) -> dict[str, Any]:
+    def med(ms: list[Measurement], f: Callable[[Measurement], float]) -> float:
         return statistics.median(f(m) for m in ms) if ms else float("nan")
 
     row = {
@@ -243,7 +245,7 @@ def measure_ns2_web(rate: float, duration_s: float, work: Path) -> Measurement:
     return Measurement(completed, wall, rss, cpu)
 
 
-def run_web_bench(repeat: int, duration_s: float, with_ns2: bool) -> dict:
+def run_web_bench(repeat: int, duration_s: float, with_ns2: bool) -> dict[str, Any]:
     """The --web case `repeat` times, rampup and ns-2 alternately: the medians, as a row
     whose ``packets`` are completed connections."""
     text, rate = web_scenario(duration_s)

@@ -36,7 +36,7 @@ import tomllib
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
 import pandas as pd
 import pyarrow as pa
@@ -138,11 +138,11 @@ class Result:
 
     @property
     def seed(self) -> int:
-        return self.manifest["seed"]
+        return int(self.manifest["seed"])
 
     @property
     def content_hash(self) -> str:
-        return self.manifest["content_hash"]
+        return str(self.manifest["content_hash"])
 
     def _repr_html_(self) -> str:
         """A notebook's view: the run in one line, its flows (the first 10) and its tables."""
@@ -219,7 +219,7 @@ class TraceWriter:
         if f is None:
             name = f"{safe_name(link)}.pcap"
             self.pcaps[link] = name
-            f = self._pcap_files[link] = open(self.folder / name, "wb")  # noqa: SIM115 -- closed in close()
+            f = self._pcap_files[link] = open(self.folder / name, "wb")  # closed in close()
         f.write(data)
 
     def close(self) -> None:
@@ -258,8 +258,8 @@ def build(
     for name in table_files:
         if name in files:
             h.update(files[name])
-        else:
-            with open(written.folder / name, "rb") as f:  # type: ignore[union-attr]
+        elif written is not None:  # a traced table the writer has on disk (`on_disk`)
+            with open(written.folder / name, "rb") as f:
                 for block in iter(lambda: f.read(1 << 20), b""):
                     h.update(block)
     manifest = {
@@ -356,7 +356,7 @@ def _serialize(table: pa.Table, fmt: str) -> bytes:
         pq.write_table(table, buf, compression="zstd", row_group_size=ROW_GROUP)
     else:
         pacsv.write_csv(table, buf)
-    return buf.getvalue().to_pybytes()
+    return cast(bytes, buf.getvalue().to_pybytes())  # pyarrow has no type information
 
 
 def _scenario_name(text: str) -> str | None:

@@ -35,8 +35,8 @@ import pandas as pd
 
 from . import _toml
 from .api import Scenario, check_seed, engine_check, scenario_text
-from .experiments.entry import ENTRY
-from .experiments.runner import Job, run_jobs
+from .cache import Job, run_jobs
+from .cache_entry import ENTRY
 from .results import ENGINE_TABLES
 
 __all__ = ["collect", "kept", "plan", "sweep", "with_values"]
@@ -203,5 +203,5 @@ def _watched() -> bool:
     if sys.stderr.isatty():
         return True
     shell = sys.modules.get("IPython")
-    ipython = shell.get_ipython() if shell is not None else None  # type: ignore[attr-defined]
+    ipython = shell.get_ipython() if shell is not None else None
     return ipython is not None and hasattr(ipython, "kernel")

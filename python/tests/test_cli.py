@@ -18,6 +18,8 @@ from rich.console import Console
 
 import rampup
 from rampup import cli
+from rampup.cli import inputs, progress
+from rampup.cli.progress import with_progress
 from rampup.sweep import with_values
 
 
@@ -187,24 +189,24 @@ def test_run_csv_out_and_rerun(run_cli, demo_path: Path, tmp_path: Path) -> None
 
 
 def test_progress_indicator_for_slow_work(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(cli, "PROGRESS_AFTER_S", 0.05)
+    monkeypatch.setattr(progress, "PROGRESS_AFTER_S", 0.05)
     buf = io.StringIO()
     console = Console(file=buf, force_terminal=True, width=80)
-    assert cli._with_progress(lambda: time.sleep(0.4) or 42, console, "running demo") == 42
+    assert with_progress(lambda: time.sleep(0.4) or 42, console, "running demo") == 42
     assert "running demo" in buf.getvalue()
     # With a fraction to report: a bar.
     fraction = iter([0.0, 0.5, 1.0] + [1.0] * 100)
     buf3 = io.StringIO()
     console3 = Console(file=buf3, force_terminal=True, width=100)
     assert (
-        cli._with_progress(lambda: time.sleep(0.4) or 1, console3, "running demo", lambda: next(fraction))
+        with_progress(lambda: time.sleep(0.4) or 1, console3, "running demo", lambda: next(fraction))
         == 1
     )
     assert "%" in buf3.getvalue()
     buf2 = io.StringIO()
     quiet = Console(file=buf2, force_terminal=True, width=80)
-    monkeypatch.setattr(cli, "PROGRESS_AFTER_S", 5.0)
-    assert cli._with_progress(lambda: 7, quiet, "running demo") == 7
+    monkeypatch.setattr(progress, "PROGRESS_AFTER_S", 5.0)
+    assert with_progress(lambda: 7, quiet, "running demo") == 7
     assert buf2.getvalue() == ""  # fast work: no spinner
 
 
@@ -215,7 +217,7 @@ def test_errors_in_the_worker_reach_the_caller() -> None:
         raise KeyError("x")
 
     with pytest.raises(KeyError):
-        cli._with_progress(boom, console, "x")
+        with_progress(boom, console, "x")
 
 
 def test_a_bad_thread_count_is_refused_in_one_line(run_cli) -> None:  # type: ignore[no-untyped-def]
@@ -252,7 +254,7 @@ def test_an_internal_fault_is_one_line_asking_for_a_report(monkeypatch: pytest.M
     def broken(*args, **kwargs):  # type: ignore[no-untyped-def]
         raise AttributeError("'NoneType' object has no attribute 'x'")
 
-    monkeypatch.setattr(cli, "read_scenario_file", broken)
+    monkeypatch.setattr(inputs, "read_scenario_file", broken)
     monkeypatch.delenv("RAMPUP_DEBUG", raising=False)
     result = CliRunner().invoke(cli.main, ["check", str(demo_path)])
     assert result.exit_code == 1

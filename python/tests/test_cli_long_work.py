@@ -18,6 +18,7 @@ import pytest
 from click.testing import CliRunner
 
 from rampup import cli
+from rampup.cli import parts
 
 ROOT = Path(__file__).resolve().parents[2]
 SHORT = """
@@ -139,10 +140,10 @@ def test_a_full_disk_under_a_sweep_table_leaves_no_temporary_file(run_cli, tmp_p
 
 def test_a_full_disk_under_the_cache_is_one_warning_and_loses_no_result(monkeypatch: pytest.MonkeyPatch,
                                                                         tmp_path: Path) -> None:
-    from rampup.experiments import runner
+    from rampup import cache as run_cache
 
     stored = []
-    real_store = runner._store
+    real_store = run_cache.store
 
     def store(job, cache, tables):  # type: ignore[no-untyped-def]
         if stored:
@@ -150,7 +151,7 @@ def test_a_full_disk_under_the_cache_is_one_warning_and_loses_no_result(monkeypa
         stored.append(job)
         real_store(job, cache, tables)
 
-    monkeypatch.setattr(runner, "_store", store)
+    monkeypatch.setattr(run_cache, "store", store)
     scenario = tmp_path / "s.toml"
     scenario.write_text(SHORT)
     cache, out = tmp_path / "cache", tmp_path / "s.csv"
@@ -163,7 +164,7 @@ def test_a_full_disk_under_the_cache_is_one_warning_and_loses_no_result(monkeypa
                            "their results are in this sweep's output"), result.stderr
     assert sorted(pd.read_csv(out)["topology.loss"].unique()) == [0.0, 0.01, 0.02]
     # The one run that was cached is read back on the rerun; the two others run again.
-    monkeypatch.setattr(runner, "_store", real_store)
+    monkeypatch.setattr(run_cache, "store", real_store)
     result = CliRunner().invoke(cli.main, [*args, "--overwrite"])
     assert result.exit_code == 0 and "(1 cached, 2 run in" in result.stdout, result.output
 
@@ -172,7 +173,7 @@ def test_a_full_disk_anywhere_is_the_environments_error_not_a_bug(monkeypatch: p
     def full(*args, **kwargs):  # type: ignore[no-untyped-def]
         raise OSError(errno.ENOSPC, "No space left on device", "/somewhere/x")
 
-    monkeypatch.setattr(cli, "defaults_markdown", full)
+    monkeypatch.setattr(parts, "defaults_markdown", full)
     result = CliRunner().invoke(cli.main, ["defaults", "--markdown"])
     assert result.exit_code == 1
     _one_line(result.stderr, "writing /somewhere/x: no space left on the device")

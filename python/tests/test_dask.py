@@ -12,8 +12,10 @@ from typing import Any
 import pytest
 
 import rampup
-from rampup.experiments import entry, reproduce_into, runner
-from rampup.experiments.cluster import DaskError, _run_checked, check_workers
+from rampup import cache as run_cache
+from rampup import cache_entry as entry
+from rampup.cluster import DaskError, _run_checked, check_workers
+from rampup.experiments import reproduce_into
 
 distributed = pytest.importorskip("dask.distributed", reason="the dask extra is not installed")
 
@@ -51,8 +53,8 @@ def test_a_sweep_on_the_cluster_is_the_thread_sweep_and_its_runs_are_cached_here
     # The workers only simulated; this process stored every run, so a rerun here runs none.
     assert len([p for p in (tmp_path / "dask").iterdir() if (p / entry.ENTRY).is_file()]) == 8
     ran: list[int] = []
-    real = runner._run
-    monkeypatch.setattr(runner, "_run", lambda job: ran.append(job.seed) or real(job))
+    real = run_cache.run_job
+    monkeypatch.setattr(run_cache, "run_job", lambda job: ran.append(job.seed) or real(job))
     assert _sweep(demo_text, tmp_path / "dask") == on_dask and ran == []
 
 
@@ -68,13 +70,13 @@ def test_the_command_line_runs_on_a_scheduler_by_its_address(client: Any, demo_p
 
 
 def test_a_worker_with_another_engine_is_refused(client: Any, demo_text: str) -> None:
-    check_workers(client, runner.engine_build())  # the same build: accepted
+    check_workers(client, run_cache.engine_build(), run_cache.engine_build)  # the same build: accepted
     with pytest.raises(DaskError, match=r"runs engine build \w+, this process 0+ \(2 of 2 workers differ\): install the same"):
-        check_workers(client, "0000000000000000")
+        check_workers(client, "0000000000000000", run_cache.engine_build)
     # A worker that joined after the check refuses each run itself.
-    job = runner.Job(demo_text, 1)
+    job = run_cache.Job(demo_text, 1)
     with pytest.raises(DaskError, match=r"a worker runs engine build \w+, this process 0+: install the same"):
-        client.submit(_run_checked, job, "0000000000000000", "caller", pure=False).result()
+        client.submit(_run_checked, run_cache.run_job, run_cache.engine_build, job, "0000000000000000", "caller", pure=False).result()
 
 
 def test_a_scheduler_that_is_not_there_is_one_line(run_cli, demo_path: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

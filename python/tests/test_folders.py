@@ -148,7 +148,7 @@ def test_two_writers_at_once_do_not_collide(tmp_path: Path) -> None:
         try:
             for _ in range(20):
                 folders.write_folder(out, {f"w{n}.csv": str(n).encode() * 1000}, MANIFEST)
-        except Exception as e:  # noqa: BLE001 -- pragma: no cover - the failure this test looks for
+        except Exception as e:  # pragma: no cover - the failure this test looks for
             errors.append(e)
 
     threads = [threading.Thread(target=write, args=(n,)) for n in range(2)]

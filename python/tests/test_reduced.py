@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from rampup.cache_entry import ENTRY
 from rampup.experiments import Context, load, reduced
-from rampup.experiments.entry import ENTRY
 from rampup.experiments.vrate.report import Vrate
 
 

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from conftest import verdict_cells
 
+from rampup.cache_entry import ENTRY
 from rampup.experiments import PAPERS, load
 from rampup.experiments.checks import VERDICTS
-from rampup.experiments.entry import ENTRY
 from rampup.experiments.site import PaperRun
 
 

@@ -11,7 +11,8 @@ import pytest
 from conftest import quick_reproduction, verdict_cells
 
 import rampup
-from rampup.experiments import Context, load, rbp, runner
+from rampup import cache as run_cache
+from rampup.experiments import Context, load, rbp
 from rampup.experiments.report import VERDICTS
 
 FIGURES = ["fig6", "fig7", "fig8", "fig9", "fig10", "fig6-7-mss512", "fig6-7-rfc", "fig6-7-packets"]
@@ -50,7 +51,7 @@ def test_the_report_says_what_it_reproduces_and_shares_as_one_file(quick: tuple[
     text = md.read_text(encoding="utf-8")
     intro = text[:text.index("## Claims")]
     assert 'Visweswaraiah and John Heidemann, "Improving Restart of Idle TCP Connections"' in intro and "1997" in intro
-    assert f"rampup {rampup.__version__} (engine build {runner.engine_build()})" in intro
+    assert f"rampup {rampup.__version__} (engine build {run_cache.engine_build()})" in intro
     assert "`rampup reproduce rbp --quick`" in intro and "Quick run: a smoke test" in intro
     page = html.read_text(encoding="utf-8")
     # Self-contained: every figure embedded, none fetched from beside the page.

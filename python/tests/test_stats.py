@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
-from rampup.experiments.stats import mean_ci90
+from rampup.experiments.stats import mean_ci, mean_ci90
 
 
 def test_half_width_is_students_t_quantile_times_the_standard_error() -> None:
@@ -41,3 +42,14 @@ def test_summarize_gives_each_groups_mean_and_interval_as_the_reports_do() -> No
         rampup.summarize(df, by=["z"])
     with pytest.raises(ValueError, match="ci: 1.5 is not a confidence level"):
         rampup.summarize(df, by=["k"], ci=1.5)
+
+
+def test_the_mean_is_the_sum_over_the_seeds_in_order() -> None:
+    # The reports' points.csv were written with this arithmetic (stats.py says why): ten
+    # seeds of 0.1 sum to just under 1 in order, where numpy's pairwise sum gives 1.0.
+    xs = [0.1] * 10
+    in_order = 0.0
+    for x in xs:
+        in_order += x
+    assert in_order / 10 != float(np.mean(xs)), "the example tells the two sums apart"
+    assert mean_ci(xs)[0] == in_order / 10

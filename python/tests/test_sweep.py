@@ -121,11 +121,11 @@ def test_a_sweep_shows_a_bar_only_where_someone_watches(tmp_path: Path, capsys: 
 
 
 def test_a_corrupt_cache_entry_is_run_again_and_replaced(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from rampup.experiments import runner
+    from rampup import cache as run_cache
 
     runs: list[int] = []
-    real = runner._run
-    monkeypatch.setattr(runner, "_run", lambda job: runs.append(job.seed) or real(job))
+    real = run_cache.run_job
+    monkeypatch.setattr(run_cache, "run_job", lambda job: runs.append(job.seed) or real(job))
     grid = {"topology.bottleneck_queue.packets": [5, 50]}
     first = rampup.sweep(SCENARIO, grid, seeds=[1], cache=tmp_path)
     assert len(runs) == 2
@@ -145,11 +145,12 @@ def test_an_entry_copied_into_another_runs_folder_is_run_again(tmp_path: Path, m
     copied into an entry's folder are not read as that run's results."""
     import shutil
 
-    from rampup.experiments import entry, runner
+    from rampup import cache as run_cache
+    from rampup import cache_entry as entry
 
     runs: list[int] = []
-    real = runner._run
-    monkeypatch.setattr(runner, "_run", lambda job: runs.append(job.seed) or real(job))
+    real = run_cache.run_job
+    monkeypatch.setattr(run_cache, "run_job", lambda job: runs.append(job.seed) or real(job))
     grid = {"topology.bottleneck_queue.packets": [5, 50]}
     first = rampup.sweep(SCENARIO, grid, seeds=[1], cache=tmp_path)
     five, fifty = (Path(tmp_path / j) for j in _keys(grid))
@@ -162,7 +163,7 @@ def test_an_entry_copied_into_another_runs_folder_is_run_again(tmp_path: Path, m
 
 
 def _keys(grid: dict) -> list[str]:
-    from rampup.experiments.runner import Job
+    from rampup.cache import Job
     from rampup.sweep import with_values
 
     base = tomllib.loads(SCENARIO)
@@ -250,18 +251,18 @@ def test_each_result_comes_once_per_run_in_the_callers_thread_with_few_runs_ahea
     import threading
     import time
 
-    from rampup.experiments import runner
+    from rampup import cache as run_cache
 
     started: list[int] = []
-    real_run = runner._run
+    real_run = run_cache.run_job
 
     def run(job):  # type: ignore[no-untyped-def]
         started.append(job.seed)
         return real_run(job)
 
-    monkeypatch.setattr(runner, "_run", run)
+    monkeypatch.setattr(run_cache, "run_job", run)
     short = SCENARIO.replace('duration = "3s"', 'duration = "100ms"')
-    jobs = [runner.Job(short, seed) for seed in range(1, 41)]
+    jobs = [run_cache.Job(short, seed) for seed in range(1, 41)]
     taken: list[int] = []
     ahead: list[int] = []
 
@@ -271,11 +272,11 @@ def test_each_result_comes_once_per_run_in_the_callers_thread_with_few_runs_ahea
         ahead.append(len(started) - len(taken))
         time.sleep(0.02)  # a slow reduction: the runs must not race ahead of it
 
-    runner.each_result(jobs, tmp_path, each, workers=2)
+    run_cache.each_result(jobs, tmp_path, each, workers=2)
     assert sorted(taken) == list(range(40))
     # Under way or waiting to be taken: at most AHEAD per worker.
-    assert max(ahead) <= runner.AHEAD * 2, ahead
+    assert max(ahead) <= run_cache.AHEAD * 2, ahead
     # A second pass reads every run from the cache, in the jobs' order.
     again: list[int] = []
-    runner.each_result(jobs, tmp_path, lambda i, t: again.append(i), workers=2)
+    run_cache.each_result(jobs, tmp_path, lambda i, t: again.append(i), workers=2)
     assert again == list(range(40)) and len(started) == 40

@@ -20,10 +20,9 @@ from pathlib import Path
 import pytest
 
 from rampup import testbed
-from rampup import testbed_experiments as te
-from rampup import testbed_owner as owner
-from rampup import testbed_programs as programs
-from rampup import testbed_runs as tr
+from rampup.testbed import experiments as te
+from rampup.testbed import needs, owner, programs
+from rampup.testbed import runs as tr
 
 NEEDS_ROOT = pytest.mark.skipif(os.geteuid() != 0 or shutil.which("ip") is None, reason="needs root and iproute2")
 
@@ -84,7 +83,7 @@ def test_check_reports_every_need_and_removes_its_namespace() -> None:
 
 @NEEDS_ROOT
 def test_a_failing_step_is_reported_and_the_namespace_still_removed(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(testbed, "QDISCS", {"tbf": "rate 10mbit burst 1600 limit 10000", "no-such-qdisc": ""})
+    monkeypatch.setattr(needs, "QDISCS", {"tbf": "rate 10mbit burst 1600 limit 10000", "no-such-qdisc": ""})
     found = {f.name: f for f in testbed.check()}
     if found["network namespaces"].ok and found["veth pairs"].ok:
         assert not found["qdisc no-such-qdisc"].ok and found["qdisc no-such-qdisc"].detail.startswith("no: ")
@@ -148,7 +147,7 @@ def test_a_path_carries_a_datagram_across_the_router_and_goes_away(netns: None) 
 def test_an_interrupted_run_leaves_no_namespace_behind(netns: None) -> None:
     # Ctrl-C: the path is up, the process gets SIGINT, and its namespaces are gone when it ends.
     child = subprocess.Popen([sys.executable, "-c", HOLD], stdout=subprocess.PIPE, text=True,
-                             env={**os.environ, "PYTHONPATH": str(Path(testbed.__file__).parents[1])})
+                             env={**os.environ, "PYTHONPATH": str(Path(testbed.__file__).parents[2])})
     assert child.stdout is not None and child.stdout.readline().strip() == "up"
     tag = str(child.pid)
     assert len(_tagged(tag)) == 3
@@ -177,7 +176,7 @@ def test_a_killed_runs_processes_die_with_it_and_the_next_run_removes_the_rest(n
     # showing it), and the next run's cleanup leaves no namespace, named or held.
     token = secrets.token_hex(6)
     child = subprocess.Popen([sys.executable, "-c", HOLD_RUN], stdout=subprocess.PIPE, text=True,
-                             env={**os.environ, "PYTHONPATH": str(Path(testbed.__file__).parents[1]), "RAMPUP_TEST_RUN": token})
+                             env={**os.environ, "PYTHONPATH": str(Path(testbed.__file__).parents[2]), "RAMPUP_TEST_RUN": token})
     try:
         assert child.stdout is not None and child.stdout.readline().strip() == "up"
         names = _tagged(str(child.pid))

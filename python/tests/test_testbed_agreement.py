@@ -1,5 +1,5 @@
 """The lines under a testbed table that say whether the stacks that should agree do
-(`rampup.testbed_agreement`), on tables made up here: no root, no path."""
+(`rampup.testbed.agreement`), on tables made up here: no root, no path."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ from typing import Any
 
 import pandas as pd
 
-from rampup.testbed_agreement import COUNT_TOLERANCE, HEADER, TIME_TOLERANCE, agreement_lines, means
+from rampup.testbed.agreement import COUNT_TOLERANCE, HEADER, TIME_TOLERANCE, agreement_lines, means
 
 
 def _row(case: str, stack: str, transfers: tuple[float, ...], drops: float, rep: int = 1, flow: int = 1) -> dict[str, Any]:
-    """A row as `testbed_experiments` makes one (one connection of one run)."""
+    """A row as `testbed.experiments` makes one (one connection of one run)."""
     return {"case": case, "stack": stack, "rep": rep, "flow": flow, "ms": sum(transfers) + 5000.0, "goodput_mbps": 0.5,
             **{f"transfer{i + 1}_ms": t for i, t in enumerate(transfers)}, "retransmits": drops, "timeouts": 0, "drops": drops}
 

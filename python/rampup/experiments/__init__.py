@@ -2,7 +2,7 @@
 
 Each paper is a package with ``reproduce(ctx: Context) -> (report.md, report.html)``: an
 `framework.Experiment` that declares its points, metrics, claims and report sections, run
-by `framework.reproduce` through ``ctx.run`` (parallel, cached by scenario hash) into
+by `framework.reproduce` through ``ctx.run_each`` (parallel, cached by scenario hash) into
 ``ctx.out``. `reproduce_into` gives it a staged folder that replaces the report folder only
 when everything is written (`rampup.folders`).
 """
@@ -10,18 +10,15 @@ when everything is written (`rampup.folders`).
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-import pandas as pd
-
 from .. import _engine
+from ..cache import Job
 from ..folders import check_target, staged_folder
+from .context import Context
 from .report import Claim, Report
-from .runner import Job, each_result
 from .stats import mean_ci90
 
 __all__ = ["PAPERS", "Claim", "Context", "Job", "Report", "load", "mean_ci90", "reproduce_into"]
@@ -33,67 +30,6 @@ PAPERS: dict[str, str] = {"rbp": "rbp", "ssthreshless": "ssthreshless", "preempt
 
 def load(paper: str) -> ModuleType:
     return importlib.import_module(f".{PAPERS[paper]}", __name__)
-
-
-@dataclass
-class Context:
-    """What a reproduction needs: where to write, how many seeds, how to run."""
-
-    out: Path
-    cache: Path
-    seeds: int | None = None
-    workers: int | None = None
-    backend: str = "threads"
-    #: With backend "dask": the ``dask.distributed.Client`` whose cluster runs the jobs.
-    client: Any = None
-    quick: bool = False
-    progress: Callable[[int, int], None] | None = None
-    #: The command that asked for the reproduction, as its report quotes it (None: the
-    #: `rampup reproduce` command these settings stand for).
-    invoked_as: str | None = None
-    runs: int = field(default=0, init=False)
-    cached: int = field(default=0, init=False)
-    #: Each claim's verdict, as the reproduction judged it ("holds", "partly", ...).
-    verdicts: list[str] = field(default_factory=list, init=False)
-    #: Each claim as the index lists it: (its letter, its one-line statement, its verdict cell,
-    #: the readings it holds under).
-    claims: list[tuple[str, str, str, str]] = field(default_factory=list, init=False)
-    #: The figure the index of `rampup reproduce all` shows (`Experiment.index_figure`).
-    index_figure: str = field(default="", init=False)
-    #: The mechanism against today's schemes, claim by claim (`then_now.table`; None: no such table).
-    then_now: pd.DataFrame | None = field(default=None, init=False)
-
-    def seeds_or(self, default: int) -> int:
-        if self.seeds is not None:
-            return self.seeds
-        return min(default, 2) if self.quick else default
-
-    def run_each(self, jobs: Sequence[Job], each: Callable[[int, dict[str, pd.DataFrame]], None]) -> None:
-        """``each(i, tables)`` as each job's tables come (`runner.each_result`), counted in
-        `runs` and `cached` and shown by `progress`."""
-        base = self.runs
-        loaded: list[int] = []
-
-        def progress(done: int, total: int) -> None:
-            if not loaded:  # the first call: the runs read from the cache (`each_result`)
-                loaded.append(done)
-            if self.progress:
-                self.progress(base + done, base + total)
-
-        each_result(jobs, self.cache, each, workers=self.workers, backend=self.backend, client=self.client,
-                    progress=progress)
-        self.runs += len(jobs)
-        self.cached += loaded[0] if loaded else 0
-
-    def command(self, paper: str) -> str:
-        """How the reproduction of ``paper`` with these settings is asked for."""
-        if self.invoked_as:
-            return self.invoked_as
-        flags = [("--quick", self.quick), (f"--seeds {self.seeds}", self.seeds is not None)]
-        return " ".join(["rampup reproduce", paper, *(f for f, on in flags if on)])
-
-    def report(self, title: str) -> Report:
-        return Report(title=title, folder=self.out)
 
 
 def reproduce_into(paper: str, out: Path, overwrite: bool = False, **context: Any) -> tuple[Path, Path, Context]:

@@ -22,23 +22,26 @@ from __future__ import annotations
 import datetime
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib import resources
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
 import pandas as pd
 
 from .. import _engine, _toml
-from . import readings, reduced
+from ..cache import Job, engine_build
+from . import readings, reduced, then_now
 from .checks import MEANING, Check, by_part, count, rule_table, verdict
+from .context import Context
 from .present import docs_table
 from .readings import MAIN, Reading
 from .report import Claim, Report
-from .runner import Job, engine_build
 from .stats import summarize
+from .view import View
 
-__all__ = ["ClaimRule", "Experiment", "Point", "Results", "Verdict", "View", "claim_rules", "judge", "paper_data",
+__all__ = ["ClaimRule", "Experiment", "Point", "Results", "Verdict", "claim_rules", "judge", "paper_data",
            "reproduce", "summarize"]
 
 #: The claims table docs/<paper>.md shows (between its `claims` markers), written beside
@@ -66,28 +69,6 @@ class Point:
 
 
 @dataclass(frozen=True)
-class View:
-    """The summarised points of one reading: ``where`` fixes tags (e.g. the variant), and
-    ``roles`` maps a role a claim speaks of (e.g. "RBP") to the scheme that plays it."""
-
-    points: pd.DataFrame
-    where: dict[str, Any]
-    roles: dict[str, str] = field(default_factory=dict)
-
-    def name(self, scheme: str) -> str:
-        """The scheme playing ``scheme`` if it is a role, else ``scheme``."""
-        return self.roles.get(scheme, scheme)
-
-    def of(self, scheme: str, **tags: Any) -> pd.DataFrame:
-        """One scheme's points (a role is replaced by its scheme), indexed by x."""
-        p = self.points
-        mask = p["scheme"] == self.name(scheme)
-        for k, v in {**self.where, **tags}.items():
-            mask &= p[k] == v
-        return p[mask].set_index("x").sort_index()
-
-
-@dataclass(frozen=True)
 class ClaimRule:
     """A claim of the paper: its words and what the paper reports (from the paper's data
     file), the rule in our words, and the function that checks it on a view."""
@@ -101,8 +82,8 @@ class ClaimRule:
     unit: str = ""  # of the x values a failing check names
 
 
-def claim_rules(paper: str, rules: dict[str, str], checks: dict[str, Callable[[View], list[Check]]],
-                numbers: dict[str, Callable[[View], str]]) -> list[ClaimRule]:
+def claim_rules(paper: str, rules: Mapping[str, str], checks: Mapping[str, Callable[[View], list[Check]]],
+                numbers: Mapping[str, Callable[[View], str]]) -> list[ClaimRule]:
     """A paper's claims, one per key of ``rules``: its words (``data/<paper>.toml``), our rule
     in words, the check and our numbers."""
     words = paper_data(paper)["claim"]
@@ -201,7 +182,7 @@ class Experiment:
     #: (mechanism, today's scheme) pairs compared and the reading (tags) they are compared
     #: on. The index of `rampup reproduce all` shows the table; the report too, in a section
     #: of its own with this text before the rules (empty: the experiment places it itself).
-    then_now_rows: Sequence[Any] = ()
+    then_now_rows: Sequence[then_now.Row] = ()
     then_now_pairs: Sequence[tuple[str, str]] = ()
     then_now_where: Mapping[str, Any] = MappingProxyType({})
     then_now_text: str = ""
@@ -211,7 +192,7 @@ class Experiment:
     #: run beside the main ones, tagged ``reading``; the figures and tables see the main ones.
     readings: Sequence[Reading] = ()
 
-    def points(self, ctx: Any) -> list[Point]:
+    def points(self, ctx: Context) -> list[Point]:
         raise NotImplementedError
 
     def measure(self, point: Point, tables: dict[str, pd.DataFrame]) -> dict[str, Any]:
@@ -242,19 +223,15 @@ class Experiment:
         rows = [[f"({v.rule.id}) {v.rule.paper}", v.cell(), v.ours] for v in verdicts]
         return docs_table(["claim", "verdict", "what came out"], rows) + "\n"
 
-    def setup(self, rep: Report, res: Results, ctx: Any) -> None:
+    def setup(self, rep: Report, res: Results, ctx: Context) -> None:
         raise NotImplementedError
 
-    def sections(self, rep: Report, res: Results, verdicts: list[Verdict], ctx: Any) -> None:
+    def sections(self, rep: Report, res: Results, verdicts: list[Verdict], ctx: Context) -> None:
         raise NotImplementedError
 
 
-def then_now_table(exp: Experiment, res: Results) -> pd.DataFrame | None:
-    """The experiment's then-and-now table (`then_now.table`), or None if it has none."""
-    if not exp.then_now_rows:
-        return None
-    from . import then_now  # which reads `View` from here
-
+def then_now_table(exp: Experiment, res: Results) -> pd.DataFrame:
+    """The experiment's then-and-now table (`then_now.table`; empty if it has no `then_now_rows`)."""
     return then_now.table(View(res.summary, exp.then_now_where), exp.then_now_rows, exp.then_now_pairs)
 
 
@@ -263,7 +240,7 @@ def _group(exp: Experiment) -> tuple[str, ...]:
     return (*exp.group, "reading") if exp.readings else tuple(exp.group)
 
 
-def run_points(exp: Experiment, ctx: Any) -> Results:
+def run_points(exp: Experiment, ctx: Context) -> Results:
     """Every point of ``exp`` (and of its readings), each distinct scenario run once and
     reduced as it comes; or the reduction stored by an earlier run of the same points and code
     (`reduced`)."""
@@ -289,7 +266,7 @@ def run_points(exp: Experiment, ctx: Any) -> Results:
     return Results(points, runs, main, examples, data, every_reading=summary)
 
 
-def _reduce(exp: Experiment, ctx: Any, points: list[Point], jobs: list[Job], by_key: dict[str, list[int]]) -> reduced.Reduction:
+def _reduce(exp: Experiment, ctx: Context, points: list[Point], jobs: list[Job], by_key: dict[str, list[int]]) -> reduced.Reduction:
     """(each point's row, the figures' examples, the data table): each distinct run read or
     run and reduced as it comes, so that memory holds only the tables a few runs make."""
     keys = list(by_key)
@@ -315,7 +292,7 @@ def _reduce(exp: Experiment, ctx: Any, points: list[Point], jobs: list[Job], by_
     return pd.DataFrame(rows), dict(sorted(examples.items())), data
 
 
-def _write_data(exp: Experiment, ctx: Any, res: Results) -> None:
+def _write_data(exp: Experiment, ctx: Context, res: Results) -> None:
     out = ctx.out
     out.mkdir(parents=True, exist_ok=True)
     if exp.data_table and res.data is not None:
@@ -331,7 +308,7 @@ QUICK = ("Quick run: a smoke test of the pipeline, with fewer points and seeds. 
          "reproduction; run without --quick for those.")
 
 
-def about(exp: Experiment, ctx: Any) -> list[str]:
+def about(exp: Experiment, ctx: Context) -> list[str]:
     """What was reproduced (the paper, from its data file), by what and how: the report's intro."""
     p = paper_data(exp.name)["paper"]
     lines = [f"Paper: {p['authors']}, \"{p['title']}\", {p['published']}.",
@@ -388,7 +365,7 @@ def readings_matrix(rep: Report, exp: Experiment, verdicts: list[Verdict]) -> No
                                for v in verdicts], [r.label for r in exp.readings]), "Claim × reading → verdict")
 
 
-def reproduce(exp: Experiment, ctx: Any):  # type: ignore[no-untyped-def]
+def reproduce(exp: Experiment, ctx: Context) -> tuple[Path, Path]:
     """Runs ``exp`` and writes its data and report into ``ctx.out``: (report.md, report.html)."""
     res = run_points(exp, ctx)
     _write_data(exp, ctx, res)
@@ -397,7 +374,7 @@ def reproduce(exp: Experiment, ctx: Any):  # type: ignore[no-untyped-def]
     ctx.verdicts = [v.verdict for v in verdicts]
     ctx.claims = [(v.rule.id, v.rule.statement, v.cell(), v.holds_under()) for v in verdicts]
     ctx.index_figure = exp.index_figure
-    ctx.then_now = now = then_now_table(exp, res)
+    ctx.then_now = now = then_now_table(exp, res) if exp.then_now_rows else None
     (ctx.out / DOCS_TABLE).write_text(exp.docs_table(res, verdicts) + "\n" + sentence_counts(exp.name) + "\n", encoding="utf-8")
     rep = ctx.report(exp.title)
     rep.intro = about(exp, ctx)
@@ -410,10 +387,8 @@ def reproduce(exp: Experiment, ctx: Any):  # type: ignore[no-untyped-def]
     sentences_section(rep, exp)
     exp.sections(rep, res, verdicts, ctx)
     if now is not None and exp.then_now_text:
-        from .then_now import RULES
-
         rep.heading("Then and now")
-        rep.text(f"{exp.then_now_text} {RULES}")
+        rep.text(f"{exp.then_now_text} {then_now.RULES}")
         rep.table(now, "Claim by claim: the mechanism against today's schemes")
     rep.heading("Data")
     rep.text(exp.data_text)

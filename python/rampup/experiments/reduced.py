@@ -7,7 +7,7 @@ scenario, seed, tables kept), every point's tags and extra information, and the 
 measures (this package's sources and data files, and the Python, pandas, numpy and pyarrow
 it runs on). A
 change to any of them misses, and the runs are read and measured again from their own
-cache. A reduction is an `entry`, as a run's is: Arrow tables, written whole or not at all,
+cache. A reduction is a `cache_entry`, as a run's is: Arrow tables, written whole or not at all,
 read only if made for the key asked for, and never code.
 """
 
@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from . import entry
+from .. import cache_entry
 
 __all__ = ["Reduction", "key", "load", "store"]
 
@@ -59,8 +59,8 @@ def load(cache: Path, name: str, k: str) -> Reduction | None:
     """The stored reduction, or None (missing, made for another key, or damaged: then it is
     made again)."""
     folder = cache / FOLDER
-    entry.remove_abandoned(folder)
-    tables = entry.load(folder / k, {"key": k, "experiment": name})
+    cache_entry.remove_abandoned(folder)
+    tables = cache_entry.load(folder / k, {"key": k, "experiment": name})
     if tables is None or "runs" not in tables:
         return None
     examples: dict[int, dict[str, pd.DataFrame]] = {}
@@ -80,6 +80,6 @@ def store(cache: Path, name: str, k: str, reduction: Reduction) -> None:
         tables["data"] = data
     folder = cache / FOLDER
     try:
-        entry.store(folder / k, {"key": k, "experiment": name}, tables)
+        cache_entry.store(folder / k, {"key": k, "experiment": name}, tables)
     except OSError as e:
         warnings.warn(f"{folder}: the reduction is not cached ({e.strerror or e})", stacklevel=2)

@@ -37,11 +37,44 @@ class Claim:
             raise ValueError(f"verdict {self.verdict!r} is not one of {VERDICTS}")
 
 
+@dataclass(frozen=True)
+class Heading:
+    text: str
+
+
+@dataclass(frozen=True)
+class Paragraph:
+    text: str
+
+
+@dataclass(frozen=True)
+class Table:
+    df: pd.DataFrame
+    caption: str
+
+
+@dataclass(frozen=True)
+class Image:
+    """A PNG in the report folder (or below it), by its name there."""
+
+    name: str
+    caption: str
+
+
+@dataclass(frozen=True)
+class Links:
+    items: list[tuple[str, str]]  # (text, relative address)
+
+
+#: What a report shows after its claims, in order.
+Block = Heading | Paragraph | Table | Image | Links
+
+
 @dataclass
 class Report:
     title: str
     folder: Path
-    blocks: list[tuple[str, object]] = field(default_factory=list)
+    blocks: list[Block] = field(default_factory=list)
     claims: list[Claim] = field(default_factory=list)
     #: Paragraphs under the title, before the claims: what was reproduced, by what, how.
     intro: list[str] = field(default_factory=list)
@@ -49,13 +82,13 @@ class Report:
     stem: str = "report"
 
     def heading(self, text: str) -> None:
-        self.blocks.append(("h2", text))
+        self.blocks.append(Heading(text))
 
     def text(self, text: str) -> None:
-        self.blocks.append(("p", text))
+        self.blocks.append(Paragraph(text))
 
     def table(self, df: pd.DataFrame, caption: str = "") -> None:
-        self.blocks.append(("table", (df, caption)))
+        self.blocks.append(Table(df, caption))
 
     def figure(self, fig: Figure, name: str, caption: str) -> None:
         """Save `fig` as `<name>.png` in the report folder and show it here."""
@@ -64,18 +97,18 @@ class Report:
         tmp = path.with_suffix(".png.tmp")
         fig.savefig(tmp, format="png", dpi=110, bbox_inches="tight", metadata={"Software": None})
         os.replace(tmp, path)
-        self.blocks.append(("figure", (path.name, caption)))
+        self.blocks.append(Image(path.name, caption))
 
     def image(self, name: str, caption: str) -> None:
         """Show ``name``, a PNG already in the report folder (or below it)."""
-        self.blocks.append(("figure", (name, caption)))
+        self.blocks.append(Image(name, caption))
 
     def claim(self, claim: Claim) -> None:
         self.claims.append(claim)
 
     def links(self, items: list[tuple[str, str]]) -> None:
         """A list of (text, relative address) links."""
-        self.blocks.append(("links", items))
+        self.blocks.append(Links(items))
 
     # ------------------------------------------------------------------ output
 
@@ -96,19 +129,18 @@ class Report:
             out += [p, ""]
         if self.claims:
             out += ["## Claims", "", _md_table(self._claims_frame()), ""]
-        for kind, value in self.blocks:
-            if kind == "h2":
-                out += [f"## {value}", ""]
-            elif kind == "p":
-                out += [str(value), ""]
-            elif kind == "table":
-                df, caption = value  # type: ignore[misc]
-                out += ([f"*{caption}*", ""] if caption else []) + [_md_table(df), ""]
-            elif kind == "figure":
-                name, caption = value  # type: ignore[misc]
-                out += [f"![{name}]({name})", "", f"*{caption}*", ""]
-            elif kind == "links":
-                out += [f"- [{text}]({href})" for text, href in value] + [""]  # type: ignore[union-attr]
+        for block in self.blocks:
+            match block:
+                case Heading(text):
+                    out += [f"## {text}", ""]
+                case Paragraph(text):
+                    out += [text, ""]
+                case Table(df, caption):
+                    out += ([f"*{caption}*", ""] if caption else []) + [_md_table(df), ""]
+                case Image(name, caption):
+                    out += [f"![{name}]({name})", "", f"*{caption}*", ""]
+                case Links(items):
+                    out += [f"- [{text}]({href})" for text, href in items] + [""]
         return "\n".join(out)
 
     def _html(self) -> str:
@@ -128,22 +160,21 @@ class Report:
         if self.claims:
             out.append("<h2>Claims</h2>")
             out.append(_html_table(self._claims_frame(), verdict_col="verdict"))
-        for kind, value in self.blocks:
-            if kind == "h2":
-                out.append(f"<h2>{e(str(value))}</h2>")
-            elif kind == "p":
-                out.append(f"<p>{e(str(value))}</p>")
-            elif kind == "table":
-                df, caption = value  # type: ignore[misc]
-                if caption:
-                    out.append(f"<p><em>{e(caption)}</em></p>")
-                out.append(_html_table(df))
-            elif kind == "figure":
-                name, caption = value  # type: ignore[misc]
-                data = base64.b64encode((self.folder / name).read_bytes()).decode("ascii")
-                out.append(f"<figure><img src='data:image/png;base64,{data}' alt='{e(name)}'><figcaption>{e(caption)}</figcaption></figure>")
-            elif kind == "links":
-                out.append("<ul>" + "".join(f"<li><a href='{e(href)}'>{e(text)}</a></li>" for text, href in value) + "</ul>")  # type: ignore[union-attr]
+        for block in self.blocks:
+            match block:
+                case Heading(text):
+                    out.append(f"<h2>{e(text)}</h2>")
+                case Paragraph(text):
+                    out.append(f"<p>{e(text)}</p>")
+                case Table(df, caption):
+                    if caption:
+                        out.append(f"<p><em>{e(caption)}</em></p>")
+                    out.append(_html_table(df))
+                case Image(name, caption):
+                    data = base64.b64encode((self.folder / name).read_bytes()).decode("ascii")
+                    out.append(f"<figure><img src='data:image/png;base64,{data}' alt='{e(name)}'><figcaption>{e(caption)}</figcaption></figure>")
+                case Links(items):
+                    out.append("<ul>" + "".join(f"<li><a href='{e(href)}'>{e(text)}</a></li>" for text, href in items) + "</ul>")
         out.append("</body></html>")
         return "\n".join(out)
 
@@ -163,6 +194,9 @@ def _md_table(df: pd.DataFrame) -> str:
 
 
 def _html_table(df: pd.DataFrame, verdict_col: str | None = None) -> str:
+    """The table's cells as `_md_table` writes them, and a class on each verdict cell, which
+    its colour comes from. Not pandas' `to_html` or Styler: they write thead/tbody, a border,
+    indentation and (Styler) ids, in place of the markup every report has."""
     e = html.escape
     out = ["<table><tr>" + "".join(f"<th>{e(str(c))}</th>" for c in df.columns) + "</tr>"]
     for r in df.itertuples(index=False):

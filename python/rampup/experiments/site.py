@@ -20,12 +20,12 @@ from typing import Any
 import pandas as pd
 
 from .. import _engine
+from ..cache import engine_build
 from ..folders import check_target, staged_folder
 from . import PAPERS, Context, load, then_now
 from .checks import VERDICTS
 from .framework import paper_data
 from .report import Report
-from .runner import engine_build
 
 __all__ = ["PaperRun", "listing", "reproduce_all"]
 

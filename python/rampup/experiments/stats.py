@@ -1,5 +1,10 @@
 """Means with Student-t confidence intervals, as the papers report them (90% in paper 000), and
-the figure points they make of a table of runs (`summarize`)."""
+the figure points they make of a table of runs (`summarize`).
+
+scipy gives the t quantile. The mean and standard deviation are sums over the seeds in
+their order, and `summarize` groups with pandas but reduces each group with `mean_ci`:
+numpy's pairwise summation (from 8 values on) and pandas' compensated groupby sums round
+differently in the last bit, and every reproduction's points.csv would change with them."""
 
 from __future__ import annotations
 

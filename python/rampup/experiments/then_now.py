@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from .framework import View
+from .view import View
 
 __all__ = ["RULES", "Row", "compare", "outcome", "table", "verdict"]
 

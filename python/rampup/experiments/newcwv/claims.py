@@ -20,8 +20,9 @@ import numpy as np
 
 from .. import framework
 from ..checks import IDENTICAL, Check, about, at_least, at_most, higher, lower
-from ..framework import ClaimRule, View, paper_data
+from ..framework import ClaimRule, paper_data
 from ..then_now import Row
+from ..view import View
 from .runs import APP_KBPS, CWV, LOW_MBPS, NEWCWV, NEWCWV_RFC, NEWCWV_RW, NEWCWV_STD, PADDING, STANDARD
 
 RATE, SHARE, DROPS, BEHIND = "rate_kbps", "share", "drop_rate", "behind_s"

@@ -11,9 +11,11 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ..framework import ClaimRule, Experiment, Point, Results, Verdict, View
+from ..context import Context
+from ..framework import ClaimRule, Experiment, Point, Results, Verdict
 from ..present import errorbars, settings_table, x_table
 from ..report import Report
+from ..view import View
 from .claims import BEHIND, DROPS, LATER_DROPS, RATE, SENT, SHARE, THEN_NOW, THEN_NOW_PAIRS, claim_rules
 from .runs import (
     APP_KBPS,
@@ -79,7 +81,7 @@ class NewCwv(Experiment):
                  "one run's scenario. Standard TCP's behaviour here is cross-checked against ns-2.35 by "
                  "validation/compare_newcwv.py (docs/validation.md).")
 
-    def points(self, ctx: Any) -> list[Point]:
+    def points(self, ctx: Context) -> list[Point]:
         out = []
         for sw in sweeps(ctx.quick):
             seeds = ctx.seeds_or(1 if sw.name.startswith("clean") else 5)
@@ -126,7 +128,7 @@ class NewCwv(Experiment):
     def claims(self) -> list[ClaimRule]:
         return claim_rules()
 
-    def setup(self, rep: Report, res: Results, ctx: Any) -> None:
+    def setup(self, rep: Report, res: Results, ctx: Context) -> None:
         rep.heading("Set-up")
         rep.text(SETUP.format(queue=Setup().queue_packets, app=APP_KBPS, pause=PAUSE_S, pause_len=PAUSE_LEN_S, limited=LIMITED_KBPS,
                               low=LOW_MBPS, restart=PAUSE_S + PAUSE_LEN_S, seeds=int(res.runs["seed"].max()), measure=MEASURE_S, measure_plus=MEASURE_S + 1,
@@ -135,7 +137,7 @@ class NewCwv(Experiment):
         rep.table(settings_table({s: {**tcp_of(s), **({"app padding": True} if SCHEMES[s][1] else {})} for s in SCHEMES}),
                   "Schemes: rampup settings")
 
-    def sections(self, rep: Report, res: Results, verdicts: list[Verdict], ctx: Any) -> None:
+    def sections(self, rep: Report, res: Results, verdicts: list[Verdict], ctx: Context) -> None:
         v = View(res.summary, {})
         _clean(rep, res, v)
         for sweep, figs, what in (("idle", "4 and 5", f"a {PAUSE_LEN_S} s idle"),

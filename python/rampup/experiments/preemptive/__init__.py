@@ -15,6 +15,9 @@ The modules: `runs` (schemes, the scenario, sweeps), `claims` (checks) and `repo
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from ..context import Context
 from ..framework import DOCS_TABLE
 from ..framework import reproduce as _reproduce
 from .report import Preemptive
@@ -23,6 +26,6 @@ from .runs import SCHEMES, Setup, scenario
 __all__ = ["DOCS_TABLE", "SCHEMES", "Preemptive", "Setup", "reproduce", "scenario"]
 
 
-def reproduce(ctx):  # type: ignore[no-untyped-def]
+def reproduce(ctx: Context) -> tuple[Path, Path]:
     """Every run of the reproduction, then its report: (report.md, report.html)."""
     return _reproduce(Preemptive(), ctx)

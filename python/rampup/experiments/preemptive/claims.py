@@ -11,13 +11,15 @@ printed gains are matched within a quarter of themselves.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import pandas as pd
 
 from .. import framework
 from ..checks import Check, about, at_least, at_most, higher, lower
-from ..framework import ClaimRule, View, paper_data
+from ..framework import ClaimRule, paper_data
 from ..then_now import Row
+from ..view import View
 from .runs import PREEMPTIVE, RACK, RACK_PREEMPTIVE, RENO
 
 MEAN, CI = "mean_ms", "mean_ms_ci90"
@@ -29,7 +31,7 @@ CASES = ("load", "delay", "factor", "cutout")
 
 def improvement(v: View, sweep: str, x: float) -> float:
     reno, pre = v.of(RENO, sweep=sweep), v.of(PREEMPTIVE, sweep=sweep)
-    return 1.0 - pre.at[x, MEAN] / reno.at[x, MEAN]
+    return 1.0 - float(pre.at[x, MEAN]) / float(reno.at[x, MEAN])
 
 
 def improvement_ci(v: View, sweep: str, x: float, scheme: str = PREEMPTIVE) -> tuple[float, float]:
@@ -42,7 +44,7 @@ def improvement_ci(v: View, sweep: str, x: float, scheme: str = PREEMPTIVE) -> t
     return float(1.0 - q), float(q * rel)
 
 
-def _points(v: View, sweeps=CASES) -> list[tuple[str, float]]:  # type: ignore[no-untyped-def]
+def _points(v: View, sweeps: Sequence[str] = CASES) -> list[tuple[str, float]]:
     return [(s, x) for s in sweeps for x in v.of(PREEMPTIVE, sweep=s).index]
 
 

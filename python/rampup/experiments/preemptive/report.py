@@ -11,9 +11,11 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from .. import profiles
-from ..framework import ClaimRule, Experiment, Point, Results, Verdict, View
+from ..context import Context
+from ..framework import ClaimRule, Experiment, Point, Results, Verdict
 from ..present import errorbars, settings_table, x_table
 from ..report import Report
+from ..view import View
 from .claims import MEAN, THEN_NOW, THEN_NOW_PAIRS, claim_rules, improvement, paper_improvements
 from .runs import PREEMPTIVE, RACK, RACK_PREEMPTIVE, READINGS, RENO, SCHEMES, SIZE_EDGES, SIZE_LABELS, Setup, base, scenario, sweeps, tcp_of
 
@@ -65,7 +67,7 @@ class Preemptive(Experiment):
                  "with 90% CI half-widths; example-scenario.toml: one run's scenario. The workload's cross-check against "
                  "ns-2's PackMime is validation/compare_packmime.py (docs/validation.md).")
 
-    def points(self, ctx: Any) -> list[Point]:
+    def points(self, ctx: Context) -> list[Point]:
         out = []
         for sw in sweeps(ctx.quick):
             for x in sw.xs:
@@ -104,7 +106,7 @@ class Preemptive(Experiment):
     def claims(self) -> list[ClaimRule]:
         return claim_rules()
 
-    def setup(self, rep: Report, res: Results, ctx: Any) -> None:
+    def setup(self, rep: Report, res: Results, ctx: Context) -> None:
         b = base(ctx.quick)
         rep.heading("Set-up")
         rep.text(SETUP.format(queue=b.queue, duration=b.duration_s, tail=b.tail_s, seeds=int(res.runs["seed"].max())))
@@ -112,7 +114,7 @@ class Preemptive(Experiment):
         rep.table(settings_table({s: tcp_of(s, b) for s in SCHEMES}), f"Schemes: rampup settings ({profiles.NS2_FULLTCP.name})")
         rep.text(MODERN)
 
-    def sections(self, rep: Report, res: Results, verdicts: list[Verdict], ctx: Any) -> None:
+    def sections(self, rep: Report, res: Results, verdicts: list[Verdict], ctx: Context) -> None:
         v = View(res.summary, {})
         _fig6(rep, v)
         _base_case(rep, v)

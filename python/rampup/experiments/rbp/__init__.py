@@ -28,6 +28,9 @@ hand. The modules: `runs` (schemes, the scenario, sweeps, variants), `claims` (c
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from ..context import Context
 from ..framework import DOCS_TABLE
 from ..framework import reproduce as _reproduce
 from .report import Rbp
@@ -36,6 +39,6 @@ from .runs import SCHEMES, Setup, scenario, start_times
 __all__ = ["DOCS_TABLE", "SCHEMES", "Rbp", "Setup", "reproduce", "scenario", "start_times"]
 
 
-def reproduce(ctx):  # type: ignore[no-untyped-def]
+def reproduce(ctx: Context) -> tuple[Path, Path]:
     """Every run of the reproduction, then its report: (report.md, report.html)."""
     return _reproduce(Rbp(), ctx)

@@ -15,8 +15,9 @@ from collections.abc import Callable, Sequence
 import pandas as pd
 
 from ..checks import Check, at_most, higher, lower
-from ..framework import ClaimRule, View, paper_data
+from ..framework import ClaimRule, paper_data
 from ..then_now import Row
+from ..view import View
 from .runs import NSSR, RBP, RBP_CWND, SSR, VEGAS
 
 #: The thresholds of the claim rules (the report prints them).

@@ -3,16 +3,18 @@ the sections of its report (set-up, Figures 6-10, round 1, the robustness varian
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pandas as pd
 from matplotlib.figure import Figure
 
 from .. import then_now
-from ..framework import Alternate, ClaimRule, Experiment, Point, Results, Verdict, View, judge, then_now_table
+from ..context import Context
+from ..framework import Alternate, ClaimRule, Experiment, Point, Results, Verdict, judge, then_now_table
 from ..present import docs_table, errorbars, settings_table, x_table
 from ..report import Report
+from ..view import View
 from .claims import THEN_NOW, claim_rules
 from .runs import LINUX_PACING, LINUX_RBP, LINUX_SSR, MODERN, NSSR, RBP, RBP_CWND, SCHEMES, SSR, THEN_NOW_PAIRS, VARIANTS, VEGAS, Setup, scenario, sweeps
 
@@ -100,7 +102,7 @@ class Rbp(Experiment):
         "scenario. The cross-check against ns-2's own RBP agents is validation/compare_rbp.py "
         "(docs/validation.md).")
 
-    def points(self, ctx: Any) -> list[Point]:
+    def points(self, ctx: Context) -> list[Point]:
         out = []
         for variant, (base, _) in VARIANTS.items():
             for sw in sweeps(ctx.quick):
@@ -131,7 +133,7 @@ class Rbp(Experiment):
     def claims(self) -> list[ClaimRule]:
         return claim_rules()
 
-    def views(self, summary: pd.DataFrame):  # type: ignore[no-untyped-def]
+    def views(self, summary: pd.DataFrame) -> tuple[View, Callable[[ClaimRule], Sequence[Alternate]]]:
         variants = [Alternate(desc, _view(summary, k, RBP)) for k, (_, desc) in VARIANTS.items() if k != "main"]
         return _view(summary, "main", RBP), lambda r: [Alternate("With RBP/cwnd as RBP", _view(summary, "main", RBP_CWND)), *variants]
 
@@ -145,14 +147,14 @@ class Rbp(Experiment):
         return "\n\n".join([main, docs_table(["claim"] + [VARIANTS[k][1] for k in others], cells),
                             docs_table(list(now.columns), now.astype(str).values.tolist())]) + "\n"
 
-    def setup(self, rep: Report, res: Results, ctx: Any) -> None:
+    def setup(self, rep: Report, res: Results, ctx: Context) -> None:
         rep.heading("Set-up")
         rep.text(SETUP.format(seeds=int(res.runs["seed"].max())))
         rep.text(TCP)
         rep.table(settings_table(SCHEMES, name="paper label"), "Schemes: the paper's labels and rampup's settings")
         rep.text(METRICS_TEXT)
 
-    def sections(self, rep: Report, res: Results, verdicts: list[Verdict], ctx: Any) -> None:
+    def sections(self, rep: Report, res: Results, verdicts: list[Verdict], ctx: Context) -> None:
         main = View(res.summary, {"variant": "main"})
         for name, sweep_name, col, ylabel, scale, title in FIGURES:
             rep.heading(title)
@@ -179,12 +181,15 @@ def _series(v: View, sweep: str) -> dict[str, pd.DataFrame]:
     return {k: p for k in SCHEMES if len(p := v.of(k, sweep=sweep))}
 
 
-def _figure(v: View, sweep: str, col: str, ylabel: str, scale: float, quick: bool, ax: Any = None, title: str = "") -> Figure | None:
+def _figure(v: View, sweep: str, col: str, ylabel: str, scale: float, quick: bool) -> Figure:
     """One paper figure: every scheme's mean of ``col`` with its CI against the sweep's x."""
-    fig = None
-    if ax is None:
-        fig = Figure(figsize=(7, 4.5), layout="constrained")
-        ax = fig.add_subplot()
+    fig = Figure(figsize=(7, 4.5), layout="constrained")
+    _panel(fig.add_subplot(), v, sweep, col, ylabel, scale, quick)
+    return fig
+
+
+def _panel(ax: Any, v: View, sweep: str, col: str, ylabel: str, scale: float, quick: bool, title: str = "") -> None:
+    """On ``ax``: every scheme's mean of ``col`` with its CI against the sweep's x."""
     errorbars(ax, _series(v, sweep), col, STYLE, scale)
     ax.set_xlabel(next(s for s in sweeps(quick) if s.name == sweep).xlabel)
     ax.set_ylabel(ylabel)
@@ -193,7 +198,6 @@ def _figure(v: View, sweep: str, col: str, ylabel: str, scale: float, quick: boo
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
     ax.legend(fontsize="small")
-    return fig
 
 
 def _table(v: View, sweep: str, cols: Sequence[tuple[str, str, float, str]]) -> pd.DataFrame:
@@ -233,7 +237,7 @@ def _robustness(rep: Report, res: Results, variant: str, main: list[Verdict], qu
     fig = Figure(figsize=(12, 4.5), layout="constrained")
     axes = fig.subplots(1, 2)
     v = View(res.summary, {"variant": variant})
-    _figure(v, "burst", "restart_elapsed_s", "elapsed time per transfer (s)", 1.0, quick, ax=axes[0], title="Fig. 6 set-up")
-    _figure(v, "burst", "restart_drop_rate", "packet drop rate per transfer (%)", 100.0, quick, ax=axes[1], title="Fig. 7 set-up")
+    _panel(axes[0], v, "burst", "restart_elapsed_s", "elapsed time per transfer (s)", 1.0, quick, title="Fig. 6 set-up")
+    _panel(axes[1], v, "burst", "restart_drop_rate", "packet drop rate per transfer (%)", 100.0, quick, title="Fig. 7 set-up")
     rep.figure(fig, f"fig6-7-{variant}", f"Fig. 6 and 7 with {desc}")
 

@@ -46,6 +46,9 @@ and its report's sections).
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from ..context import Context
 from ..framework import DOCS_TABLE
 from ..framework import reproduce as _reproduce
 from .metrics import acked_at, jain
@@ -56,6 +59,6 @@ __all__ = ["DOCS_TABLE", "MODERN", "READINGS", "SCHEMES", "SWEEP_SCHEMES", "Net"
            "reproduce", "scenario", "tcp_for"]
 
 
-def reproduce(ctx):  # type: ignore[no-untyped-def]
+def reproduce(ctx: Context) -> tuple[Path, Path]:
     """Every run of the reproduction, then its report: (report.md, report.html)."""
     return _reproduce(Ssthreshless(), ctx)

@@ -10,9 +10,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
+import pandas as pd
+
 from ..checks import PRINTED, Check, about, at_least, at_most, higher, lower
-from ..framework import ClaimRule, View
+from ..framework import ClaimRule
 from ..then_now import Row
+from ..view import View
 from .paper import DATA, TABLE2_GAMMAS, paper
 from .runs import HC, LSS, SLS, SLS_TICK, SS_A, SS_L, SS_S, SWEEP_SCHEMES, VEGAS
 
@@ -206,7 +209,7 @@ def check_i(v: View) -> list[Check]:
                    "share of seeds with a timeout", "a timeout at about 1.3 s", "1")]
 
 
-def _seeds_with_timeout(p) -> float:  # type: ignore[no-untyped-def]
+def _seeds_with_timeout(p: pd.Series) -> float:
     return float(p["timed_out"] / p["seeds"])
 
 

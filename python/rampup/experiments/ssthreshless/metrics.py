@@ -3,27 +3,30 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
-from ..framework import Point, View
+from ..framework import Point
+from ..view import View
 from .runs import MSS, Net
 
 
-def acked_at(ts: pd.DataFrame, times_s: Sequence[float]) -> np.ndarray:
+def acked_at(ts: pd.DataFrame, times_s: npt.ArrayLike) -> np.ndarray:
     """snd_una (bytes) of one flow's time series at each time (its first value before it starts)."""
     t = ts["t_ns"].to_numpy()
     v = ts["snd_una"].to_numpy(dtype=float)
+    times = np.asarray(times_s)
     if len(t) == 0:
-        return np.zeros(len(times_s))
-    idx = np.searchsorted(t, np.asarray(times_s) * 1e9, side="right") - 1
-    return np.where(idx >= 0, v[np.clip(idx, 0, None)], v[0])
+        return np.zeros(len(times))
+    idx = np.searchsorted(t, times * 1e9, side="right") - 1
+    acked: np.ndarray = np.where(idx >= 0, v[np.clip(idx, 0, None)], v[0])
+    return acked
 
 
-def jain(xs: Sequence[float]) -> float:
+def jain(xs: npt.ArrayLike) -> float:
     """Jain's fairness index (sum x)^2 / (n sum x^2): 1 = equal shares, 1/n = one flow takes all."""
     a = np.asarray(xs, dtype=float)
     s2 = float((a * a).sum())
@@ -119,7 +122,7 @@ def fairness_metrics(ts: pd.DataFrame, duration: float, late: float) -> dict[str
     out["ss_mbps_early"], out["sls_mbps_early"] = float(np.mean(first[:2])), float(np.mean(first[2:]))
     out["fair_share_mbps"] = sum(rates) / 5
     w0, w1 = late + 10.0, min(late + 20.0, duration)
-    others = np.mean([_mean_cwnd(ts[ts["flow"] == i], w0, w1) for i in range(4)])
+    others = float(np.mean([_mean_cwnd(ts[ts["flow"] == i], w0, w1) for i in range(4)]))
     out["late_catchup"] = _mean_cwnd(ts[ts["flow"] == 4], w0, w1) / others if others > 0 else math.nan
     return out
 

@@ -3,6 +3,7 @@ paper's tables and figures beside ours, and the data."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -11,9 +12,11 @@ from matplotlib.figure import Figure
 
 from .. import then_now
 from ..checks import count, verdict
-from ..framework import Alternate, ClaimRule, Experiment, Point, Results, Verdict, View, then_now_table
+from ..context import Context
+from ..framework import Alternate, ClaimRule, Experiment, Point, Results, Verdict, then_now_table
 from ..present import docs_table, errorbars, settings_table
 from ..report import Report
+from ..view import View
 from .claims import ABOUT_SLS, THEN_NOW, claim_rules
 from .metrics import METRICS, acked_at, jain, measure, points_of, series_of
 from .paper import PAPER_LABEL
@@ -144,7 +147,7 @@ class Ssthreshless(Experiment):
         "scenario. The ns-2 cross-check of the baselines (NewReno with ssthresh 32/500/5000, Limited Slow Start, "
         "Vegas) is validation/compare_ns2.py (docs/validation.md).")
 
-    def points(self, ctx: Any) -> list[Point]:
+    def points(self, ctx: Context) -> list[Point]:
         return points(ctx.seeds_or(5), ctx.quick)
 
     def measure(self, point: Point, tables: dict[str, pd.DataFrame]) -> dict[str, Any]:
@@ -171,7 +174,7 @@ class Ssthreshless(Experiment):
     def claims(self) -> list[ClaimRule]:
         return claim_rules()
 
-    def views(self, summary: pd.DataFrame):  # type: ignore[no-untyped-def]
+    def views(self, summary: pd.DataFrame) -> tuple[View, Callable[[ClaimRule], Sequence[Alternate]]]:
         def view(reading: str, sls: str) -> View:
             return View(summary, {"reading": reading}, {"SLS": sls})
 
@@ -195,10 +198,10 @@ class Ssthreshless(Experiment):
         return (docs_table(["claim", "verdict (main, SLS exact)", *labels], rows) + "\n\n"
                 + docs_table(list(now.columns), now.astype(str).values.tolist()) + "\n")
 
-    def setup(self, rep: Report, res: Results, ctx: Any) -> None:
+    def setup(self, rep: Report, res: Results, ctx: Context) -> None:
         _setup_text(rep, int(res.runs["seed"].max()), ctx.quick)
 
-    def sections(self, rep: Report, res: Results, verdicts: list[Verdict], ctx: Any) -> None:
+    def sections(self, rep: Report, res: Results, verdicts: list[Verdict], ctx: Context) -> None:
         for section in SECTIONS:
             section(rep, res, ctx)
 
@@ -208,7 +211,7 @@ def _example(res: Results, exp: str, reading: str, scheme: str, x: float | None 
     return res.example(exp=exp, reading=reading, scheme=scheme, seed=1, **({} if x is None else {"x": x}))
 
 
-def _table1_fig2(rep: Report, res: Results, ctx: Any) -> None:
+def _table1_fig2(rep: Report, res: Results, ctx: Context) -> None:
     points = res.summary
     rep.heading("Table I and Fig. 2: slow start with ssthresh 5000 / 500 / 32 (buffer 250)")
     rep.table(table1(points), "Table I: link utilization over 10 s (mean ± 90% CI) in every reading of ACK policy × "
@@ -230,7 +233,7 @@ def _table1_fig2(rep: Report, res: Results, ctx: Any) -> None:
     rep.figure(fig, "fig2", "Fig. 2: cwnd and sequence number over time of NewReno slow start with ssthresh 5000 (L), 500 (A), 32 (S); seed 1")
 
 
-def _fig3(rep: Report, res: Results, ctx: Any) -> None:
+def _fig3(rep: Report, res: Results, ctx: Context) -> None:
     points = res.summary
     rep.heading("Fig. 3: ssthresh = BDP with a buffer of 0.2 BDP")
     fig = Figure(figsize=(13, 4.5), layout="constrained")
@@ -250,7 +253,7 @@ def _fig3(rep: Report, res: Results, ctx: Any) -> None:
     rep.table(table_fig3(points), "Fig. 3 runs: utilization, drops and timeouts (means over seeds)")
 
 
-def _table2_fig4(rep: Report, res: Results, ctx: Any) -> None:
+def _table2_fig4(rep: Report, res: Results, ctx: Context) -> None:
     points = res.summary
     rep.heading("Table II and Fig. 4: sensitivity to γ (buffer 250)")
     rep.text("The paper's three γ values were lost in extraction; we place its 'small / medium / large' rows beside "
@@ -284,7 +287,7 @@ def _table2_fig4(rep: Report, res: Results, ctx: Any) -> None:
     rep.figure(fig, "fig4", "Fig. 4: SSthreshless Start's cwnd for three γ values, and utilization against γ")
 
 
-def _table3_fig5(rep: Report, res: Results, ctx: Any) -> None:
+def _table3_fig5(rep: Report, res: Results, ctx: Context) -> None:
     points = res.summary
     rep.heading("Table III and Fig. 5: buffer 200 (0.4 BDP): cwnd and backlog")
     rep.table(table3(points), "Table III: link utilization over 10 s (mean ± 90% CI) beside the paper")
@@ -306,7 +309,7 @@ def _table3_fig5(rep: Report, res: Results, ctx: Any) -> None:
                             "(cwnd axis clipped at 1200)")
 
 
-def _sweeps(rep: Report, res: Results, ctx: Any) -> None:
+def _sweeps(rep: Report, res: Results, ctx: Context) -> None:
     points = res.summary
     for sw, fig_name, title in zip(sweeps(ctx.quick), ("fig6", "fig7", "fig8"),
                                    ("Fig. 6: link utilization vs buffer size (40 Mb/s, 100 ms RTT)",
@@ -328,7 +331,7 @@ def _sweeps(rep: Report, res: Results, ctx: Any) -> None:
                       "from the base RTT to the next rounding boundary (computed: propagation + serialization)")
 
 
-def _table7_fig9(rep: Report, res: Results, ctx: Any) -> None:
+def _table7_fig9(rep: Report, res: Results, ctx: Context) -> None:
     points = res.summary
     rep.heading("Table VII and Fig. 9: 10 Mb/s UDP from 1 s to 5 s")
     rep.table(table7(points), "Table VII: TCP goodput over 10 s (Mb/s, mean ± 90% CI) beside the paper (whose Mb/s is "
@@ -353,7 +356,7 @@ def _table7_fig9(rep: Report, res: Results, ctx: Any) -> None:
     rep.figure(fig, "fig9", "Fig. 9: cwnd and goodput with a 10 Mb/s UDP burst from 1 s to 5 s; reading main, seed 1")
 
 
-def _fig10(rep: Report, res: Results, ctx: Any) -> None:
+def _fig10(rep: Report, res: Results, ctx: Context) -> None:
     points = res.summary
     dur = QUICK_FAIR_DURATION if ctx.quick else FAIR_DURATION
     late = QUICK_FAIR_LATE if ctx.quick else FAIR_LATE
@@ -418,7 +421,7 @@ def _setup_text(rep: Report, seeds: int, quick: bool) -> None:
               "Table I (SPEC §001)")
 
 
-def _then_now_section(rep: Report, res: Results, ctx: Any) -> None:
+def _then_now_section(rep: Report, res: Results, ctx: Context) -> None:
     rep.heading("Then and now: SSthreshless Start against today's startups")
     rep.text(
         "Today's startups on the same dumbbell and the same TCP around them (reading main: IW 2, an ACK per segment, "

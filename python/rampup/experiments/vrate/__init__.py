@@ -12,6 +12,9 @@ one run's scenario), `claims` (checks) and `report` (the `Experiment`).
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from ..context import Context
 from ..framework import DOCS_TABLE
 from ..framework import reproduce as _reproduce
 from .report import Vrate
@@ -20,6 +23,6 @@ from .striped import Striped, request_rows, requests
 __all__ = ["DOCS_TABLE", "Striped", "Vrate", "reproduce", "request_rows", "requests"]
 
 
-def reproduce(ctx):  # type: ignore[no-untyped-def]
+def reproduce(ctx: Context) -> tuple[Path, Path]:
     """Every run of the reproduction, then its report: (report.md, report.html)."""
     return _reproduce(Vrate(), ctx)

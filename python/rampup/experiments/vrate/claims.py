@@ -15,8 +15,9 @@ import pandas as pd
 
 from .. import framework
 from ..checks import PRINTED, Check, about, at_least, at_most, higher, lower
-from ..framework import ClaimRule, View, paper_data
+from ..framework import ClaimRule, paper_data
 from ..then_now import Row
+from ..view import View
 from .runs import BTCP, FIG4, FIG5, PACING, PAIR, SHARING, SIZES_MB, VRATE
 
 PCT, SPREAD, TIMEOUTS, LPE = "pct", "spread_frac", "timeouts", "losses_per_episode"

@@ -9,9 +9,11 @@ from typing import Any
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ..framework import ClaimRule, Experiment, Point, Results, Verdict, View, paper_data
+from ..context import Context
+from ..framework import ClaimRule, Experiment, Point, Results, Verdict, paper_data
 from ..present import errorbars, settings_table, x_table
 from ..report import Report
+from ..view import View
 from .claims import LPE, PCT, SPREAD, THEN_NOW, THEN_NOW_PAIRS, TIMEOUTS, claim_rules, sizes
 from .runs import (
     BTCP,
@@ -24,6 +26,7 @@ from .runs import (
     OC3,
     PACING,
     PAIR,
+    PERIOD,
     READINGS,
     SHARING,
     SIZES_MB,
@@ -92,7 +95,7 @@ class Vrate(Experiment):
                       "points checked, and the points that pass")
     data_text = "runs.csv: per-run figures; points.csv: the figure points with 90% CI half-widths; example-scenario.toml: one run's scenario."
 
-    def points(self, ctx: Any) -> list[Point]:
+    def points(self, ctx: Context) -> list[Point]:
         seeds = ctx.seeds_or(10)
         ns = (1, 2, 4, 8) if ctx.quick else tuple(range(1, 9))
         sizes = SIZES_MB[-1:] if ctx.quick else SIZES_MB
@@ -147,16 +150,16 @@ class Vrate(Experiment):
     def claims(self) -> list[ClaimRule]:
         return claim_rules()
 
-    def setup(self, rep: Report, res: Results, ctx: Any) -> None:
+    def setup(self, rep: Report, res: Results, ctx: Context) -> None:
         rep.heading("Set-up")
         rep.text(SETUP.format(seeds=int(res.runs["seed"].max()), sizes=" and ".join(str(s) for s in sorted(set(res.runs["size_mb"]))),
-                              host_queue=HOST_QUEUE, jitter=JITTER, start_jitter=START_JITTER, period=STACKS[VRATE][1]["period"]))  # type: ignore[index]
+                              host_queue=HOST_QUEUE, jitter=JITTER, start_jitter=START_JITTER, period=PERIOD))
         rep.text(RELATIVES)
         rep.table(settings_table({s: {**tcp, **({"[vrate]": v} if v else {}), **({"share": "app"} if sh else {})}
                                   for s, (tcp, v, sh) in STACKS.items()}, name="stack"),
                   "Stacks: rampup settings")
 
-    def sections(self, rep: Report, res: Results, verdicts: list[Verdict], ctx: Any) -> None:
+    def sections(self, rep: Report, res: Results, verdicts: list[Verdict], ctx: Context) -> None:
         v = View(res.summary, {})
         _fig1(rep, res, v)
         for case, what in ((FIG4, "an OC-12 client reads from 100baseT servers"), (FIG5, "an OC-12 client writes to 100baseT servers")):

@@ -21,9 +21,9 @@ __all__ = ["PROGRAMS", "ProgramError", "program"]
 #: The programs a run needs: the delay line (where the kernel has no netem) and rampup's TCP over UDP.
 PROGRAMS = ("rampup-delayline", "rampup-udp")
 #: Installed with the package (a wheel).
-PACKAGED = FsPath(__file__).resolve().parent / "bin"
+PACKAGED = FsPath(__file__).resolve().parents[1] / "bin"
 #: The checkout this package runs from, if it does (an editable install).
-CHECKOUT = FsPath(__file__).resolve().parents[2]
+CHECKOUT = FsPath(__file__).resolve().parents[3]
 #: What the programs are built from: a change to any of these makes cargo build them again
 #: (and so makes the program newer; a crate's tests are left out, as cargo leaves them).
 SOURCES = ("Cargo.toml", "Cargo.lock", *(f"crates/{c}/{part}" for c in ("net", "tcp", "sim") for part in ("Cargo.toml", "src")))

@@ -19,11 +19,13 @@ client's, or the server's for an exchange).
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path as FsPath
 from typing import Any
 
-from .testbed import Path, PathSpec, TestbedError, program
+from ..api import run
+from .path import Path, PathSpec, TestbedError, program
 
 __all__ = ["ETHERNET_BYTES", "KERNEL_HEADER_BYTES", "UDP_HEADER_BYTES", "UDP_MSS", "Exchange", "Outcome", "Writes", "kernel",
            "kernel_exchange", "rampup_udp", "rampup_udp_exchange", "scenario_for", "simulated", "simulated_exchange"]
@@ -351,6 +353,7 @@ def scenario_for(spec: PathSpec, work: list[Writes] | Exchange, tcp: dict[str, A
     timestamps and Ethernet, as tbf and bfifo count them)."""
     queue = {"bytes": spec.queue_bytes} if spec.queue_bytes is not None else {"packets": spec.queue_packets}
     clients = ["client"] + [f"client{k}" for k in range(2, len(spec.delays_us) + 1)]
+    works: Sequence[Writes | Exchange] = [work] if isinstance(work, Exchange) else work
     return {
         "duration": "600s",
         "header_bytes": KERNEL_HEADER_BYTES + ETHERNET_BYTES,
@@ -360,8 +363,7 @@ def scenario_for(spec: PathSpec, work: list[Writes] | Exchange, tcp: dict[str, A
               for c, d in zip(clients, spec.delays_us, strict=True)),
             {"a": "router", "b": "server", "rate": f"{spec.rate_bps}bps", "delay": "0s", "queue": queue, "burst": spec.burst},
         ]},
-        "flow": [{"from": c, "to": "server", "tcp": tcp, "app": _app(w)}
-                 for c, w in zip(clients, [work] if isinstance(work, Exchange) else work, strict=True)],
+        "flow": [{"from": c, "to": "server", "tcp": tcp, "app": _app(w)} for c, w in zip(clients, works, strict=True)],
         "trace": {"timeseries": False, "queues": False},
     }
 
@@ -369,8 +371,6 @@ def scenario_for(spec: PathSpec, work: list[Writes] | Exchange, tcp: dict[str, A
 def _simulate(scenario: dict[str, Any], tcp: dict[str, Any], header_bytes: int) -> Any:
     """The simulator's result for ``scenario`` with every flow's keys ``tcp``, and every frame
     ``header_bytes`` plus the Ethernet header beyond its payload."""
-    from . import run  # noqa: PLC0415
-
     return run({**scenario, "header_bytes": header_bytes + ETHERNET_BYTES, "ack_bytes": header_bytes + ETHERNET_BYTES,
                 "flow": [{**f, "tcp": tcp} for f in scenario["flow"]]})
 

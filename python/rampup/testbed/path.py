@@ -1,11 +1,9 @@
-"""The real path (docs/testbed.md): network namespaces joined by veth pairs, the bottleneck
-shaped by `tc`, the delay by rampup's delay line. `check` says what this machine allows,
-trying it in a namespace of its own that it removes again; `Path` builds client, router and
-server namespaces with the bottleneck on the router and removes them on exit, on error and on
-Ctrl-C; `testbed_runs` runs the experiments on it.
+"""A real path: `Path` builds client, router and server namespaces joined by veth pairs, the
+bottleneck shaped by `tc` on the router and the delay by netem or rampup's delay line, and
+removes them on exit, on error and on Ctrl-C.
 
-Everything the testbed creates is named with `PREFIX` and written down by its owner
-(`testbed_owner`): what a killed run left is removed by the next, and nothing else is touched.
+Everything it creates is named with `PREFIX` and written down by its owner (`owner`): what
+a killed run left is removed by the next, and nothing else is touched.
 """
 
 from __future__ import annotations
@@ -21,26 +19,15 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path as FsPath
 
-from .testbed_owner import Owner, leftovers, remove_leftovers
-from .testbed_owner import run_short as _run
-from .testbed_programs import PROGRAMS, ProgramError
-from .testbed_programs import program as _program
+from .owner import Owner
+from .owner import run_short as _run
+from .programs import ProgramError
+from .programs import program as _program
 
-__all__ = ["DELAYS", "PREFIX", "QDISCS", "Finding", "Path", "PathSpec", "TestbedError", "check", "leftovers", "program", "remove_leftovers",
-           "unmet"]
+__all__ = ["DELAYS", "PREFIX", "Path", "PathSpec", "TestbedError", "program"]
 
 #: Every namespace the testbed makes is named with this prefix.
 PREFIX = "rampup-"
-#: The queueing disciplines a path is built from: the rate (tbf), the drop-tail queue in
-#: bytes or packets (bfifo, pfifo), the one-way delay (netem) and per-flow pacing (fq).
-QDISCS = {
-    "tbf": "rate 10mbit burst 1600 limit 10000",
-    "bfifo": "limit 10000",
-    "pfifo": "limit 10",
-    "netem": "delay 10ms",
-    "fq": "",
-}
-CONGESTION_CONTROLS = FsPath("/proc/sys/net/ipv4/tcp_available_congestion_control")
 #: What a path's one-way delay can be made by (`PathSpec.delay`).
 DELAYS = ("auto", "netem", "delay-line")
 #: netem's queue, in packets: far above any window of the experiments (its default is 1,000).
@@ -50,91 +37,6 @@ NETEM_LIMIT = 100_000
 #: Measured on an idle machine: 50 ms and 0.1 s were enough (see `Path.capture`).
 CAPTURE_SETTLE_S = 0.2
 CAPTURE_DRAIN_S = 0.5
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One thing the testbed needs: whether the machine has it, and what was found."""
-
-    name: str
-    ok: bool
-    detail: str
-
-
-def check() -> list[Finding]:
-    """What the machine allows and what a run needs, in the order a path needs it: root,
-    iproute2, namespaces, veth, each qdisc, crates/net's programs, the experiments' files, a
-    capture tool (for --pcap), leftovers, congestion controls. Creates one
-    namespace named ``rampup-check-<pid>`` with a veth pair in it, tries each queueing
-    discipline on it, and removes it whatever happens."""
-    found = [Finding("root", os.geteuid() == 0, "yes" if os.geteuid() == 0 else "no: run as root (namespaces and tc need it)")]
-    tools = [t for t in ("ip", "tc") if shutil.which(t) is None]
-    found.append(Finding("iproute2", not tools, "ip and tc found" if not tools else f"missing {', '.join(tools)}: apt-get install iproute2"))
-    if tools or not found[0].ok:
-        return found + _congestion_controls()
-    ns = f"{PREFIX}check-{os.getpid()}"
-    owner = Owner()
-    ok, err = owner.add_namespace(ns)
-    found.append(Finding("network namespaces", ok, "yes" if ok else f"no: {err}"))
-    try:
-        if ok:
-            veth, why = _run("ip", "-n", ns, "link", "add", "name", "rc0", "type", "veth", "peer", "name", "rc1")
-            found.append(Finding("veth pairs", veth, "yes" if veth else f"no: {why}"))
-            if veth:
-                _run("ip", "-n", ns, "link", "set", "rc0", "up")
-                for qdisc, args in QDISCS.items():
-                    has, why = _run("ip", "netns", "exec", ns, "tc", "qdisc", "replace", "dev", "rc0", "root", qdisc, *args.split())
-                    found.append(Finding(f"qdisc {qdisc}", has, "yes" if has else f"no: {why}"))
-    finally:
-        owner.remove()
-    found += _programs() + _experiments()
-    capture = shutil.which("tcpdump") or shutil.which("dumpcap")
-    found.append(Finding("capture", capture is not None, capture or "no: apt-get install tcpdump (only --pcap needs it)"))
-    stale = leftovers()
-    found.append(Finding("leftovers", not stale, "none" if not stale else f"{', '.join(stale)} (a killed run's; the next run removes them)"))
-    return found + _congestion_controls()
-
-
-def _programs() -> list[Finding]:
-    """crates/net's programs, each found (or built now: testbed_programs)."""
-    found = []
-    for name in PROGRAMS:
-        try:
-            found.append(Finding(name, True, program(name)))
-        except TestbedError as e:
-            found.append(Finding(name, False, f"no: {e}"))
-    return found
-
-
-def _experiments() -> list[Finding]:
-    """Every experiment's scenario file, read as a run reads it."""
-    from . import testbed_experiments as te  # noqa: PLC0415  (it imports this module)
-
-    bad = []
-    for name in te.EXPERIMENTS:
-        try:
-            te.experiment(name)
-        except TestbedError as e:
-            bad.append(str(e))
-    return [Finding("experiments", not bad, f"{te.SCENARIOS}: {', '.join(te.EXPERIMENTS)}" if not bad else f"no: {bad[0]}")]
-
-
-def unmet(found: list[Finding], delay: str = "auto", pcap: bool = False) -> list[Finding]:
-    """The findings of `check` that fail and that a run with ``delay`` (and ``pcap``) needs.
-    A run goes without fq (the kernel paces without it), a capture tool unless it captures,
-    netem unless it is asked for, and leftovers (it removes them)."""
-    spare = {"qdisc fq", "leftovers"} | ({"qdisc netem"} if delay != "netem" else set()) | (set() if pcap else {"capture"})
-    return [f for f in found if not f.ok and f.name not in spare]
-
-
-def _congestion_controls() -> list[Finding]:
-    try:
-        have = CONGESTION_CONTROLS.read_text().split()
-    except OSError as e:
-        return [Finding("congestion controls", False, f"unknown: {e}")]
-    missing = [c for c in ("reno", "cubic") if c not in have]
-    detail = " ".join(have) + (f" (missing {', '.join(missing)})" if missing else "")
-    return [Finding("congestion controls", not missing, detail)]
 
 
 class TestbedError(RuntimeError):
@@ -181,7 +83,7 @@ class PathSpec:
 
 def program(name: str) -> str:
     """One of crates/net's programs (``rampup-delayline``, ``rampup-udp``): the package's own,
-    or this checkout's, built now if need be (`testbed_programs`)."""
+    or this checkout's, built now if need be (`programs`)."""
     try:
         return _program(name)
     except ProgramError as e:
@@ -201,7 +103,7 @@ class Path:
 
     A context manager: the namespaces and every process started in them go when the block
     ends, however it ends (an exception, Ctrl-C as KeyboardInterrupt). Its processes die
-    with the thread that made the path (`testbed_owner.Owner`); a process killed outright
+    with the thread that made the path (`owner.Owner`); a process killed outright
     leaves its namespaces, and their record, for `remove_leftovers`. ``delay_stats`` holds
     what rampup's delay lines reported when they stopped (per direction: frames, and the
     lateness of their release in µs)."""

@@ -24,22 +24,14 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from . import _engine
-from .cli import (
-    EXIT_FAILURE,
-    EXIT_INTERRUPTED,
-    FULL_DISK,
-    CliError,
-    _check_scenario,
-    _read_scenario,
-    _scenario_name,
-    _toml_value,
-    full_disk,
-    invoked_as,
-    main,
-)
-from .folders import OutputError, check_target
-from .results import safe_name
+from .. import _engine
+from ..cache import run_jobs
+from ..cluster import DaskError, connect
+from ..folders import FULL_DISK, OutputError, check_target
+from ..results import safe_name
+from ..sweep import collect, kept, plan
+from .app import EXIT_FAILURE, EXIT_INTERRUPTED, CliError, full_disk, invoked_as
+from .inputs import check_scenario, read_scenario, scenario_name, toml_value
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -65,8 +57,6 @@ def run_options(command: F) -> F:
 def cluster_client(backend: str, scheduler: str | None) -> Iterator[Any]:
     """With --backend dask: a client of the --scheduler's cluster, or of a cluster of this
     process's threads, for the whole command and closed at its end; else None."""
-    from .experiments.cluster import DaskError, connect
-
     if scheduler is not None and backend != "dask":
         raise CliError("--scheduler: goes with --backend dask")
     if backend != "dask":
@@ -82,7 +72,7 @@ def cluster_client(backend: str, scheduler: str | None) -> Iterator[Any]:
         client.close()
 
 
-@main.command(name="sweep")
+@click.command(name="sweep")
 @click.argument("file", type=click.Path(path_type=Path))
 @click.option("--grid", "grids", multiple=True, required=True, metavar="KEY=V1,V2,...",
               help="A scenario key (as --set names it) and its values, comma-separated. Repeatable: every combination runs.")
@@ -100,19 +90,15 @@ def sweep_command(file: Path, grids: tuple[str, ...], seeds: int, table: str, ou
     On a terminal a bar shows the runs done, those taken from the cache and the rate; the
     last line sums them up. Ctrl-C keeps every finished run in the cache: the same command
     resumes."""
-    from .experiments.cluster import DaskError
-    from .experiments.runner import run_jobs
-    from .sweep import collect, kept, plan
-
-    text = _read_scenario(file)
-    _check_scenario(file, text)
+    text = read_scenario(file)
+    check_scenario(file, text)
     grid: dict[str, list[object]] = {}
     for item in grids:
         key, eq, values = item.partition("=")
         if not eq or not key.strip() or not values:
             raise CliError(f"--grid: {item!r} is not KEY=V1,V2,... (e.g. topology.bottleneck_queue.packets=10,50,100)")
-        grid[key.strip()] = [_toml_value(v) for v in values.split(",")]
-    out = out if out is not None else Path("results") / f"sweep-{safe_name(_scenario_name(file, text))}.parquet"
+        grid[key.strip()] = [toml_value(v) for v in values.split(",")]
+    out = out if out is not None else Path("results") / f"sweep-{safe_name(scenario_name(file, text))}.parquet"
     if out.suffix not in (".parquet", ".csv"):
         raise CliError(f"--out {out}: give a file ending in .parquet or .csv")
     if out.exists() and not overwrite:
@@ -216,7 +202,7 @@ def _sweep_bar(tally: _Tally) -> Iterator[Callable[[int, int], None]]:
         yield shown
 
 
-@main.command()
+@click.command()
 @click.argument("paper", required=False)
 @click.option("--list", "list_papers", is_flag=True, help="Name the papers and what each reproduction runs, and stop.")
 @click.option("--out", type=click.Path(path_type=Path),
@@ -233,9 +219,9 @@ def reproduce(paper: str | None, list_papers: bool, out: Path | None, overwrite:
     PAPER is rbp, ssthreshless, preemptive, newcwv or vrate (papers 000-004; --list says what
     each runs), or all: every one of them into one folder with an index page.
     """
-    from .experiments import PAPERS, reproduce_into
-    from .experiments.cluster import DaskError
-    from .experiments.site import listing, reproduce_all
+    # The reproductions draw figures: matplotlib is slow to import, so only this command does.
+    from ..experiments import PAPERS, reproduce_into
+    from ..experiments.site import listing, reproduce_all
 
     if list_papers:
         return click.echo("\n".join(listing()))

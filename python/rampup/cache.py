@@ -1,10 +1,10 @@
-"""Sweeps: many scenario runs, in parallel, cached by what went into them.
+"""The run cache: many scenario runs, in parallel, cached by what went into them.
 
 A `Job` is one scenario text and seed plus the tags that place it in an experiment
 (figure, scheme, x value). `run_jobs` runs the jobs that are not cached yet on a pool of
 threads (the engine releases the GIL, so threads run in parallel) or on a Dask cluster,
-shows a progress bar, and stores the tables each job keeps under ``cache/<key>/`` (an
-`entry`). The key hashes the engine build, the scenario text, the seed and the kept tables,
+reports progress, and stores the tables each job keeps under ``cache/<key>/`` (a
+`cache_entry`). The key hashes the engine build, the scenario text, the seed and the kept tables,
 and the entry records them: re-running a sweep redoes only the runs whose inputs changed, an
 entry copied into another's folder is run again, and an interrupted sweep resumes.
 """
@@ -24,11 +24,10 @@ from typing import Any
 
 import pandas as pd
 
-from .. import _engine
-from ..folders import FULL_DISK
-from . import entry
+from . import _engine, cache_entry, cluster
+from .folders import FULL_DISK
 
-__all__ = ["CacheNotWritten", "Job", "each_result", "engine_build", "run_jobs"]
+__all__ = ["AHEAD", "CacheNotWritten", "Job", "Tables", "each_result", "engine_build", "run_job", "run_jobs", "store"]
 
 
 @dataclass(frozen=True)
@@ -79,7 +78,8 @@ class _Keep:
         pass
 
 
-def _run(job: Job) -> dict[str, pd.DataFrame]:
+def run_job(job: Job) -> dict[str, pd.DataFrame]:
+    """The tables ``job`` keeps, from a run of its scenario (no cache read or written)."""
     traces = _Keep(job.keep)
     raw = _engine.run(job.scenario, job.seed, None, traces)
     return {name: pd.DataFrame(raw["tables"][name]) if name in raw["tables"] else pd.concat(traces.chunks[name], ignore_index=True)
@@ -93,26 +93,27 @@ class CacheNotWritten(UserWarning):
 
 def _run_and_store(job: Job, cache: Path, unstored: list[OSError]) -> dict[str, pd.DataFrame]:
     """Run and cache in the worker, so that writing Arrow does not serialise the sweep."""
-    tables = _run(job)
-    store_or_note(job, cache, tables, unstored)
+    tables = run_job(job)
+    _store_or_note(job, cache, tables, unstored)
     return tables
 
 
-def store_or_note(job: Job, cache: Path, tables: dict[str, pd.DataFrame], unstored: list[OSError]) -> None:
+def _store_or_note(job: Job, cache: Path, tables: dict[str, pd.DataFrame], unstored: list[OSError]) -> None:
     """Cache a run's tables; if the cache cannot take them, note why and keep going: the run
     is done, and its results are worth more than its cache entry."""
     try:
-        _store(job, cache, tables)
+        store(job, cache, tables)
     except OSError as e:
         unstored.append(e)
 
 
 def _load(job: Job, cache: Path) -> dict[str, pd.DataFrame] | None:
-    return entry.load(cache / job.key, job.made_for, job.keep)
+    return cache_entry.load(cache / job.key, job.made_for, job.keep)
 
 
-def _store(job: Job, cache: Path, tables: dict[str, pd.DataFrame]) -> None:
-    entry.store(cache / job.key, job.made_for, tables)
+def store(job: Job, cache: Path, tables: dict[str, pd.DataFrame]) -> None:
+    """Cache a run's tables under ``cache/<key>/``, whole or not at all (`cache_entry.store`)."""
+    cache_entry.store(cache / job.key, job.made_for, tables)
 
 
 Tables = dict[str, pd.DataFrame]
@@ -156,7 +157,7 @@ def each_result(
         raise ValueError(f"backend: {backend!r} is not one of 'threads', 'dask'")
     if client is not None and backend != "dask":
         raise ValueError("client: a Dask client goes with backend='dask'")
-    entry.remove_abandoned(cache)
+    cache_entry.remove_abandoned(cache)
     todo: list[int] = []
     done = 0
     for i, job in enumerate(jobs):
@@ -180,9 +181,11 @@ def each_result(
     if backend == "threads":
         _run_threads(jobs, todo, workers or os.cpu_count() or 1, cache, finished, unstored)
     elif todo:
-        from .cluster import run_on_dask
+        def stored(i: int, tables: Tables) -> None:  # here: the workers need not reach the cache
+            _store_or_note(jobs[i], cache, tables, unstored)
+            finished(i, tables)
 
-        run_on_dask(client, jobs, todo, cache, finished, unstored)
+        cluster.run_on_dask(client, jobs, todo, stored, run=run_job, build_of=engine_build, ahead=AHEAD)
     if unstored:
         e = unstored[0]
         why = "no space left on the device" if e.errno in FULL_DISK else (e.strerror or str(e))
@@ -195,11 +198,11 @@ def each_result(
 AHEAD = 4
 
 
-def _run_threads(jobs: Sequence[Job], todo: Sequence[int], workers: int, cache: Path, finished: Callable,
+def _run_threads(jobs: Sequence[Job], todo: Sequence[int], workers: int, cache: Path, finished: Callable[[int, Tables], None],
                  unstored: list[OSError]) -> None:
     waiting = iter(todo)
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        pending: dict[Future, int] = {}
+        pending: dict[Future[Tables], int] = {}
 
         def submit(n: int) -> None:
             for i in itertools.islice(waiting, n):

@@ -1,11 +1,13 @@
-"""The Dask backend of `run_jobs`: a sweep's runs on the workers of a ``dask.distributed``
+"""The Dask backend of `cache.run_jobs`: a sweep's runs on the workers of a ``dask.distributed``
 cluster (a laptop's `LocalCluster`, a SLURM allocation, a Kubernetes deployment; see
 docs/cluster.md).
 
 Workers only simulate: each returns its run's tables, and this process stores them in its
 cache, so workers need not share a file system with it. Every worker must run the same
 engine build as this process (the cache keys runs by it); `check_workers` says which does
-not before anything runs.
+not before anything runs. The cache calls this module, so this module imports nothing of
+the cache: the caller hands it the run and the engine build's hash as functions, which Dask
+sends to the workers by name.
 """
 
 from __future__ import annotations
@@ -14,8 +16,10 @@ import itertools
 import os
 import uuid
 from collections.abc import Callable, Sequence
-from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+J = TypeVar("J")
+R = TypeVar("R")
 
 __all__ = ["DaskError", "check_workers", "connect", "run_on_dask", "slots"]
 
@@ -49,15 +53,16 @@ def connect(scheduler: str | None, timeout_s: float = 10) -> Any:
 _PROCESS = uuid.uuid4().hex
 
 
-def check_workers(client: Any, build: str, wait_s: float = 120) -> None:
+def check_workers(client: Any, build: str, build_of: Callable[[], str], wait_s: float = 120) -> None:
     """DaskError unless the cluster has a worker (waiting ``wait_s`` for one to join, as a
     SLURM job or a pod may still be starting) and each worker there now has rampup's engine
-    of this ``build``. Workers that join later are checked by each run (`_run_checked`)."""
+    of this ``build``, as ``build_of()`` on the worker says. Workers that join later are
+    checked by each run (`_run_checked`)."""
     try:
         client.wait_for_workers(1, timeout=wait_s)
     except TimeoutError:
         raise DaskError(f"scheduler {client.scheduler.address}: no worker joined within {wait_s:g} s") from None
-    builds = client.run(_worker_build, on_error="return")
+    builds = client.run(build_of, on_error="return")
     failed = {w: b for w, b in builds.items() if isinstance(b, BaseException)}
     if failed:
         worker, e = next(iter(failed.items()))
@@ -70,33 +75,25 @@ def check_workers(client: Any, build: str, wait_s: float = 120) -> None:
                         "workers differ): install the same rampup on the workers")
 
 
-def _worker_build() -> str:
-    from .runner import engine_build
-
-    return engine_build()
-
-
-def _run_checked(job: Any, build: str, process: str) -> Any:
-    """On a worker: the run's tables, if its engine is the caller's ``build`` (a worker may
-    have joined after `check_workers`). A worker process keeps each run to one thread, as its
-    own threads are the parallelism; a worker in the caller's ``process`` keeps the user's
+def _run_checked(run: Callable[[J], R], build_of: Callable[[], str], job: J, build: str, process: str) -> R:
+    """On a worker: ``run(job)``, if its engine is the caller's ``build`` (a worker may have
+    joined after `check_workers`). A worker process keeps each run to one thread, as its own
+    threads are the parallelism; a worker in the caller's ``process`` keeps the user's
     setting."""
-    from .runner import _run, engine_build
-
-    if engine_build() != build:
-        raise DaskError(f"a worker runs engine build {engine_build()}, this process {build}: install the same rampup on the workers")
+    if (theirs := build_of()) != build:
+        raise DaskError(f"a worker runs engine build {theirs}, this process {build}: install the same rampup on the workers")
     if process != _PROCESS:
         os.environ["RAMPUP_THREADS"] = "1"
-    return _run(job)
+    return run(job)
 
 
-def run_on_dask(client: Any, jobs: Sequence[Any], todo: Sequence[int], cache: Path, finished: Callable[[int, Any], None],
-                unstored: list[OSError]) -> None:
-    """Run ``jobs[i]`` for i in ``todo`` on ``client``'s cluster (the current client, or a
-    cluster of this process's threads when None), storing each result here as it comes
-    (``unstored`` gets the errors of those the cache cannot take)."""
-    from .runner import AHEAD, engine_build, store_or_note
-
+def run_on_dask(client: Any, jobs: Sequence[J], todo: Sequence[int], finished: Callable[[int, R], None], *,
+                run: Callable[[J], R], build_of: Callable[[], str], ahead: int) -> None:
+    """``run(jobs[i])`` for i in ``todo`` on ``client``'s cluster (the current client, or a
+    cluster of this process's threads when None), and ``finished(i, result)`` here as each
+    comes, with at most ``ahead`` runs per worker thread waiting on the cluster. ``run`` and
+    ``build_of`` (the engine build's hash) are module-level functions, which Dask sends to
+    the workers by name."""
     distributed = _distributed()
     ours = False
     if client is None:
@@ -107,25 +104,25 @@ def run_on_dask(client: Any, jobs: Sequence[Any], todo: Sequence[int], cache: Pa
     futures: dict[Any, int] = {}
     waiting = iter(todo)
     try:
-        build = engine_build()
-        check_workers(client, build)
+        build = build_of()
+        check_workers(client, build, build_of)
 
         def submit(n: int) -> list[Any]:
-            new = {client.submit(_run_checked, jobs[i], build, _PROCESS, pure=False): i for i in itertools.islice(waiting, n)}
+            new = {client.submit(_run_checked, run, build_of, jobs[i], build, _PROCESS, pure=False): i
+                   for i in itertools.islice(waiting, n)}
             futures.update(new)
             return list(new)
 
-        # A few runs per worker thread wait on the cluster, as on threads (`runner.AHEAD`),
+        # A few runs per worker thread wait on the cluster, as on threads (`cache.AHEAD`),
         # so that the results not yet taken here stay few.
-        ends = distributed.as_completed(submit(AHEAD * slots(client)))
+        ends = distributed.as_completed(submit(ahead * slots(client)))
         for f in ends:
             i = futures.pop(f)
-            tables = f.result()
+            result = f.result()
             f.release()  # the worker may drop its copy now
             for more in submit(1):
                 ends.add(more)
-            store_or_note(jobs[i], cache, tables, unstored)
-            finished(i, tables)
+            finished(i, result)
     finally:
         if futures:  # an error or Ctrl-C: the runs not finished are cancelled
             client.cancel(list(futures))

@@ -5,25 +5,26 @@ queue) with the same writes.
 An experiment's cases change the flows' `tcp` keys, and the kernel's settings to match.
 
 Each case runs on four stacks: the kernel's TCP, rampup's over UDP, and the simulator with the
-kernel's segments and with rampup-udp's (`testbed_runs`).
+kernel's segments and with rampup-udp's (`runs`).
 """
 
 from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path as FsPath
 from typing import Any
 
-from . import testbed_runs as tr
-from .testbed import PathSpec, TestbedError
+from . import runs as tr
+from .path import PathSpec, TestbedError
 
 __all__ = ["EXPERIMENTS", "SCENARIOS", "Experiment", "bulk", "exchange", "experiment", "restart", "two_flows"]
 
 #: The experiments' scenario files, in the package: an install runs them as a checkout does.
-SCENARIOS = FsPath(__file__).resolve().parent / "scenarios" / "testbed"
+SCENARIOS = FsPath(__file__).resolve().parents[1] / "scenarios" / "testbed"
 #: What `rampup testbed run` offers.
 EXPERIMENTS = ("bulk", "restart", "exchange", "two-flows")
 
@@ -54,10 +55,10 @@ def _exchange(app: dict[str, Any], where: str) -> tr.Exchange:
     """A `request-response` app as an Exchange: sizes in whole bytes, `close = "client"`."""
     if app.get("close") != "client" or app.get("connections", 1) != 1:
         raise TestbedError(f"{where}: a request-response app here has close = \"client\" and one connection")
-    sizes = [app.get("request"), app.get("response"), app.get("pairs", 1)]
-    if not all(isinstance(n, int) and n > 0 for n in sizes):
+    request, response, pairs = app.get("request"), app.get("response"), app.get("pairs", 1)
+    if not (isinstance(request, int) and isinstance(response, int) and isinstance(pairs, int) and min(request, response, pairs) > 0):
         raise TestbedError(f"{where}: request, response (bytes) and pairs are whole numbers here")
-    return tr.Exchange(*sizes, _quantity(app.get("think", "0s"), _UNITS_US, f"{where}.think") / 1e6)
+    return tr.Exchange(request, response, pairs, _quantity(app.get("think", "0s"), _UNITS_US, f"{where}.think") / 1e6)
 
 
 def experiment(name: str, delay: str = "auto") -> Experiment:
@@ -93,7 +94,8 @@ def experiment(name: str, delay: str = "auto") -> Experiment:
 
 def _keys(keys: str) -> dict[str, Any]:
     """Inline `tcp` keys (as rampup-udp takes them) as a dict for the simulator's scenario."""
-    return tomllib.loads(f"tcp = {{ {keys} }}")["tcp"]
+    tcp: dict[str, Any] = tomllib.loads(f"tcp = {{ {keys} }}")["tcp"]
+    return tcp
 
 
 def _stacks(case: str, exp: Experiment, keys: str, **kernel: Any) -> list[tuple[str, str, Any]]:
@@ -101,7 +103,10 @@ def _stacks(case: str, exp: Experiment, keys: str, **kernel: Any) -> list[tuple[
     and the simulator with the kernel's segments and with rampup-udp's."""
     sim, udp = _keys(keys), f"{keys}, mss = {tr.UDP_MSS}"
     ex = exp.exchange
+    # The work and its runs differ in type (an exchange, or each client's writes).
     work: Any
+    kernel_run: Callable[..., list[tr.Outcome]]
+    udp_run: Callable[..., list[tr.Outcome]]
     if ex is not None:
         work, kernel_run, udp_run, simulate = ex, tr.kernel_exchange, tr.rampup_udp_exchange, partial(tr.simulated_exchange, exp.scenario, ex)
     else:
