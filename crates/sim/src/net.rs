@@ -1,5 +1,5 @@
 //! The runtime network: packets, output ports (one per link direction) with drop-tail
-//! queues, and static shortest-hop routing.
+//! queues or a queue discipline (`crate::queue`), and static shortest-hop routing.
 
 use std::collections::VecDeque;
 
@@ -8,6 +8,7 @@ use rand::Rng;
 
 use crate::backlog::{Backlog, Tx};
 use crate::engine::{Class, Order};
+use crate::queue::{Discipline, Queued, Verdicts};
 use crate::rng::{self, Stream};
 use crate::routes::Routes;
 use crate::topology::{LinkSpec, NetSpec, QueueLimit};
@@ -66,6 +67,11 @@ impl Packets {
     pub fn get(&self, id: u32) -> &Packet {
         self.check_live(id);
         &self.slots[id as usize]
+    }
+
+    pub fn get_mut(&mut self, id: u32) -> &mut Packet {
+        self.check_live(id);
+        &mut self.slots[id as usize]
     }
 
     pub fn remove(&mut self, id: u32) -> Packet {
@@ -193,6 +199,15 @@ pub struct Port {
     pub link: usize,
     pub from: u32,
     pub name: String,
+    /// A queue discipline in place of drop-tail (boxed, and last: few ports have one, and
+    /// a drop-tail port's hops never read it).
+    aqm: Option<Box<Aqm>>,
+}
+
+/// A port's queue discipline and what it decided that the world has yet to act on.
+struct Aqm {
+    discipline: Discipline,
+    verdicts: Verdicts,
 }
 
 /// Where the packets a port sends go after its far end, worked out at set-up from the routes
@@ -341,18 +356,27 @@ impl Port {
             reorder_delay: spec.reorder_delay,
             jitter: spec.jitter,
             stats: PortStats::default(),
+            aqm: spec.discipline[dir].map(|k| {
+                let d = Discipline::new(&k, spec.rate, rng::stream(seed, &format!("queue:{}->{}", names.nodes[from].name, names.nodes[to].name)).random());
+                Box::new(Aqm { discipline: d, verdicts: Verdicts::default() })
+            }),
         }
     }
 
     /// Packets in the queue, the one being serialised included.
     pub fn queued_packets(&self) -> usize {
-        self.backlog.len()
+        self.backlog.len() + self.aqm.as_ref().map_or(0, |a| a.discipline.len())
     }
     pub fn queued_bytes(&self) -> u64 {
-        self.backlog_bytes
+        self.backlog_bytes + self.aqm.as_ref().map_or(0, |a| a.discipline.bytes())
     }
     pub fn leaving(&self) -> Leaving {
         Leaving { to: self.to, wire_empty: self.wire.is_empty(), after: self.after }
+    }
+
+    /// The transmission number the next packet sent will take.
+    pub fn next_txn(&self) -> u64 {
+        self.next_txn
     }
 
     /// When the last transmission admitted ends.
@@ -383,10 +407,16 @@ impl Port {
     }
 
     /// Drop-tail admission: a limit in packets counts the packet being serialised too.
+    #[inline(always)]
     fn admits(&self, wire_bytes: u32) -> bool {
+        self.admits_with(wire_bytes, self.backlog.len(), self.backlog_bytes)
+    }
+
+    #[inline(always)]
+    fn admits_with(&self, wire_bytes: u32, packets: usize, bytes: u64) -> bool {
         match self.limit {
-            QueueLimit::Packets(n) => (self.backlog.len() as u64) < n,
-            QueueLimit::Bytes(b) => self.backlog_bytes + wire_bytes as u64 <= b,
+            QueueLimit::Packets(n) => (packets as u64) < n,
+            QueueLimit::Bytes(b) => bytes + wire_bytes as u64 <= b,
         }
     }
 
@@ -399,9 +429,48 @@ impl Port {
         (leave, leave)
     }
 
-    /// Neither random behaviour nor a token bucket: `offer::<true>` may skip their tests.
+    /// Neither random behaviour nor a token bucket nor a queue discipline: `offer::<true>`
+    /// may skip their tests.
     pub fn is_plain(&self) -> bool {
-        self.rng.is_none() && self.bucket.is_none()
+        self.rng.is_none() && self.bucket.is_none() && self.aqm.is_none()
+    }
+
+    /// The port runs a queue discipline: packets go through `hold` and `next_out`, not
+    /// `offer`.
+    pub fn has_discipline(&self) -> bool {
+        self.aqm.is_some()
+    }
+
+    /// Hand packet `id` (`pkt`, ECN-capable if `ect`, of flow `flow`) to the discipline at
+    /// `now`; call `expire(now)` first. The limit counts the packet being serialised, as
+    /// drop-tail's does. What it drops is in `take_dropped`.
+    pub fn hold(&mut self, now: Time, id: u32, pkt: &Packet, ect: bool, flow: u64) {
+        let full = !self.admits_with(pkt.wire_bytes, self.queued_packets(), self.queued_bytes());
+        let aqm = self.aqm.as_mut().expect("a port with a discipline");
+        let q = Queued { id, bytes: pkt.wire_bytes, arrived: now, ect, ce: false, flow };
+        aqm.discipline.enqueue(now, q, full, &mut aqm.verdicts);
+    }
+
+    /// The packet the discipline sends next at `now`, if the serialiser is free and one
+    /// waits (`ce`: to be sent with Congestion Experienced); then `transmit` it.
+    pub fn next_out(&mut self, now: Time) -> Option<Queued> {
+        if self.busy_until > now {
+            return None;
+        }
+        let aqm = self.aqm.as_mut().expect("a port with a discipline");
+        aqm.discipline.dequeue(now, &mut aqm.verdicts)
+    }
+
+    /// The packets the discipline dropped since the last call, counted as the port's drops.
+    pub fn take_dropped(&mut self) -> Vec<u32> {
+        let Some(aqm) = self.aqm.as_mut() else { return Vec::new() };
+        self.stats.drops += aqm.verdicts.dropped.len() as u64;
+        std::mem::take(&mut aqm.verdicts.dropped)
+    }
+
+    /// Packets the discipline marked CE instead of dropping them.
+    pub fn marks(&self) -> u64 {
+        self.aqm.as_ref().map_or(0, |a| a.verdicts.marks)
     }
 
     /// Offer packet `id` (`pkt` is its content) at `now`; call `expire(now)` first.
@@ -415,6 +484,13 @@ impl Port {
             self.stats.drops += 1;
             return Offer::Dropped;
         }
+        self.transmit::<PLAIN>(now, id, pkt, on_start)
+    }
+
+    /// Start sending packet `id` at `now` or as soon as the link is free: the admitted
+    /// packet of `offer`, or the one a discipline gave (`next_out`).
+    #[inline(always)]
+    pub fn transmit<const PLAIN: bool>(&mut self, now: Time, id: u32, pkt: &Packet, on_start: impl FnOnce(Time)) -> Offer {
         if self.last_tx.0 != pkt.wire_bytes {
             self.last_tx = (pkt.wire_bytes, self.rate.tx_time(pkt.wire_bytes as u64));
         }
@@ -609,6 +685,11 @@ impl Net {
         let first = inbox.pop_front().expect("an inbox's event stands for its first packet");
         debug_assert_eq!((first.arrival, first.order), (now, order), "an inbox's event is never stale");
         (Some(first.id), inbox.front().map(|head| (head.arrival, head.order)))
+    }
+
+    /// Packets waiting in the ports' queue disciplines.
+    pub fn held(&self) -> u64 {
+        self.ports.iter().filter_map(|p| p.aqm.as_ref()).map(|a| a.discipline.len() as u64).sum()
     }
 
     /// Packets admitted that have not yet reached the far end of their port: on the ports'

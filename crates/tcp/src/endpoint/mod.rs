@@ -20,7 +20,7 @@ use crate::pacing::{PaceCtx, Pacer};
 use crate::preemptive::{Preemptive, PreemptiveStats, TimerCmd};
 use crate::receiver::{self, AckUrgency, Receiver};
 use crate::restart::RestartCtx;
-use crate::segment::{Flags, SackBlocks, Segment, SeqRange};
+use crate::segment::{Ecn, Flags, SackBlocks, Segment, SeqRange};
 use crate::sender::{Sender, SenderStats};
 use crate::time::{Duration, Time};
 
@@ -716,7 +716,7 @@ impl Endpoint {
         }
         // Built in one expression, not patched after `..Segment::default()`: the compiler
         // then writes it straight into the caller's `Option<Segment>`.
-        Segment { seq, ack, len, flags, window: self.cfg.rcv_window_bytes, sack_permitted: false, sack }
+        Segment { seq, ack, len, flags, window: self.cfg.rcv_window_bytes, sack_permitted: false, sack, ecn: Ecn::default() }
     }
 }
 

@@ -1,0 +1,61 @@
+//! Queue disciplines at a dumbbell's bottleneck, end to end: the run's tables against what
+//! each discipline is for (docs/queues.md).
+
+use rampup_sim::output::Column;
+use rampup_sim::run_toml;
+
+/// `flows` NewReno bulk flows for `secs` through a 20 Mb/s, 40 ms RTT dumbbell whose
+/// bottleneck queue is `queue` (an inline table's contents).
+fn dumbbell(queue: &str, flows: u32, secs: u32) -> String {
+    let mut s = format!(
+        "duration = \"{secs}s\"\n[topology]\nkind = \"dumbbell\"\npairs = {flows}\naccess_rate = \"1Gbps\"\naccess_delay = \"1ms\"\n\
+         bottleneck_rate = \"20Mbps\"\nbottleneck_delay = \"18ms\"\nbottleneck_queue = {{ {queue} }}\n"
+    );
+    for i in 0..flows {
+        s += &format!("[[flow]]\nfrom = \"s{i}\"\nto = \"r{i}\"\nstart = \"{}ms\"\napp = {{ kind = \"bulk\" }}\n", 10 * i);
+    }
+    s
+}
+
+fn u64s(c: Option<&Column>) -> Vec<u64> {
+    match c {
+        Some(Column::U64(v)) => v.clone(),
+        other => panic!("not a u64 column: {other:?}"),
+    }
+}
+
+/// The bottleneck's median queueing delay after `from_s` seconds, in ms, from the queues
+/// trace (its bytes at each change, at 20 Mb/s), and the bytes all flows received.
+fn median_delay_ms(text: &str, from_s: f64) -> (f64, u64) {
+    let out = run_toml(&format!("{text}[trace]\nqueues = true\n"), None).unwrap_or_else(|e| panic!("{e}"));
+    let q = out.table("queues");
+    let (t, bytes) = (u64s(q.column("t_ns")), u64s(q.column("bytes")));
+    let Some(Column::Str(names)) = q.column("queue") else { panic!("no queue column") };
+    let mut delays: Vec<f64> =
+        (0..t.len()).filter(|&i| names[i] == "left->right" && t[i] as f64 >= from_s * 1e9).map(|i| bytes[i] as f64 * 8.0 / 20e6 * 1e3).collect();
+    delays.sort_by(f64::total_cmp);
+    let received = u64s(out.table("flows").column("bytes_received")).iter().sum();
+    (delays[delays.len() / 2], received)
+}
+
+#[test]
+fn each_discipline_keeps_its_queue_near_its_target() {
+    // Drop-tail with 1000 packets lets one flow keep a standing queue of hundreds of ms.
+    let (tail, _) = median_delay_ms(&dumbbell("packets = 1000", 1, 10), 2.0);
+    assert!(tail > 100.0, "drop-tail: {tail} ms");
+    // CoDel and FQ-CoDel aim at 5 ms (RFC 8289 §4.4), PIE at 15 ms (RFC 8033 §4.2), RED
+    // between its thresholds of 5 and 15 packets (2 to 6 ms at 20 Mb/s).
+    for (kind, bound_ms) in [("codel", 10.0), ("fq-codel", 10.0), ("pie", 30.0), ("red", 12.0)] {
+        let (median, received) = median_delay_ms(&dumbbell(&format!("kind = \"{kind}\""), 1, 10), 2.0);
+        assert!(median < bound_ms, "{kind}: median queueing delay {median} ms");
+        assert!(received > 0, "{kind} delivers");
+    }
+}
+#[test]
+fn a_run_with_a_discipline_is_deterministic() {
+    let text = dumbbell("kind = \"fq-codel\"", 4, 3);
+    let a = run_toml(&text, Some(7)).unwrap();
+    let b = run_toml(&text, Some(7)).unwrap();
+    assert_eq!(format!("{:?}", a.table("flows")), format!("{:?}", b.table("flows")));
+    assert_eq!(format!("{:?}", a.table("links")), format!("{:?}", b.table("links")));
+}
