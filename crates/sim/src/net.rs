@@ -208,6 +208,8 @@ pub struct Port {
 struct Aqm {
     discipline: Discipline,
     verdicts: Verdicts,
+    /// Packets sent with a CE mark the discipline set.
+    marks: u64,
 }
 
 /// Where the packets a port sends go after its far end, worked out at set-up from the routes
@@ -358,7 +360,7 @@ impl Port {
             stats: PortStats::default(),
             aqm: spec.discipline[dir].map(|k| {
                 let d = Discipline::new(&k, spec.rate, rng::stream(seed, &format!("queue:{}->{}", names.nodes[from].name, names.nodes[to].name)).random());
-                Box::new(Aqm { discipline: d, verdicts: Verdicts::default() })
+                Box::new(Aqm { discipline: d, verdicts: Verdicts::default(), marks: 0 })
             }),
         }
     }
@@ -458,7 +460,9 @@ impl Port {
             return None;
         }
         let aqm = self.aqm.as_mut().expect("a port with a discipline");
-        aqm.discipline.dequeue(now, &mut aqm.verdicts)
+        let q = aqm.discipline.dequeue(now, &mut aqm.verdicts)?;
+        aqm.marks += q.ce as u64;
+        Some(q)
     }
 
     /// The packets the discipline dropped since the last call, counted as the port's drops.
@@ -468,9 +472,9 @@ impl Port {
         std::mem::take(&mut aqm.verdicts.dropped)
     }
 
-    /// Packets the discipline marked CE instead of dropping them.
+    /// Packets sent with the CE mark the discipline set instead of dropping them.
     pub fn marks(&self) -> u64 {
-        self.aqm.as_ref().map_or(0, |a| a.verdicts.marks)
+        self.aqm.as_ref().map_or(0, |a| a.marks)
     }
 
     /// Offer packet `id` (`pkt` is its content) at `now`; call `expire(now)` first.

@@ -4,6 +4,7 @@
 
 pub mod cc;
 pub mod config;
+pub mod ecn;
 pub mod endpoint;
 pub mod measure;
 pub mod pacing;

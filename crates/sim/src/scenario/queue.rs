@@ -21,6 +21,9 @@ enum KindFile {
     Pie,
 }
 
+/// Linux's `fq_codel` limit (RFC 8290 §5.2.5).
+pub const FQ_CODEL_LIMIT_PACKETS: u64 = 10_240;
+
 #[derive(Deserialize, Debug, Clone, Copy)]
 #[serde(deny_unknown_fields)]
 pub struct QueueFile {
@@ -57,11 +60,13 @@ pub struct QueueFile {
 }
 
 impl QueueFile {
-    /// The limit: `default` when a discipline is named and no limit is given.
+    /// The limit. When a discipline is named and no limit is given: FQ-CoDel's own, Linux's
+    /// 10,240 packets (RFC 8290 §5.2.5), for the others `default`, the key's drop-tail one.
     pub fn limit(&self, path: &str, default: QueueLimit) -> Result<QueueLimit, ScenarioError> {
         match (self.packets, self.bytes) {
             (Some(n), None) => Ok(QueueLimit::Packets(within(format!("{path}.packets"), n, 1..=MAX_COUNT, "packets")?)),
             (None, Some(b)) => Ok(QueueLimit::Bytes(within(format!("{path}.bytes"), b.0, 1..=MAX_COUNT, "bytes")?)),
+            (None, None) if self.kind == Some(KindFile::FqCodel) => Ok(QueueLimit::Packets(FQ_CODEL_LIMIT_PACKETS)),
             (None, None) if self.kind.is_some() => Ok(default),
             _ => err(path, "give exactly one of packets = N or bytes = N"),
         }

@@ -91,6 +91,7 @@ impl<'s> World<'s> {
             flows.spurious_preemptive.push(st.spurious_preemptive);
             flows.drops.push(fs.data_drops);
             flows.ack_drops.push(fs.ack_drops);
+            flows.marks.push(fs.marks);
             flows.goodput.push(if span > 0.0 { st.bytes_received as f64 * 8.0 / span } else { f64::NAN });
             flows.slow_start_exit.push(st.slow_start_exit.map_or(f64::NAN, |x| x.at.as_nanos() as f64));
             flows.slow_start_exit_cwnd.push(st.slow_start_exit.map_or(f64::NAN, |x| x.cwnd_bytes as f64));
@@ -116,6 +117,7 @@ impl<'s> World<'s> {
             ("tx_packets", Column::U64(ports.iter().map(|p| p.stats.tx_packets).collect())),
             ("tx_bytes", Column::U64(ports.iter().map(|p| p.stats.tx_bytes).collect())),
             ("drops", Column::U64(ports.iter().map(|p| p.stats.drops).collect())),
+            ("marks", Column::U64(ports.iter().map(Port::marks).collect())),
             ("lost", Column::U64(ports.iter().map(|p| p.stats.lost).collect())),
             ("utilization", Column::F64(ports.iter().map(|p| (p.stats.busy.as_nanos() as f64 / elapsed).min(1.0)).collect())),
         ]);
@@ -196,6 +198,7 @@ struct FlowColumns {
     spurious_preemptive: Vec<u64>,
     drops: Vec<u64>,
     ack_drops: Vec<u64>,
+    marks: Vec<u64>,
     goodput: Vec<f64>,
     slow_start_exit: Vec<f64>,
     slow_start_exit_cwnd: Vec<f64>,
@@ -223,6 +226,7 @@ impl FlowColumns {
             ("spurious_preemptive", Column::U64(self.spurious_preemptive)),
             ("drops", Column::U64(self.drops)),
             ("ack_drops", Column::U64(self.ack_drops)),
+            ("marks", Column::U64(self.marks)),
             ("goodput_bps", Column::F64(self.goodput)),
             // Floats so that a flow that never left slow start can be NaN.
             ("slow_start_exit_ns", Column::F64(self.slow_start_exit)),

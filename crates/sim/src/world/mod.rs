@@ -155,6 +155,8 @@ struct FlowState {
     next: usize,
     data_drops: u64,
     ack_drops: u64,
+    /// Its packets a queue discipline sent with CE (`queued`).
+    marks: u64,
     /// The throughput trace's open interval (`[trace] throughput`).
     bin: Interval,
     /// A rate-limited flow's phases, writes and receipts (`rate`).

@@ -67,8 +67,11 @@ impl World<'_> {
         self.discard_dropped(port);
         let Some(q) = next else { return };
         if q.ce {
-            if let Body::Tcp { seg, .. } = &mut self.packets_in_flight.get_mut(q.id).body {
+            // Only an ECT packet is marked (`Verdicts::signal`), and only TCP's are ECT.
+            if let Body::Tcp { ep, seg } = &mut self.packets_in_flight.get_mut(q.id).body {
                 seg.ecn.set_ce();
+                let flow = self.conns[ep.index()].flow;
+                self.flows[flow as usize].marks += 1;
             }
         }
         let pkt = self.packets_in_flight.get(q.id);
