@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import os
 import subprocess
 import sys
 import tempfile
@@ -46,7 +47,8 @@ def build_ns3(out: Path) -> Path:
 
 
 def build_rampup() -> None:
-    subprocess.run(["cargo", "build", "--profile", "test-fast", "-p", "rampup-sim", "--example", "run"], cwd=ROOT, check=True, env={**__import__("os").environ, "RAMPUP_PGO": "off"})
+    cmd = ["cargo", "build", "--profile", "test-fast", "-p", "rampup-sim", "--example", "run"]
+    subprocess.run(cmd, cwd=ROOT, check=True, env={**os.environ, "RAMPUP_PGO": "off"})
 
 
 def scenario(kind: str, flows: int, duration: float, ecn: bool) -> str:

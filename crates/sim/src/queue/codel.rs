@@ -166,11 +166,11 @@ impl CoDel {
         self.state.dequeue(now, &self.params, &mut self.queue, 0, out)
     }
 
-    pub fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.queue.len()
     }
 
-    pub fn bytes(&self) -> u64 {
+    pub(super) fn bytes(&self) -> u64 {
         self.queue.bytes()
     }
 }

@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 
-use rampup_tcp::{Duration, Time};
+use rampup_tcp::Time;
 
 use super::codel::{CoDelParams, CoDelState};
 use super::{Fifo, Queued, Verdicts};
@@ -151,17 +151,12 @@ impl FqCoDel {
         }
     }
 
-    pub fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.len
     }
 
-    pub fn bytes(&self) -> u64 {
+    pub(super) fn bytes(&self) -> u64 {
         self.bytes
-    }
-
-    /// The CoDel target of each queue, for the scenario layer's checks.
-    pub fn target(&self) -> Duration {
-        self.params.codel.target
     }
 }
 

@@ -185,11 +185,11 @@ impl Pie {
         self.queue.pop()
     }
 
-    pub fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.queue.len()
     }
 
-    pub fn bytes(&self) -> u64 {
+    pub(super) fn bytes(&self) -> u64 {
         self.queue.bytes()
     }
 }

@@ -145,11 +145,11 @@ impl Red {
         p
     }
 
-    pub fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.queue.len()
     }
 
-    pub fn bytes(&self) -> u64 {
+    pub(super) fn bytes(&self) -> u64 {
         self.queue.bytes()
     }
 }

@@ -214,7 +214,7 @@ pub(super) fn check_disciplines(net: &NetSpec, changes: &[Change], packets_trace
             return err("trace.packets", format!("not with a queue discipline (link {:?}): trace its queue with queues = true", name(l)));
         }
     }
-    for (i, c) in changes.iter().enumerate().filter(|(_, c)| c.rate.is_some() && disciplined(&net.links[c.link])) {
+    if let Some((i, c)) = changes.iter().enumerate().find(|(_, c)| c.rate.is_some() && disciplined(&net.links[c.link])) {
         return err(format!("change[{i}].rate"), format!("link {:?} runs a queue discipline; its rate cannot change during a run", name(&net.links[c.link])));
     }
     Ok(())
