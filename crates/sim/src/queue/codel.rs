@@ -166,12 +166,8 @@ impl CoDel {
         self.state.dequeue(now, &self.params, &mut self.queue, 0, out)
     }
 
-    pub(super) fn len(&self) -> usize {
-        self.queue.len()
-    }
-
-    pub(super) fn bytes(&self) -> u64 {
-        self.queue.bytes()
+    pub(super) fn queue(&self) -> &Fifo {
+        &self.queue
     }
 }
 
@@ -284,6 +280,6 @@ mod tests {
         let mut c = CoDel::new(CoDelParams::default());
         let mut out = Verdicts::default();
         c.enqueue(pkt(1, 1500, 0, 0), true, &mut out);
-        assert_eq!((out.dropped, c.len()), (vec![1], 0));
+        assert_eq!((out.dropped, c.queue().len()), (vec![1], 0));
     }
 }

@@ -157,10 +157,10 @@ impl Discipline {
     /// Packets waiting (the one being sent is the port's, not the discipline's).
     pub fn len(&self) -> usize {
         match self {
-            Discipline::Red(d) => d.len(),
-            Discipline::CoDel(d) => d.len(),
+            Discipline::Red(d) => d.queue().len(),
+            Discipline::CoDel(d) => d.queue().len(),
             Discipline::FqCoDel(d) => d.len(),
-            Discipline::Pie(d) => d.len(),
+            Discipline::Pie(d) => d.queue().len(),
         }
     }
 
@@ -170,10 +170,10 @@ impl Discipline {
 
     pub fn bytes(&self) -> u64 {
         match self {
-            Discipline::Red(d) => d.bytes(),
-            Discipline::CoDel(d) => d.bytes(),
+            Discipline::Red(d) => d.queue().bytes(),
+            Discipline::CoDel(d) => d.queue().bytes(),
             Discipline::FqCoDel(d) => d.bytes(),
-            Discipline::Pie(d) => d.bytes(),
+            Discipline::Pie(d) => d.queue().bytes(),
         }
     }
 }

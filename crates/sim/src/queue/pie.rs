@@ -185,12 +185,8 @@ impl Pie {
         self.queue.pop()
     }
 
-    pub(super) fn len(&self) -> usize {
-        self.queue.len()
-    }
-
-    pub(super) fn bytes(&self) -> u64 {
-        self.queue.bytes()
+    pub(super) fn queue(&self) -> &Fifo {
+        &self.queue
     }
 }
 

@@ -145,12 +145,8 @@ impl Red {
         p
     }
 
-    pub(super) fn len(&self) -> usize {
-        self.queue.len()
-    }
-
-    pub(super) fn bytes(&self) -> u64 {
-        self.queue.bytes()
+    pub(super) fn queue(&self) -> &Fifo {
+        &self.queue
     }
 }
 
