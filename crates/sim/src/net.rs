@@ -8,11 +8,13 @@ use rand::Rng;
 
 use crate::backlog::{Backlog, Tx};
 use crate::engine::{Class, Order};
-use crate::queue::{Discipline, Queued, Verdicts};
 use crate::rng::{self, Stream};
 use crate::routes::Routes;
 use crate::topology::{LinkSpec, NetSpec, QueueLimit};
 use crate::traffic::EndId;
+
+mod disciplined;
+use disciplined::Aqm;
 
 /// What a packet carries.
 #[derive(Clone, Copy, Debug)]
@@ -204,14 +206,6 @@ pub struct Port {
     aqm: Option<Box<Aqm>>,
 }
 
-/// A port's queue discipline and what it decided that the world has yet to act on.
-struct Aqm {
-    discipline: Discipline,
-    verdicts: Verdicts,
-    /// Packets sent with a CE mark the discipline set.
-    marks: u64,
-}
-
 /// Where the packets a port sends go after its far end, worked out at set-up from the routes
 /// (`Net::plan_cut_through`) so that most hops need no route lookup.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -358,10 +352,7 @@ impl Port {
             reorder_delay: spec.reorder_delay,
             jitter: spec.jitter,
             stats: PortStats::default(),
-            aqm: spec.discipline[dir].map(|k| {
-                let d = Discipline::new(&k, spec.rate, rng::stream(seed, &format!("queue:{}->{}", names.nodes[from].name, names.nodes[to].name)).random());
-                Box::new(Aqm { discipline: d, verdicts: Verdicts::default(), marks: 0 })
-            }),
+            aqm: spec.discipline[dir].map(|k| Box::new(Aqm::new(&k, spec.rate, seed, &format!("queue:{}->{}", names.nodes[from].name, names.nodes[to].name)))),
         }
     }
 
@@ -435,46 +426,6 @@ impl Port {
     /// may skip their tests.
     pub fn is_plain(&self) -> bool {
         self.rng.is_none() && self.bucket.is_none() && self.aqm.is_none()
-    }
-
-    /// The port runs a queue discipline: packets go through `hold` and `next_out`, not
-    /// `offer`.
-    pub fn has_discipline(&self) -> bool {
-        self.aqm.is_some()
-    }
-
-    /// Hand packet `id` (`pkt`, ECN-capable if `ect`, of flow `flow`) to the discipline at
-    /// `now`; call `expire(now)` first. The limit counts the packet being serialised, as
-    /// drop-tail's does. What it drops is in `take_dropped`.
-    pub fn hold(&mut self, now: Time, id: u32, pkt: &Packet, ect: bool, flow: u64) {
-        let full = !self.admits_with(pkt.wire_bytes, self.queued_packets(), self.queued_bytes());
-        let aqm = self.aqm.as_mut().expect("a port with a discipline");
-        let q = Queued { id, bytes: pkt.wire_bytes, arrived: now, ect, ce: false, flow };
-        aqm.discipline.enqueue(now, q, full, &mut aqm.verdicts);
-    }
-
-    /// The packet the discipline sends next at `now`, if the serialiser is free and one
-    /// waits (`ce`: to be sent with Congestion Experienced); then `transmit` it.
-    pub fn next_out(&mut self, now: Time) -> Option<Queued> {
-        if self.busy_until > now {
-            return None;
-        }
-        let aqm = self.aqm.as_mut().expect("a port with a discipline");
-        let q = aqm.discipline.dequeue(now, &mut aqm.verdicts)?;
-        aqm.marks += q.ce as u64;
-        Some(q)
-    }
-
-    /// The packets the discipline dropped since the last call, counted as the port's drops.
-    pub fn take_dropped(&mut self) -> Vec<u32> {
-        let Some(aqm) = self.aqm.as_mut() else { return Vec::new() };
-        self.stats.drops += aqm.verdicts.dropped.len() as u64;
-        std::mem::take(&mut aqm.verdicts.dropped)
-    }
-
-    /// Packets sent with the CE mark the discipline set instead of dropping them.
-    pub fn marks(&self) -> u64 {
-        self.aqm.as_ref().map_or(0, |a| a.marks)
     }
 
     /// Offer packet `id` (`pkt` is its content) at `now`; call `expire(now)` first.
@@ -689,11 +640,6 @@ impl Net {
         let first = inbox.pop_front().expect("an inbox's event stands for its first packet");
         debug_assert_eq!((first.arrival, first.order), (now, order), "an inbox's event is never stale");
         (Some(first.id), inbox.front().map(|head| (head.arrival, head.order)))
-    }
-
-    /// Packets waiting in the ports' queue disciplines.
-    pub fn held(&self) -> u64 {
-        self.ports.iter().filter_map(|p| p.aqm.as_ref()).map(|a| a.discipline.len() as u64).sum()
     }
 
     /// Packets admitted that have not yet reached the far end of their port: on the ports'
