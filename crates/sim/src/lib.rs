@@ -11,6 +11,7 @@ pub mod net;
 pub mod output;
 pub mod partition;
 pub mod paths;
+pub mod queue;
 pub mod rng;
 pub mod routes;
 pub mod scenario;

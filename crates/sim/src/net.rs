@@ -1,5 +1,5 @@
 //! The runtime network: packets, output ports (one per link direction) with drop-tail
-//! queues, and static shortest-hop routing.
+//! queues or a queue discipline (`crate::queue`), and static shortest-hop routing.
 
 use std::collections::VecDeque;
 
@@ -12,6 +12,9 @@ use crate::rng::{self, Stream};
 use crate::routes::Routes;
 use crate::topology::{LinkSpec, NetSpec, QueueLimit};
 use crate::traffic::EndId;
+
+mod disciplined;
+use disciplined::Aqm;
 
 /// What a packet carries.
 #[derive(Clone, Copy, Debug)]
@@ -66,6 +69,11 @@ impl Packets {
     pub fn get(&self, id: u32) -> &Packet {
         self.check_live(id);
         &self.slots[id as usize]
+    }
+
+    pub fn get_mut(&mut self, id: u32) -> &mut Packet {
+        self.check_live(id);
+        &mut self.slots[id as usize]
     }
 
     pub fn remove(&mut self, id: u32) -> Packet {
@@ -193,6 +201,9 @@ pub struct Port {
     pub link: usize,
     pub from: u32,
     pub name: String,
+    /// A queue discipline in place of drop-tail (boxed, and last: few ports have one, and
+    /// a drop-tail port's hops never read it).
+    aqm: Option<Box<Aqm>>,
 }
 
 /// Where the packets a port sends go after its far end, worked out at set-up from the routes
@@ -341,18 +352,24 @@ impl Port {
             reorder_delay: spec.reorder_delay,
             jitter: spec.jitter,
             stats: PortStats::default(),
+            aqm: spec.discipline[dir].map(|k| Box::new(Aqm::new(&k, spec.rate, seed, &format!("queue:{}->{}", names.nodes[from].name, names.nodes[to].name)))),
         }
     }
 
     /// Packets in the queue, the one being serialised included.
     pub fn queued_packets(&self) -> usize {
-        self.backlog.len()
+        self.backlog.len() + self.aqm.as_ref().map_or(0, |a| a.discipline.len())
     }
     pub fn queued_bytes(&self) -> u64 {
-        self.backlog_bytes
+        self.backlog_bytes + self.aqm.as_ref().map_or(0, |a| a.discipline.bytes())
     }
     pub fn leaving(&self) -> Leaving {
         Leaving { to: self.to, wire_empty: self.wire.is_empty(), after: self.after }
+    }
+
+    /// The transmission number the next packet sent will take.
+    pub fn next_txn(&self) -> u64 {
+        self.next_txn
     }
 
     /// When the last transmission admitted ends.
@@ -383,10 +400,16 @@ impl Port {
     }
 
     /// Drop-tail admission: a limit in packets counts the packet being serialised too.
+    #[inline(always)]
     fn admits(&self, wire_bytes: u32) -> bool {
+        self.admits_with(wire_bytes, self.backlog.len(), self.backlog_bytes)
+    }
+
+    #[inline(always)]
+    fn admits_with(&self, wire_bytes: u32, packets: usize, bytes: u64) -> bool {
         match self.limit {
-            QueueLimit::Packets(n) => (self.backlog.len() as u64) < n,
-            QueueLimit::Bytes(b) => self.backlog_bytes + wire_bytes as u64 <= b,
+            QueueLimit::Packets(n) => (packets as u64) < n,
+            QueueLimit::Bytes(b) => bytes + wire_bytes as u64 <= b,
         }
     }
 
@@ -399,9 +422,10 @@ impl Port {
         (leave, leave)
     }
 
-    /// Neither random behaviour nor a token bucket: `offer::<true>` may skip their tests.
+    /// Neither random behaviour nor a token bucket nor a queue discipline: `offer::<true>`
+    /// may skip their tests.
     pub fn is_plain(&self) -> bool {
-        self.rng.is_none() && self.bucket.is_none()
+        self.rng.is_none() && self.bucket.is_none() && self.aqm.is_none()
     }
 
     /// Offer packet `id` (`pkt` is its content) at `now`; call `expire(now)` first.
@@ -415,6 +439,13 @@ impl Port {
             self.stats.drops += 1;
             return Offer::Dropped;
         }
+        self.transmit::<PLAIN>(now, id, pkt, on_start)
+    }
+
+    /// Start sending packet `id` at `now` or as soon as the link is free: the admitted
+    /// packet of `offer`, or the one a discipline gave (`next_out`).
+    #[inline(always)]
+    pub fn transmit<const PLAIN: bool>(&mut self, now: Time, id: u32, pkt: &Packet, on_start: impl FnOnce(Time)) -> Offer {
         if self.last_tx.0 != pkt.wire_bytes {
             self.last_tx = (pkt.wire_bytes, self.rate.tx_time(pkt.wire_bytes as u64));
         }

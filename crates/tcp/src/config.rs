@@ -156,6 +156,9 @@ pub struct TcpConfig {
     /// bytes) and again after a receive gap longer than the RTO (`tcp_event_data_recv`); and
     /// the end of a write (PSH) acknowledged at once (`tcp_cleanup_rbuf`).
     pub quickack: bool,
+    /// ECN (RFC 3168): ask for it in the handshake, send new data ECT(0), echo CE marks and
+    /// reduce the window on their echo.
+    pub ecn: bool,
     pub rto: RtoConfig,
     /// Model the three-way handshake; without it both ends start established, and SACK is
     /// used when our own config offers it.
@@ -201,6 +204,7 @@ impl Default for TcpConfig {
             delack_timeout: Duration::from_millis(200),
             delack_on_tick: false,
             quickack: false,
+            ecn: false,
             rto: RtoConfig::default(),
             handshake: true,
             // Linux's TCP_TIMEWAIT_LEN; RFC 9293's MSL of two minutes would give four.
@@ -221,7 +225,7 @@ impl TcpConfig {
     /// (`Endpoint::handle_segment`).
     pub fn is_plain(&self) -> bool {
         let paced_restart = matches!(self.restart, Restart::RbpRate { .. } | Restart::RbpCwnd { .. });
-        self.pacing.is_none() && !paced_restart && !self.rack_tlp && self.preemptive.is_none() && !self.quickack
+        self.pacing.is_none() && !paced_restart && !self.rack_tlp && self.preemptive.is_none() && !self.quickack && !self.ecn
     }
 
     /// A fresh congestion control for one endpoint: the startup composed with the controller.
@@ -291,6 +295,7 @@ mod tests {
             TcpConfig { rack_tlp: true, ..TcpConfig::default() },
             TcpConfig { preemptive: Some(PreemptiveConfig::default()), ..TcpConfig::default() },
             TcpConfig { quickack: true, ..TcpConfig::default() },
+            TcpConfig { ecn: true, ..TcpConfig::default() },
         ];
         for cfg in not_plain {
             assert!(!cfg.is_plain(), "{cfg:?}");

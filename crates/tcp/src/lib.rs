@@ -4,6 +4,7 @@
 
 pub mod cc;
 pub mod config;
+pub mod ecn;
 pub mod endpoint;
 pub mod measure;
 pub mod pacing;
@@ -26,6 +27,6 @@ pub use pacing::{PacingConfig, PacingRate};
 pub use preemptive::{PreemptiveConfig, PreemptiveStats};
 pub use recovery::{RecoveryKind, SackPipe};
 pub use restart::{IdleThreshold, Restart};
-pub use segment::{Segment, SeqRange};
+pub use segment::{Ecn, Segment, SeqRange};
 pub use sender::{LossWindow, RtoInRecovery};
 pub use time::{Duration, Rate, Time};

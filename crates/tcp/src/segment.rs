@@ -70,6 +70,53 @@ impl SackBlocks {
     }
 }
 
+/// ECN's bits of a segment (RFC 3168), in one byte: the IP header's ECN field (§5: Not-ECT
+/// 00, ECT(1) 01, ECT(0) 10, CE 11) in the low two bits, and the TCP header's ECE and CWR
+/// flags (§6.1).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Ecn(u8);
+
+impl Ecn {
+    const FIELD: u8 = 0b11;
+    const ECT0: u8 = 0b10;
+    const CE: u8 = 0b11;
+    const ECE: u8 = 1 << 2;
+    const CWR: u8 = 1 << 3;
+
+    /// The IP header's ECN field: 0 (Not-ECT), 1 (ECT(1)), 2 (ECT(0)) or 3 (CE).
+    pub fn field(self) -> u8 {
+        self.0 & Self::FIELD
+    }
+    /// ECN-capable transport: a router may mark it instead of dropping it (§5).
+    pub fn ect(self) -> bool {
+        self.field() != 0
+    }
+    pub fn ce(self) -> bool {
+        self.field() == Self::CE
+    }
+    pub fn ece(self) -> bool {
+        self.0 & Self::ECE != 0
+    }
+    pub fn cwr(self) -> bool {
+        self.0 & Self::CWR != 0
+    }
+    pub fn set_ect0(&mut self) {
+        self.0 = (self.0 & !Self::FIELD) | Self::ECT0;
+    }
+    /// A router's mark: Congestion Experienced (§5), on an ECN-capable packet only.
+    pub fn set_ce(&mut self) {
+        if self.ect() {
+            self.0 |= Self::CE;
+        }
+    }
+    pub fn set_ece(&mut self) {
+        self.0 |= Self::ECE;
+    }
+    pub fn set_cwr(&mut self) {
+        self.0 |= Self::CWR;
+    }
+}
+
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Segment {
     pub seq: u64,
@@ -86,6 +133,8 @@ pub struct Segment {
     pub sack_permitted: bool,
     /// Relative to `ack`; read them with `sack_blocks`.
     pub sack: SackBlocks,
+    /// ECN's codepoint and flags (RFC 3168); all clear without ECN.
+    pub ecn: Ecn,
 }
 
 impl Segment {
@@ -118,6 +167,7 @@ pub(crate) const RECV_TEMPL: Segment = Segment {
     window: 1 << 30,
     sack_permitted: false,
     sack: SackBlocks { offsets: [[0; 2]; MAX_SACK_BLOCKS] },
+    ecn: Ecn(0),
 };
 
 #[cfg(test)]

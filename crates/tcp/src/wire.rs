@@ -28,7 +28,7 @@
 //! holds to what the endpoint assumes of one (its sequence space fits in 64 bits, SACK blocks
 //! lie above the ACK and are not empty).
 
-use crate::segment::{Flags, SackBlocks, Segment, SeqRange, MAX_SACK_BLOCKS};
+use crate::segment::{Ecn, Flags, SackBlocks, Segment, SeqRange, MAX_SACK_BLOCKS};
 
 const MAGIC: [u8; 2] = *b"RU";
 const VERSION: u8 = 2;
@@ -139,6 +139,8 @@ pub fn parse(d: &[u8]) -> Result<Segment, WireError> {
         flags: Flags { syn: flags & SYN != 0, ack: flags & ACK != 0, fin: flags & FIN != 0, rst: flags & RST != 0, psh: flags & PSH != 0 },
         sack_permitted: flags & SACK_PERMITTED != 0,
         sack: SackBlocks::new(ack, &ranges[..blocks]),
+        // The real path's datagrams carry no IP header of their own to mark.
+        ecn: Ecn::default(),
     })
 }
 

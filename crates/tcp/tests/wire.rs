@@ -20,6 +20,8 @@ fn segment(seq: u64, ack: u64, len: u32, window: u32, f: [bool; 6], blocks: &[(u
         flags: Flags { syn: f[0], ack: f[1], fin: f[2], rst: f[3], psh: f[5] },
         sack_permitted: f[4],
         sack: SackBlocks::new(ack, &ranges),
+        // The wire format carries no ECN (`wire::parse`).
+        ecn: Default::default(),
     })
 }
 

@@ -37,6 +37,7 @@ fn line(n: usize) -> NetSpec {
             rate: Rate(1_000_000),
             delay: Duration::from_millis(1),
             queue: [QueueLimit::Packets(10); 2],
+            discipline: [None; 2],
             loss: [0.0; 2],
             duplicate: 0.0,
             reorder: 0.0,

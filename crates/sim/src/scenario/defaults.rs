@@ -97,6 +97,7 @@ pub fn defaults() -> Vec<KeyDefault> {
         put("topology", side, format!("(= {})", &side[side.find('_').unwrap() + 1..]));
     }
     other_topologies(&mut put);
+    queue_disciplines(&mut put);
     let f = &sc.flows[0];
     put("flow", "start", time(f.start));
     put("flow", "start_jitter", time(f.start_jitter));
@@ -149,6 +150,53 @@ fn other_topologies(put: &mut impl FnMut(&'static str, &'static str, String)) {
     put("topology.link (custom)", "reorder_delay", time(l.reorder_delay));
     put("topology.link (custom)", "jitter", time(l.jitter));
     put("topology.link (custom)", "burst", "(none: a serialiser at the rate)".into());
+}
+
+/// A queue key's discipline and each discipline's own keys, read back from a dumbbell whose
+/// bottleneck runs it.
+fn queue_disciplines(put: &mut impl FnMut(&'static str, &'static str, String)) {
+    use crate::queue::QueueKind;
+    put("queue", "kind", "\"drop-tail\"".into());
+    let of = |kind: &str| scenario(&with_queue(&format!("kind = \"{kind}\""))).net.links[0].discipline[0].expect("a discipline");
+    let QueueKind::Red(r) = of("red") else { unreachable!("red") };
+    let t = "queue (red)";
+    put(t, "min_th", format!("{:?}", r.min_th));
+    put(t, "max_th", format!("{:?}", r.max_th));
+    put(t, "max_p", format!("{:?}", r.max_p));
+    put(t, "w_q", format!("{:?}", r.w_q));
+    put(t, "gentle", r.gentle.to_string());
+    put(t, "wait", r.wait.to_string());
+    put(t, "byte_mode", r.byte_mode.to_string());
+    put(t, "mean_pktsize", r.mean_pktsize_bytes.to_string());
+    put(t, "ecn", r.ecn.to_string());
+    let QueueKind::CoDel(c) = of("codel") else { unreachable!("codel") };
+    for (t, c) in [("queue (codel)", c), ("queue (fq-codel)", c)] {
+        put(t, "target", time(c.target));
+        put(t, "interval", time(c.interval));
+        put(t, "mtu", c.mtu_bytes.to_string());
+        put(t, "ecn", c.ecn.to_string());
+    }
+    let QueueKind::FqCoDel(f) = of("fq-codel") else { unreachable!("fq-codel") };
+    put("queue (fq-codel)", "packets", super::queue::FQ_CODEL_LIMIT_PACKETS.to_string());
+    put("queue (fq-codel)", "flows", f.flows.to_string());
+    put("queue (fq-codel)", "quantum", f.quantum_bytes.to_string());
+    put("queue (fq-codel)", "memory_limit", f.memory_limit_bytes.to_string());
+    let QueueKind::Pie(p) = of("pie") else { unreachable!("pie") };
+    let t = "queue (pie)";
+    put(t, "target", time(p.target));
+    put(t, "t_update", time(p.t_update));
+    put(t, "alpha", format!("{:?}", p.alpha));
+    put(t, "beta", format!("{:?}", p.beta));
+    put(t, "max_burst", time(p.max_burst));
+    put(t, "derandomize", p.derandomize.to_string());
+    put(t, "mark_ecnth", format!("{:?}", p.mark_ecnth));
+    put(t, "mean_pktsize", p.mean_pktsize_bytes.to_string());
+    put(t, "ecn", p.ecn.to_string());
+}
+
+/// The minimal dumbbell with `bottleneck_queue = { queue }`.
+fn with_queue(queue: &str) -> String {
+    minimal("kind = \"bulk\"", "").replace("[[flow]]", &format!("bottleneck_queue = {{ {queue} }}\n[[flow]]"))
 }
 
 fn request_response(put: &mut impl FnMut(&'static str, &'static str, String)) {
@@ -204,6 +252,7 @@ fn tcp(put: &mut impl FnMut(&'static str, &'static str, String)) {
     put("tcp", "delack_timeout", time(t.delack_timeout));
     put("tcp", "delack_on_tick", t.delack_on_tick.to_string());
     put("tcp", "quickack", t.quickack.to_string());
+    put("tcp", "ecn", t.ecn.to_string());
     put("tcp", "initial_rto", time(t.rto.initial));
     put("tcp", "min_rto", time(t.rto.min));
     put("tcp", "max_rto", time(t.rto.max));
@@ -351,6 +400,11 @@ mod tests {
                     (format!("{HEAD}{CUSTOM}"), format!("{HEAD}{CUSTOM}").replace("delay = \"1ms\" }", &format!("delay = \"1ms\", {line} }}")))
                 }
                 "tcp" => (minimal("kind = \"bulk\"", part), minimal("kind = \"bulk\"", &[part, &line].join(if part.is_empty() { "" } else { ", " }))),
+                "queue" => (minimal("kind = \"bulk\"", ""), with_queue(&line)),
+                t if t.starts_with("queue (") => {
+                    let kind = format!("kind = \"{}\"", &t[7..t.len() - 1]);
+                    (with_queue(&kind), with_queue(&format!("{kind}, {line}")))
+                }
                 "tcp.preemptive" => (minimal("kind = \"bulk\"", "preemptive = {}"), minimal("kind = \"bulk\"", &format!("preemptive = {{ {line} }}"))),
                 t => panic!("no context for table {t:?}"),
             };

@@ -9,12 +9,14 @@ use serde::Deserialize;
 
 pub mod defaults;
 mod profile;
+mod queue;
 mod tcp;
 pub mod topology;
 mod vrate;
 
+pub use self::queue::QueueFile;
 use self::tcp::{tcp_config, TcpFile};
-use self::topology::{LinkSpec, NetSpec, QueueLimit};
+use self::topology::{LinkSpec, NetSpec};
 use crate::traffic::{App, Arrivals, Closer, ExchangeSpec, Http, Load, Phase, RateLimitedSpec, WebSpec};
 use crate::units::{RateValue, SizeValue, TimeValue};
 use crate::vrate::VrateSpec;
@@ -479,6 +481,7 @@ fn check(f: File) -> Result<Scenario, ScenarioError> {
         queues_interval,
         packets: tf.packets.unwrap_or(false),
     };
+    queue::check_disciplines(&net, &changes, trace.packets)?;
     // Events rank ports, connection ends, flows with sources, and changes by index (`Order`).
     let max = crate::engine::MAX_INDEX as usize;
     if net.links.len() * 2 > max || flows.len() * 2 > max || flows.len() + udp.len() > max || changes.len() > max {
@@ -728,24 +731,6 @@ fn request_response(a: AppFile, p: &str) -> Result<App, ScenarioError> {
     };
     let poisson = !matches!(a.gaps, Some(GapsFile::Fixed));
     Ok(App::RequestResponse { exchange, arrivals: Arrivals { connections, mean_gap, poisson } })
-}
-
-/// Queue limits as a scenario writes them: `{ packets = N }` or `{ bytes = N }`.
-#[derive(Deserialize, Debug, Clone, Copy)]
-#[serde(deny_unknown_fields)]
-pub struct QueueFile {
-    packets: Option<u64>,
-    bytes: Option<SizeValue>,
-}
-
-impl QueueFile {
-    pub fn limit(&self, path: &str) -> Result<QueueLimit, ScenarioError> {
-        match (self.packets, self.bytes) {
-            (Some(n), None) => Ok(QueueLimit::Packets(within(format!("{path}.packets"), n, 1..=MAX_COUNT, "packets")?)),
-            (None, Some(b)) => Ok(QueueLimit::Bytes(within(format!("{path}.bytes"), b.0, 1..=MAX_COUNT, "bytes")?)),
-            _ => err(path, "give exactly one of packets = N or bytes = N"),
-        }
-    }
 }
 
 pub(crate) fn positive_rate(r: RateValue, path: &str) -> Result<Rate, ScenarioError> {

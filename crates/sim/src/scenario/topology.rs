@@ -7,6 +7,7 @@ use serde::{Deserialize, Deserializer};
 use std::{fmt, marker::PhantomData};
 
 use super::{positive_rate, QueueFile, ScenarioError};
+use crate::queue::QueueKind;
 use crate::units::{RateValue, SizeValue, TimeValue};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,6 +31,8 @@ pub struct LinkSpec {
     pub delay: Duration,
     /// Each direction's output queue: a→b (at a) and b→a (at b).
     pub queue: [QueueLimit; 2],
+    /// Each direction's queue discipline (`None`: drop-tail), as `queue`.
+    pub discipline: [Option<QueueKind>; 2],
     /// Probability that a packet is lost in transit, a→b and b→a.
     pub loss: [f64; 2],
     /// Probability that a packet arrives twice.
@@ -62,6 +65,7 @@ impl NetSpec {
             rate,
             delay,
             queue: [queue; 2],
+            discipline: [None; 2],
             loss: [0.0; 2],
             duplicate: 0.0,
             reorder: 0.0,
@@ -199,8 +203,12 @@ fn probability(v: Option<f64>, path: &str) -> Result<f64, ScenarioError> {
     }
 }
 
-fn queue(q: Option<QueueFile>, path: &str) -> Result<QueueLimit, ScenarioError> {
-    q.map_or(Ok(DEFAULT_QUEUE), |q| q.limit(path))
+/// A queue key's limit (`default` if left out) and discipline.
+fn queue(q: Option<QueueFile>, path: &str, default: QueueLimit) -> Result<(QueueLimit, Option<QueueKind>), ScenarioError> {
+    match q {
+        None => Ok((default, None)),
+        Some(q) => Ok((q.limit(path, default)?, q.discipline(path)?)),
+    }
 }
 
 fn required<T>(v: Option<T>, path: &str) -> Result<T, ScenarioError> {
@@ -287,22 +295,24 @@ fn dumbbell(t: &TopologyFile) -> Result<NetSpec, ScenarioError> {
     let (rr, rd) = side(&t.right_access_rate, "right_access_rate", &t.right_access_delay, "right_access_delay")?;
     let bn_rate = positive_rate(required(t.bottleneck_rate, "topology.bottleneck_rate")?, "topology.bottleneck_rate")?;
     let bn_delay = required(t.bottleneck_delay, "topology.bottleneck_delay")?.0;
-    let access_queue = queue(t.access_queue, "topology.access_queue")?;
-    let bn_queue = queue(t.bottleneck_queue, "topology.bottleneck_queue")?;
+    let (access_queue, access_discipline) = queue(t.access_queue, "topology.access_queue", DEFAULT_QUEUE)?;
+    let (bn_queue, bn_discipline) = queue(t.bottleneck_queue, "topology.bottleneck_queue", DEFAULT_QUEUE)?;
     let loss = probability(t.loss, "topology.loss")?;
 
     let mut net = NetSpec::default();
     let left = net.node("left".into());
     let right = net.node("right".into());
     // Random loss hits the data direction only, as the Mathis et al. model assumes.
-    net.link(left, right, bn_rate, bn_delay, bn_queue).loss = [loss, 0.0];
+    let bn = net.link(left, right, bn_rate, bn_delay, bn_queue);
+    bn.loss = [loss, 0.0];
+    bn.discipline = [bn_discipline; 2];
     for i in 0..pairs as usize {
         let s = net.node(format!("s{i}"));
-        net.link(s, left, lr[i], ld[i], access_queue);
+        net.link(s, left, lr[i], ld[i], access_queue).discipline = [access_discipline; 2];
     }
     for i in 0..pairs as usize {
         let r = net.node(format!("r{i}"));
-        net.link(right, r, rr[i], rd[i], access_queue);
+        net.link(right, r, rr[i], rd[i], access_queue).discipline = [access_discipline; 2];
     }
     Ok(net)
 }
@@ -318,8 +328,11 @@ fn lan(t: &TopologyFile) -> Result<NetSpec, ScenarioError> {
         return fail("topology.hosts", "must list at least one host");
     }
     let delay = t.delay.map_or(Duration::from_millis(1), |d| d.0);
-    let q = t.queue.map_or(Ok(QueueLimit::Packets(30)), |q| q.limit("topology.queue"))?;
-    let host_q = t.host_queue.map_or(Ok(q), |q| q.limit("topology.host_queue"))?;
+    let (q, discipline) = queue(t.queue, "topology.queue", QueueLimit::Packets(30))?;
+    let (host_q, host_discipline) = match t.host_queue {
+        None => (q, discipline),
+        h => queue(h, "topology.host_queue", q)?,
+    };
     let jitter = t.jitter.map_or(Duration::ZERO, |d| d.0);
     for (i, h) in hosts.iter().enumerate() {
         if let Some(k @ (0 | 3..)) = h.switch {
@@ -332,7 +345,9 @@ fn lan(t: &TopologyFile) -> Result<NetSpec, ScenarioError> {
     let sw2 = match (two_switches, t.interswitch_rate) {
         (true, Some(rate)) => {
             let sw2 = net.node("sw2".into());
-            net.link(sw, sw2, positive_rate(rate, "topology.interswitch_rate")?, delay, q).jitter = jitter;
+            let l = net.link(sw, sw2, positive_rate(rate, "topology.interswitch_rate")?, delay, q);
+            l.jitter = jitter;
+            l.discipline = [discipline; 2];
             sw2
         }
         (true, None) => return fail("topology.interswitch_rate", "missing: a host is on switch 2, and the link that joins the switches needs a rate"),
@@ -346,6 +361,7 @@ fn lan(t: &TopologyFile) -> Result<NetSpec, ScenarioError> {
         let n = net.node(h.name.clone());
         let link = net.link(n, at, rate, delay, q);
         link.queue[0] = host_q; // host -> switch: the host's own interface
+        link.discipline = [host_discipline, discipline];
         link.jitter = jitter;
     }
     Ok(net)
@@ -379,11 +395,12 @@ fn custom(t: &TopologyFile) -> Result<NetSpec, ScenarioError> {
             return fail(&format!("{p}.b"), "a link needs two different nodes");
         }
         let rate = positive_rate(l.rate, &format!("{p}.rate"))?;
-        let q = queue(l.queue, &format!("{p}.queue"))?;
+        let (q, discipline) = queue(l.queue, &format!("{p}.queue"), DEFAULT_QUEUE)?;
         let loss = probability(l.loss, &format!("{p}.loss"))?;
         let duplicate = probability(l.duplicate, &format!("{p}.duplicate"))?;
         let reorder = probability(l.reorder, &format!("{p}.reorder"))?;
         let spec = net.link(a, b, rate, l.delay.0, q);
+        spec.discipline = [discipline; 2];
         spec.loss = [loss, loss];
         spec.duplicate = duplicate;
         spec.reorder = reorder;

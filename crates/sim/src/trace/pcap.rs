@@ -134,8 +134,14 @@ impl Pcap {
                 // 32-bit sequence space on the wire; the engine's 64-bit numbers wrap here.
                 l4.extend_from_slice(&(seg.seq as u32).to_be_bytes());
                 l4.extend_from_slice(&(seg.ack as u32).to_be_bytes());
-                let flags =
-                    (seg.flags.fin as u8) | (seg.flags.syn as u8) << 1 | (seg.flags.rst as u8) << 2 | (seg.flags.psh as u8) << 3 | (seg.flags.ack as u8) << 4;
+                // RFC 3168 §6.1: ECE and CWR are the header's two high flag bits.
+                let flags = (seg.flags.fin as u8)
+                    | (seg.flags.syn as u8) << 1
+                    | (seg.flags.rst as u8) << 2
+                    | (seg.flags.psh as u8) << 3
+                    | (seg.flags.ack as u8) << 4
+                    | (seg.ecn.ece() as u8) << 6
+                    | (seg.ecn.cwr() as u8) << 7;
                 l4.push(((hdr_len / 4) as u8) << 4);
                 l4.push(flags);
                 l4.extend_from_slice(&(window as u16).to_be_bytes());
@@ -180,6 +186,10 @@ impl Pcap {
         };
         let mut ip = [0u8; 20];
         ip[0] = 0x45;
+        // The ECN field, the low two bits of the old TOS byte (RFC 3168 §5).
+        if let Body::Tcp { seg, .. } = &p.body {
+            ip[1] = seg.ecn.field();
+        }
         ip[2..4].copy_from_slice(&(total.min(65_535) as u16).to_be_bytes());
         ip[8] = 64;
         ip[9] = proto;

@@ -5,7 +5,7 @@ use rampup_tcp::{Duration, Endpoint, Time};
 
 use super::conns::Slot;
 use super::traced::PortTraces;
-use super::{Conn, World};
+use super::{Conn, Event, World};
 use crate::net::Port;
 use crate::output::{table, Column, RunOutput, Table};
 use crate::trace::{pcap, TraceSink};
@@ -13,13 +13,22 @@ use crate::traffic::{App, Driver};
 use crate::RunError;
 
 impl<'s> World<'s> {
+    /// Packets in flight that are not on a port's wire but in an event of their own, held
+    /// by a vrate group or waiting in a port's queue discipline. (What crossed the cut of a split run is counted too: `run_split`
+    /// has every half take what crossed to it before the tables are made.)
+    pub(super) fn late_in_flight(&self) -> u64 {
+        let held: u64 = self.groups.iter().map(|g| g.group.held() as u64).sum();
+        held + self.net.held() + self.events.pending_others().filter(|e| matches!(e, Event::ArriveLate(..) | Event::Discard { .. })).count() as u64
+    }
+
     /// The run's tables; the traced ones (`trace::TRACED_TABLES`) and the captures go to
     /// `sink`, not into the output. An error if a trace has passed its budget by the end.
     pub(super) fn finish(mut self, sink: &mut dyn TraceSink) -> Result<RunOutput, RunError> {
         let end = self.now;
-        // Every packet offered to a port was admitted (a transmission) or dropped: counted
+        // Every packet offered to a port was admitted (a transmission), dropped or is held by
+        // its discipline: counted
         // before `settle` takes out the transmissions that would start after the end.
-        let packet_hops = self.net.ports.iter().map(|p| p.stats.tx_packets + p.stats.drops).sum();
+        let packet_hops = self.net.ports.iter().map(|p| p.stats.tx_packets + p.stats.drops).sum::<u64>() + self.net.held();
         let mut traces = PortTraces { series: &mut self.series, log: &mut self.packet_log, queues: self.sc.trace.queues };
         for (i, p) in self.net.ports.iter_mut().enumerate() {
             let mut record = |p: &Port, t| traces.departed(i as u32, p, t);
@@ -82,6 +91,7 @@ impl<'s> World<'s> {
             flows.spurious_preemptive.push(st.spurious_preemptive);
             flows.drops.push(fs.data_drops);
             flows.ack_drops.push(fs.ack_drops);
+            flows.marks.push(fs.marks);
             flows.goodput.push(if span > 0.0 { st.bytes_received as f64 * 8.0 / span } else { f64::NAN });
             flows.slow_start_exit.push(st.slow_start_exit.map_or(f64::NAN, |x| x.at.as_nanos() as f64));
             flows.slow_start_exit_cwnd.push(st.slow_start_exit.map_or(f64::NAN, |x| x.cwnd_bytes as f64));
@@ -107,6 +117,7 @@ impl<'s> World<'s> {
             ("tx_packets", Column::U64(ports.iter().map(|p| p.stats.tx_packets).collect())),
             ("tx_bytes", Column::U64(ports.iter().map(|p| p.stats.tx_bytes).collect())),
             ("drops", Column::U64(ports.iter().map(|p| p.stats.drops).collect())),
+            ("marks", Column::U64(ports.iter().map(Port::marks).collect())),
             ("lost", Column::U64(ports.iter().map(|p| p.stats.lost).collect())),
             ("utilization", Column::F64(ports.iter().map(|p| (p.stats.busy.as_nanos() as f64 / elapsed).min(1.0)).collect())),
         ]);
@@ -187,6 +198,7 @@ struct FlowColumns {
     spurious_preemptive: Vec<u64>,
     drops: Vec<u64>,
     ack_drops: Vec<u64>,
+    marks: Vec<u64>,
     goodput: Vec<f64>,
     slow_start_exit: Vec<f64>,
     slow_start_exit_cwnd: Vec<f64>,
@@ -214,6 +226,7 @@ impl FlowColumns {
             ("spurious_preemptive", Column::U64(self.spurious_preemptive)),
             ("drops", Column::U64(self.drops)),
             ("ack_drops", Column::U64(self.ack_drops)),
+            ("marks", Column::U64(self.marks)),
             ("goodput_bps", Column::F64(self.goodput)),
             // Floats so that a flow that never left slow start can be NaN.
             ("slow_start_exit_ns", Column::F64(self.slow_start_exit)),

@@ -14,7 +14,7 @@ use crate::output::RunOutput;
 use crate::partition::Split;
 use crate::rng::Stream;
 use crate::scenario::Scenario;
-use crate::trace::pcap::{Pcap, SenderTcp};
+use crate::trace::pcap::Pcap;
 use crate::trace::{Interval, PacketEvent, Series, StateRow, TraceSink};
 use crate::traffic::{Action, App, EndId, PackMime};
 use crate::Progress;
@@ -25,6 +25,7 @@ mod conns;
 mod ensemble;
 mod finish;
 mod footprint;
+mod queued;
 mod rate;
 mod split;
 mod traced;
@@ -69,6 +70,8 @@ enum Event {
     Change(u32),
     /// vrate group `g` releases what it may send now (stale if not its pending release).
     Release(u32),
+    /// Port `p`, which runs a queue discipline, has sent its packet (`queued`).
+    Dequeue(u32),
 }
 
 /// One end of a TCP connection placed on a node.
@@ -152,6 +155,8 @@ struct FlowState {
     next: usize,
     data_drops: u64,
     ack_drops: u64,
+    /// Its packets a queue discipline sent with CE (`queued`).
+    marks: u64,
     /// The throughput trace's open interval (`[trace] throughput`).
     bin: Interval,
     /// A rate-limited flow's phases, writes and receipts (`rate`).
@@ -218,6 +223,8 @@ pub struct World<'s> {
     traces_deliveries: bool,
     /// No port has random behaviour or a token bucket, nor will (`Port::is_plain`).
     plain_ports: bool,
+    /// Some port runs a queue discipline (`queued`).
+    disciplined: bool,
     packets: PacketCounts,
     packets_in_flight: Packets,
     /// Connection ends now sending (`service`), nested when a segment is taken ahead.
@@ -292,6 +299,7 @@ impl<'s> World<'s> {
                 || !sc.groups.is_empty()
                 || sc.flows.iter().any(|f| matches!(f.app, App::RateLimited(_))),
             plain_ports,
+            disciplined: sc.net.links.iter().any(|l| l.discipline.iter().any(Option::is_some)),
             packets: PacketCounts::default(),
             packets_in_flight: Packets::default(),
             ends_in_service: 0,
@@ -335,8 +343,9 @@ impl<'s> World<'s> {
         w.plan_receive_ahead();
         w.build_groups();
         w.build_ensembles();
-        if sc.trace.packets {
-            // Every hop an event, every row logged at its time (`traced`).
+        if sc.trace.packets || w.disciplined {
+            // Every hop an event, every row logged at its time (`traced`); a discipline
+            // takes its packets in time order (`queued`).
             w = w.hop_by_hop();
         }
         if let Some((split, _)) = split {
@@ -490,6 +499,7 @@ impl<'s> World<'s> {
             Event::RateWrite(f, seq) => self.rate_write(f, seq),
             Event::UdpSend(u) => self.udp_send(u),
             Event::Release(g) => self.release(g),
+            Event::Dequeue(port) => self.serve(port, self.now),
             Event::Change(i) => {
                 let c = &self.sc.changes[i as usize];
                 self.net.set_link_path(c.link, c.delay, c.loss, self.seed);
@@ -582,6 +592,7 @@ impl<'s> World<'s> {
     fn enqueue(&mut self, port: u32, id: u32, at: Time, crossed: Option<(u32, u64)>) {
         match (self.traces_ports, self.plain_ports) {
             (false, true) => self.enqueue_as::<false, true>(port, id, at, crossed),
+            _ if self.disciplined => self.enqueue_disciplined(port, id, at),
             (false, false) => self.enqueue_as::<false, false>(port, id, at, crossed),
             (true, _) => self.enqueue_as::<true, false>(port, id, at, crossed),
         }
@@ -608,17 +619,7 @@ impl<'s> World<'s> {
             let (conns, udp) = (&self.conns, &self.sc.udp);
             let offer = p.offer::<PLAIN>(at, id, pkt, |start| {
                 if let Some(pc) = pcap {
-                    // A packet does not carry its source (it is needed only here): it is
-                    // the host of the connection end that sent it, or the UDP source's.
-                    let (src, tcp) = match pkt.body {
-                        Body::Tcp { ep, .. } => {
-                            let sender = &conns[ep.peer().index()];
-                            let cfg = sender.ep.config();
-                            (sender.node, Some(SenderTcp { mss: cfg.mss_bytes, rcv_window: cfg.rcv_window_bytes }))
-                        }
-                        Body::Udp { source } => (udp[source as usize].from as u32, None),
-                    };
-                    pc.record(start, src, pkt, tcp);
+                    traced::capture(pc, conns, udp, start, pkt);
                 }
             });
             if TRACED {
@@ -786,15 +787,5 @@ impl<'s> World<'s> {
             }
             Body::Udp { source } => self.udp[*source as usize].dropped += 1,
         }
-    }
-
-    // ---------------------------------------------------------------- results
-
-    /// Packets in flight that are not on a port's wire but in an event of their own, or held
-    /// by a vrate group. (What crossed the cut of a split run is counted too: `run_split`
-    /// has every half take what crossed to it before the tables are made.)
-    fn late_in_flight(&self) -> u64 {
-        let held: u64 = self.groups.iter().map(|g| g.group.held() as u64).sum();
-        held + self.events.pending_others().filter(|e| matches!(e, Event::ArriveLate(..) | Event::Discard { .. })).count() as u64
     }
 }

@@ -248,6 +248,7 @@ impl<'s> World<'s> {
             mine.start = mine.start.or(f.start);
             mine.data_drops += f.data_drops;
             mine.ack_drops += f.ack_drops;
+            mine.marks += f.marks;
             // A flow's deliveries are in one half (a split run's flows send one way): its
             // open throughput interval is the one further on.
             mine.bin = mine.bin.max(f.bin);

@@ -17,6 +17,8 @@ use rampup_tcp::{Event as TcpEvent, Time};
 use super::conns::Slot;
 use super::{Conn, World};
 use crate::net::{Body, Packet, Port};
+use crate::scenario::Udp;
+use crate::trace::pcap::{Pcap, SenderTcp};
 use crate::trace::{PacketDesc, PacketEvent, PacketKind, PacketRow, RttRow, Series};
 use crate::traffic::EndId;
 
@@ -52,6 +54,21 @@ impl PacketLog {
             series.record_packet(PacketRow { t, port, event: PacketEvent::Lost, p });
         }
     }
+}
+
+/// Capture `pkt`, whose transmission starts at `start`, in `pc`. A packet does not carry
+/// its source (it is needed only here): it is the host of the connection end that sent it,
+/// or the UDP source's.
+pub(super) fn capture(pc: &mut Pcap, conns: &[Conn], udp: &[Udp], start: Time, pkt: &Packet) {
+    let (src, tcp) = match pkt.body {
+        Body::Tcp { ep, .. } => {
+            let sender = &conns[ep.peer().index()];
+            let cfg = sender.ep.config();
+            (sender.node, Some(SenderTcp { mss: cfg.mss_bytes, rcv_window: cfg.rcv_window_bytes }))
+        }
+        Body::Udp { source } => (udp[source as usize].from as u32, None),
+    };
+    pc.record(start, src, pkt, tcp);
 }
 
 /// What the packets table says of `pkt`, sent by an end among `conns` (in `slots`).

@@ -24,6 +24,9 @@ pub enum CongestionKind {
     /// The retransmission timer expired on data that had not timed out before (RFC 5681
     /// §3.1); `Congestion::on_rto` then sets cwnd to one segment.
     Rto,
+    /// An ACK echoed a router's Congestion Experienced mark (RFC 3168 §6.1.2): cwnd and
+    /// ssthresh are reduced as for a loss, with nothing to retransmit and no recovery.
+    Ecn,
 }
 
 /// What a controller may read at a congestion event.
@@ -123,8 +126,11 @@ impl Congestion {
         // RFC 5681 §3.1-3.2: a loss ends slow start whatever the window.
         self.note_slow_start_exit(ev.now);
         self.w.ssthresh = self.cc.on_congestion_event(&self.w, ev);
-        if let CongestionKind::FastRetransmit { inflation_bytes } = ev.kind {
-            self.w.cwnd = self.w.ssthresh + inflation_bytes;
+        match ev.kind {
+            CongestionKind::FastRetransmit { inflation_bytes } => self.w.cwnd = self.w.ssthresh + inflation_bytes,
+            // RFC 3168 §6.1.2: cwnd halves with ssthresh (to the controller's ssthresh).
+            CongestionKind::Ecn => self.w.cwnd = self.w.cwnd.min(self.w.ssthresh),
+            CongestionKind::Rto => {}
         }
     }
 

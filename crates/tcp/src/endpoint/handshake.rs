@@ -1,8 +1,9 @@
 //! The three-way handshake of one end (RFC 9293 §3.5): the SYN or SYN-ACK it sends and the
 //! segments it takes before the connection is established.
 
-use super::{Endpoint, Event, State, Timer, ISS};
+use super::{Endpoint, Event, State, Timer, ISS, NO_RESET};
 use crate::config::RtoTiming;
+use crate::ecn::EcnState;
 use crate::segment::{Flags, Segment};
 use crate::time::{Duration, Time};
 
@@ -18,6 +19,7 @@ impl Endpoint {
                     self.syn_due = true;
                     // RFC 2018 §2: SACK only if both SYNs carry SACK-permitted.
                     self.sack_ok = seg.sack_permitted && self.cfg.offers_sack();
+                    self.ecn.on_syn(self.cfg.ecn, seg);
                 }
                 false
             }
@@ -26,6 +28,7 @@ impl Endpoint {
                     return false;
                 }
                 self.sack_ok = seg.sack_permitted && self.cfg.offers_sack();
+                self.ecn.on_syn_ack(self.cfg.ecn, seg);
                 // Karn's rule holds for the SYN too: no sample from a retransmitted SYN.
                 let rtt = self.handshake_sample(now);
                 if let Some(rtt) = rtt {
@@ -57,7 +60,7 @@ impl Endpoint {
                 // reset at the sequence number it acknowledges. The peer, in LAST-ACK or
                 // CLOSING, missed our final ACK: it has nothing left that we did not get.
                 if seg.flags.ack && !seg.flags.rst {
-                    self.rst_due = Some(seg.ack);
+                    self.rst_due = seg.ack;
                 }
                 false
             }
@@ -67,7 +70,8 @@ impl Endpoint {
 
     /// `poll_transmit` when not synchronized: the SYN or SYN-ACK, when due, or a reset.
     pub(super) fn poll_handshake(&mut self, now: Time) -> Option<Segment> {
-        if let Some(seq) = self.rst_due.take() {
+        let seq = std::mem::replace(&mut self.rst_due, NO_RESET);
+        if seq != NO_RESET {
             return Some(self.segment(seq, 0, Flags { rst: true, ..Flags::default() }));
         }
         if !matches!(self.state, State::SynSent | State::SynReceived) || !self.syn_due {
@@ -76,8 +80,8 @@ impl Endpoint {
         self.syn_due = false;
         // Karn's rule: a second SYN or SYN-ACK (after our timeout, or because the
         // peer sent its SYN again) makes the handshake's RTT ambiguous.
-        self.syn_retransmitted |= self.syn_sent_at.is_some();
-        self.syn_sent_at = Some(now);
+        self.syn_retransmitted |= self.syn_sent_at != Time::MAX;
+        self.syn_sent_at = now;
         self.measure.on_segment_sent(now, ISS, self.syn_retransmitted);
         if self.timers[Timer::Rto as usize].is_none() {
             self.arm(Timer::Rto, self.measure.rto_deadline(now));
@@ -86,12 +90,17 @@ impl Endpoint {
         let mut syn = self.segment(ISS, 0, Flags { syn: true, ack: passive, ..Flags::default() });
         // The passive end offers SACK only back to a peer that offered it (RFC 2018 §2).
         syn.sack_permitted = if passive { self.sack_ok } else { self.cfg.offers_sack() };
+        if passive {
+            self.ecn.mark_syn_ack(&mut syn);
+        } else if self.cfg.ecn {
+            EcnState::mark_syn(&mut syn);
+        }
         Some(syn)
     }
 
     /// The handshake's RTT sample: from our SYN or SYN-ACK to its answer, if sent once.
     fn handshake_sample(&self, now: Time) -> Option<Duration> {
-        self.syn_sent_at.filter(|_| !self.syn_retransmitted).map(|t| now.since(t))
+        (self.syn_sent_at != Time::MAX && !self.syn_retransmitted).then(|| now.since(self.syn_sent_at))
     }
 
     fn established(&mut self, now: Time, handshake_rtt: Option<Duration>) {

@@ -13,6 +13,7 @@
 //! every `now` must be at least the previous one. The endpoint never reads a clock.
 
 use crate::config::TcpConfig;
+use crate::ecn::EcnState;
 use std::collections::VecDeque;
 
 use crate::measure::{next_tick, Measure};
@@ -20,12 +21,15 @@ use crate::pacing::{PaceCtx, Pacer};
 use crate::preemptive::{Preemptive, PreemptiveStats, TimerCmd};
 use crate::receiver::{self, AckUrgency, Receiver};
 use crate::restart::RestartCtx;
-use crate::segment::{Flags, SackBlocks, Segment, SeqRange};
+use crate::segment::{Ecn, Flags, SackBlocks, Segment, SeqRange};
 use crate::sender::{Sender, SenderStats};
 use crate::time::{Duration, Time};
 
 /// Our initial sequence number. A simulation needs no randomised ISN.
 const ISS: u64 = 0;
+
+/// `Endpoint::rst_due` when no reset is due: no segment acknowledges this far.
+const NO_RESET: u64 = u64::MAX;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Role {
@@ -160,7 +164,9 @@ pub struct Endpoint {
     state: State,
     /// A SYN (active) or SYN-ACK (passive) is due.
     syn_due: bool,
-    syn_sent_at: Option<Time>,
+    /// When the SYN or SYN-ACK last went out, `Time::MAX` before it did (8 bytes where an
+    /// `Option` takes 16, as `Reached`: the room ECN's state takes).
+    syn_sent_at: Time,
     syn_retransmitted: bool,
     sender: Sender,
     receiver: Receiver,
@@ -186,8 +192,11 @@ pub struct Endpoint {
     events: Option<VecDeque<Event>>,
     /// Both ends offered SACK (RFC 2018 §2): we send SACK blocks.
     sack_ok: bool,
-    /// Closed, we answer a segment with a reset at this sequence number.
-    rst_due: Option<u64>,
+    /// Closed, we answer a segment with a reset at this sequence number (`NO_RESET`: none due).
+    rst_due: u64,
+    /// ECN's state (RFC 3168), used only on the general paths (`TcpConfig::ecn` makes a
+    /// config not plain).
+    ecn: EcnState,
 }
 
 impl Endpoint {
@@ -206,12 +215,13 @@ impl Endpoint {
             (true, Role::Active) => State::SynSent,
             (true, Role::Passive) => State::Listen,
         };
+        let ecn = EcnState::new(cfg.ecn, cfg.handshake);
         Endpoint {
             measure: Measure::new(cfg.rto),
             syn_due: state == State::SynSent,
             cfg,
             state,
-            syn_sent_at: None,
+            syn_sent_at: Time::MAX,
             syn_retransmitted: false,
             sender,
             receiver,
@@ -225,7 +235,8 @@ impl Endpoint {
             preemptive,
             events: None,
             sack_ok,
-            rst_due: None,
+            rst_due: NO_RESET,
+            ecn,
         }
     }
 
@@ -407,6 +418,12 @@ impl Endpoint {
             if !PLAIN && self.cfg.rack_tlp {
                 self.rack_tlp_timers(now, r.new_data);
             }
+            if !PLAIN && seg.ecn.ece() && self.ecn.on_ece(self.sender.in_recovery(), self.sender.snd_una(), self.sender.snd_max()) {
+                self.sender.on_ecn_echo(now);
+            }
+        }
+        if !PLAIN {
+            self.ecn.on_received(seg);
         }
         if seg.is_pure_ack() {
             if self.state != State::Established {
@@ -614,10 +631,18 @@ impl Endpoint {
                 self.apply_preemptive(cmd);
             }
             let psh = self.sender.ends_write(tx.seq + tx.len as u64);
-            return Some(self.segment(tx.seq, tx.len, Flags { ack: true, fin: tx.fin, psh, ..Flags::default() }));
+            let mut seg = self.segment(tx.seq, tx.len, Flags { ack: true, fin: tx.fin, psh, ..Flags::default() });
+            if !PLAIN {
+                self.ecn.mark(&mut seg, tx.retransmission);
+            }
+            return Some(seg);
         }
         if self.ack_due {
-            return Some(self.segment(self.sender.snd_max(), 0, Flags { ack: true, ..Flags::default() }));
+            let mut ack = self.segment(self.sender.snd_max(), 0, Flags { ack: true, ..Flags::default() });
+            if !PLAIN {
+                self.ecn.mark(&mut ack, false);
+            }
+            return Some(ack);
         }
         None
     }
@@ -716,7 +741,7 @@ impl Endpoint {
         }
         // Built in one expression, not patched after `..Segment::default()`: the compiler
         // then writes it straight into the caller's `Option<Segment>`.
-        Segment { seq, ack, len, flags, window: self.cfg.rcv_window_bytes, sack_permitted: false, sack }
+        Segment { seq, ack, len, flags, window: self.cfg.rcv_window_bytes, sack_permitted: false, sack, ecn: Ecn::default() }
     }
 }
 

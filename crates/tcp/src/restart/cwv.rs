@@ -64,7 +64,7 @@ impl RestartPolicy for Cwv {
     }
 
     fn on_congestion_event(&mut self, _w: Window, ev: &CongestionEvent) -> Option<Window> {
-        self.in_recovery = ev.kind != CongestionKind::Rto;
+        self.in_recovery = matches!(ev.kind, CongestionKind::FastRetransmit { .. });
         None
     }
 

@@ -110,6 +110,8 @@ pub struct SenderStats {
     pub idle_restarts: u64,
     /// Tail loss probes sent (RFC 8985 §7.3).
     pub tlp_probes: u64,
+    /// Window reductions for an ECN echo (RFC 3168 §6.1.2).
+    pub ecn_reductions: u64,
 }
 
 /// What an ACK changed.
@@ -406,6 +408,13 @@ impl Sender {
         if let Some(w) = self.restart.on_congestion_event(self.congestion.window(), &ev) {
             self.congestion.set_by_restart(w);
         }
+    }
+
+    /// RFC 3168 §6.1.2: an ACK echoed a congestion mark and `ecn::EcnState::on_ece` allows
+    /// a reduction: the window is reduced as for a loss, without retransmitting.
+    pub fn on_ecn_echo(&mut self, now: Time) {
+        self.congestion_event(now, CongestionKind::Ecn, self.loss_window(), self.flight());
+        self.stats.ecn_reductions += 1;
     }
 
     /// Fast recovery is over: cwnd back at ssthresh, and the restart policy's say.

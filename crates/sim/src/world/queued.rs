@@ -1,0 +1,110 @@
+//! The hops through ports that run a queue discipline (`crate::queue`).
+//!
+//! A drop-tail port knows each packet's departure when it admits it; a discipline decides
+//! which packet leaves (FQ-CoDel's round robin) and drops at dequeue (CoDel) only when the
+//! link is free, so such a port sends a packet at a `Dequeue` event, when the one before it
+//! has been serialised. A world with a discipline is run hop by hop (`World::hop_by_hop`):
+//! every port is then offered its packets in time order, as a discipline needs. A world
+//! without one never comes here: `World::enqueue` tests one flag first.
+
+use rampup_tcp::Time;
+
+use super::traced::{self, PortTraces};
+use super::{Event, World};
+use crate::engine::{Class, Order};
+use crate::net::{Body, Offer, Port};
+use crate::trace::PacketEvent;
+
+impl World<'_> {
+    /// `enqueue` in a world where some port runs a discipline: packet `id` reaches `port`
+    /// at `at`.
+    pub(super) fn enqueue_disciplined(&mut self, port: u32, id: u32, at: Time) {
+        let traced = self.traces_ports;
+        if !self.net.ports[port as usize].has_discipline() {
+            if traced {
+                self.enqueue_as::<true, false>(port, id, at, None);
+            } else {
+                self.enqueue_as::<false, false>(port, id, at, None);
+            }
+            return;
+        }
+        self.expire_traced(port, at);
+        let pkt = self.packets_in_flight.get(id);
+        let (ect, flow) = match pkt.body {
+            Body::Tcp { ep, ref seg } => (seg.ecn.ect(), ep.index() as u64),
+            // Apart from every connection's: UDP sources count from 2^32.
+            Body::Udp { source } => (false, (1 << 32) | source as u64),
+        };
+        let p = &mut self.net.ports[port as usize];
+        p.hold(at, id, pkt, ect, flow);
+        if traced {
+            let mut traces = PortTraces { series: &mut self.series, log: &mut self.packet_log, queues: self.sc.trace.queues };
+            traces.offered(port, p, at, PacketEvent::Enqueue, None);
+        }
+        self.discard_dropped(port);
+        self.serve(port, at);
+    }
+
+    /// Retire what `port` has sent by `at`, with the queue trace watching.
+    fn expire_traced(&mut self, port: u32, at: Time) {
+        let p = &mut self.net.ports[port as usize];
+        let mut traces = PortTraces { series: &mut self.series, log: &mut self.packet_log, queues: self.sc.trace.queues };
+        let mut record = |p: &Port, t| traces.departed(port, p, t);
+        p.expire(at, self.traces_ports.then_some(&mut record));
+    }
+
+    fn discard_dropped(&mut self, port: u32) {
+        for id in self.net.ports[port as usize].take_dropped() {
+            self.discard(id, false);
+        }
+    }
+
+    /// If `port`'s link is free at `now`, send the packet its discipline gives, and wake the
+    /// port when that packet has been serialised (`Event::Dequeue`).
+    pub(super) fn serve(&mut self, port: u32, now: Time) {
+        self.expire_traced(port, now);
+        let next = self.net.ports[port as usize].next_out(now);
+        self.discard_dropped(port);
+        let Some(q) = next else { return };
+        if q.ce {
+            // Only an ECT packet is marked (`Verdicts::signal`), and only TCP's are ECT.
+            if let Body::Tcp { ep, seg } = &mut self.packets_in_flight.get_mut(q.id).body {
+                seg.ecn.set_ce();
+                let flow = self.conns[ep.index()].flow;
+                self.flows[flow as usize].marks += 1;
+            }
+        }
+        let pkt = self.packets_in_flight.get(q.id);
+        let p = &mut self.net.ports[port as usize];
+        let pcap = self.pcaps.get_mut(port as usize).and_then(Option::as_mut);
+        let (conns, udp) = (&self.conns, &self.sc.udp);
+        let offer = p.transmit::<false>(now, q.id, pkt, |start| {
+            if let Some(pc) = pcap {
+                traced::capture(pc, conns, udp, start, pkt);
+            }
+        });
+        // Ranked before the arrivals at the same instant, by the transmission that ends
+        // (`Class::Change`'s own events rank 0).
+        let txn = p.next_txn() - 1;
+        self.events.push(p.busy_until(), Order::new(Class::Change, port, 1 + txn), Event::Dequeue(port));
+        let leaving = p.leaving();
+        match offer {
+            Offer::Dropped => unreachable!("a discipline's packet is not offered to the limit again"),
+            Offer::Lost => self.discard(q.id, true),
+            Offer::Sent { wire, duplicate } => {
+                if let Some(t) = duplicate {
+                    self.send_copy(port, q.id, t, wire.txn());
+                }
+                if let Some((at, order)) = self.net.put_on_wire(port, leaving, wire) {
+                    self.events.push_arrival(at, order);
+                }
+            }
+            Offer::Reordered { at, txn, duplicate } => {
+                if let Some(t) = duplicate {
+                    self.send_copy(port, q.id, t, txn);
+                }
+                self.arrive_late(port, q.id, at, 2 * txn);
+            }
+        }
+    }
+}
