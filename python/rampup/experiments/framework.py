@@ -30,7 +30,7 @@ from typing import Any
 import pandas as pd
 
 from .. import _engine, _toml
-from . import readings, reduced
+from . import ns2_column, readings, reduced
 from .checks import MEANING, Check, by_part, count, rule_table, verdict
 from .present import docs_table
 from .readings import MAIN, Reading
@@ -210,6 +210,9 @@ class Experiment:
     #: The assumptions each claim is judged again under (`readings.Reading`): their points are
     #: run beside the main ones, tagged ``reading``; the figures and tables see the main ones.
     readings: Sequence[Reading] = ()
+    #: ns-2.35's own numbers at the figures' points (`ns2_column.Ns2Column`; None: ns-2 has
+    #: none of the paper's baselines), shown beside ours in a section of the report.
+    ns2: Any = None
 
     def points(self, ctx: Any) -> list[Point]:
         raise NotImplementedError
@@ -409,6 +412,7 @@ def reproduce(exp: Experiment, ctx: Any):  # type: ignore[no-untyped-def]
     readings_matrix(rep, exp, verdicts)
     sentences_section(rep, exp)
     exp.sections(rep, res, verdicts, ctx)
+    ns2_column.section(rep, exp, res.runs, ctx)
     if now is not None and exp.then_now_text:
         from .then_now import RULES
 
