@@ -143,3 +143,14 @@ def test_rows_reads_one_table_per_first_word() -> None:
                  "", Path("."))
     assert list(t) == ["transfer", "summary"]
     assert t["transfer"]["elapsed"].tolist() == [-1.0, 0.5] and t["summary"].at[0, "scheme"] == "x"
+
+
+def test_a_failing_ns2_run_leaves_the_report_without_the_column(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ns2, "missing", lambda: None)
+
+    def fails(jobs, cache, workers=None):  # type: ignore[no-untyped-def]
+        raise RuntimeError("ns single_flow.tcl: exit status 1: bad argument")
+
+    monkeypatch.setattr(ns2, "run", fails)
+    blocks = _section(tmp_path)
+    assert len(blocks) == 2 and "Not run: ns-2 failed (ns single_flow.tcl: exit status 1: bad argument)" in blocks[1][1]
