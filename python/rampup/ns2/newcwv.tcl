@@ -43,11 +43,7 @@ set restart_at [expr {$cfg(pause) + $cfg(pause_len)}]
 set stop [expr {$restart_at + 1 + $cfg(measure)}]
 
 same_wire_bytes $wire
-Agent/TCP set windowInit_ 2
-Agent/TCP set tcpTick_ 0.01
-Agent/TCP set minrto_ 1
-Agent/TCP set maxrto_ 60
-Agent/TCP set window_ 100000
+uncapped_agents 1
 
 set ns [new Simulator]
 set rng [new RNG]
