@@ -154,3 +154,10 @@ def test_a_failing_ns2_run_leaves_the_report_without_the_column(tmp_path: Path, 
     monkeypatch.setattr(ns2, "run", fails)
     blocks = _section(tmp_path)
     assert len(blocks) == 2 and "Not run: ns-2 failed (ns single_flow.tcl: exit status 1: bad argument)" in blocks[1][1]
+
+
+def test_within_counts_a_relative_or_an_absolute_match() -> None:
+    t = pd.DataFrame({"d_ns2": [1.0, 0.0, 0.02, None], "d_rampup": [1.08, 0.0, 0.06, 1.0], "d_diff": [0.08, 0.0, 2.0, None]})
+    assert ns2_column.within(t, ns2_column.Tolerance("d", 0.05)) == (1, 3)
+    assert ns2_column.within(t, ns2_column.Tolerance("d", 0.10)) == (2, 3)
+    assert ns2_column.within(t, ns2_column.Tolerance("d", 0.10, 0.05)) == (3, 3)

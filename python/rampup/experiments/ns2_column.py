@@ -5,7 +5,7 @@ ns-2 runs at its figures' points (`Ns2Point`: the tags of the figure point it st
 its seed and its `rampup.ns2.Ns2Job`), what each run measures (the quantities of the
 experiment's own `measure`, under the same names, `Metric`), and which of our runs it is set
 beside (`ours`: the primary reading). `section` runs them through the cache (`rampup.ns2.run`,
-in parallel), writes ``ns2-points.csv`` and the report's section: per point, ns-2's mean over
+in parallel on this machine's threads, with any backend), writes ``ns2-points.csv`` and the report's section: per point, ns-2's mean over
 its seeds, ours and the difference. Where the experiment's seeds give both simulators the same
 start times (``paired``), ours is the mean over the same seeds; else over all of ours. Without
 ``ns``, the section says that the column was not run, and why.
@@ -24,7 +24,7 @@ from .. import ns2
 from ..ns2 import Ns2Job
 from .report import Report
 
-__all__ = ["CSV", "Metric", "Ns2Column", "Ns2Point", "compare", "section"]
+__all__ = ["CSV", "Metric", "Ns2Column", "Ns2Point", "Tolerance", "compare", "section", "within"]
 
 #: The compared points, beside the report.
 CSV = "ns2-points.csv"
@@ -38,6 +38,19 @@ class Metric:
     label: str
     scale: float = 1.0
     fmt: str = "{:.3f}"
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """A point is within when ours is within ``relative`` of ns-2's, or within ``absolute``
+    of it (for counts so small that a relative difference says little)."""
+
+    metric: str
+    relative: float
+    absolute: float = 0.0
+
+    def words(self) -> str:
+        return f"{self.relative:.0%}" + (f" or {self.absolute:g}" if self.absolute else "")
 
 
 @dataclass(frozen=True)
@@ -58,9 +71,9 @@ class Ns2Column:
     paired: bool = False
     #: What ns-2 runs, with which agents and settings, and at which points and seeds.
     text: str = ""
-    #: (metric, relative tolerance): the report counts the points within it (issue 52's
-    #: acceptance: 5 % on a time or a utilization, 10 % on drops).
-    tolerances: tuple[tuple[str, float], ...] = ()
+    #: The report counts the points within each `Tolerance` (issue 52's acceptance: 5 % on a
+    #: time or a utilization, 10 % or 0.05 on drops per transfer).
+    tolerances: tuple[Tolerance, ...] = ()
 
     def points(self, ctx: Any) -> list[Ns2Point]:
         raise NotImplementedError
@@ -103,10 +116,12 @@ def _shown(col: Ns2Column, table: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def within(table: pd.DataFrame, metric: str, tolerance: float) -> tuple[int, int]:
-    """(points whose difference is within ``tolerance``, points with a difference)."""
-    d = table[f"{metric}_diff"].dropna()
-    return int((d.abs() <= tolerance).sum()), len(d)
+def within(table: pd.DataFrame, tol: Tolerance) -> tuple[int, int]:
+    """(points within ``tol``, points where both simulators have a value)."""
+    a, b = table[f"{tol.metric}_ns2"], table[f"{tol.metric}_rampup"]
+    both = a.notna() & b.notna()
+    ok = (table[f"{tol.metric}_diff"].abs() <= tol.relative) | ((b - a).abs() <= tol.absolute)
+    return int((ok & both).sum()), int(both.sum())
 
 
 def run(col: Ns2Column, ctx: Any) -> tuple[pd.DataFrame, int, int]:
@@ -136,8 +151,9 @@ def section(rep: Report, exp: Any, runs: pd.DataFrame, ctx: Any) -> None:
         return
     table = compare(col, theirs, col.ours(runs))
     table.to_csv(ctx.out / CSV, index=False)
-    counts = "; ".join(f"{m.label}: {k} of {t} points within {tol:.0%}" for m in col.metrics for c, tol in col.tolerances
-                       if c == m.column for k, t in [within(table, c, tol)])
+    labels = {m.column: m.label for m in col.metrics}
+    counts = "; ".join(f"{labels[tol.metric]}: {k} of {n} points within {tol.words()}" for tol in col.tolerances
+                       for k, n in [within(table, tol)])
     rep.text(f"{col.text} {n} ns-2 runs ({cached} read from the cache), ns {ns2.version()}. \"diff\" is rampup's value "
              f"relative to ns-2's; {CSV} has every figure." + (f" {counts}." if counts else ""))
     rep.table(_shown(col, table), "ns-2.35 beside rampup's primary reading, point by point")

@@ -12,7 +12,7 @@ from typing import Any
 import pandas as pd
 
 from ...ns2 import Ns2Job
-from ..ns2_column import Metric, Ns2Column, Ns2Point
+from ..ns2_column import Metric, Ns2Column, Ns2Point, Tolerance
 from .claims import DROPS, RATE, SHARE
 from .runs import APP_KBPS, DROP_RTTS, LOW_MBPS, MEASURE_S, PAUSE_LEN_S, PAUSE_S, STANDARD, Setup, sweeps
 
@@ -44,7 +44,7 @@ class Column(Ns2Column):
     group = ("sweep", "scheme", "x")
     metrics = (Metric(RATE, "received rate after the idle (kb/s)", fmt="{:.1f}"), Metric(SHARE, "rate / fair share", fmt="{:.3f}"),
                Metric(DROPS, "drop rate, 10 RTTs", scale=100, fmt="{:.2f}%"))
-    tolerances = ((RATE, 0.05),)
+    tolerances = (Tolerance(RATE, 0.05),)
     text = ("ns-2.35's standard TCP (`rampup/ns2/newcwv.tcl`: Agent/TCP/Sack1 to TCPSink/Sack1, a CBR application of "
             f"{APP_KBPS} kb/s in 1000-byte writes, windowInit_ 2, minrto_ 1 s, slow_start_restart_ on, the same bytes on the "
             f"wire) at every point of Fig. 4 and 5 (the idle sweep over the number of flows), seeds 1-{SEEDS}: each source "

@@ -15,7 +15,7 @@ import pandas as pd
 
 from ... import _engine, _toml
 from ...ns2 import Ns2Job
-from ..ns2_column import Metric, Ns2Column, Ns2Point
+from ..ns2_column import Metric, Ns2Column, Ns2Point, Tolerance
 from .runs import RENO, Setup, base, scenario, sweeps
 
 __all__ = ["SEEDS", "Column", "durations_ms", "job", "packmime_job", "rate"]
@@ -54,7 +54,7 @@ def durations_ms(tables: dict[str, pd.DataFrame], before_s: float) -> pd.Series:
 class Column(Ns2Column):
     group = ("sweep", "scheme", "x")
     metrics = (Metric("mean_ms", "mean duration (ms)", fmt="{:.1f}"), Metric("median_ms", "median duration (ms)", fmt="{:.1f}"))
-    tolerances = (("mean_ms", 0.05),)
+    tolerances = (Tolerance("mean_ms", 0.05),)
     text = ("ns-2.35's PackMimeHTTP (HTTP/1.0) over Agent/TCP/FullTcp (Reno) with ns-2's defaults (`rampup/ns2/packmime.tcl`), "
             "on the same dumbbell and queue, at rampup's connection rate for each point of Fig. 6 (the load sweep at 10 ms, the "
             f"delay sweep at 25 %), PackMime's set-run 1 to {SEEDS} per point; the same measure as ours (completed responses of "

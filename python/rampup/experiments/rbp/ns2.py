@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 
 from ...ns2 import Ns2Job
-from ..ns2_column import Metric, Ns2Column, Ns2Point
+from ..ns2_column import Metric, Ns2Column, Ns2Point, Tolerance
 from .runs import NSSR, RBP, RBP_CWND, SSR, VEGAS, Setup, start_times, sweeps
 
 __all__ = ["AGENT", "SEEDS", "TCL_SCHEME", "Column", "job", "transfers"]
@@ -49,7 +49,7 @@ class Column(Ns2Column):
     group = ("sweep", "scheme", "x")
     metrics = (Metric("restart_elapsed_s", "restart elapsed (s)"), Metric("restart_drops", "restart drops per transfer", fmt="{:.2f}"),
                Metric("startup_elapsed_s", "round 1 elapsed (s)"))
-    tolerances = (("restart_elapsed_s", 0.05), ("restart_drops", 0.10), ("startup_elapsed_s", 0.05))
+    tolerances = (Tolerance("restart_elapsed_s", 0.05), Tolerance("restart_drops", 0.10, 0.05), Tolerance("startup_elapsed_s", 0.05))
     paired = True
     text = (f"ns-2.35 with the authors' agents (`rampup/ns2/rbp.tcl`: reno-ssr and reno-nssr = Agent/TCP/Reno with "
             "slow_start_restart_ 1 and 0, vegas-nssr = Agent/TCP/Vegas, RBP/rate = Agent/TCP/Vegas/RBP, RBP/cwnd = "

@@ -16,7 +16,7 @@ from typing import Any
 import pandas as pd
 
 from ...ns2 import Ns2Job
-from ..ns2_column import Metric, Ns2Column, Ns2Point
+from ..ns2_column import Metric, Ns2Column, Ns2Point, Tolerance
 from .runs import CAPPED, LSS, MAIN, MSS, NS2, READINGS, SCHEMES, SS_A, SS_L, SS_S, VEGAS, Net, Reading, sweeps
 
 __all__ = ["NS2_SCHEMES", "Column", "args", "job"]
@@ -47,7 +47,7 @@ class Column(Ns2Column):
     group = ("exp", "reading", "scheme", "x")
     metrics = (Metric("util_pct", "utilization (%)", fmt="{:.2f}"), Metric("drops", "drops", fmt="{:.0f}"),
                Metric("timeouts", "timeouts", fmt="{:.1f}"))
-    tolerances = (("util_pct", 0.05),)
+    tolerances = (Tolerance("util_pct", 0.05),)
     text = ("ns-2.35's one-flow runs (`rampup/ns2/single_flow.tcl`, Agent/TCP/Newreno for SS (S/A/L) and LSS with "
             "max_ssthresh_ 100, Agent/TCP/Vegas; windowInit_ 2, tcpTick_ 0.01 s, minrto_ 1 s, the same bytes on the wire) "
             "on Table I in readings main (an ACK per segment, no cap) and ns2 (DelAck sinks, window_ = the initial "
