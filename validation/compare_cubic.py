@@ -6,7 +6,7 @@ markdown table.
 
 One bulk flow for 10 s across paper 001's dumbbell (40 Mb/s, 48 ms one way, 1 Gb/s and 1 ms
 access links: base RTT 100 ms; 250-packet drop-tail queue; 1000-byte segments, IW 2, an ACK
-per segment), in ns-2 (validation/ns2/single_flow.tcl tcp=Linux, needs `ns` on PATH) and in
+per segment), in ns-2 (python/rampup/ns2/single_flow.tcl tcp=Linux, needs `ns` on PATH) and in
 rampup with CUBIC over SACK recovery, without HyStart (the ns-2 module has none), reducing
 from cwnd as Linux does, twice: with RFC 9438's β = 0.7 and with the 0.8 (819/1024) of the
 kernel module ns-2.35 carries. Beside packets delivered, drops, retransmissions and timeouts,
@@ -53,7 +53,7 @@ def ns2() -> dict:
 
 
 def rampup_run(beta: float) -> dict:
-    import rampup  # noqa: PLC0415
+    import rampup
 
     sc = scenario("Sack1", ARGS, ns2_like=False)
     sc["flow"][0]["tcp"].update({**CUBIC, "cubic_beta": beta})

@@ -21,7 +21,6 @@ more than 0.1 s. Method: docs/validation.md ("Rate-limited source").
 from __future__ import annotations
 
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -29,9 +28,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "python"))
 
 from rampup import _engine  # noqa: E402 -- from this checkout
+from rampup import ns2 as ns2_runs  # noqa: E402
 from rampup.experiments.newcwv.runs import behind_s  # noqa: E402
 
-NS2_SCRIPT = ROOT / "python" / "rampup" / "ns2" / "ratelimited.tcl"
 SCENARIO = ROOT / "scenarios" / "rate-limited.toml"
 DURATION_S = 30
 ONE_WAY_S = 0.1
@@ -40,8 +39,8 @@ NS2_PACKET, PAYLOAD = 1040, 1000
 
 
 def ns2() -> dict[str, float]:
-    out = subprocess.run(["ns", str(NS2_SCRIPT), str(DURATION_S)], capture_output=True, text=True, check=True).stdout
-    rows = [tuple(float(x) for x in line.split()) for line in out.splitlines() if line.strip()]
+    s = ns2_runs.run([ns2_runs.Ns2Job("ratelimited.tcl", (str(DURATION_S),))], None)[0][0]["sample"]
+    rows = list(zip(s["t"].astype(float), s["bytes"].astype(float), s["cwnd"].astype(float), strict=True))
     # Row k is the state at k × 100 ms; the data of the bin [t, t + 0.1) is the growth to the next row.
     times = [r[0] for r in rows[:-1]]
     data = [(b[1] - a[1]) / NS2_PACKET * PAYLOAD for a, b in zip(rows, rows[1:], strict=False)]

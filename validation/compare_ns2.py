@@ -3,7 +3,7 @@
 
     python3 validation/compare_ns2.py
 
-Each case of validation/ns2/run_cases.sh is run once in ns-2 (validation/ns2/single_flow.tcl,
+Each case of validation/ns2/run_cases.sh is run once in ns-2 (python/rampup/ns2/single_flow.tcl,
 needs `ns` on PATH) and twice in rampup: with rampup's defaults ("rfc") and with the settings
 that model ns-2's agents ("ns2", see NS2_LIKE). rampup runs through the Python API
 (`rampup.run(dict)`) when the package is importable and its engine accepts every scenario
@@ -23,7 +23,12 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-NS2_SCRIPT = ROOT / "validation" / "ns2" / "single_flow.tcl"
+sys.path.insert(0, str(ROOT / "python"))
+
+from rampup import ns2  # noqa: E402 -- from this checkout
+from rampup.experiments.ssthreshless.ns2 import job  # noqa: E402
+
+NS2_SCRIPT = ns2.HERE / "single_flow.tcl"
 MSS = 1000
 LOSS_FREE_TOLERANCE = 0.02
 
@@ -65,9 +70,8 @@ NS2_LIKE = {
 
 
 def run_ns2(agent: str, args: dict) -> dict:
-    argv = ["ns", str(NS2_SCRIPT), f"tcp={agent}"] + [f"{k}={v}" for k, v in args.items()]
-    out = subprocess.run(argv, check=True, capture_output=True, text=True).stdout.split()
-    kv = dict(item.split("=", 1) for item in out if "=" in item)
+    """single_flow.tcl's figures for ``agent`` with ``args``, as the report's ns-2 column runs it."""
+    kv = ns2.run([job({"tcp": agent, **args})], None)[0][0]["flow"].iloc[0]
     return {
         "delivered": int(kv["delivered_pkts"]),
         "retransmits": int(kv["retransmits"]),
@@ -147,7 +151,7 @@ class Rampup:
     def __init__(self, scenarios: list[dict]) -> None:
         self.api = None
         try:
-            import rampup  # noqa: PLC0415
+            import rampup
 
             for sc in scenarios:
                 rampup.check(sc)

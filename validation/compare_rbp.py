@@ -4,10 +4,11 @@
     python3 validation/compare_rbp.py [--bursts 8 24 40] [--seeds 10] [--scale 1] [--jobs 2]
 
 For each burst size (KB; 10 KB queue, 100 ms bottleneck, the Fig. 6/7 set-up) and each scheme,
-runs `--seeds` seeds of validation/ns2/rbp.tcl (needs `ns` on PATH) and of the same scenario in
-rampup (`rampup.experiments.rbp`, the generator of `rampup reproduce rbp`). Both get the same
-start times: seed s's schedule from `rbp.start_times(s)` is written to a file that rbp.tcl
-reads. ns-2 agents: reno-ssr / reno-nssr = Agent/TCP/Reno with slow_start_restart_ 1 / 0,
+runs `--seeds` seeds of python/rampup/ns2/rbp.tcl (needs `ns` on PATH; the runs of
+`rampup.experiments.rbp.ns2`, the report's ns-2 column, cached in `--cache`) and of the same
+scenario in rampup (`rampup.experiments.rbp`, the generator of `rampup reproduce rbp`). Both get
+the same start times: seed s's schedule from `rbp.start_times(s)` is the file rbp.tcl reads.
+ns-2 agents: reno-ssr / reno-nssr = Agent/TCP/Reno with slow_start_restart_ 1 / 0,
 vegas-nssr = Agent/TCP/Vegas, RBP/rate = Agent/TCP/Vegas/RBP (rbp_rate_algorithm_ 1),
 RBP/cwnd = Agent/TCP/Reno/RBP, all with rbp_scale_ = `--scale` (default 1, the paper's; ns-2's
 own default is 0.75). The 10 KB byte limit becomes 9 packets in ns-2: what it holds of
@@ -26,9 +27,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
-import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -37,50 +36,24 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "python"))
 
-from rampup import _engine  # noqa: E402
+from rampup import _engine, _toml, ns2  # noqa: E402
 from rampup.experiments import mean_ci90, rbp  # noqa: E402
+from rampup.experiments.rbp.ns2 import AGENT, TCL_SCHEME, job, transfers  # noqa: E402
 
-NS2_SCRIPT = ROOT / "validation" / "ns2" / "rbp.tcl"
-TCL_SCHEME = {"reno-ssr": "reno-ssr", "reno-nssr": "reno-nssr", "vegas-nssr": "vegas-nssr",
-              "RBP/rate": "rbp-rate", "RBP/cwnd": "rbp-cwnd"}
 TOLERANCE = 0.15
-
-
-def run_ns2(scheme: str, setup: rbp.Setup, seed: int, scale: float, tmp: Path) -> pd.DataFrame:
-    starts = rbp.start_times(seed, setup)
-    sched = tmp / f"schedule-{seed}-{os.getpid()}-{TCL_SCHEME[scheme]}-{setup.burst}.txt"
-    sched.write_text("".join(f"{i} {r} {starts[r, i]:.6f}\n" for r in range(setup.rounds)
-                             for i in range(setup.clients)))
-    argv = ["ns", str(NS2_SCRIPT), f"scheme={TCL_SCHEME[scheme]}", f"burst={setup.burst}",
-            f"queue={setup.queue}", f"delay={setup.delay_ms:g}ms", f"scale={scale:g}", f"mss={setup.mss}",
-            f"schedule={sched}", f"tmp={tmp}"]
-    out = subprocess.run(argv, check=True, capture_output=True, text=True).stdout
-    sched.unlink()
-    rows = []
-    for line in out.splitlines():
-        if line.startswith("transfer "):
-            kv = dict(item.split("=", 1) for item in line.split()[1:])
-            el = float(kv["elapsed"])
-            rows.append({"client": int(kv["client"]), "round": int(kv["round"]),
-                         "elapsed_s": el if el >= 0 else float("nan"),
-                         "drops": int(kv["drops"]), "retransmits": int(kv["retransmits"])})
-    return pd.DataFrame(rows)
 
 
 def run_rampup(scheme: str, setup: rbp.Setup, seed: int, scale: float) -> pd.DataFrame:
     doc = rbp.scenario(scheme, setup, seed)
     if "rbp_scale" in doc["tcp"]:
         doc["tcp"]["rbp_scale"] = scale
-    from rampup import _toml
-
     raw = _engine.run(_toml.dumps(doc), seed)
     t = pd.DataFrame(raw["tables"]["transfers"])
-    return pd.DataFrame({"client": t["flow"], "round": t["index"], "elapsed_s": t["elapsed_s"],
-                         "drops": t["drops"], "retransmits": t["retransmits"]})
+    return t[["flow", "index", "elapsed_s", "drops", "retransmits"]]
 
 
 def summary(df: pd.DataFrame, startup: bool = False) -> dict[str, float]:
-    r = df[df["round"] == 0] if startup else df[df["round"] >= 1]
+    r = df[df["index"] == 0] if startup else df[df["index"] >= 1]
     return {"elapsed": r["elapsed_s"].mean(), "drops": r["drops"].mean(), "retx": r["retransmits"].mean(),
             "incomplete": int(r["elapsed_s"].isna().sum())}
 
@@ -100,13 +73,16 @@ def main() -> int:
     ap.add_argument("--queue", type=int, default=10_000, help="bytes")
     ap.add_argument("--delay", type=float, default=100.0, help="bottleneck one-way delay, ms")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--cache", type=Path, default=ROOT / "results" / "cache", help="the run cache (ns-2's runs are cached there)")
     args = ap.parse_args()
+    if ns2.missing():
+        print(f"compare_rbp: {ns2.missing()}", file=sys.stderr)
+        return 2
 
-    cases = [(b, scheme, seed) for b in args.bursts for scheme in rbp.SCHEMES for seed in range(1, args.seeds + 1)]
+    cases = [(b, scheme, seed) for b in args.bursts for scheme in TCL_SCHEME for seed in range(1, args.seeds + 1)]
     setups = {b: rbp.Setup(burst=b * 1000, queue=args.queue, delay_ms=args.delay) for b in args.bursts}
-    with tempfile.TemporaryDirectory(prefix="compare-rbp-") as tmpdir, ThreadPoolExecutor(args.jobs) as pool:
-        tmp = Path(tmpdir)
-        ns2 = list(pool.map(lambda c: run_ns2(c[1], setups[c[0]], c[2], args.scale, tmp), cases))
+    theirs = [transfers(t) for t in ns2.run([job(s, setups[b], seed, args.scale) for b, s, seed in cases], args.cache, args.jobs)[0]]
+    with ThreadPoolExecutor(args.jobs) as pool:
         ours = list(pool.map(lambda c: run_rampup(c[1], setups[c[0]], c[2], args.scale), cases))
 
     print(f"Paper 000 set-up, {args.queue} B queue ({args.queue // 1040} packets of 1040 B), "
@@ -115,17 +91,15 @@ def main() -> int:
     print("| burst | scheme | ns-2 agent | elapsed ns-2 (s) | elapsed rampup (s) | diff | drops ns-2 | drops rampup "
           "| diff | drops rampup − ns-2, 90% CI | retx ns-2 | retx rampup | flag |")
     print("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
-    agents = {"reno-ssr": "Reno, ssr 1", "reno-nssr": "Reno, ssr 0", "vegas-nssr": "Vegas, ssr 0",
-              "RBP/rate": "Vegas/RBP", "RBP/cwnd": "Reno/RBP"}
     flagged = 0
     for b in args.bursts:
-        for scheme in rbp.SCHEMES:
+        for scheme in TCL_SCHEME:
             idx = [i for i, c in enumerate(cases) if c[0] == b and c[1] == scheme]
-            n = summary(pd.concat([ns2[i] for i in idx]))
+            n = summary(pd.concat([theirs[i] for i in idx]))
             o = summary(pd.concat([ours[i] for i in idx]))
             de, dd = diff(n["elapsed"], o["elapsed"]), diff(n["drops"], o["drops"])
             # Paired by seed (same start times): is the drop difference more than noise?
-            paired = [summary(ours[i])["drops"] - summary(ns2[i])["drops"] for i in idx]
+            paired = [summary(ours[i])["drops"] - summary(theirs[i])["drops"] for i in idx]
             dm, dci = mean_ci90(paired)
             over = []
             if abs(de) > TOLERANCE:
@@ -136,7 +110,7 @@ def main() -> int:
             flag = [f"> {TOLERANCE:.0%}: " + ", ".join(over)] if over else []
             if n["incomplete"] or o["incomplete"]:
                 flag.append(f"incomplete {n['incomplete']}/{o['incomplete']}")
-            print(f"| {b} KB | {scheme} | {agents[scheme]} | {n['elapsed']:.3f} | {o['elapsed']:.3f} | {de:+.1%} "
+            print(f"| {b} KB | {scheme} | {AGENT[scheme]} | {n['elapsed']:.3f} | {o['elapsed']:.3f} | {de:+.1%} "
                   f"| {n['drops']:.2f} | {o['drops']:.2f} | {dd:+.0%} | {dm:+.2f} ± {dci:.2f} "
                   f"| {n['retx']:.2f} | {o['retx']:.2f} "
                   f"| {'; '.join(flag)} |")
@@ -146,9 +120,9 @@ def main() -> int:
     print("| burst | scheme | elapsed ns-2 (s) | elapsed rampup (s) | diff | drops ns-2 | drops rampup |")
     print("|---:|---|---:|---:|---:|---:|---:|")
     for b in args.bursts:
-        for scheme in rbp.SCHEMES:
+        for scheme in TCL_SCHEME:
             idx = [i for i, c in enumerate(cases) if c[0] == b and c[1] == scheme]
-            n = summary(pd.concat([ns2[i] for i in idx]), startup=True)
+            n = summary(pd.concat([theirs[i] for i in idx]), startup=True)
             o = summary(pd.concat([ours[i] for i in idx]), startup=True)
             print(f"| {b} KB | {scheme} | {n['elapsed']:.3f} | {o['elapsed']:.3f} | "
                   f"{diff(n['elapsed'], o['elapsed']):+.1%} | {n['drops']:.2f} | {o['drops']:.2f} |")

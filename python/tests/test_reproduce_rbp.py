@@ -3,6 +3,7 @@ and a second run takes every run from the cache."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -122,3 +123,14 @@ def test_then_and_now_compares_rbp_with_todays_linux_claim_by_claim(quick: tuple
         assert r[8] in ("still beats", "does not beat", "mixed"), r
     # The docs page's claims table carries the same comparison.
     assert "| a | restart elapsed (s) |" in (quick[2].out / "claims-table.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2 is not installed (apt-get install ns2)")
+def test_the_report_sets_ns2_beside_ours(quick: tuple[Path, Path, Context]) -> None:
+    # ns-2.35's authors' agents at every quick point, seeds 1-2 with our start times
+    # (docs/ns2-reading.md); its figures are ns-2's own: reno-ssr at 4 KB restarts in 0.863 s.
+    assert "## ns-2.35 beside rampup" in quick[0].read_text(encoding="utf-8")
+    pts = pd.read_csv(quick[2].out / "ns2-points.csv")
+    assert len(pts) == 5 * (4 + 3 + 3) and set(pts["ns2_seeds"]) == {2} and set(pts["rampup_seeds"]) == {2}
+    row = pts[(pts["sweep"] == "burst") & (pts["scheme"] == "reno-ssr") & (pts["x"] == 4)].iloc[0]
+    assert row["restart_elapsed_s_ns2"] == pytest.approx(0.8625, abs=5e-4)

@@ -15,7 +15,7 @@
 #              and to 10 s, Newreno only
 set -e
 here=$(cd "$(dirname "$0")" && pwd)
-script="$here/single_flow.tcl"
+script="$here/../../python/rampup/ns2/single_flow.tcl"
 
 # columns printed, in this order (keys of single_flow.tcl's output line)
 cols="delivered_pkts delivered_bytes data_pkts_sent retransmits timeouts bottleneck_drops ack_path_drops final_cwnd final_ssthresh"

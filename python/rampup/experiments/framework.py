@@ -32,7 +32,7 @@ import pandas as pd
 
 from .. import _engine, _toml
 from ..cache import Job, engine_build
-from . import readings, reduced, then_now
+from . import ns2_column, readings, reduced, then_now
 from .checks import MEANING, Check, by_part, count, rule_table, verdict
 from .context import Context
 from .present import docs_table
@@ -191,6 +191,9 @@ class Experiment:
     #: The assumptions each claim is judged again under (`readings.Reading`): their points are
     #: run beside the main ones, tagged ``reading``; the figures and tables see the main ones.
     readings: Sequence[Reading] = ()
+    #: ns-2.35's own numbers at the figures' points (`ns2_column.Ns2Column`; None: ns-2 has
+    #: none of the paper's baselines), shown beside ours in a section of the report.
+    ns2: Any = None
 
     def points(self, ctx: Context) -> list[Point]:
         raise NotImplementedError
@@ -386,6 +389,7 @@ def reproduce(exp: Experiment, ctx: Context) -> tuple[Path, Path]:
     readings_matrix(rep, exp, verdicts)
     sentences_section(rep, exp)
     exp.sections(rep, res, verdicts, ctx)
+    ns2_column.section(rep, exp, res.runs, ctx)
     if now is not None and exp.then_now_text:
         rep.heading("Then and now")
         rep.text(f"{exp.then_now_text} {then_now.RULES}")

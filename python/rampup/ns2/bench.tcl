@@ -23,12 +23,7 @@ set wire [expr {$mss + 40}]
 # packets on the wire for every packet including seqno 0, 40-byte ACKs;
 # ACK every segment (plain TCPSink).
 same_wire_bytes $wire
-Agent/TCP set windowInit_ 2
-Agent/TCP set tcpTick_ 0.01
-Agent/TCP set minrto_ 1
-Agent/TCP set maxrto_ 60
-# No receiver-window cap; the initial ssthresh_ becomes window_ (= unlimited).
-Agent/TCP set window_ 100000
+uncapped_agents 1
 
 set ns [new Simulator]
 # Manual routing: ns-2's default static routing computes all-pairs shortest

@@ -1,7 +1,8 @@
 # A rate-limited source over ns-2.35's one-way TCP (Agent/TCP/Sack1 to TCPSink/Sack1), for
 # validation/compare_newcwv.py: an application of 512 kb/s (CBR of 1000-byte writes), idle
 # from 10 s to 15 s, at 12 kb/s from 20 s to 25 s, over 100 Mb/s with 100 ms one way. Prints
-# every 100 ms: time, bytes the sink received (headers included) and the sender's cwnd_.
+# every 100 ms a line "sample t=T bytes=B cwnd=W": the time, the bytes the sink received
+# (headers included) and the sender's cwnd_.
 #
 #   ns ratelimited.tcl DURATION_S
 if {$argc != 1} {
@@ -35,7 +36,7 @@ $app attach-agent $tcp
 proc sample {} {
     global ns sink tcp
     set now [$ns now]
-    puts "[format %.1f $now] [$sink set bytes_] [$tcp set cwnd_]"
+    puts "sample t=[format %.1f $now] bytes=[$sink set bytes_] cwnd=[$tcp set cwnd_]"
     $ns at [expr {$now + 0.1}] "sample"
 }
 $ns at 0.0 "$app start"

@@ -19,3 +19,14 @@ proc same_wire_bytes {wire} {
     Agent/TCP set delay_growth_ false
     Agent/TCPSink set packetSize_ 40
 }
+
+# uncapped_agents MINRTO -- ns-2.35's windowInit_ 2 and 10 ms tick, set explicitly so that a
+# script does not depend on the defaults, the given minrto_, maxrto_ 60 s, and no cap on the
+# window (window_ is also the initial ssthresh_, so that is unlimited too).
+proc uncapped_agents {minrto} {
+    Agent/TCP set windowInit_ 2
+    Agent/TCP set tcpTick_ 0.01
+    Agent/TCP set minrto_ $minrto
+    Agent/TCP set maxrto_ 60
+    Agent/TCP set window_ 100000
+}

@@ -16,6 +16,7 @@ from ..framework import ClaimRule, Experiment, Point, Results, Verdict
 from ..present import errorbars, settings_table, x_table
 from ..report import Report
 from ..view import View
+from . import ns2
 from .claims import BEHIND, DROPS, LATER_DROPS, RATE, SENT, SHARE, THEN_NOW, THEN_NOW_PAIRS, claim_rules
 from .runs import (
     APP_KBPS,
@@ -65,6 +66,7 @@ SCHEMES_TEXT = (
 
 class NewCwv(Experiment):
     name = "newcwv"
+    ns2 = ns2.Column()
     index_figure = "fig4-5"
     then_now_rows, then_now_pairs = THEN_NOW, THEN_NOW_PAIRS
     then_now_text = ("Claim (b) at each number of flows: the paper's new-CWV against RFC 7661's form of it and against the "

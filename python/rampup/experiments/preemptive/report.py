@@ -16,6 +16,7 @@ from ..framework import ClaimRule, Experiment, Point, Results, Verdict
 from ..present import errorbars, settings_table, x_table
 from ..report import Report
 from ..view import View
+from . import ns2
 from .claims import MEAN, THEN_NOW, THEN_NOW_PAIRS, claim_rules, improvement, paper_improvements
 from .runs import PREEMPTIVE, RACK, RACK_PREEMPTIVE, READINGS, RENO, SCHEMES, SIZE_EDGES, SIZE_LABELS, Setup, base, scenario, sweeps, tcp_of
 
@@ -49,6 +50,7 @@ MODERN = (
 
 class Preemptive(Experiment):
     name = "preemptive"
+    ns2 = ns2.Column()
     index_figure = "fig6"
     then_now_rows, then_now_pairs = THEN_NOW, THEN_NOW_PAIRS
     then_now_text = ("Claim (a)'s mean duration at each point of its sweeps: Preemptive Retransmission on Reno, and on SACK with "

@@ -15,6 +15,7 @@ from ..framework import Alternate, ClaimRule, Experiment, Point, Results, Verdic
 from ..present import docs_table, errorbars, settings_table, x_table
 from ..report import Report
 from ..view import View
+from . import ns2
 from .claims import THEN_NOW, claim_rules
 from .runs import LINUX_PACING, LINUX_RBP, LINUX_SSR, MODERN, NSSR, RBP, RBP_CWND, SCHEMES, SSR, THEN_NOW_PAIRS, VARIANTS, VEGAS, Setup, scenario, sweeps
 
@@ -88,6 +89,7 @@ class Rbp(Experiment):
     metrics = tuple(f"{part}_{m}" for part in PARTS for m in PER_PART)
     totals = tuple(f"{part}_incomplete" for part in PARTS)
     data_table = "transfers"
+    ns2 = ns2.Column()
     rules_intro = "Each claim is a list of checks on the main variant's points."
     rules_after = (
         "The count of sub-claims that hold stands beside each verdict. RBP means RBP/rate (the paper's figures); the verdict with "

@@ -17,6 +17,7 @@ from ..framework import Alternate, ClaimRule, Experiment, Point, Results, Verdic
 from ..present import docs_table, errorbars, settings_table
 from ..report import Report
 from ..view import View
+from . import ns2
 from .claims import ABOUT_SLS, THEN_NOW, claim_rules
 from .metrics import METRICS, acked_at, jain, measure, points_of, series_of
 from .paper import PAPER_LABEL
@@ -120,6 +121,7 @@ FIGURE_EXPS = {"I", "fig3", "II", "III", "VII", "fig10"}
 
 class Ssthreshless(Experiment):
     name = "ssthreshless"
+    ns2 = ns2.Column()
     index_figure = "fig6"
     then_now_rows, then_now_pairs, then_now_where = THEN_NOW, THEN_NOW_PAIRS, {"reading": MAIN}
     title = "Paper 001 (SSthreshless Start) — reproduction of §II and §V, Tables I-VII, Figures 2-10"

@@ -49,9 +49,9 @@ array set cfg {
     clients 10 rounds 10 gap 120 first 5 jitter 1.5 tail 120 seed 1 schedule {}
     tmp /tmp trace {} traced 0
 }
-# The shared helpers ship with the package, beside the benchmark script that needs them.
-source [file join [file dirname [info script]] .. .. python rampup ns2 args.tcl]
-source [file join [file dirname [info script]] .. .. python rampup ns2 wire.tcl]
+# The shared helpers, beside this script.
+source [file join [file dirname [info script]] args.tcl]
+source [file join [file dirname [info script]] wire.tcl]
 parse_args rbp.tcl cfg
 array set agent_of {
     reno-ssr   {Agent/TCP/Reno 1}

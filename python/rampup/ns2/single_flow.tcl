@@ -7,7 +7,7 @@
 #   s0 --1Gb/s,1ms-- r1 ==bottleneck (rate, delay, DropTail limit)== r2 --1Gb/s,1ms-- d0
 #
 # Base RTT with the defaults = 2 * (1 + 48 + 1) ms = 100 ms (+ serialisation).
-# Output: exactly one line of key=value pairs on stdout at t = duration.
+# Output: exactly one line on stdout at t = duration: "flow" and key=value pairs.
 #
 # Options (defaults in brackets):
 #   tcp=Newreno|Sack1|Vegas|Linux  sender agent Agent/TCP/<tcp>     [Newreno]
@@ -42,9 +42,9 @@ array set cfg {
     delack 0 delack_interval 0.1 minrto 1 init_rto 3 mss 1000 hdr 40
     duration 10 access_buffer 1000 trace {} max_ssthresh 0 ca cubic
 }
-# The shared helpers ship with the package, beside the benchmark script that needs them.
-source [file join [file dirname [info script]] .. .. python rampup ns2 args.tcl]
-source [file join [file dirname [info script]] .. .. python rampup ns2 wire.tcl]
+# The shared helpers, beside this script.
+source [file join [file dirname [info script]] args.tcl]
+source [file join [file dirname [info script]] wire.tcl]
 parse_args single_flow.tcl cfg
 if {[lsearch -exact {Newreno Sack1 Vegas Linux} $cfg(tcp)] < 0} {
     puts stderr "single_flow.tcl: tcp must be Newreno, Sack1, Vegas or Linux"
@@ -152,7 +152,7 @@ proc finish {} {
         puts stderr "warning: sink bytes_ $sb is not a multiple of $wire"
     }
     set pk [expr {$sb / $wire}]
-    puts [format "tcp=%s delivered_pkts=%d delivered_bytes=%d data_pkts_sent=%d retransmits=%d timeouts=%d bottleneck_drops=%d ack_path_drops=%d access_drops=%d acks_rcvd=%d final_cwnd=%.2f final_ssthresh=%d ssthresh_at_start=%s" \
+    puts [format "flow tcp=%s delivered_pkts=%d delivered_bytes=%d data_pkts_sent=%d retransmits=%d timeouts=%d bottleneck_drops=%d ack_path_drops=%d access_drops=%d acks_rcvd=%d final_cwnd=%.2f final_ssthresh=%d ssthresh_at_start=%s" \
         $cfg(tcp) $pk [expr {$pk * $cfg(mss)}] \
         [$tcp set ndatapack_] [$tcp set nrexmitpack_] [$tcp set nrexmit_] \
         [$qm_bn set pdrops_] [$qm_bnr set pdrops_] [$qm_acc set pdrops_] \
