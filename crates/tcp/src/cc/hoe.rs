@@ -3,7 +3,8 @@
 //! product estimated at the start, the bottleneck rate from a packet pair of ACKs times the
 //! RTT; the controller's slow start then grows the window up to it.
 
-use super::{AckCtx, CongestionEvent, Startup, Window};
+use super::{AckCtx, CongestionEvent, RegisteredStartup, Startup, Window};
+use crate::registry::{Family, PartInfo, Refusal, Settings};
 use crate::time::{Rate, Time};
 
 /// Packet-pair estimate of the bottleneck rate (Keshav 1991): segments sent back to back
@@ -39,6 +40,23 @@ pub struct Hoe {
 impl Hoe {
     pub fn new() -> Self {
         Self::default()
+    }
+}
+
+impl RegisteredStartup for Hoe {
+    const INFO: PartInfo = PartInfo {
+        family: Family::Startup,
+        name: "hoe",
+        doc: "Hoe (1996): the initial ssthresh is the BDP from a packet-pair rate estimate",
+        keys: &[],
+        per_segment: false,
+    };
+    type Config = ();
+    fn config(_: &Settings) -> Result<(), Refusal> {
+        Ok(())
+    }
+    fn new(_: &()) -> Self {
+        Hoe::new()
     }
 }
 

@@ -8,7 +8,8 @@
 //! Linux runs it again in the slow start after a timeout (`bictcp_state` resets it).
 
 use super::startup::Rounds;
-use super::{AckCtx, CongestionEvent, CongestionKind, Startup, Window};
+use super::{AckCtx, CongestionEvent, CongestionKind, RegisteredStartup, Startup, Window};
+use crate::registry::{Family, PartInfo, Refusal, Settings};
 use crate::time::{Duration, Time};
 
 /// `hystart_low_window`: no trigger below 16 segments.
@@ -45,6 +46,23 @@ impl HyStart {
         let Some(srtt) = srtt else { return Duration::ZERO };
         // 4 × GSO_BYTES / (2 cwnd / srtt).
         srtt.mul_div(2 * GSO_BYTES, w.cwnd).min(Duration::from_millis(1))
+    }
+}
+
+impl RegisteredStartup for HyStart {
+    const INFO: PartInfo = PartInfo {
+        family: Family::Startup,
+        name: "hystart",
+        doc: "Linux's HyStart: delay and ACK-train exits from 16 segments",
+        keys: &[],
+        per_segment: false,
+    };
+    type Config = ();
+    fn config(_: &Settings) -> Result<(), Refusal> {
+        Ok(())
+    }
+    fn new(_: &()) -> Self {
+        HyStart::new()
     }
 }
 

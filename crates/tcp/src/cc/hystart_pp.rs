@@ -5,7 +5,8 @@
 //! slow start. Only the first slow start of a connection (§4.3); a loss ends it.
 
 use super::startup::Rounds;
-use super::{AckCtx, CongestionEvent, Startup, Window};
+use super::{AckCtx, CongestionEvent, RegisteredStartup, Startup, Window};
+use crate::registry::{Family, PartInfo, Refusal, Settings};
 use crate::time::Duration;
 
 /// RFC 9406 §4.3 constants.
@@ -55,6 +56,28 @@ impl HyStartPlusPlus {
     /// §4.2: RttThresh = clamp(lastRoundMinRTT / 8, 4 ms, 16 ms).
     fn rtt_thresh(last: Duration) -> Duration {
         Duration(last.0 / MIN_RTT_DIVISOR).clamp(MIN_RTT_THRESH, MAX_RTT_THRESH)
+    }
+}
+
+/// Boxed in `StartupPart`: the largest startup would set the size of every connection's
+/// window state, and the simulator's hot fields of an end must still share the endpoint's
+/// last cache line (the layout test in `rampup_sim`'s `world::conns`).
+pub type Boxed = Box<HyStartPlusPlus>;
+
+impl RegisteredStartup for Boxed {
+    const INFO: PartInfo = PartInfo {
+        family: Family::Startup,
+        name: "hystart++",
+        doc: "RFC 9406 HyStart++: a rise of the round's least RTT enters Conservative Slow Start",
+        keys: &[],
+        per_segment: false,
+    };
+    type Config = ();
+    fn config(_: &Settings) -> Result<(), Refusal> {
+        Ok(())
+    }
+    fn new(_: &()) -> Self {
+        Box::new(HyStartPlusPlus::new())
     }
 }
 
