@@ -28,6 +28,7 @@ startups! {
     Ssthreshless => ssthreshless::Ssthreshless,
     HyStart => hystart::HyStart,
     HyStartPlusPlus => hystart_pp::Boxed,
+    Search => search::Boxed,
 }
 
 pub use cubic::{Cubic, CubicConfig};
