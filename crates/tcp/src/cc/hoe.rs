@@ -3,8 +3,7 @@
 //! product estimated at the start, the bottleneck rate from a packet pair of ACKs times the
 //! RTT; the controller's slow start then grows the window up to it.
 
-use super::{AckCtx, CongestionEvent, RegisteredStartup, Startup, Window};
-use crate::registry::{Family, PartInfo, Refusal, Settings};
+use super::{AckCtx, CongestionEvent, Startup, Window};
 use crate::time::{Rate, Time};
 
 /// Packet-pair estimate of the bottleneck rate (Keshav 1991): segments sent back to back
@@ -43,22 +42,7 @@ impl Hoe {
     }
 }
 
-impl RegisteredStartup for Hoe {
-    const INFO: PartInfo = PartInfo {
-        family: Family::Startup,
-        name: "hoe",
-        doc: "Hoe (1996): the initial ssthresh is the BDP from a packet-pair rate estimate",
-        keys: &[],
-        per_segment: false,
-    };
-    type Config = ();
-    fn config(_: &Settings) -> Result<(), Refusal> {
-        Ok(())
-    }
-    fn new(_: &()) -> Self {
-        Hoe::new()
-    }
-}
+registered_without_settings!(Hoe, "hoe", "Hoe (1996): the initial ssthresh is the BDP from a packet-pair rate estimate", Hoe::new());
 
 impl Startup for Hoe {
     /// New data was acknowledged outside loss recovery. At the second ACK of the first pair,

@@ -8,8 +8,7 @@
 //! Linux runs it again in the slow start after a timeout (`bictcp_state` resets it).
 
 use super::startup::Rounds;
-use super::{AckCtx, CongestionEvent, CongestionKind, RegisteredStartup, Startup, Window};
-use crate::registry::{Family, PartInfo, Refusal, Settings};
+use super::{AckCtx, CongestionEvent, CongestionKind, Startup, Window};
 use crate::time::{Duration, Time};
 
 /// `hystart_low_window`: no trigger below 16 segments.
@@ -49,22 +48,7 @@ impl HyStart {
     }
 }
 
-impl RegisteredStartup for HyStart {
-    const INFO: PartInfo = PartInfo {
-        family: Family::Startup,
-        name: "hystart",
-        doc: "Linux's HyStart: delay and ACK-train exits from 16 segments",
-        keys: &[],
-        per_segment: false,
-    };
-    type Config = ();
-    fn config(_: &Settings) -> Result<(), Refusal> {
-        Ok(())
-    }
-    fn new(_: &()) -> Self {
-        HyStart::new()
-    }
-}
+registered_without_settings!(HyStart, "hystart", "Linux's HyStart: delay and ACK-train exits from 16 segments", HyStart::new());
 
 impl Startup for HyStart {
     // Out of line: the dispatch on every ACK stays small enough to inline for the parts

@@ -5,8 +5,7 @@
 //! slow start. Only the first slow start of a connection (§4.3); a loss ends it.
 
 use super::startup::Rounds;
-use super::{AckCtx, CongestionEvent, RegisteredStartup, Startup, Window};
-use crate::registry::{Family, PartInfo, Refusal, Settings};
+use super::{AckCtx, CongestionEvent, Startup, Window};
 use crate::time::Duration;
 
 /// RFC 9406 §4.3 constants.
@@ -64,22 +63,7 @@ impl HyStartPlusPlus {
 /// last cache line (the layout test in `rampup_sim`'s `world::conns`).
 pub type Boxed = Box<HyStartPlusPlus>;
 
-impl RegisteredStartup for Boxed {
-    const INFO: PartInfo = PartInfo {
-        family: Family::Startup,
-        name: "hystart++",
-        doc: "RFC 9406 HyStart++: a rise of the round's least RTT enters Conservative Slow Start",
-        keys: &[],
-        per_segment: false,
-    };
-    type Config = ();
-    fn config(_: &Settings) -> Result<(), Refusal> {
-        Ok(())
-    }
-    fn new(_: &()) -> Self {
-        Box::new(HyStartPlusPlus::new())
-    }
-}
+registered_without_settings!(Boxed, "hystart++", "RFC 9406 HyStart++: a rise of the round's least RTT enters Conservative Slow Start", Box::new(HyStartPlusPlus::new()));
 
 impl Startup for HyStartPlusPlus {
     // Out of line: the dispatch on every ACK stays small enough to inline for the parts

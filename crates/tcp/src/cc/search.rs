@@ -113,7 +113,7 @@ impl Search {
             (b.acked[i % ACKED_BINS], b.sent[i % SENT_BINS]) = (last_acked, last_sent);
         }
         b.index += passed;
-        b.end = b.end + Duration(b.duration.0 * passed as u64);
+        b.end += Duration(b.duration.0 * passed as u64);
         (b.acked[b.index % ACKED_BINS], b.sent[b.index % SENT_BINS]) = (acked, sent);
         true
     }

@@ -1,7 +1,6 @@
 //! RFC 5681 §3.1 slow start: the controller's own rule, nothing added.
 
-use super::{AckCtx, RegisteredStartup, Startup, Window};
-use crate::registry::{Family, PartInfo, Refusal, Settings};
+use super::{AckCtx, Startup, Window};
 
 #[derive(Clone, Debug, Default)]
 pub struct SlowStart;
@@ -13,13 +12,4 @@ impl Startup for SlowStart {
     }
 }
 
-impl RegisteredStartup for SlowStart {
-    const INFO: PartInfo = PartInfo { family: Family::Startup, name: "slow-start", doc: "RFC 5681 slow start up to ssthresh", keys: &[], per_segment: false };
-    type Config = ();
-    fn config(_: &Settings) -> Result<(), Refusal> {
-        Ok(())
-    }
-    fn new(_: &()) -> Self {
-        SlowStart
-    }
-}
+registered_without_settings!(SlowStart, "slow-start", "RFC 5681 slow start up to ssthresh", SlowStart);

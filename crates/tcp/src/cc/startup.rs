@@ -79,6 +79,24 @@ impl<S: Startup> Startup for Box<S> {
     }
 }
 
+/// `impl RegisteredStartup` for a startup without settings: its name, its docs line and a
+/// fresh state.
+macro_rules! registered_without_settings {
+    ($part:ty, $name:literal, $doc:literal, $new:expr) => {
+        impl $crate::cc::RegisteredStartup for $part {
+            const INFO: $crate::registry::PartInfo =
+                $crate::registry::PartInfo { family: $crate::registry::Family::Startup, name: $name, doc: $doc, keys: &[], per_segment: false };
+            type Config = ();
+            fn config(_: &$crate::registry::Settings) -> Result<(), $crate::registry::Refusal> {
+                Ok(())
+            }
+            fn new(_: &()) -> Self {
+                $new
+            }
+        }
+    };
+}
+
 /// The startups built in, from one list (`cc/mod.rs`): each line `Variant => module::Part`
 /// declares the part's module and gives it a variant in `StartupKind` (its config, chosen by
 /// `startup` in a scenario) and in `StartupPart` (its state), one dispatch arm per hook, and
