@@ -38,6 +38,9 @@ def check(scenario_toml: str) -> list[str]: ...
 def addresses(scenario_toml: str) -> list[tuple[str, str]]:
     """Each node's name and its IPv4 address in a capture, in node order."""
 
+def parts() -> list[tuple[str, str, str, str]]:
+    """The TCP's registered parts: (family, scenario key, name, one line on what it is)."""
+
 def defaults() -> list[tuple[str, str, str]]:
     """Every scenario key that may be left out and its default: (table, key, value)."""
 

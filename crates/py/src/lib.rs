@@ -301,6 +301,21 @@ fn defaults() -> Vec<(String, String, String)> {
     rampup_sim::scenario::defaults::defaults().into_iter().map(|d| (d.table.to_owned(), d.key.to_owned(), d.value)).collect()
 }
 
+/// parts() -> list[tuple[str, str, str, str]]
+///
+/// The TCP's registered parts chosen by name, as (family, key, name, one line on what it
+/// is) from `rampup_tcp::registry`, with the `cc` shorthands for NewReno with a startup.
+#[pyfunction]
+fn parts() -> Vec<(String, String, String, String)> {
+    use rampup_tcp::registry::{self, Family};
+    let row = |f: Family, name: &str, doc: String| (f.title().to_owned(), format!("tcp.{}", f.key()), name.to_owned(), doc);
+    let mut rows: Vec<_> = registry::parts().filter(|p| p.family != Family::Extra).map(|p| row(p.family, p.name, p.doc.to_owned())).collect();
+    let after_cc = rows.iter().rposition(|r| r.1 == "tcp.cc").map_or(0, |i| i + 1);
+    let shorthands = rampup_sim::scenario::CC_SHORTHANDS.map(|s| row(Family::Cc, s, format!("short for newreno with startup = \"{s}\"")));
+    rows.splice(after_cc..after_cc, shorthands);
+    rows
+}
+
 /// addresses(scenario_toml) -> list[tuple[str, str]]
 ///
 /// Each node's name and the IPv4 address its packets carry in a capture, in node order.
@@ -314,7 +329,7 @@ fn addresses(scenario_toml: &str) -> PyResult<Vec<(String, String)>> {
 mod _engine {
     #[pymodule_export]
     use super::{
-        addresses, check, completed_connections, defaults, delivered_packets, estimate, heap_bytes, parse_size, paths, reset_heap_peak, run, Progress,
+        addresses, check, completed_connections, defaults, delivered_packets, estimate, heap_bytes, parse_size, parts, paths, reset_heap_peak, run, Progress,
         ScenarioError,
     };
 

@@ -87,7 +87,7 @@ fn the_linux_profile_sets_linux_defaults_under_the_keys_given() {
     // The test scenario's own keys (mss 1000, IW 10, recovery "sack") are given: they stay.
     let t = tcp_of("profile = \"linux\"", "");
     assert!(matches!(t.cc, CcKind::Cubic(c) if c.fast_convergence && c.byte_counting));
-    assert_eq!((t.startup, t.recovery, t.rack_tlp, t.prr), (StartupKind::HyStart, RecoveryKind::Sack, true, true));
+    assert_eq!((t.startup, t.recovery, t.rack_tlp, t.prr), (StartupKind::HyStart(()), RecoveryKind::Sack, true, true));
     assert_eq!((t.rto.min.as_nanos(), t.rto.initial.as_nanos(), t.delack_timeout.as_nanos()), (200_000_000, 1_000_000_000, 40_000_000));
     assert_eq!(t.mss_bytes, 1000, "the flow's own key wins over the profile's 1448");
     let from_defaults = tcp_of("", "profile = \"linux\"\nmin_rto = \"1s\"");
@@ -95,7 +95,7 @@ fn the_linux_profile_sets_linux_defaults_under_the_keys_given() {
     let newreno = tcp_of("profile = \"linux\", recovery = \"newreno\"", "");
     assert_eq!((newreno.recovery, newreno.rack_tlp, newreno.prr), (RecoveryKind::NewReno, false, false));
     let vegas = tcp_of("profile = \"linux\", cc = \"vegas\"", "");
-    assert!(matches!(vegas.cc, CcKind::Vegas(_)) && vegas.startup == StartupKind::SlowStart);
+    assert!(matches!(vegas.cc, CcKind::Vegas(_)) && vegas.startup == StartupKind::SlowStart(()));
     let e = rampup_sim::check_toml(&dumbbell("profile = \"bsd\"")).unwrap_err().to_string();
     assert!(e.contains("flow[0].tcp.profile") && e.contains("linux") && e.contains("ns2"), "{e}");
 }

@@ -1,14 +1,13 @@
 //! Per-connection configuration. A config is the factory of a connection's parts: each
 //! endpoint built from it gets fresh controllers.
 
-use crate::cc::{
-    Avoidance, Cc, Cubic, CubicConfig, Hoe, HyStart, HyStartPlusPlus, LimitedSlowStart, LimitedSlowStartConfig, NewReno, SlowStart, Ssthreshless,
-    SsthreshlessConfig, StartupPart, Vegas, VegasConfig,
-};
+pub use crate::cc::StartupKind;
+use crate::cc::{Avoidance, Cc, Cubic, CubicConfig, NewReno, Vegas, VegasConfig, CC_PARTS};
 use crate::measure::{RtoConfig, RtoRule};
 use crate::pacing::PacingConfig;
 use crate::preemptive::PreemptiveConfig;
 use crate::recovery::{RecoveryKind, SackPipe};
+use crate::registry::PartInfo;
 use crate::restart::{IdleThreshold, Restart};
 use crate::sender::{LossWindow, RtoInRecovery, SenderConfig};
 use crate::time::Duration;
@@ -22,13 +21,18 @@ pub enum CcKind {
 }
 
 impl CcKind {
+    pub fn info(&self) -> &'static PartInfo {
+        let i = match self {
+            CcKind::NewReno { .. } => 0,
+            CcKind::Vegas(_) => 1,
+            CcKind::Cubic(_) => 2,
+        };
+        &CC_PARTS[i]
+    }
+
     /// The name used in scenarios and results.
     pub fn name(&self) -> &'static str {
-        match self {
-            CcKind::NewReno { .. } => "newreno",
-            CcKind::Vegas(_) => "vegas",
-            CcKind::Cubic(_) => "cubic",
-        }
+        self.info().name
     }
 
     fn build(&self) -> Avoidance {
@@ -36,45 +40,6 @@ impl CcKind {
             CcKind::NewReno { byte_counting } => Avoidance::NewReno(NewReno::new(*byte_counting)),
             CcKind::Vegas(cfg) => Avoidance::Vegas(Vegas::new(*cfg)),
             CcKind::Cubic(cfg) => Avoidance::Cubic(Cubic::new(*cfg)),
-        }
-    }
-}
-
-/// The startup composed with the controller (`startup` in a scenario).
-#[derive(Clone, Debug, PartialEq)]
-pub enum StartupKind {
-    /// RFC 5681 slow start, the controller's own.
-    SlowStart,
-    Hoe,
-    LimitedSlowStart(LimitedSlowStartConfig),
-    Ssthreshless(SsthreshlessConfig),
-    /// Linux's HyStart (`tcp_cubic.c`).
-    HyStart,
-    /// RFC 9406.
-    HyStartPlusPlus,
-}
-
-impl StartupKind {
-    /// The name used in scenarios and results.
-    pub fn name(&self) -> &'static str {
-        match self {
-            StartupKind::SlowStart => "slow-start",
-            StartupKind::Hoe => "hoe",
-            StartupKind::LimitedSlowStart(_) => "limited-slow-start",
-            StartupKind::Ssthreshless(_) => "ssthreshless",
-            StartupKind::HyStart => "hystart",
-            StartupKind::HyStartPlusPlus => "hystart++",
-        }
-    }
-
-    fn build(&self) -> StartupPart {
-        match self {
-            StartupKind::SlowStart => StartupPart::SlowStart(SlowStart),
-            StartupKind::Hoe => StartupPart::Hoe(Hoe::new()),
-            StartupKind::LimitedSlowStart(cfg) => StartupPart::LimitedSlowStart(LimitedSlowStart::new(*cfg)),
-            StartupKind::Ssthreshless(cfg) => StartupPart::Ssthreshless(Ssthreshless::new(*cfg)),
-            StartupKind::HyStart => StartupPart::HyStart(HyStart::new()),
-            StartupKind::HyStartPlusPlus => StartupPart::HyStartPlusPlus(Box::new(HyStartPlusPlus::new())),
         }
     }
 }
@@ -186,7 +151,7 @@ impl Default for TcpConfig {
             max_window_bytes: u64::MAX,
             rcv_window_bytes: 1 << 30,
             cc: CcKind::NewReno { byte_counting: false },
-            startup: StartupKind::SlowStart,
+            startup: StartupKind::SlowStart(()),
             recovery: RecoveryKind::NewReno,
             sack_permitted: SackPermitted::AsRecovery,
             sack_pipe: SackPipe::Rfc6675,
@@ -219,13 +184,24 @@ impl Default for TcpConfig {
 }
 
 impl TcpConfig {
-    /// None of the parts that act on every segment beside the window's own: pacing (all the
-    /// time, or RBP's paced restart), RACK-TLP's timers, Preemptive Retransmission, quick
-    /// ACKs. An endpoint so configured runs its per-segment paths without their tests
+    /// The registered parts this config is made of: one of each family, and the extras
+    /// switched on.
+    pub fn parts(&self) -> impl Iterator<Item = &'static PartInfo> {
+        let pacing = &crate::pacing::PARTS[self.pacing.map_or(0, |p| p.rate.index())];
+        let extras = [
+            self.rack_tlp.then_some(&crate::sender::RACK_TLP),
+            self.preemptive.is_some().then_some(&crate::preemptive::INFO),
+            self.quickack.then_some(&crate::receiver::QUICKACK),
+            self.ecn.then_some(&crate::ecn::INFO),
+        ];
+        [self.cc.info(), self.startup.info(), self.recovery.info(), self.restart.info(), pacing].into_iter().chain(extras.into_iter().flatten())
+    }
+
+    /// No part of this config acts on every segment (`PartInfo::per_segment`): an endpoint
+    /// so configured runs its per-segment paths without their tests
     /// (`Endpoint::handle_segment`).
     pub fn is_plain(&self) -> bool {
-        let paced_restart = matches!(self.restart, Restart::RbpRate { .. } | Restart::RbpCwnd { .. });
-        self.pacing.is_none() && !paced_restart && !self.rack_tlp && self.preemptive.is_none() && !self.quickack && !self.ecn
+        self.parts().all(|p| !p.per_segment)
     }
 
     /// A fresh congestion control for one endpoint: the startup composed with the controller.
@@ -238,7 +214,7 @@ impl TcpConfig {
     /// the controller is not NewReno.
     pub fn cc_name(&self) -> String {
         match (&self.startup, &self.cc) {
-            (StartupKind::SlowStart, cc) => cc.name().to_string(),
+            (StartupKind::SlowStart(()), cc) => cc.name().to_string(),
             (startup, CcKind::NewReno { .. }) => startup.name().to_string(),
             (startup, cc) => format!("{}+{}", cc.name(), startup.name()),
         }
@@ -279,26 +255,95 @@ impl TcpConfig {
 mod tests {
     use super::*;
     use crate::pacing::PacingRate;
+    use crate::registry::{self, Family, Settings};
 
-    /// Each part that acts on every segment takes an endpoint off its plain paths; the
-    /// restart policies that only change the window after an idle (no paced restart) do not.
-    #[test]
-    fn plain_is_the_window_alone() {
-        assert!(TcpConfig::default().is_plain());
-        for restart in [Restart::Nssr, Restart::Ssr, Restart::SsrLinux, Restart::Cwv] {
-            assert!(TcpConfig { restart, ..TcpConfig::default() }.is_plain(), "{restart:?}");
+    /// Every registered part, each built into a config of its own (the others at their
+    /// defaults, which act on no segment).
+    fn one_config_per_part() -> Vec<(&'static PartInfo, TcpConfig)> {
+        let d = TcpConfig::default;
+        let mut out = Vec::new();
+        for p in registry::parts() {
+            let cfg = match p.family {
+                Family::Cc => TcpConfig {
+                    cc: [CcKind::NewReno { byte_counting: false }, CcKind::Vegas(VegasConfig::default()), CcKind::Cubic(CubicConfig::default())]
+                        .into_iter()
+                        .find(|c| c.name() == p.name)
+                        .expect("a controller for each cc part"),
+                    ..d()
+                },
+                Family::Startup => {
+                    let startup = StartupKind::read(p.name, &Settings::defaults(p)).expect("registered").expect("its defaults pass");
+                    TcpConfig { startup, ..d() }
+                }
+                Family::Recovery => TcpConfig {
+                    recovery: [RecoveryKind::Reno, RecoveryKind::NewReno, RecoveryKind::Sack].into_iter().find(|r| r.name() == p.name).expect("a recovery"),
+                    ..d()
+                },
+                Family::Restart => {
+                    let all = [
+                        Restart::Nssr,
+                        Restart::Ssr,
+                        Restart::SsrLinux,
+                        Restart::RbpRate { scale: 1.0 },
+                        Restart::RbpCwnd { fraction: 1.0 },
+                        Restart::Cwv,
+                        Restart::NewCwv(Default::default()),
+                    ];
+                    TcpConfig { restart: all.into_iter().find(|r| r.name() == p.name).expect("a restart"), ..d() }
+                }
+                Family::Pacing => {
+                    let rate = [PacingRate::Linux, PacingRate::Quic { n_percent: 125 }].into_iter().find(|r| crate::pacing::PARTS[r.index()].name == p.name);
+                    TcpConfig { pacing: rate.map(|rate| PacingConfig { rate, unpaced_segments: 10 }), ..d() }
+                }
+                Family::Extra => match p.name {
+                    "rack-tlp" => TcpConfig { rack_tlp: true, recovery: RecoveryKind::Sack, ..d() },
+                    "preemptive" => TcpConfig { preemptive: Some(PreemptiveConfig::default()), ..d() },
+                    "quickack" => TcpConfig { quickack: true, ..d() },
+                    "ecn" => TcpConfig { ecn: true, ..d() },
+                    other => panic!("no config for the extra {other}"),
+                },
+            };
+            out.push((p, cfg));
         }
-        let not_plain = [
-            TcpConfig { pacing: Some(PacingConfig { rate: PacingRate::Linux, unpaced_segments: 10 }), ..TcpConfig::default() },
-            TcpConfig { restart: Restart::RbpRate { scale: 1.0 }, ..TcpConfig::default() },
-            TcpConfig { restart: Restart::RbpCwnd { fraction: 1.0 }, ..TcpConfig::default() },
-            TcpConfig { rack_tlp: true, ..TcpConfig::default() },
-            TcpConfig { preemptive: Some(PreemptiveConfig::default()), ..TcpConfig::default() },
-            TcpConfig { quickack: true, ..TcpConfig::default() },
-            TcpConfig { ecn: true, ..TcpConfig::default() },
-        ];
-        for cfg in not_plain {
-            assert!(!cfg.is_plain(), "{cfg:?}");
+        out
+    }
+
+    /// "plain" is derived from the parts: a config is plain exactly when none of its parts
+    /// acts on every segment, so a per-segment part is never built into the plain make.
+    /// Each registered part is built and found among the config's parts.
+    #[test]
+    fn plain_is_derived_from_every_registered_part() {
+        assert!(TcpConfig::default().is_plain());
+        let configs = one_config_per_part();
+        assert_eq!(configs.len(), registry::parts().count());
+        for (p, cfg) in configs {
+            assert!(cfg.parts().any(|q| std::ptr::eq(q, p)), "{} is not among the parts of its config", p.name);
+            assert_eq!(cfg.is_plain(), !p.per_segment, "{}: per_segment {} but is_plain {}", p.name, p.per_segment, cfg.is_plain());
+        }
+    }
+
+    /// The parts known to act on every segment say so: pacing all the time and RBP's paced
+    /// restart (the pacer), RACK-TLP's timers, Preemptive Retransmission, quick ACKs, ECN's
+    /// codepoints and echo.
+    #[test]
+    fn the_per_segment_parts_are_the_known_ones() {
+        let per_segment: Vec<_> = registry::parts().filter(|p| p.per_segment).map(|p| p.name).collect();
+        assert_eq!(per_segment, ["rbp-rate", "rbp-cwnd", "linux", "quic", "rack-tlp", "preemptive", "quickack", "ecn"]);
+    }
+
+    /// Each registered part's keys have defaults of their own unit, and the part's checks
+    /// pass its defaults.
+    #[test]
+    fn every_part_reads_its_defaults() {
+        for p in registry::parts() {
+            for k in p.keys {
+                assert!(k.default.is_of(k.unit), "{}.{}: default {:?} is not {:?}", p.name, k.name, k.default, k.unit);
+                assert!(!k.doc.is_empty(), "{}.{} has no docs line", p.name, k.name);
+            }
+            assert!(!p.doc.is_empty(), "{} has no docs line", p.name);
+            if p.family == Family::Startup {
+                assert!(StartupKind::read(p.name, &Settings::defaults(p)).expect("registered").is_ok(), "{}", p.name);
+            }
         }
     }
 }

@@ -3,7 +3,17 @@
 //! window reduction. The endpoint asks it what to put on each segment and tells it what
 //! came in; the window reduction itself is the sender's (`Sender::on_ecn_echo`).
 
+use crate::registry::{Family, PartInfo};
 use crate::segment::Segment;
+
+/// ECN in the registry (`ecn = true`): it looks at every segment sent and received.
+pub const INFO: PartInfo = PartInfo {
+    family: Family::Extra,
+    name: "ecn",
+    doc: "RFC 3168 ECN: negotiated in the handshake, ECT(0) on new data, CE echoed until CWR, one reduction per window",
+    keys: &[],
+    per_segment: true,
+};
 
 /// Packed in one word, as an endpoint's size is in the engine's per-packet cache footprint
 /// (`Endpoint`): three flags in the low bits, and above them `recover`, the highest sequence

@@ -11,6 +11,7 @@ pub mod pacing;
 pub mod preemptive;
 pub mod receiver;
 pub mod recovery;
+pub mod registry;
 pub mod restart;
 pub mod segment;
 pub mod send_queue;

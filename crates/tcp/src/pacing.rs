@@ -7,7 +7,22 @@
 //! The restart's interval wins while it runs. The endpoint gates its data segments on
 //! `may_send` and runs `Timer::Pace` to the release time `on_send` returns.
 
+use crate::registry::{Family, PartInfo};
 use crate::time::{Duration, Time};
+
+/// Pacing all the time in the registry: `none`, then `PacingRate`'s order. A paced endpoint
+/// times every data segment it sends.
+pub const PARTS: [PartInfo; 3] = [
+    PartInfo { family: Family::Pacing, name: "none", doc: "no pacing, but for a paced restart after idle", keys: &[], per_segment: false },
+    PartInfo {
+        family: Family::Pacing,
+        name: "linux",
+        doc: "Linux's rate, 200 % of cwnd/srtt in slow start and 120 % after, from the 11th segment (pacing_unpaced)",
+        keys: &[],
+        per_segment: true,
+    },
+    PartInfo { family: Family::Pacing, name: "quic", doc: "RFC 9002 §7.7: pacing_n x cwnd/srtt (pacing_n, pacing_unpaced)", keys: &[], per_segment: true },
+];
 
 /// The rate of pacing all the time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -18,6 +33,16 @@ pub enum PacingRate {
     Linux,
     /// RFC 9002 §7.7: `N × cwnd / srtt`, N in percent (the RFC's example 1.25 is 125).
     Quic { n_percent: u32 },
+}
+
+impl PacingRate {
+    /// Its row in `PARTS`.
+    pub(crate) fn index(self) -> usize {
+        match self {
+            PacingRate::Linux => 1,
+            PacingRate::Quic { .. } => 2,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -8,7 +8,17 @@
 //! they need and applies the returned `TimerCmd` to `Timer::Preemptive` in its table. The
 //! standard RTO and fast retransmit are untouched. See `docs/preemptive.md`.
 
+use crate::registry::{Family, PartInfo};
 use crate::time::{Duration, Time};
+
+/// Preemptive Retransmission in the registry: its timer is reset by every ACK and every send.
+pub const INFO: PartInfo = PartInfo {
+    family: Family::Extra,
+    name: "preemptive",
+    doc: "paper 002: resend the first unacknowledged segment after k x the handshake's RTT (preemptive = { factor, cutout })",
+    keys: &[],
+    per_segment: true,
+};
 
 /// The paper's parameters (§5). Built into a fresh `Preemptive` per connection.
 #[derive(Clone, Copy, Debug, PartialEq)]

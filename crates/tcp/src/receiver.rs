@@ -1,9 +1,20 @@
 //! The receiving half: reassembly, cumulative ACK, SACK blocks (RFC 2018) and the delayed
 //! ACK rule of RFC 5681 §4.2, with Linux's quick-ACK mode beside it.
 
+use crate::registry::{Family, PartInfo};
 use std::collections::VecDeque;
 
 use crate::segment::{SeqRange, MAX_SACK_BLOCKS};
+
+/// Linux's quick-ACK mode in the registry (`quickack = true`): it looks at every segment
+/// received.
+pub const QUICKACK: PartInfo = PartInfo {
+    family: Family::Extra,
+    name: "quickack",
+    doc: "Linux's receiver: quick-ACK mode at the start and after a gap, the end of a write ACKed at once",
+    keys: &[],
+    per_segment: true,
+};
 
 /// When the receiver wants its ACK sent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

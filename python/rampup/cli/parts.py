@@ -9,48 +9,24 @@ from rich.table import Table
 from .. import _engine
 from .app import stdout_console
 
+
+def _registered_parts() -> dict[str, tuple[str, dict[str, str]]]:
+    """The TCP's parts chosen by name, family by family, from the engine's registry."""
+    families: dict[str, tuple[str, dict[str, str]]] = {}
+    for family, key, name, doc in _engine.parts():
+        families.setdefault(family, (key, {}))[1][name] = doc
+    return families
+
+
 #: What `rampup list` prints: each family of parts, the scenario key that picks one, and
-#: each part with a line on what it is. A test checks the names against the engine's.
+#: each part with a line on what it is: the TCP's from the engine's registry, the rest here.
+#: A test checks the names against the engine's.
 PARTS: dict[str, tuple[str, dict[str, str]]] = {
-    "congestion control": ("tcp.cc", {
-        "newreno": "RFC 5681 slow start and AIMD congestion avoidance",
-        "vegas": "TCP Vegas: delay-based, with its own slow start (vegas_alpha, vegas_beta, vegas_gamma)",
-        "cubic": "RFC 9438 CUBIC, as Linux's default (cubic_fast_convergence; docs/modern.md)",
-        "hoe": "short for newreno with startup = \"hoe\"",
-        "limited-slow-start": "short for newreno with startup = \"limited-slow-start\"",
-        "ssthreshless": "short for newreno with startup = \"ssthreshless\"",
-    }),
-    "startup": ("tcp.startup", {
-        "slow-start": "RFC 5681 slow start up to ssthresh",
-        "hoe": "Hoe (1996): the initial ssthresh is the BDP from a packet-pair rate estimate",
-        "limited-slow-start": "RFC 3742: slower growth above max_ssthresh",
-        "ssthreshless": "paper 001: SSthreshless Start, no ssthresh needed (ssthreshless_gamma, ssthreshless_schedule)",
-        "hystart": "Linux's HyStart: delay and ACK-train exits from 16 segments",
-        "hystart++": "RFC 9406 HyStart++: a rise of the round's least RTT enters Conservative Slow Start",
-    }),
+    **_registered_parts(),
     "profile": ("tcp.profile", {
         "linux": "Linux 6.x defaults under the keys given: CUBIC with HyStart, SACK, RACK-TLP, PRR, IW 10 (docs/modern.md)",
         "ns2": "ns-2.35's loss response and Vegas details",
         "bsd44": "4.4BSD-Lite's TCP: IW 1, Reno, its 500 ms and 200 ms timers (RTT in ticks, fixed-point RTO; docs/bsd44.md)",
-    }),
-    "loss recovery": ("tcp.recovery", {
-        "reno": "RFC 5681 fast retransmit and fast recovery",
-        "newreno": "RFC 6582: recovery holds until all data outstanding at the loss is acknowledged",
-        "sack": "RFC 6675 SACK-based recovery (sack_pipe: rfc6675 or ns-2's sack1)",
-    }),
-    "restart after idle": ("tcp.restart", {
-        "ssr": "RFC 5681 §4.1: cwnd back to the initial window",
-        "ssr-linux": "RFC 2861 as Linux: cwnd halved per RTO of idle",
-        "nssr": "no restart: keep cwnd",
-        "rbp-rate": "paper 000: rate-based pacing at the Vegas rate measured before the idle",
-        "rbp-cwnd": "paper 000: pace cwnd over one srtt",
-        "cwv": "RFC 2861 (TCP-CWV): an unused window decays, after an idle and while application-limited",
-        "new-cwv": "paper 003 / RFC 7661: a rate-limited sender keeps cwnd for the NVP (new_cwv_form, nvp, nvp_loss_response)",
-    }),
-    "pacing": ("tcp.pacing", {
-        "none": "no pacing, but for a paced restart after idle",
-        "linux": "Linux's rate, 200 % of cwnd/srtt in slow start and 120 % after, from the 11th segment",
-        "quic": "RFC 9002 §7.7: pacing_n x cwnd/srtt",
     }),
     "RTO rule": ("tcp.rto_rule", {
         "rfc6298": "RTO = max(min_rto, SRTT + 4 RTTVAR)",

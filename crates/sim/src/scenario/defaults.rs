@@ -2,8 +2,9 @@
 //! minimal scenarios that leave the keys out, so that the table cannot drift from the code
 //! (`rampup defaults`; docs/scenarios.md carries the same table, which a test compares).
 
+use rampup_tcp::registry;
 use rampup_tcp::restart::IdleThreshold;
-use rampup_tcp::{CcKind, Duration, LossWindow, PacingRate, StartupKind, TcpConfig};
+use rampup_tcp::{CcKind, Duration, LossWindow, PacingRate, TcpConfig};
 
 use super::topology::QueueLimit;
 use super::{parse, Scenario};
@@ -12,8 +13,9 @@ use crate::traffic::{App, Closer, Http};
 /// One key's default.
 #[derive(Clone, Debug, PartialEq)]
 pub struct KeyDefault {
-    /// Where the key goes: "" (the top level), "topology", "topology (lan)", "flow", "tcp", …
-    pub table: &'static str,
+    /// Where the key goes: "" (the top level), "topology", "topology (lan)", "flow", "tcp",
+    /// "tcp.startup (ssthreshless)" (a part's table, with its kind), …
+    pub table: String,
     pub key: &'static str,
     /// As TOML would write it (`"1s"`, `1000`, `true`), or in words in parentheses where
     /// the default is an absence (`(unlimited)`) or follows another key (`(= access_rate)`).
@@ -82,7 +84,7 @@ fn segments(bytes: u64, mss: u64) -> String {
 /// Every key with a default, table by table.
 pub fn defaults() -> Vec<KeyDefault> {
     let mut rows = Vec::new();
-    let mut put = |table: &'static str, key: &'static str, value: String| rows.push(KeyDefault { table, key, value });
+    let mut put = |table: &'static str, key: &'static str, value: String| rows.push(KeyDefault { table: table.into(), key, value });
     let sc = scenario(&minimal("kind = \"bulk\"", ""));
     put("", "name", format!("{:?}", sc.name));
     put("", "seed", sc.seed.to_string());
@@ -125,6 +127,12 @@ pub fn defaults() -> Vec<KeyDefault> {
     put("vrate", "combine", name(&vrate.combine, "-"));
     put("vrate", "gain", format!("{:?}", vrate.gain));
     tcp(&mut put);
+    // The parts' own keys, as the registry gives their defaults.
+    for p in registry::parts() {
+        for k in p.keys {
+            rows.push(KeyDefault { table: format!("tcp.{} ({})", p.family.key(), p.name), key: k.name, value: k.default.toml() });
+        }
+    }
     rows
 }
 
@@ -289,14 +297,6 @@ fn parts(put: &mut impl FnMut(&'static str, &'static str, String)) {
         put("tcp", "cubic_fast_convergence", c.fast_convergence.to_string());
         put("tcp", "cubic_beta", format!("{:?}", c.beta_permille as f64 / 1000.0));
     }
-    if let StartupKind::Ssthreshless(s) = tcp_of("cc = \"ssthreshless\"").startup {
-        put("tcp", "ssthreshless_gamma", format!("{:?}", s.gamma_segments));
-        put("tcp", "ssthreshless_schedule", name(&s.schedule, ""));
-        put("tcp", "ssthreshless_rtt_tick", time(s.rtt_tick));
-    }
-    if let StartupKind::LimitedSlowStart(l) = tcp_of("cc = \"limited-slow-start\"").startup {
-        put("tcp", "max_ssthresh", (l.max_ssthresh_bytes / TcpConfig::default().mss_bytes as u64).to_string());
-    }
     if let rampup_tcp::restart::Restart::RbpRate { scale } = tcp_of("restart = \"rbp-rate\"").restart {
         put("tcp", "rbp_scale", format!("{scale:?}"));
     }
@@ -347,7 +347,7 @@ mod tests {
     /// Every key of `T`, a table written as `table`, has its row in `defaults()`.
     fn assert_every_key_has_a_default<T: for<'de> Deserialize<'de>>(table: &str) {
         let rows = defaults();
-        for key in keys::<T>() {
+        for key in keys::<T>().iter().filter(|k| !super::super::tcp::DEPRECATED.iter().any(|[.., flat]| flat == *k)) {
             assert!(rows.iter().any(|r| r.table == table && r.key == *key), "{table}.{key} has no row in defaults()");
         }
     }
@@ -371,15 +371,13 @@ mod tests {
             let part = match r.key {
                 k if k.starts_with("vegas_") => "cc = \"vegas\"",
                 k if k.starts_with("cubic_") => "cc = \"cubic\"",
-                k if k.starts_with("ssthreshless_") => "cc = \"ssthreshless\"",
-                "max_ssthresh" => "cc = \"limited-slow-start\"",
                 "rbp_scale" => "restart = \"rbp-rate\"",
                 "new_cwv_form" | "nvp" | "nvp_loss_response" => "restart = \"new-cwv\"",
                 "pacing_n" | "pacing_unpaced" => "pacing = \"quic\"",
                 _ => "",
             };
             let rr = "kind = \"request-response\", request = 1, response = 1";
-            let (left_out, written) = match r.table {
+            let (left_out, written) = match r.table.as_str() {
                 "" => (minimal("kind = \"bulk\"", ""), format!("{line}\n{}", minimal("kind = \"bulk\"", ""))),
                 "topology" => (minimal("kind = \"bulk\"", ""), minimal("kind = \"bulk\"", "").replace("[[flow]]", &format!("{line}\n[[flow]]"))),
                 "flow" => (minimal("kind = \"bulk\"", ""), minimal("kind = \"bulk\"", "").replace("app =", &format!("{line}\napp ="))),
@@ -406,6 +404,14 @@ mod tests {
                     (with_queue(&kind), with_queue(&format!("{kind}, {line}")))
                 }
                 "tcp.preemptive" => (minimal("kind = \"bulk\"", "preemptive = {}"), minimal("kind = \"bulk\"", &format!("preemptive = {{ {line} }}"))),
+                // A part's table: `tcp.startup (ssthreshless)`.
+                t if t.starts_with("tcp.") => {
+                    let (family, kind) = t["tcp.".len()..].trim_end_matches(')').split_once(" (").expect("a part's table names its kind");
+                    (
+                        minimal("kind = \"bulk\"", &format!("{family} = \"{kind}\"")),
+                        minimal("kind = \"bulk\"", &format!("{family} = {{ kind = \"{kind}\", {line} }}")),
+                    )
+                }
                 t => panic!("no context for table {t:?}"),
             };
             assert_eq!(scenario(&written), scenario(&left_out), "{}.{} = {}", r.table, r.key, r.value);

@@ -8,9 +8,12 @@ use rand::Rng;
 use serde::Deserialize;
 
 pub mod defaults;
+mod part;
 mod profile;
 mod queue;
 mod tcp;
+
+pub use tcp::CC_SHORTHANDS;
 pub mod topology;
 mod vrate;
 
@@ -298,6 +301,8 @@ pub struct Scenario {
     pub groups: Vec<String>,
     /// The names of the ensembles the flows share windows in.
     pub shares: Vec<String>,
+    /// One line for each key read in a deprecated spelling, naming the key and the new one.
+    pub deprecated: Vec<String>,
 }
 
 /// Parse and check a scenario: TOML text, or the same document as JSON. A TOML document
@@ -398,14 +403,15 @@ fn check(f: File) -> Result<Scenario, ScenarioError> {
     };
     // The defaults are checked on their own first, so that an error in them names the key
     // written (`tcp.mss`), not the first flow it reached (`flow[0].tcp.mss`).
-    let defaults = f.tcp.unwrap_or_default().nested("tcp")?;
+    let mut deprecated = Vec::new();
+    let defaults = f.tcp.unwrap_or_default().nested("tcp", &mut deprecated)?;
     tcp_config(defaults.clone(), "tcp")?;
     let mut flows = Vec::new();
     let (mut groups, mut shares) = (Vec::new(), Vec::new());
     for (i, fl) in f.flow.into_iter().enumerate() {
         let p = format!("flow[{i}]");
         let (from, to) = ends(&p, &fl.from, &fl.to)?;
-        let tcp = tcp_config(fl.tcp.unwrap_or_default().nested(&format!("{p}.tcp"))?.over(&defaults), &format!("{p}.tcp"))?;
+        let tcp = tcp_config(fl.tcp.unwrap_or_default().nested(&format!("{p}.tcp"), &mut deprecated)?.over(&defaults), &format!("{p}.tcp"))?;
         let app = app(fl.app, &format!("{p}.app"))?;
         let (start, start_jitter) = (fl.start.map_or(Duration::ZERO, |t| t.0), fl.start_jitter.map_or(Duration::ZERO, |t| t.0));
         let mut flow = Flow { from, to, start, start_jitter, app, tcp, group: None, share: None };
@@ -515,13 +521,14 @@ fn check(f: File) -> Result<Scenario, ScenarioError> {
         vrate: vrate::spec(f.vrate)?,
         groups,
         shares,
+        deprecated,
     })
 }
 
 /// What is valid but likely not what was meant, one line each naming the key: a scenario
 /// that sends nothing, a flow that starts at or after the end, a flow whose end is a router.
 pub fn warnings(sc: &Scenario) -> Vec<String> {
-    let mut out = Vec::new();
+    let mut out = sc.deprecated.clone();
     if sc.flows.is_empty() && sc.udp.is_empty() {
         out.push("scenario: no [[flow]] and no [[udp]]: nothing will be sent".to_string());
     }

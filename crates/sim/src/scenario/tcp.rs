@@ -1,8 +1,9 @@
 //! A flow's `tcp` table: its keys, their defaults (`TcpConfig::default()`) and the checks
 //! that turn them into a `TcpConfig`.
 
-use rampup_tcp::cc::{AdjustiveSchedule, CubicConfig, LimitedSlowStartConfig, SsthreshlessConfig, VegasConfig, VegasRtt, VegasSlowStartExit};
+use rampup_tcp::cc::{CubicConfig, VegasConfig, VegasRtt, VegasSlowStartExit};
 use rampup_tcp::measure::{RtoConfig, RtoRule};
+use rampup_tcp::registry::{self, Family};
 use rampup_tcp::restart::{IdleThreshold, NewCwvConfig, NewCwvForm, NvpLossResponse, Restart};
 use rampup_tcp::{
     CcKind, Duration, LossWindow, PacingConfig, PacingRate, PreemptiveConfig, RecoveryKind, RtoInRecovery, RtoTiming, SackPermitted, SackPipe, StartupKind,
@@ -12,6 +13,7 @@ use serde::de::{self, IntoDeserializer, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use std::{fmt, marker::PhantomData};
 
+use super::part::{self, PartSpec, Settings};
 use super::{err, within, ScenarioError, MAX_COUNT};
 use crate::units::{SizeValue, TimeValue};
 
@@ -27,37 +29,20 @@ enum CcName {
     LimitedSlowStart,
 }
 
+/// The startups whose name is also a `cc`, short for NewReno with that startup: the
+/// shorthand the papers' scenarios use (`rampup list` shows it).
+pub const CC_SHORTHANDS: [&str; 3] = ["hoe", "limited-slow-start", "ssthreshless"];
+
 impl CcName {
-    /// The startup that a startup's name given as `cc` stands for (with NewReno).
-    fn startup(self) -> Option<StartupName> {
+    /// The startup (one of `CC_SHORTHANDS`) that a startup's name given as `cc` stands for.
+    fn startup(self) -> Option<&'static str> {
         match self {
-            CcName::Hoe => Some(StartupName::Hoe),
-            CcName::LimitedSlowStart => Some(StartupName::LimitedSlowStart),
-            CcName::Ssthreshless => Some(StartupName::Ssthreshless),
+            CcName::Hoe => Some(CC_SHORTHANDS[0]),
+            CcName::LimitedSlowStart => Some(CC_SHORTHANDS[1]),
+            CcName::Ssthreshless => Some(CC_SHORTHANDS[2]),
             CcName::Newreno | CcName::Vegas | CcName::Cubic => None,
         }
     }
-}
-
-/// The startup composed with the controller (`rampup_tcp::StartupKind`).
-#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
-#[serde(rename_all = "kebab-case")]
-enum StartupName {
-    SlowStart,
-    Hoe,
-    LimitedSlowStart,
-    Ssthreshless,
-    #[serde(rename = "hystart")]
-    HyStart,
-    #[serde(rename = "hystart++")]
-    HyStartPlusPlus,
-}
-
-#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-enum ScheduleName {
-    Halving,
-    Harmonic,
 }
 
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
@@ -186,7 +171,11 @@ pub(super) enum ProfileName {
 pub(super) struct TcpFile {
     profile: Option<ProfileName>,
     cc: Option<Part<CcName, CcTable>>,
-    startup: Option<Part<StartupName, StartupTable>>,
+    /// A registered startup; its settings move to `settings` (`nested`).
+    startup: Option<PartSpec>,
+    /// The parts' settings read through the registry, whichever spelling gave them.
+    #[serde(skip)]
+    settings: Settings,
     recovery: Option<RecoveryName>,
     mss: Option<SizeValue>,
     initial_window: Option<u32>,
@@ -233,16 +222,26 @@ pub(super) struct TcpFile {
     vegas_gamma: Option<f64>,
     vegas_rtt: Option<VegasRttName>,
     vegas_slow_start_exit: Option<VegasExitName>,
-    ssthreshless_gamma: Option<f64>,
-    ssthreshless_schedule: Option<ScheduleName>,
-    ssthreshless_rtt_tick: Option<TimeValue>,
-    max_ssthresh: Option<u64>,
+    /// Deprecated spellings of `startup` settings (`part::flat`).
+    ssthreshless_gamma: Option<toml::Value>,
+    ssthreshless_schedule: Option<toml::Value>,
+    ssthreshless_rtt_tick: Option<toml::Value>,
+    max_ssthresh: Option<toml::Value>,
     /// Preemptive Retransmission (paper 002); absent: off.
     preemptive: Option<PreemptiveFile>,
     pacing: Option<PacingName>,
     pacing_n: Option<f64>,
     pacing_unpaced: Option<u32>,
 }
+
+/// The flat keys of an earlier release that now are a part's settings: still read, with a
+/// deprecation note (`part::flat`), and left out of `rampup defaults`.
+pub(super) const DEPRECATED: [[&str; 3]; 4] = [
+    ["ssthreshless", "gamma", "ssthreshless_gamma"],
+    ["ssthreshless", "schedule", "ssthreshless_schedule"],
+    ["ssthreshless", "rtt_tick", "ssthreshless_rtt_tick"],
+    ["limited-slow-start", "max_ssthresh", "max_ssthresh"],
+];
 
 /// `preemptive = { factor = 3, cutout = "80KiB" }`; both keys optional.
 #[derive(Deserialize, Debug, Clone)]
@@ -256,7 +255,7 @@ struct PreemptiveFile {
 /// its `kind` and settings (`cc = { kind = "vegas", alpha = 2.0 }`): one serde description
 /// per part. The flat keys (`vegas_alpha`) stay as the short form of the same settings;
 /// `TcpFile::nested` moves a table's settings onto them.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 enum Part<N, T> {
     Name(N),
     Table(T),
@@ -293,7 +292,7 @@ impl<N: Copy, T> Part<N, T> {
 /// `cc = { kind = "vegas", alpha = 1.0, beta = 3.0, gamma = 1.0, rtt = "mean", slow_start_exit = "eighth" }`,
 /// `cc = { kind = "newreno", byte_counting = true }`, `cc = { kind = "cubic", fast_convergence = false, beta = 0.8 }`; a startup's name as `kind` takes that
 /// startup's settings (`cc = { kind = "ssthreshless", gamma = 3.0 }`).
-#[derive(Deserialize, Debug, Clone, Copy, PartialEq)]
+#[derive(Deserialize, Debug, Clone, PartialEq)]
 #[serde(deny_unknown_fields)]
 struct CcTable {
     kind: CcName,
@@ -301,24 +300,12 @@ struct CcTable {
     fast_convergence: Option<bool>,
     alpha: Option<f64>,
     beta: Option<f64>,
-    gamma: Option<f64>,
+    gamma: Option<toml::Value>,
     rtt: Option<VegasRttName>,
     slow_start_exit: Option<VegasExitName>,
-    schedule: Option<ScheduleName>,
-    rtt_tick: Option<TimeValue>,
-    max_ssthresh: Option<u64>,
-}
-
-/// `startup = { kind = "ssthreshless", gamma = 3.0, schedule = "halving", rtt_tick = "10ms" }`,
-/// `startup = { kind = "limited-slow-start", max_ssthresh = 100 }`.
-#[derive(Deserialize, Debug, Clone, Copy, PartialEq)]
-#[serde(deny_unknown_fields)]
-struct StartupTable {
-    kind: StartupName,
-    gamma: Option<f64>,
-    schedule: Option<ScheduleName>,
-    rtt_tick: Option<TimeValue>,
-    max_ssthresh: Option<u64>,
+    schedule: Option<toml::Value>,
+    rtt_tick: Option<toml::Value>,
+    max_ssthresh: Option<toml::Value>,
 }
 
 /// `restart = { kind = "rbp-rate", scale = 0.5 }`,
@@ -350,8 +337,9 @@ fn put<V>(flat: &mut Option<V>, nested: Option<V>, [part, name, flat_key]: [&str
 impl TcpFile {
     /// The part tables' settings moved onto the flat keys (and each part left as its name),
     /// so that the defaults and a flow merge key by key (`over`) whichever form each uses.
-    pub(super) fn nested(mut self, p: &str) -> Result<TcpFile, ScenarioError> {
-        if let Some(Part::Table(c)) = self.cc {
+    pub(super) fn nested(mut self, p: &str, notes: &mut Vec<String>) -> Result<TcpFile, ScenarioError> {
+        if let Some(Part::Table(c)) = &self.cc {
+            let c = c.clone();
             self.cc = Some(Part::Name(c.kind));
             let only = |kind: CcName, kinds: &'static str| (c.kind != kind).then_some(kinds);
             let vegas = only(CcName::Vegas, "\"vegas\"");
@@ -377,24 +365,38 @@ impl TcpFile {
             put(beta.0, c.beta, ["cc", "beta", beta.1], beta.2, p)?;
             put(&mut self.vegas_rtt, c.rtt, ["cc", "rtt", "vegas_rtt"], vegas, p)?;
             put(&mut self.vegas_slow_start_exit, c.slow_start_exit, ["cc", "slow_start_exit", "vegas_slow_start_exit"], vegas, p)?;
-            let gamma = match c.kind {
-                CcName::Vegas => (&mut self.vegas_gamma, "vegas_gamma", None),
-                _ => (&mut self.ssthreshless_gamma, "ssthreshless_gamma", only(CcName::Ssthreshless, "\"vegas\" or \"ssthreshless\"")),
-            };
-            put(gamma.0, c.gamma, ["cc", "gamma", gamma.1], gamma.2, p)?;
-            let sls = only(CcName::Ssthreshless, "\"ssthreshless\"");
-            put(&mut self.ssthreshless_schedule, c.schedule, ["cc", "schedule", "ssthreshless_schedule"], sls, p)?;
-            put(&mut self.ssthreshless_rtt_tick, c.rtt_tick, ["cc", "rtt_tick", "ssthreshless_rtt_tick"], sls, p)?;
-            put(&mut self.max_ssthresh, c.max_ssthresh, ["cc", "max_ssthresh", "max_ssthresh"], only(CcName::LimitedSlowStart, "\"limited-slow-start\""), p)?;
+            let startup_settings = [("gamma", c.gamma), ("schedule", c.schedule), ("rtt_tick", c.rtt_tick), ("max_ssthresh", c.max_ssthresh)];
+            for (key, v) in startup_settings {
+                let Some(v) = v else { continue };
+                match (c.kind, c.kind.startup()) {
+                    (CcName::Vegas, _) if key == "gamma" => {
+                        let gamma = f64::deserialize(v).map_err(|e| ScenarioError(format!("{p}.cc.gamma: {}", e.message())))?;
+                        put(&mut self.vegas_gamma, Some(gamma), ["cc", "gamma", "vegas_gamma"], None, p)?;
+                    }
+                    // The cc names a startup that has the key: the setting is that startup's.
+                    (_, Some(startup)) if registry::find(Family::Startup, startup).is_some_and(|s| s.key(key).is_some()) => {
+                        let info = part::find(Family::Startup, startup, &format!("{p}.cc"))?;
+                        self.settings.add(part::setting(info, key, v, format!("{p}.cc.{key}"))?)?;
+                    }
+                    _ => {
+                        let kinds = if key == "gamma" { "\"vegas\" or \"ssthreshless\"" } else { "\"ssthreshless\"" };
+                        let kinds = if key == "max_ssthresh" { "\"limited-slow-start\"" } else { kinds };
+                        return err(format!("{p}.cc.{key}"), format!("applies to cc kind {kinds} only"));
+                    }
+                }
+            }
         }
-        if let Some(Part::Table(s)) = self.startup {
-            self.startup = Some(Part::Name(s.kind));
-            let sls = (s.kind != StartupName::Ssthreshless).then_some("\"ssthreshless\"");
-            put(&mut self.ssthreshless_gamma, s.gamma, ["startup", "gamma", "ssthreshless_gamma"], sls, p)?;
-            put(&mut self.ssthreshless_schedule, s.schedule, ["startup", "schedule", "ssthreshless_schedule"], sls, p)?;
-            put(&mut self.ssthreshless_rtt_tick, s.rtt_tick, ["startup", "rtt_tick", "ssthreshless_rtt_tick"], sls, p)?;
-            let lss = (s.kind != StartupName::LimitedSlowStart).then_some("\"limited-slow-start\"");
-            put(&mut self.max_ssthresh, s.max_ssthresh, ["startup", "max_ssthresh", "max_ssthresh"], lss, p)?;
+        if let Some(spec) = self.startup.take() {
+            let info = part::find(Family::Startup, &spec.kind, &format!("{p}.startup"))?;
+            for (key, v) in spec.settings {
+                let at = format!("{p}.startup.{key}");
+                self.settings.add(part::setting(info, &key, v, at)?)?;
+            }
+            self.startup = Some(PartSpec { kind: spec.kind, settings: toml::Table::new() });
+        }
+        let flat = [self.ssthreshless_gamma.take(), self.ssthreshless_schedule.take(), self.ssthreshless_rtt_tick.take(), self.max_ssthresh.take()];
+        for (v, names) in flat.into_iter().zip(DEPRECATED) {
+            part::flat(&mut self.settings, notes, v, Family::Startup, names, p)?;
         }
         if let Some(Part::Table(r)) = self.restart {
             self.restart = Some(Part::Name(r.kind));
@@ -417,7 +419,7 @@ impl TcpFile {
         if self.recovery.is_some_and(|r| r != RecoveryName::Sack) {
             (merged.rack_tlp, merged.prr, merged.sack_permitted) = (self.rack_tlp, self.prr, self.sack_permitted);
         }
-        if self.cc.is_some_and(|c| c.name(|t| t.kind) == CcName::Vegas) {
+        if self.cc.as_ref().is_some_and(|c| c.name(|t| t.kind) == CcName::Vegas) {
             (merged.startup, merged.byte_counting) = (self.startup, self.byte_counting);
         }
         merged
@@ -426,7 +428,7 @@ impl TcpFile {
     /// Keys set here win over `defaults`.
     pub(super) fn over(self, d: &TcpFile) -> TcpFile {
         macro_rules! pick {
-            ($($f:ident),*) => { TcpFile { $($f: self.$f.or(d.$f.clone()),)* } };
+            ($($f:ident),*) => { TcpFile { settings: self.settings.over(&d.settings), $($f: self.$f.or(d.$f.clone()),)* } };
         }
         pick!(
             profile,
@@ -550,39 +552,27 @@ pub(super) fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError
     if !(vegas.alpha >= 0.0 && vegas.beta >= vegas.alpha && vegas.gamma >= 0.0) {
         return err(format!("{p}.vegas_beta"), "need 0 <= vegas_alpha <= vegas_beta and vegas_gamma >= 0");
     }
-    let sd = SsthreshlessConfig::default();
-    let ssthreshless = SsthreshlessConfig {
-        gamma_segments: t.ssthreshless_gamma.unwrap_or(sd.gamma_segments),
-        schedule: match t.ssthreshless_schedule {
-            None => sd.schedule,
-            Some(ScheduleName::Halving) => AdjustiveSchedule::Halving,
-            Some(ScheduleName::Harmonic) => AdjustiveSchedule::Harmonic,
-        },
-        rtt_tick: t.ssthreshless_rtt_tick.map_or(sd.rtt_tick, |v| v.0),
-    };
-    if !(ssthreshless.gamma_segments.is_finite() && ssthreshless.gamma_segments >= 0.0) {
-        return err(format!("{p}.ssthreshless_gamma"), "must be a number of segments >= 0");
-    }
-    // RFC 3742 §2 suggests max_ssthresh = 100 MSS.
-    let max_ssthresh_bytes = segments("max_ssthresh", Some(t.max_ssthresh.unwrap_or(100)), 2)?.unwrap_or_default();
-    let startup_kind = |name: StartupName| match name {
-        StartupName::SlowStart => StartupKind::SlowStart,
-        StartupName::Hoe => StartupKind::Hoe,
-        StartupName::LimitedSlowStart => StartupKind::LimitedSlowStart(LimitedSlowStartConfig { max_ssthresh_bytes }),
-        StartupName::Ssthreshless => StartupKind::Ssthreshless(ssthreshless),
-        StartupName::HyStart => StartupKind::HyStart,
-        StartupName::HyStartPlusPlus => StartupKind::HyStartPlusPlus,
+    // A registered startup, read with its settings (`rampup_tcp::registry`).
+    let startup_kind = |name: &str| -> Result<StartupKind, ScenarioError> {
+        let info = part::find(Family::Startup, name, &format!("{p}.startup"))?;
+        let given = t.settings.of(info);
+        let read = StartupKind::read(name, &registry::Settings { part: info, mss_bytes: mss, given: &given }).expect("a registered startup reads");
+        read.map_err(|r| {
+            let at = t.settings.at(info, r.key).map_or_else(|| format!("{p}.startup.{}", r.key), str::to_string);
+            ScenarioError(format!("{at}: {}", r.why))
+        })
     };
     let byte_counting = t.byte_counting.unwrap_or(false);
     let newreno = CcKind::NewReno { byte_counting };
-    let cc_name = t.cc.map_or(CcName::Newreno, |c| c.name(|t| t.kind));
+    let cc_name = t.cc.as_ref().map_or(CcName::Newreno, |c| c.name(|t| t.kind));
     if cc_name != CcName::Cubic && t.cubic_fast_convergence.is_some() {
         return err(format!("{p}.cubic_fast_convergence"), "applies to cc = \"cubic\" only");
     }
     if cc_name != CcName::Cubic && t.cubic_beta.is_some() {
         return err(format!("{p}.cubic_beta"), "applies to cc = \"cubic\" only");
     }
-    let (cc, startup) = match (cc_name, cc_name.startup(), t.startup.map(|s| s.name(|t| t.kind))) {
+    let named = t.startup.as_ref().map(|s| s.kind.as_str());
+    let (cc, startup) = match (cc_name, cc_name.startup(), named) {
         (CcName::Vegas, ..) if t.byte_counting == Some(true) => {
             return err(format!("{p}.byte_counting"), "applies to cc = \"newreno\" or \"cubic\" (RFC 3465), not to cc = \"vegas\"");
         }
@@ -594,9 +584,9 @@ pub(super) fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError
                 return err(format!("{p}.cubic_beta"), format!("must be a number above 0 and below 1, like 0.7 (got {beta})"));
             }
             let beta_permille = (beta * 1000.0).round() as u64;
-            (CcKind::Cubic(CubicConfig { fast_convergence, byte_counting, beta_permille }), startup_kind(named.unwrap_or(StartupName::SlowStart)))
+            (CcKind::Cubic(CubicConfig { fast_convergence, byte_counting, beta_permille }), startup_kind(named.unwrap_or("slow-start"))?)
         }
-        (CcName::Vegas, _, None | Some(StartupName::SlowStart)) => (CcKind::Vegas(vegas), StartupKind::SlowStart),
+        (CcName::Vegas, _, None | Some("slow-start")) => (CcKind::Vegas(vegas), StartupKind::SlowStart(())),
         (CcName::Vegas, _, Some(_)) => {
             let why =
                 "cc = \"vegas\" has its own slow start (it ends when the backlog exceeds vegas_gamma); a startup composes with cc = \"newreno\" or \"cubic\"";
@@ -605,7 +595,7 @@ pub(super) fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError
         (_, Some(_), Some(_)) => {
             return err(format!("{p}.startup"), "the cc given already names a startup (NewReno with it); give cc = \"newreno\" with the startup");
         }
-        (_, shorthand, named) => (newreno, startup_kind(shorthand.or(named).unwrap_or(StartupName::SlowStart))),
+        (_, shorthand, named) => (newreno, startup_kind(shorthand.or(named).unwrap_or("slow-start"))?),
     };
     let recovery = match t.recovery.unwrap_or(RecoveryName::Newreno) {
         RecoveryName::Reno => RecoveryKind::Reno,
@@ -748,7 +738,7 @@ fn restart(t: &TcpFile, p: &str) -> Result<Restart, ScenarioError> {
     if !(scale.is_finite() && scale > 0.0) {
         return err(format!("{p}.rbp_scale"), "must be a number greater than 0");
     }
-    let name = t.restart.map(|r| r.name(|t| t.kind));
+    let name = t.restart.as_ref().map(|r| r.name(|t| t.kind));
     if name != Some(RestartName::NewCwv) {
         let given = [("new_cwv_form", t.new_cwv_form.is_some()), ("nvp", t.nvp.is_some()), ("nvp_loss_response", t.nvp_loss_response.is_some())];
         if let Some((key, _)) = given.iter().find(|(_, g)| *g) {

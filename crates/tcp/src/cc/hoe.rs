@@ -42,6 +42,8 @@ impl Hoe {
     }
 }
 
+registered_without_settings!(Hoe, "hoe", "Hoe (1996): the initial ssthresh is the BDP from a packet-pair rate estimate", Hoe::new());
+
 impl Startup for Hoe {
     /// New data was acknowledged outside loss recovery. At the second ACK of the first pair,
     /// ssthresh = rate × BaseRTT (at least 2 segments, the floor of RFC 5681 eq. (4));

@@ -48,6 +48,8 @@ impl HyStart {
     }
 }
 
+registered_without_settings!(HyStart, "hystart", "Linux's HyStart: delay and ACK-train exits from 16 segments", HyStart::new());
+
 impl Startup for HyStart {
     // Out of line: the dispatch on every ACK stays small enough to inline for the parts
     // most runs use (NewReno, plain slow start); see docs/performance.md.

@@ -58,6 +58,13 @@ impl HyStartPlusPlus {
     }
 }
 
+/// Boxed in `StartupPart`: the largest startup would set the size of every connection's
+/// window state, and the simulator's hot fields of an end must still share the endpoint's
+/// last cache line (the layout test in `rampup_sim`'s `world::conns`).
+pub type Boxed = Box<HyStartPlusPlus>;
+
+registered_without_settings!(Boxed, "hystart++", "RFC 9406 HyStart++: a rise of the round's least RTT enters Conservative Slow Start", Box::new(HyStartPlusPlus::new()));
+
 impl Startup for HyStartPlusPlus {
     // Out of line: the dispatch on every ACK stays small enough to inline for the parts
     // most runs use (NewReno, plain slow start); see docs/performance.md.

@@ -2,7 +2,8 @@
 //! max_ssthresh/2 segments per RTT instead of doubling; below it, and in congestion
 //! avoidance, the controller's own rule (RFC 5681).
 
-use super::{AckCtx, Startup, Window};
+use super::{AckCtx, RegisteredStartup, Startup, Window};
+use crate::registry::{Family, Key, PartInfo, Refusal, Settings, Unit, Value};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LimitedSlowStartConfig {
@@ -23,6 +24,29 @@ impl LimitedSlowStart {
     /// In slow start above max_ssthresh: the limited phase of RFC 3742.
     pub fn limits(&self, w: &Window) -> bool {
         w.cwnd < w.ssthresh && w.cwnd > self.cfg.max_ssthresh_bytes
+    }
+}
+
+impl RegisteredStartup for LimitedSlowStart {
+    const INFO: PartInfo = PartInfo {
+        family: Family::Startup,
+        name: "limited-slow-start",
+        doc: "RFC 3742: slower growth above max_ssthresh",
+        // RFC 3742 §2 suggests max_ssthresh = 100 MSS.
+        keys: &[Key { name: "max_ssthresh", unit: Unit::Segments, default: Value::Segments(100), doc: "RFC 3742 §2's max_ssthresh, at least 2" }],
+        per_segment: false,
+    };
+    type Config = LimitedSlowStartConfig;
+    fn config(s: &Settings) -> Result<LimitedSlowStartConfig, Refusal> {
+        // At most 2^32 - 1 segments, so that bytes of an mss (at most 2^16) cannot overflow.
+        match s.segments("max_ssthresh") {
+            n @ 2..=0xFFFF_FFFF => Ok(LimitedSlowStartConfig { max_ssthresh_bytes: n * s.mss_bytes }),
+            n @ 0..=1 => Err(Refusal { key: "max_ssthresh", why: format!("must be at least 2 segments (got {n})") }),
+            n => Err(Refusal { key: "max_ssthresh", why: format!("must be at most 4294967295 segments (got {n})") }),
+        }
+    }
+    fn new(cfg: &LimitedSlowStartConfig) -> Self {
+        LimitedSlowStart::new(*cfg)
     }
 }
 

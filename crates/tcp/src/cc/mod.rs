@@ -14,15 +14,22 @@
 //! to `recovery`, which tells `Congestion` what happened.
 
 mod cubic;
-mod hoe;
-mod hystart;
-mod hystart_pp;
-mod limited_slow_start;
 mod newreno;
-mod ssthreshless;
+#[macro_use]
 mod startup;
 mod vegas;
 mod window;
+
+// The startups: one line each (`startup.rs`, `docs/adding-a-mechanism.md`).
+startups! {
+    SlowStart => slow_start::SlowStart,
+    Hoe => hoe::Hoe,
+    LimitedSlowStart => limited_slow_start::LimitedSlowStart,
+    Ssthreshless => ssthreshless::Ssthreshless,
+    HyStart => hystart::HyStart,
+    HyStartPlusPlus => hystart_pp::Boxed,
+    Search => search::Boxed,
+}
 
 pub use cubic::{Cubic, CubicConfig};
 pub use hoe::{Hoe, PacketPair};
@@ -30,13 +37,15 @@ pub use hystart::HyStart;
 pub use hystart_pp::HyStartPlusPlus;
 pub use limited_slow_start::{LimitedSlowStart, LimitedSlowStartConfig};
 pub use newreno::NewReno;
+pub use slow_start::SlowStart;
 pub use ssthreshless::{AdjustiveSchedule, Ssthreshless, SsthreshlessConfig, SsthreshlessMode};
-pub use startup::{Rounds, SlowStart, Startup, StartupPart};
+pub use startup::{RegisteredStartup, Rounds, Startup, StartupMetrics};
 pub use vegas::{Vegas, VegasConfig, VegasRtt, VegasSlowStartExit};
 pub use window::{Congestion, CongestionEvent, CongestionKind, RecoveryWindow, SlowStartExit, Window};
 
 use crate::measure::{Measure, RateEpoch};
-use crate::time::{Duration, Rate, Time};
+use crate::registry::{Family, PartInfo};
+use crate::time::{Duration, Time};
 
 /// What a controller may read when new data is acknowledged.
 pub struct AckCtx<'a> {
@@ -97,17 +106,31 @@ pub trait CongestionControl {
     /// CA_EVENT_TX_START); None while data is outstanding.
     fn on_sent(&mut self, _now: Time, _bytes: u64, _quiet: Option<Duration>) {}
 
-    /// The rate at which the algorithm wants its data paced, if it paces.
-    fn pacing_rate(&self, _w: &Window) -> Option<Rate> {
-        None
-    }
-
     /// The phase a trace shows: "slow_start" or "congestion_avoidance" (RFC 5681 §3.1), or
     /// a startup's mode while it sets the growth.
     fn mode_name(&self, w: &Window) -> &'static str {
         NewReno::phase_name(w)
     }
 }
+
+/// The avoidance controllers in the registry, in `Avoidance`'s order.
+pub const CC_PARTS: [PartInfo; 3] = [
+    PartInfo { family: Family::Cc, name: "newreno", doc: "RFC 5681 slow start and AIMD congestion avoidance (byte_counting)", keys: &[], per_segment: false },
+    PartInfo {
+        family: Family::Cc,
+        name: "vegas",
+        doc: "TCP Vegas: delay-based, with its own slow start (vegas_alpha, vegas_beta, vegas_gamma)",
+        keys: &[],
+        per_segment: false,
+    },
+    PartInfo {
+        family: Family::Cc,
+        name: "cubic",
+        doc: "RFC 9438 CUBIC, as Linux's default (cubic_fast_convergence, cubic_beta; docs/modern.md)",
+        keys: &[],
+        per_segment: false,
+    },
+];
 
 /// The avoidance controllers built in; chosen by `cc` in a scenario. Adding one: its file,
 /// a variant here and in `dispatch!`, and its name in `config::CcKind`.
@@ -155,9 +178,6 @@ impl CongestionControl for Avoidance {
     fn on_sent(&mut self, now: Time, bytes: u64, quiet: Option<Duration>) {
         dispatch!(self, c => c.on_sent(now, bytes, quiet))
     }
-    fn pacing_rate(&self, w: &Window) -> Option<Rate> {
-        dispatch!(self, c => c.pacing_rate(w))
-    }
     fn mode_name(&self, w: &Window) -> &'static str {
         dispatch!(self, c => c.mode_name(w))
     }
@@ -178,7 +198,7 @@ impl Cc {
     }
 
     /// The avoidance controller with RFC 5681 slow start.
-    pub fn plain(avoidance: Avoidance) -> Self {
+    pub fn slow_start(avoidance: Avoidance) -> Self {
         Cc::new(StartupPart::SlowStart(SlowStart), avoidance)
     }
 
@@ -194,9 +214,9 @@ impl Cc {
         self.startup.in_slow_start(w)
     }
 
-    /// SSthreshless Start's congestive events so far (0 for the other startups).
-    pub fn congestive_events(&self) -> u32 {
-        self.startup.congestive_events()
+    /// The startup's own figures (`Startup::metrics`).
+    pub fn startup_metrics(&self) -> StartupMetrics {
+        self.startup.metrics()
     }
 }
 
@@ -223,9 +243,6 @@ impl CongestionControl for Cc {
     #[inline]
     fn on_sent(&mut self, now: Time, bytes: u64, quiet: Option<Duration>) {
         self.avoidance.on_sent(now, bytes, quiet)
-    }
-    fn pacing_rate(&self, w: &Window) -> Option<Rate> {
-        self.avoidance.pacing_rate(w)
     }
     fn mode_name(&self, w: &Window) -> &'static str {
         self.startup.mode_name(w).unwrap_or_else(|| self.avoidance.mode_name(w))

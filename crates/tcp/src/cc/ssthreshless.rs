@@ -5,7 +5,8 @@
 //! whose growth shrinks with every congestive event. The first loss ends it, and the
 //! controller's (NewReno's in the paper) recovery and congestion avoidance take over.
 
-use super::{AckCtx, CongestionEvent, Startup, Vegas, Window};
+use super::{AckCtx, CongestionEvent, RegisteredStartup, Startup, StartupMetrics, Vegas, Window};
+use crate::registry::{Family, Key, PartInfo, Refusal, Settings, Unit, Value};
 use crate::time::Duration;
 
 /// How the Adjustive Increase Mode's per-ACK increment shrinks with the congestive-event
@@ -64,7 +65,8 @@ pub struct SsthreshlessConfig {
 
 impl Default for SsthreshlessConfig {
     fn default() -> Self {
-        SsthreshlessConfig { gamma_segments: 3.0, schedule: AdjustiveSchedule::Halving, rtt_tick: Duration::ZERO }
+        // The registry's defaults: one place for them (`Ssthreshless::INFO`).
+        <Ssthreshless as RegisteredStartup>::config(&Settings::defaults(&<Ssthreshless as RegisteredStartup>::INFO)).expect("the defaults pass the checks")
     }
 }
 
@@ -111,6 +113,37 @@ impl Ssthreshless {
         // ns-2 tcp.cc rtt_update() with timestamps: t_rtt_ = int(tao / tcp_tick_ + 0.5), >= 1.
         let ticks = |d: Duration| ((d.as_nanos() + tick / 2) / tick).max(1);
         Vegas::backlog_segments(w.cwnd, ctx.mss, ticks(rtt), ticks(base))
+    }
+}
+
+impl RegisteredStartup for Ssthreshless {
+    const INFO: PartInfo = PartInfo {
+        family: Family::Startup,
+        name: "ssthreshless",
+        doc: "paper 001: SSthreshless Start, no ssthresh needed",
+        keys: &[
+            Key { name: "gamma", unit: Unit::Number, default: Value::Number(3.0), doc: "γ of §IV-B, the backlog in segments taken as a queue building" },
+            Key {
+                name: "schedule",
+                unit: Unit::Choice(&["halving", "harmonic"]),
+                default: Value::Choice("halving"),
+                doc: "how the Adjustive Increase Mode's growth shrinks per congestive event",
+            },
+            Key { name: "rtt_tick", unit: Unit::Time, default: Value::Time(Duration::ZERO), doc: "RTTs rounded to ticks of this clock, as ns-2's; 0s: exact" },
+        ],
+        per_segment: false,
+    };
+    type Config = SsthreshlessConfig;
+    fn config(s: &Settings) -> Result<SsthreshlessConfig, Refusal> {
+        let gamma_segments = s.number("gamma");
+        if !(gamma_segments.is_finite() && gamma_segments >= 0.0) {
+            return Err(Refusal { key: "gamma", why: "must be a number of segments >= 0".into() });
+        }
+        let schedule = if s.choice("schedule") == "harmonic" { AdjustiveSchedule::Harmonic } else { AdjustiveSchedule::Halving };
+        Ok(SsthreshlessConfig { gamma_segments, schedule, rtt_tick: s.time("rtt_tick") })
+    }
+    fn new(cfg: &SsthreshlessConfig) -> Self {
+        Ssthreshless::new(*cfg)
     }
 }
 
@@ -175,8 +208,8 @@ impl Startup for Ssthreshless {
         }
     }
 
-    fn congestive_events(&self) -> u32 {
-        self.congestive_events
+    fn metrics(&self) -> StartupMetrics {
+        StartupMetrics { congestive_events: self.congestive_events }
     }
 }
 
@@ -262,7 +295,7 @@ mod tests {
             let grown = h.cwnd_segments() - before;
             assert!((0.98..=1.0).contains(&grown), "grew {grown} segments in one RTT");
         }
-        assert_eq!(h.cc.congestive_events(), 0);
+        assert_eq!(h.cc.startup_metrics().congestive_events, 0);
     }
 
     #[test]
@@ -284,7 +317,7 @@ mod tests {
         ];
         for (i, (n, mode, events)) in steps.into_iter().enumerate() {
             h.ack(n);
-            assert_eq!((h.sls().mode(), h.cc.congestive_events()), (mode, events), "step {i}: N = {n}");
+            assert_eq!((h.sls().mode(), h.cc.startup_metrics().congestive_events), (mode, events), "step {i}: N = {n}");
         }
     }
 
@@ -301,7 +334,7 @@ mod tests {
         for n in [4.0, 0.0, 4.0, 0.0] {
             h.ack(n);
         }
-        assert_eq!((h.sls().mode(), h.cc.congestive_events()), (SsthreshlessMode::AdjustiveIncrease, 2));
+        assert_eq!((h.sls().mode(), h.cc.startup_metrics().congestive_events), (SsthreshlessMode::AdjustiveIncrease, 2));
         let before = h.w.cwnd;
         h.ack(0.0);
         assert_eq!(h.w.cwnd - before, 250);
@@ -320,7 +353,7 @@ mod tests {
             h.ack(4.0);
             h.ack(0.0);
         }
-        assert_eq!(h.cc.congestive_events(), 8);
+        assert_eq!(h.cc.startup_metrics().congestive_events, 8);
         let before = h.cwnd_segments();
         h.round(0.0);
         let grown = h.cwnd_segments() - before;
@@ -375,6 +408,6 @@ mod tests {
         h.ack(0.0);
         assert_eq!(h.w.cwnd, 2 * MSS);
         assert_eq!(h.cc.mode_name(&h.w), "slow_start");
-        assert_eq!(h.cc.congestive_events(), 1, "the count stays as it was at the loss");
+        assert_eq!(h.cc.startup_metrics().congestive_events, 1, "the count stays as it was at the loss");
     }
 }

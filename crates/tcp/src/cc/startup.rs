@@ -4,7 +4,10 @@
 //! slow start and congestion avoidance say. It never sets ssthresh at a loss; that stays
 //! the controller's, so one startup serves NewReno today and CUBIC later.
 
-use super::{AckCtx, CongestionEvent, Hoe, HyStart, HyStartPlusPlus, LimitedSlowStart, Ssthreshless, Window};
+use std::fmt;
+
+use super::{AckCtx, CongestionEvent, Window};
+use crate::registry::{PartInfo, Refusal, Settings};
 
 /// One startup algorithm. `Cc` calls the hooks before the avoidance controller's.
 pub trait Startup {
@@ -30,73 +33,143 @@ pub trait Startup {
         None
     }
 
-    /// SSthreshless Start's congestive events so far (0 for the others).
-    fn congestive_events(&self) -> u32 {
-        0
+    /// The figures the startup reports to the tables; a startup reports only its own.
+    fn metrics(&self) -> StartupMetrics {
+        StartupMetrics::default()
     }
 }
 
-/// RFC 5681 §3.1 slow start: nothing to add to the controller's own rule.
-#[derive(Clone, Debug, Default)]
-pub struct SlowStart;
+/// A startup's own figures, as the flows and connections tables carry them: one struct, so
+/// that a startup with figures of its own adds a field here, not a query on `Startup`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StartupMetrics {
+    /// SSthreshless Start's congestive events (§IV-B's Congestive_Event_No).
+    pub congestive_events: u32,
+}
 
-impl Startup for SlowStart {
+/// A startup the registry knows (`startups!` in `cc/mod.rs`): its part's description and
+/// keys, the config read from a scenario's settings, and a fresh state for one endpoint.
+pub trait RegisteredStartup: Startup {
+    const INFO: PartInfo;
+    /// What a scenario chooses; `()` for a startup without settings.
+    type Config: Clone + fmt::Debug + PartialEq;
+    /// The config from the settings a scenario gives (the rest at their defaults), checked.
+    fn config(s: &Settings) -> Result<Self::Config, Refusal>;
+    fn new(cfg: &Self::Config) -> Self;
+}
+
+/// A boxed startup is the startup (`StartupPart` boxes the largest).
+impl<S: Startup> Startup for Box<S> {
+    #[inline(always)]
+    fn on_ack(&mut self, w: &mut Window, ctx: &AckCtx) -> bool {
+        (**self).on_ack(w, ctx)
+    }
+    fn on_congestion_event(&mut self, w: &Window, ev: &CongestionEvent) {
+        (**self).on_congestion_event(w, ev)
+    }
     #[inline]
-    fn on_ack(&mut self, _w: &mut Window, _ctx: &AckCtx) -> bool {
-        false
+    fn in_slow_start(&self, w: &Window) -> bool {
+        (**self).in_slow_start(w)
+    }
+    fn mode_name(&self, w: &Window) -> Option<&'static str> {
+        (**self).mode_name(w)
+    }
+    fn metrics(&self) -> StartupMetrics {
+        (**self).metrics()
     }
 }
 
-/// The startups built in; chosen in a scenario by `startup` (or by a startup's name as
-/// `cc`, meaning that startup with NewReno). Adding one: its file, a variant here and in
-/// `dispatch!`, and its name in `config::StartupKind`.
-#[derive(Clone, Debug)]
-#[repr(u8)]
-pub enum StartupPart {
-    SlowStart(SlowStart),
-    Hoe(Hoe),
-    LimitedSlowStart(LimitedSlowStart),
-    Ssthreshless(Ssthreshless),
-    HyStart(HyStart),
-    /// Boxed: the largest startup would set the size of every connection's window state,
-    /// and the simulator's hot fields of an end must still share the endpoint's last cache
-    /// line (the layout test in `rampup_sim`'s `world::conns`).
-    HyStartPlusPlus(Box<HyStartPlusPlus>),
-}
-
-/// The one dispatch point: `$s` is the inner startup in every arm.
-macro_rules! dispatch {
-    ($part:expr, $s:ident => $body:expr) => {
-        match $part {
-            StartupPart::SlowStart($s) => $body,
-            StartupPart::Hoe($s) => $body,
-            StartupPart::LimitedSlowStart($s) => $body,
-            StartupPart::Ssthreshless($s) => $body,
-            StartupPart::HyStart($s) => $body,
-            StartupPart::HyStartPlusPlus($s) => $body,
+/// `impl RegisteredStartup` for a startup without settings: its name, its docs line and a
+/// fresh state.
+macro_rules! registered_without_settings {
+    ($part:ty, $name:literal, $doc:literal, $new:expr) => {
+        impl $crate::cc::RegisteredStartup for $part {
+            const INFO: $crate::registry::PartInfo =
+                $crate::registry::PartInfo { family: $crate::registry::Family::Startup, name: $name, doc: $doc, keys: &[], per_segment: false };
+            type Config = ();
+            fn config(_: &$crate::registry::Settings) -> Result<(), $crate::registry::Refusal> {
+                Ok(())
+            }
+            fn new(_: &()) -> Self {
+                $new
+            }
         }
     };
 }
 
-impl Startup for StartupPart {
-    // Always inlined, as `Avoidance::on_ack`.
-    #[inline(always)]
-    fn on_ack(&mut self, w: &mut Window, ctx: &AckCtx) -> bool {
-        dispatch!(self, s => s.on_ack(w, ctx))
-    }
-    fn on_congestion_event(&mut self, w: &Window, ev: &CongestionEvent) {
-        dispatch!(self, s => s.on_congestion_event(w, ev))
-    }
-    #[inline]
-    fn in_slow_start(&self, w: &Window) -> bool {
-        dispatch!(self, s => s.in_slow_start(w))
-    }
-    fn mode_name(&self, w: &Window) -> Option<&'static str> {
-        dispatch!(self, s => s.mode_name(w))
-    }
-    fn congestive_events(&self) -> u32 {
-        dispatch!(self, s => s.congestive_events())
-    }
+/// The startups built in, from one list (`cc/mod.rs`): each line `Variant => module::Part`
+/// declares the part's module and gives it a variant in `StartupKind` (its config, chosen by
+/// `startup` in a scenario) and in `StartupPart` (its state), one dispatch arm per hook, and
+/// its row in `STARTUPS`. The call through `StartupPart` stays static.
+macro_rules! startups {
+    ($($variant:ident => $module:ident :: $part:ident,)*) => {
+        $(pub mod $module;)*
+
+        /// The startup composed with the controller (`startup` in a scenario): one registered
+        /// startup and its config.
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum StartupKind {
+            $($variant(<$module::$part as $crate::cc::RegisteredStartup>::Config),)*
+        }
+
+        /// A startup's state in one endpoint.
+        #[derive(Clone, Debug)]
+        #[repr(u8)]
+        pub enum StartupPart {
+            $($variant($module::$part),)*
+        }
+
+        /// Every registered startup, in the list's order.
+        pub const STARTUPS: &[&$crate::registry::PartInfo] = &[$(&<$module::$part as $crate::cc::RegisteredStartup>::INFO,)*];
+
+        impl StartupKind {
+            pub fn info(&self) -> &'static PartInfo {
+                match self {
+                    $(StartupKind::$variant(_) => &<$module::$part as $crate::cc::RegisteredStartup>::INFO,)*
+                }
+            }
+
+            /// The name used in scenarios and results.
+            pub fn name(&self) -> &'static str {
+                self.info().name
+            }
+
+            /// The startup named `name` with `s` its settings; None for no such startup.
+            pub fn read(name: &str, s: &$crate::registry::Settings) -> Option<Result<StartupKind, $crate::registry::Refusal>> {
+                $(if name == <$module::$part as $crate::cc::RegisteredStartup>::INFO.name {
+                    return Some(<$module::$part as $crate::cc::RegisteredStartup>::config(s).map(StartupKind::$variant));
+                })*
+                None
+            }
+
+            pub fn build(&self) -> StartupPart {
+                match self {
+                    $(StartupKind::$variant(cfg) => StartupPart::$variant(<$module::$part as $crate::cc::RegisteredStartup>::new(cfg)),)*
+                }
+            }
+        }
+
+        impl $crate::cc::Startup for StartupPart {
+            // Always inlined, as `Avoidance::on_ack`.
+            #[inline(always)]
+            fn on_ack(&mut self, w: &mut $crate::cc::Window, ctx: &$crate::cc::AckCtx) -> bool {
+                match self { $(StartupPart::$variant(s) => s.on_ack(w, ctx),)* }
+            }
+            fn on_congestion_event(&mut self, w: &$crate::cc::Window, ev: &$crate::cc::CongestionEvent) {
+                match self { $(StartupPart::$variant(s) => s.on_congestion_event(w, ev),)* }
+            }
+            #[inline]
+            fn in_slow_start(&self, w: &$crate::cc::Window) -> bool {
+                match self { $(StartupPart::$variant(s) => s.in_slow_start(w),)* }
+            }
+            fn mode_name(&self, w: &$crate::cc::Window) -> Option<&'static str> {
+                match self { $(StartupPart::$variant(s) => s.mode_name(w),)* }
+            }
+            fn metrics(&self) -> $crate::cc::StartupMetrics {
+                match self { $(StartupPart::$variant(s) => s.metrics(),)* }
+            }
+        }
+    };
 }
 
 /// Rounds of one RTT as RFC 9406 §4.2 and Linux's HyStart count them: a round ends when the

@@ -205,7 +205,7 @@ mod tests {
     const MSS: u64 = 1000;
 
     fn congestion() -> Congestion {
-        Congestion::new(Cc::plain(Avoidance::NewReno(NewReno::new(false))), Window { cwnd: 20 * MSS, ssthresh: u64::MAX })
+        Congestion::new(Cc::slow_start(Avoidance::NewReno(NewReno::new(false))), Window { cwnd: 20 * MSS, ssthresh: u64::MAX })
     }
 
     fn event(kind: CongestionKind, loss_window_bytes: u64) -> CongestionEvent {

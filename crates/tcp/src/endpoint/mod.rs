@@ -329,7 +329,7 @@ impl Endpoint {
             snd_una: self.sender.snd_una(),
             pacing: self.pacer.is_pacing(self.cfg.pacing.as_ref()),
             cc_mode: self.sender.congestion().mode_name(),
-            congestive_events: self.sender.congestion().cc().congestive_events(),
+            congestive_events: self.sender.congestion().cc().startup_metrics().congestive_events,
         }
     }
 

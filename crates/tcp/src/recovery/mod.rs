@@ -23,6 +23,7 @@ pub use scoreboard::{next_unsacked_from, Scoreboard};
 pub use tlp::{ProbeOutcome, Tlp};
 
 use crate::cc::RecoveryWindow;
+use crate::registry::{Family, PartInfo};
 use crate::segment::SeqRange;
 use crate::send_queue::SendQueue;
 
@@ -37,13 +38,32 @@ pub enum RecoveryKind {
     Sack,
 }
 
+/// The loss recoveries in the registry, in `RecoveryKind`'s order.
+pub const PARTS: [PartInfo; 3] = [
+    PartInfo { family: Family::Recovery, name: "reno", doc: "RFC 5681 fast retransmit and fast recovery", keys: &[], per_segment: false },
+    PartInfo {
+        family: Family::Recovery,
+        name: "newreno",
+        doc: "RFC 6582: recovery holds until all data outstanding at the loss is acknowledged",
+        keys: &[],
+        per_segment: false,
+    },
+    PartInfo {
+        family: Family::Recovery,
+        name: "sack",
+        doc: "RFC 6675 SACK-based recovery (sack_pipe: rfc6675 or ns-2's sack1)",
+        keys: &[],
+        per_segment: false,
+    },
+];
+
 impl RecoveryKind {
+    pub fn info(self) -> &'static PartInfo {
+        &PARTS[self as usize]
+    }
+
     pub fn name(self) -> &'static str {
-        match self {
-            RecoveryKind::Reno => "reno",
-            RecoveryKind::NewReno => "newreno",
-            RecoveryKind::Sack => "sack",
-        }
+        self.info().name
     }
 }
 

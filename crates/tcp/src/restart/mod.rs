@@ -24,6 +24,7 @@ pub use ssr::{Nssr, Ssr, SsrLinux};
 
 use crate::cc::{AckCtx, CongestionEvent, Window};
 use crate::measure::Measure;
+use crate::registry::{Family, PartInfo};
 use crate::time::{Duration, Time};
 
 /// When a connection counts as idle: nothing outstanding and no data sent for longer than
@@ -87,18 +88,53 @@ pub struct RestartCtx<'a> {
     pub measure: &'a Measure,
 }
 
+/// The restart policies in the registry, in `Restart`'s order. RBP paces the segments after
+/// an idle, so its endpoint watches every segment for the paced train's end.
+pub const PARTS: [PartInfo; 7] = [
+    PartInfo { family: Family::Restart, name: "nssr", doc: "no restart: keep cwnd", keys: &[], per_segment: false },
+    PartInfo { family: Family::Restart, name: "ssr", doc: "RFC 5681 §4.1: cwnd back to the initial window", keys: &[], per_segment: false },
+    PartInfo { family: Family::Restart, name: "ssr-linux", doc: "RFC 2861 as Linux: cwnd halved per RTO of idle", keys: &[], per_segment: false },
+    PartInfo {
+        family: Family::Restart,
+        name: "rbp-rate",
+        doc: "paper 000: rate-based pacing at the Vegas rate measured before the idle (rbp_scale)",
+        keys: &[],
+        per_segment: true,
+    },
+    PartInfo { family: Family::Restart, name: "rbp-cwnd", doc: "paper 000: pace cwnd over one srtt (rbp_scale)", keys: &[], per_segment: true },
+    PartInfo {
+        family: Family::Restart,
+        name: "cwv",
+        doc: "RFC 2861 (TCP-CWV): an unused window decays, after an idle and while application-limited",
+        keys: &[],
+        per_segment: false,
+    },
+    PartInfo {
+        family: Family::Restart,
+        name: "new-cwv",
+        doc: "paper 003 / RFC 7661: a rate-limited sender keeps cwnd for the NVP (new_cwv_form, nvp, nvp_loss_response)",
+        keys: &[],
+        per_segment: false,
+    },
+];
+
 impl Restart {
+    pub fn info(self) -> &'static PartInfo {
+        let i = match self {
+            Restart::Nssr => 0,
+            Restart::Ssr => 1,
+            Restart::SsrLinux => 2,
+            Restart::RbpRate { .. } => 3,
+            Restart::RbpCwnd { .. } => 4,
+            Restart::Cwv => 5,
+            Restart::NewCwv(_) => 6,
+        };
+        &PARTS[i]
+    }
+
     /// The name used in scenarios and results.
     pub fn name(self) -> &'static str {
-        match self {
-            Restart::Nssr => "nssr",
-            Restart::Ssr => "ssr",
-            Restart::SsrLinux => "ssr-linux",
-            Restart::RbpRate { .. } => "rbp-rate",
-            Restart::RbpCwnd { .. } => "rbp-cwnd",
-            Restart::Cwv => "cwv",
-            Restart::NewCwv(_) => "new-cwv",
-        }
+        self.info().name
     }
 
     /// A fresh part for a connection whose initial window is `initial_window_bytes`.

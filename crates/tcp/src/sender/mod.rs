@@ -14,7 +14,7 @@ use crate::time::{Duration, Time};
 
 mod rack_tlp;
 
-pub use rack_tlp::RackTlp;
+pub use rack_tlp::{RackTlp, INFO as RACK_TLP};
 
 /// The window that a loss halves to give the new ssthresh. RFC 5681 §3.1 says ssthresh
 /// "MUST be set to no more than" max(FlightSize / 2, 2 * SMSS) (eq. (4)); its note warns that

@@ -7,8 +7,19 @@ use super::{AckResult, Sender, TxData};
 use crate::cc::CongestionKind;
 use crate::measure::Measure;
 use crate::recovery::{ProbeOutcome, Rack, Tlp};
+use crate::registry::{Family, PartInfo};
 use crate::segment::SeqRange;
 use crate::time::{Duration, Time};
+
+/// RACK-TLP in the registry (`rack_tlp = true`): it times every segment sent and arms its
+/// timers on every ACK.
+pub const INFO: PartInfo = PartInfo {
+    family: Family::Extra,
+    name: "rack-tlp",
+    doc: "RFC 8985 RACK-TLP with SACK recovery: time-based loss marks and the tail loss probe",
+    keys: &[],
+    per_segment: true,
+};
 
 #[derive(Clone, Debug, Default)]
 pub struct RackTlp {

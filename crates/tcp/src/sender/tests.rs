@@ -29,7 +29,7 @@ fn config(recovery: RecoveryKind) -> SenderConfig {
 fn sender(recovery: RecoveryKind, f: impl FnOnce(&mut SenderConfig)) -> (Sender, Measure) {
     let mut cfg = config(recovery);
     f(&mut cfg);
-    let mut s = Sender::new(&cfg, Cc::plain(Avoidance::NewReno(NewReno::new(false))), Restart::Ssr.build(0), 0);
+    let mut s = Sender::new(&cfg, Cc::slow_start(Avoidance::NewReno(NewReno::new(false))), Restart::Ssr.build(0), 0);
     s.write_unlimited();
     (s, Measure::new(RtoConfig::default()))
 }
@@ -58,7 +58,7 @@ fn nagle_holds_a_short_segment_while_data_is_unacknowledged() {
     for nagle in [false, true] {
         let cfg = SenderConfig { nagle, ..config(RecoveryKind::NewReno) };
         let (mut s, mut m) =
-            (Sender::new(&cfg, Cc::plain(Avoidance::NewReno(NewReno::new(false))), Restart::Ssr.build(0), 0), Measure::new(RtoConfig::default()));
+            (Sender::new(&cfg, Cc::slow_start(Avoidance::NewReno(NewReno::new(false))), Restart::Ssr.build(0), 0), Measure::new(RtoConfig::default()));
         s.write(2 * MSS + 300);
         let lens: Vec<u32> = drain(&mut s).iter().map(|t| t.len).collect();
         if !nagle {
@@ -185,7 +185,7 @@ fn unlimited_sender_counts_acked_bytes() {
 fn vegas_slow_start_grows_after_a_timeout_with_much_outstanding() {
     use crate::cc::{Vegas, VegasConfig};
     let cfg = SenderConfig { initial_window_segments: 100, ..config(RecoveryKind::NewReno) };
-    let mut s = Sender::new(&cfg, Cc::plain(Avoidance::Vegas(Vegas::new(VegasConfig::default()))), Restart::Ssr.build(0), 0);
+    let mut s = Sender::new(&cfg, Cc::slow_start(Avoidance::Vegas(Vegas::new(VegasConfig::default()))), Restart::Ssr.build(0), 0);
     s.write_unlimited();
     let mut m = Measure::new(RtoConfig::default());
     let ms = |v: u64| Time(v * 1_000_000);
@@ -212,7 +212,7 @@ fn vegas_slow_start_grows_after_a_timeout_with_much_outstanding() {
 
 fn rack_tlp_sender(iw: u32) -> Sender {
     let cfg = SenderConfig { rack_tlp: true, initial_window_segments: iw, ..config(RecoveryKind::Sack) };
-    Sender::new(&cfg, Cc::plain(Avoidance::NewReno(NewReno::new(false))), Restart::Ssr.build(0), 0)
+    Sender::new(&cfg, Cc::slow_start(Avoidance::NewReno(NewReno::new(false))), Restart::Ssr.build(0), 0)
 }
 
 /// RFC 8985 §7.3: the probe sends new data when the application has some and the peer's
@@ -276,7 +276,7 @@ fn rfc_8985_7_2_when_a_probe_may_be_scheduled() {
 #[test]
 fn rtt_observed_without_setting_the_rto() {
     let cfg = SenderConfig { rto_samples: false, ..config(RecoveryKind::NewReno) };
-    let mut s = Sender::new(&cfg, Cc::plain(Avoidance::NewReno(NewReno::new(false))), Restart::Ssr.build(0), 0);
+    let mut s = Sender::new(&cfg, Cc::slow_start(Avoidance::NewReno(NewReno::new(false))), Restart::Ssr.build(0), 0);
     let mut m = Measure::new(RtoConfig::default());
     s.write(3 * MSS);
     drain(&mut s);
@@ -289,7 +289,7 @@ fn rtt_observed_without_setting_the_rto() {
 /// next: the cwnd after 40 such rounds under `restart`.
 fn cwnd_after_one_segment_per_rtt(restart: Restart, rate_limited_increase: bool) -> u64 {
     let cfg = SenderConfig { initial_window_segments: 4, rate_limited_increase, ..config(RecoveryKind::Sack) };
-    let mut s = Sender::new(&cfg, Cc::plain(Avoidance::NewReno(NewReno::new(false))), restart.build(4 * MSS), 0);
+    let mut s = Sender::new(&cfg, Cc::slow_start(Avoidance::NewReno(NewReno::new(false))), restart.build(4 * MSS), 0);
     let mut m = Measure::new(RtoConfig::default());
     for k in 0..40u64 {
         let t = Time(k * 100_000_000);
@@ -330,7 +330,7 @@ fn the_rate_limited_increase_rule_caps_growth_at_twice_the_largest_flight() {
 #[test]
 fn the_rate_limited_increase_rule_in_congestion_avoidance() {
     use crate::cc::Window;
-    let mut c = Congestion::new(Cc::plain(Avoidance::NewReno(NewReno::new(false))), Window { cwnd: 10 * MSS, ssthresh: 5 * MSS });
+    let mut c = Congestion::new(Cc::slow_start(Avoidance::NewReno(NewReno::new(false))), Window { cwnd: 10 * MSS, ssthresh: 5 * MSS });
     c.set_by_restart(Window { cwnd: 10 * MSS + 100, ssthresh: 5 * MSS });
     c.limit_increase(10 * MSS, 6 * MSS, MSS);
     assert_eq!(c.cwnd(), 10 * MSS, "above maxFS + SMSS = 7 segments: held at the window before the ACK");
@@ -344,7 +344,7 @@ fn the_rate_limited_increase_rule_in_congestion_avoidance() {
 /// segment each (application-limited: pipeACK = 1 segment).
 fn window_after_a_loss_following_a_quiet_spell(restart: Restart) -> crate::cc::Window {
     let cfg = SenderConfig { initial_window_segments: 4, ..config(RecoveryKind::Sack) };
-    let mut s = Sender::new(&cfg, Cc::plain(Avoidance::NewReno(NewReno::new(false))), restart.build(4 * MSS), 0);
+    let mut s = Sender::new(&cfg, Cc::slow_start(Avoidance::NewReno(NewReno::new(false))), restart.build(4 * MSS), 0);
     let mut m = Measure::new(RtoConfig::default());
     let rtt = 100_000_000;
     let mut t = 0;

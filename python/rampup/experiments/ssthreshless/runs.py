@@ -29,10 +29,10 @@ NS2_VEGAS = {"cc": "vegas", **profiles.NS2_35.vegas}
 
 #: Scheme -> rampup [flow.tcp] keys. "BDP" is replaced by the set-up's BDP in packets.
 SCHEMES: dict[str, dict[str, Any]] = {
-    SLS: {"cc": "ssthreshless"},
-    SLS_TICK: {"cc": "ssthreshless", "ssthreshless_rtt_tick": "10ms"},
+    SLS: {"startup": {"kind": "ssthreshless"}},
+    SLS_TICK: {"startup": {"kind": "ssthreshless", "rtt_tick": "10ms"}},
     HC: {"cc": "hoe"},
-    LSS: {"cc": "limited-slow-start", "max_ssthresh": 100},
+    LSS: {"startup": {"kind": "limited-slow-start", "max_ssthresh": 100}},
     SS_S: {"cc": "newreno", "initial_ssthresh": 32},
     SS_A: {"cc": "newreno", "initial_ssthresh": "BDP"},
     SS_L: {"cc": "newreno", "initial_ssthresh": 5000},
@@ -129,8 +129,8 @@ def tcp_for(scheme: str, net: Net, reading: Reading, gamma: float | None = None)
         tcp["max_window"] = tcp["initial_ssthresh"]
     if reading.loss == "ns2":
         tcp.update(profiles.NS2_35.loss)
-    if gamma is not None:
-        tcp["ssthreshless_gamma"] = float(gamma)
+    if gamma is not None and tcp.get("startup", {}).get("kind") == "ssthreshless":
+        tcp["startup"] = {**tcp["startup"], "gamma": float(gamma)}
     return tcp
 
 

@@ -1,0 +1,144 @@
+//! A part of a flow's TCP as a scenario names it: `startup = "hystart"`, or a table with its
+//! `kind` and settings (`startup = { kind = "ssthreshless", gamma = 3.0 }`). The part's keys,
+//! units and defaults are the registry's (`rampup_tcp::registry`): this module only reads
+//! the values in their units and keeps them, part by part, so that the scenario's `[tcp]`
+//! table and a flow's merge key by key.
+
+use rampup_tcp::registry::{self, Family, Key, PartInfo, Unit, Value};
+use serde::de::{self, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer};
+use std::fmt;
+
+use super::{err, ScenarioError};
+use crate::units::TimeValue;
+
+/// A part given by its name, or as a table with its `kind` and settings.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct PartSpec {
+    pub kind: String,
+    pub settings: toml::Table,
+}
+
+impl<'de> Deserialize<'de> for PartSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Either;
+        impl<'de> Visitor<'de> for Either {
+            type Value = PartSpec;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a name, or a table with its `kind` and settings")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<PartSpec, E> {
+                Ok(PartSpec { kind: v.to_string(), settings: toml::Table::new() })
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<PartSpec, A::Error> {
+                let mut settings = toml::Table::deserialize(de::value::MapAccessDeserializer::new(map))?;
+                match settings.remove("kind") {
+                    Some(toml::Value::String(kind)) => Ok(PartSpec { kind, settings }),
+                    Some(other) => Err(de::Error::custom(format!("kind: {} is not a name", other))),
+                    None => Err(de::Error::missing_field("kind")),
+                }
+            }
+        }
+        d.deserialize_any(Either)
+    }
+}
+
+/// One setting of one part, in its key's unit.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct Setting {
+    pub part: &'static PartInfo,
+    pub key: &'static Key,
+    pub value: Value,
+    /// Where the scenario gave it, for a refusal: `flow[0].tcp.startup.gamma`.
+    pub at: String,
+}
+
+/// The settings a `tcp` table gives, of any parts; only the chosen part's are used.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(super) struct Settings(Vec<Setting>);
+
+impl Settings {
+    /// Adds one; refused where the same part's key is already given (two spellings of it).
+    pub fn add(&mut self, s: Setting) -> Result<(), ScenarioError> {
+        if let Some(first) = self.0.iter().find(|o| std::ptr::eq(o.part, s.part) && o.key.name == s.key.name) {
+            return err(&s.at, format!("given twice: also as {}; keep one", first.at));
+        }
+        self.0.push(s);
+        Ok(())
+    }
+
+    /// These settings over `d`'s: a key given here wins over the same key there.
+    pub fn over(mut self, d: &Settings) -> Settings {
+        for s in &d.0 {
+            if !self.0.iter().any(|o| std::ptr::eq(o.part, s.part) && o.key.name == s.key.name) {
+                self.0.push(s.clone());
+            }
+        }
+        self
+    }
+
+    /// The given values of `part`'s keys, for `rampup_tcp::registry::Settings`.
+    pub fn of(&self, part: &PartInfo) -> Vec<(&'static str, Value)> {
+        self.0.iter().filter(|s| std::ptr::eq(s.part, part)).map(|s| (s.key.name, s.value)).collect()
+    }
+
+    /// Where `part`'s `key` was given, if it was.
+    pub fn at(&self, part: &PartInfo, key: &str) -> Option<&str> {
+        self.0.iter().find(|s| std::ptr::eq(s.part, part) && s.key.name == key).map(|s| s.at.as_str())
+    }
+}
+
+/// The registered part of `family` named `name`; refused with the names there are.
+pub(super) fn find(family: Family, name: &str, at: &str) -> Result<&'static PartInfo, ScenarioError> {
+    registry::find(family, name).ok_or_else(|| {
+        let names: Vec<String> = registry::parts().filter(|p| p.family == family).map(|p| format!("`{}`", p.name)).collect();
+        ScenarioError(format!("{at}: unknown {} {name:?}, expected one of {}", family.key(), names.join(", ")))
+    })
+}
+
+/// `value` read as `part`'s setting `key`, given at `at`. A key the part does not own names
+/// the parts of its family that do.
+pub(super) fn setting(part: &'static PartInfo, key: &str, value: toml::Value, at: String) -> Result<Setting, ScenarioError> {
+    let Some(k) = part.key(key) else {
+        let owners: Vec<String> = registry::parts().filter(|p| p.family == part.family && p.key(key).is_some()).map(|p| format!("\"{}\"", p.name)).collect();
+        if owners.is_empty() {
+            let own: Vec<&str> = part.keys.iter().map(|k| k.name).collect();
+            let takes = if own.is_empty() { "no settings".to_string() } else { format!("only {}", own.join(", ")) };
+            return err(&at, format!("unknown key: {} kind \"{}\" takes {takes}", part.family.key(), part.name));
+        }
+        return err(&at, format!("applies to {} kind {} only", part.family.key(), owners.join(" or ")));
+    };
+    let refused = |e: toml::de::Error| ScenarioError(format!("{at}: {}", e.message()));
+    let value = match k.unit {
+        Unit::Number => Value::Number(f64::deserialize(value).map_err(refused)?),
+        Unit::Segments => Value::Segments(u64::deserialize(value).map_err(refused)?),
+        Unit::Time => Value::Time(TimeValue::deserialize(value).map_err(refused)?.0),
+        Unit::Flag => Value::Flag(bool::deserialize(value).map_err(refused)?),
+        Unit::Choice(names) => {
+            let given = String::deserialize(value).map_err(refused)?;
+            match names.iter().find(|n| **n == given) {
+                Some(n) => Value::Choice(n),
+                None => return err(&at, format!("{given:?} is not {}", k.unit.describe())),
+            }
+        }
+    };
+    Ok(Setting { part, key: k, value, at })
+}
+
+/// A flat key of an earlier release that stands for a part's setting (`max_ssthresh` for
+/// `startup = { kind = "limited-slow-start", max_ssthresh = … }`): read with a deprecation
+/// note.
+pub(super) fn flat(
+    settings: &mut Settings,
+    notes: &mut Vec<String>,
+    value: Option<toml::Value>,
+    family: Family,
+    [part, key, flat_key]: [&str; 3],
+    p: &str,
+) -> Result<(), ScenarioError> {
+    let Some(v) = value else { return Ok(()) };
+    let at = format!("{p}.{flat_key}");
+    settings.add(setting(find(family, part, &at)?, key, v, at.clone())?)?;
+    notes.push(format!("{at}: deprecated: write {} = {{ kind = \"{part}\", {key} = … }}", family.key()));
+    Ok(())
+}
