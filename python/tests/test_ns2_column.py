@@ -13,9 +13,10 @@ from types import SimpleNamespace
 import pandas as pd
 import pytest
 
+from rampup import cache_entry as entry
 from rampup import ns2
-from rampup.experiments import entry, ns2_column
-from rampup.experiments.report import Report
+from rampup.experiments import ns2_column
+from rampup.experiments.report import Heading, Paragraph, Report, Table
 from rampup.experiments.ssthreshless import ns2 as ssthreshless_ns2
 from rampup.experiments.ssthreshless.runs import SS_A, SS_S
 
@@ -50,10 +51,11 @@ def _section(tmp: Path) -> list[tuple[str, object]]:
 @needs_ns
 def test_the_column_shows_ns2_beside_ours(tmp_path: Path) -> None:
     blocks = _section(tmp_path)
-    assert blocks[0] == ("h2", "ns-2.35 beside rampup")
-    text = blocks[1][1]
+    assert blocks[0] == Heading("ns-2.35 beside rampup")
+    assert isinstance(blocks[1], Paragraph) and isinstance(blocks[2], Table)
+    text = blocks[1].text
     assert "2 ns-2 runs (0 read from the cache)" in text and "ns 2.35" in text
-    table, _ = blocks[2][1]
+    table = blocks[2].df
     # reference.md: ssthresh 500 delivers 44,491 packets in 10 s (88.98 % of 40 Mb/s), ssthresh
     # 32 gives 15.08 % (3,770 packets): ns-2's own figures, not ours.
     got = table.set_index("scheme")
@@ -63,14 +65,14 @@ def test_the_column_shows_ns2_beside_ours(tmp_path: Path) -> None:
     csv = pd.read_csv(tmp_path / ns2_column.CSV)
     assert list(csv["rampup_seeds"]) == [2, 2] and list(csv["ns2_seeds"]) == [1, 1]
     # A second reproduction reads ns-2's runs from the cache.
-    assert "2 ns-2 runs (2 read from the cache)" in _section(tmp_path)[1][1]
+    assert "2 ns-2 runs (2 read from the cache)" in _text(_section(tmp_path)[1])
 
 
 def test_without_ns_the_column_is_not_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", str(tmp_path / "no-such-folder"))
     blocks = _section(tmp_path)
-    assert blocks[0] == ("h2", "ns-2.35 beside rampup")
-    assert len(blocks) == 2 and "Not run: `ns` is not on the PATH (apt-get install ns2)" in blocks[1][1]
+    assert blocks[0] == Heading("ns-2.35 beside rampup")
+    assert len(blocks) == 2 and "Not run: `ns` is not on the PATH (apt-get install ns2)" in _text(blocks[1])
     assert not (tmp_path / ns2_column.CSV).exists()
 
 
@@ -153,7 +155,7 @@ def test_a_failing_ns2_run_leaves_the_report_without_the_column(tmp_path: Path, 
 
     monkeypatch.setattr(ns2, "run", fails)
     blocks = _section(tmp_path)
-    assert len(blocks) == 2 and "Not run: ns-2 failed (ns single_flow.tcl: exit status 1: bad argument)" in blocks[1][1]
+    assert len(blocks) == 2 and "Not run: ns-2 failed (ns single_flow.tcl: exit status 1: bad argument)" in _text(blocks[1])
 
 
 def test_within_counts_a_relative_or_an_absolute_match() -> None:
@@ -161,3 +163,8 @@ def test_within_counts_a_relative_or_an_absolute_match() -> None:
     assert ns2_column.within(t, ns2_column.Tolerance("d", 0.05)) == (1, 3)
     assert ns2_column.within(t, ns2_column.Tolerance("d", 0.10)) == (2, 3)
     assert ns2_column.within(t, ns2_column.Tolerance("d", 0.10, 0.05)) == (3, 3)
+
+
+def _text(block: object) -> str:
+    assert isinstance(block, Paragraph), block
+    return block.text

@@ -115,7 +115,7 @@ def test_report_claims_figures_and_data_exist(quick: tuple[Path, Path, Context])
     # The paper's numbers stand beside ours.
     assert "87.50" in text and "27.73" in text and "80.30" in text
     example = tomllib.loads((ctx.out / "example-scenario.toml").read_text(encoding="utf-8"))
-    assert example["flow"][0]["tcp"]["cc"] == "ssthreshless"
+    assert example["flow"][0]["tcp"]["startup"]["kind"] == "ssthreshless"
     assert ctx.runs > 0
 
 
