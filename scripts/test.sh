@@ -52,6 +52,6 @@ python3 -m mypy
 cargo test --release --workspace --exclude rampup-py
 # The experiment-size tests and the debug-assertion run of the TCP core are in
 # scripts/test-long.sh (CI runs both scripts).
-# pytest-xdist: a worker per core (conftest.py keeps the tests that share a fixture or
-# count the machine's namespaces in one worker each).
-python3 -m pytest -q -n auto --dist loadgroup -m "not long" python/tests
+# pytest-xdist: a worker per core, each taking whole files (a file's tests share its module
+# fixtures; the testbed's count the namespaces and processes its own tests made).
+python3 -m pytest -q -n auto --dist loadfile -m "not long" python/tests

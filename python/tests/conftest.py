@@ -19,18 +19,6 @@ ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "scenarios" / "demo.toml"
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Under pytest-xdist (scripts/test.sh runs `-n auto --dist loadgroup`), the tests that
-    read the session's quick reproductions run in one worker, which makes them once, and
-    the testbed's tests in one worker, as they count the machine's namespaces and
-    processes."""
-    for item in items:
-        if "quick_cache" in getattr(item, "fixturenames", ()):
-            item.add_marker(pytest.mark.xdist_group("quick"))
-        elif item.path.name.startswith("test_testbed"):
-            item.add_marker(pytest.mark.xdist_group("testbed"))
-
-
 @pytest.fixture(scope="session")
 def demo_path() -> Path:
     return DEMO
