@@ -4,8 +4,9 @@
 //! a run takes. A program installs it (`#[global_allocator] static A: Counting = Counting;`;
 //! the Python module does); without it both counts stay 0.
 //!
-//! Each allocation and free pays two relaxed atomic operations; docs/performance.md gives
-//! what that costs on the benchmark, where a one-flow run allocates often enough to show it.
+//! Each allocation and free pays two relaxed atomic operations. The engine allocates when a
+//! run sets up and when a table or buffer grows, not per packet, so the count stays off the
+//! per-packet path (docs/performance.md).
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -20,10 +20,9 @@ from .runs import RENO, Setup, base, scenario, sweeps
 
 __all__ = ["SEEDS", "Column", "durations_ms", "job", "packmime_job", "rate"]
 
-#: The seeds the report's column runs at each point of Fig. 6: a 300 s PackMime run at the
-#: points' rates (18-55 connections per second) takes 3-8 s of CPU in ns-2, about 19 s for the
-#: four distinct points, so one seed keeps `rampup reproduce all` within its 5 minutes;
-#: validation/compare_packmime.py runs more.
+#: The seeds the report's column runs at each point of Fig. 6: a 300 s PackMime run is ns-2's
+#: costliest, so one seed, which keeps `rampup reproduce all` within its 5 minutes
+#: (docs/ns2-reading.md gives the CPU times); validation/compare_packmime.py runs more.
 SEEDS = 1
 #: Fig. 6's sweeps: the load at 10 ms and the delay at 25 %.
 SWEEPS = ("load", "delay")

@@ -23,7 +23,7 @@ __all__ = ["AGENT", "SEEDS", "TCL_SCHEME", "Column", "job", "transfers"]
 TCL_SCHEME = {SSR: "reno-ssr", NSSR: "reno-nssr", VEGAS: "vegas-nssr", RBP: "rbp-rate", RBP_CWND: "rbp-cwnd"}
 AGENT = {SSR: "Reno, ssr 1", NSSR: "Reno, ssr 0", VEGAS: "Vegas, ssr 0", RBP: "Vegas/RBP", RBP_CWND: "Reno/RBP"}
 #: The seeds the report's column runs at every point of Figures 6-10: 2 of the 10 keep
-#: `rampup reproduce all` within its 5 minutes (360 ns-2 runs of about 0.15 s of CPU each);
+#: `rampup reproduce all` within its 5 minutes (docs/ns2-reading.md gives the CPU times);
 #: validation/compare_rbp.py runs all 10 at the points it is given.
 SEEDS = 2
 
