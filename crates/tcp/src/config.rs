@@ -317,7 +317,7 @@ mod tests {
         let configs = one_config_per_part();
         assert_eq!(configs.len(), registry::parts().count());
         for (p, cfg) in configs {
-            assert!(cfg.parts().any(|q| std::ptr::eq(q, p)), "{} is not among the parts of its config", p.name);
+            assert!(cfg.parts().any(|q| q.is(p)), "{} is not among the parts of its config", p.name);
             assert_eq!(cfg.is_plain(), !p.per_segment, "{}: per_segment {} but is_plain {}", p.name, p.per_segment, cfg.is_plain());
         }
     }

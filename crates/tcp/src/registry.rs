@@ -137,6 +137,12 @@ pub struct PartInfo {
 }
 
 impl PartInfo {
+    /// Whether `other` is this part. Parts are `const` items, and a `const` has no one
+    /// address (each use may be a copy of its own), so a part is known by family and name.
+    pub fn is(&self, other: &PartInfo) -> bool {
+        self.family == other.family && self.name == other.name
+    }
+
     pub fn key(&self, name: &str) -> Option<&'static Key> {
         self.keys.iter().find(|k| k.name == name)
     }

@@ -60,7 +60,7 @@ pub(super) struct Settings(Vec<Setting>);
 impl Settings {
     /// Adds one; refused where the same part's key is already given (two spellings of it).
     pub fn add(&mut self, s: Setting) -> Result<(), ScenarioError> {
-        if let Some(first) = self.0.iter().find(|o| std::ptr::eq(o.part, s.part) && o.key.name == s.key.name) {
+        if let Some(first) = self.0.iter().find(|o| o.part.is(s.part) && o.key.name == s.key.name) {
             return err(&s.at, format!("given twice: also as {}; keep one", first.at));
         }
         self.0.push(s);
@@ -70,7 +70,7 @@ impl Settings {
     /// These settings over `d`'s: a key given here wins over the same key there.
     pub fn over(mut self, d: &Settings) -> Settings {
         for s in &d.0 {
-            if !self.0.iter().any(|o| std::ptr::eq(o.part, s.part) && o.key.name == s.key.name) {
+            if !self.0.iter().any(|o| o.part.is(s.part) && o.key.name == s.key.name) {
                 self.0.push(s.clone());
             }
         }
@@ -79,12 +79,12 @@ impl Settings {
 
     /// The given values of `part`'s keys, for `rampup_tcp::registry::Settings`.
     pub fn of(&self, part: &PartInfo) -> Vec<(&'static str, Value)> {
-        self.0.iter().filter(|s| std::ptr::eq(s.part, part)).map(|s| (s.key.name, s.value)).collect()
+        self.0.iter().filter(|s| s.part.is(part)).map(|s| (s.key.name, s.value)).collect()
     }
 
     /// Where `part`'s `key` was given, if it was.
     pub fn at(&self, part: &PartInfo, key: &str) -> Option<&str> {
-        self.0.iter().find(|s| std::ptr::eq(s.part, part) && s.key.name == key).map(|s| s.at.as_str())
+        self.0.iter().find(|s| s.part.is(part) && s.key.name == key).map(|s| s.at.as_str())
     }
 }
 
