@@ -56,7 +56,7 @@ def rampup_run(beta: float) -> dict:
     import rampup
 
     sc = scenario("Sack1", ARGS, ns2_like=False)
-    sc["flow"][0]["tcp"].update({**CUBIC, "cubic_beta": beta})
+    sc["flow"][0]["tcp"].update({**CUBIC, "cc": {"kind": "cubic", "beta": beta}})
     sc["trace"] = {"timeseries": True, "queues": False}
     r = rampup.run(sc)
     f, ts = r.flows.iloc[0], r.timeseries

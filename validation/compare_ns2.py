@@ -64,8 +64,8 @@ AGENT = {
 NS2_LIKE = {
     "Newreno": {"loss_window": "cwnd", "rto_in_recovery": "halve"},
     "Sack1": {"loss_window": "cwnd", "rto_in_recovery": "halve", "sack_pipe": "sack1"},
-    "Vegas": {"loss_window": "cwnd", "rto_in_recovery": "halve", "vegas_rtt": "mean",
-              "vegas_slow_start_exit": "eighth"},
+    "Vegas": {"loss_window": "cwnd", "rto_in_recovery": "halve",
+              "cc": {"kind": "vegas", "rtt": "mean", "slow_start_exit": "eighth"}},
 }
 
 

@@ -45,8 +45,9 @@ TOLERANCE = 0.15
 
 def run_rampup(scheme: str, setup: rbp.Setup, seed: int, scale: float) -> pd.DataFrame:
     doc = rbp.scenario(scheme, setup, seed)
-    if "rbp_scale" in doc["tcp"]:
-        doc["tcp"]["rbp_scale"] = scale
+    restart = doc["tcp"].get("restart")
+    if isinstance(restart, dict) and "scale" in restart:
+        restart["scale"] = scale
     raw = _engine.run(_toml.dumps(doc), seed)
     t = pd.DataFrame(raw["tables"]["transfers"])
     return t[["flow", "index", "elapsed_s", "drops", "retransmits"]]

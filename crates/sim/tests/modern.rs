@@ -142,26 +142,33 @@ fn pacing_carries_slow_start_past_a_small_buffer() {
     }
 }
 
-/// `pacing_n` belongs to QUIC's form, and N is at least 1 (RFC 9002 §7.7).
+/// N belongs to QUIC's form and is at least 1 (RFC 9002 §7.7); the deprecated flat keys
+/// are the same settings.
 #[test]
 fn pacing_keys_are_checked() {
     let e = |tcp: &str| rampup_sim::check_toml(&dumbbell(tcp)).unwrap_err().to_string();
-    assert!(e("pacing = \"linux\", pacing_n = 2.0").contains("flow[0].tcp.pacing_n: applies to pacing = \"quic\" only"));
+    assert!(e("pacing = { kind = \"linux\", n = 2.0 }").contains("flow[0].tcp.pacing.n: applies to pacing kind \"quic\" only"));
+    assert!(e("pacing = { kind = \"quic\", n = 0.5 }").contains("flow[0].tcp.pacing.n: must be a number from 1 to 100"));
     assert!(e("pacing = \"quic\", pacing_n = 0.5").contains("flow[0].tcp.pacing_n: must be a number from 1 to 100"));
-    assert!(e("pacing_unpaced = 4").contains("flow[0].tcp.pacing_unpaced"));
+    assert!(e("pacing = { kind = \"none\", unpaced = 4 }").contains("flow[0].tcp.pacing.unpaced: applies to pacing kind \"linux\" or \"quic\" only"));
     assert!(e("pacing = \"fq\"").contains("flow[0].tcp.pacing"));
+    let quic = tcp_of("pacing = { kind = \"quic\", n = 2.0, unpaced = 4 }", "").pacing.expect("paced");
+    assert_eq!((quic.rate, quic.unpaced_segments), (rampup_tcp::PacingRate::Quic { n_percent: 200 }, 4));
+    assert_eq!(tcp_of("pacing = \"quic\", pacing_n = 2.0, pacing_unpaced = 4", "").pacing, Some(quic));
 }
 
-/// `cubic_beta` (RFC 9438 §5.1's β) belongs to CUBIC and lies between 0 and 1; in a `cc`
-/// table CUBIC's `beta` is it, Vegas' its own.
+/// CUBIC's `beta` (RFC 9438 §5.1's β) lies between 0 and 1; in a `cc` table CUBIC's `beta`
+/// is it, Vegas' its own.
 #[test]
 fn cubic_beta_is_checked_and_routed_by_the_cc_table() {
     use rampup_tcp::CcKind;
     let e = |tcp: &str| rampup_sim::check_toml(&dumbbell(tcp)).unwrap_err().to_string();
-    assert!(e("cubic_beta = 0.8").contains("flow[0].tcp.cubic_beta: applies to cc = \"cubic\" only"));
+    assert!(e("cc = { kind = \"cubic\", beta = 1.0 }").contains("flow[0].tcp.cc.beta: must be a number above 0 and below 1"));
     assert!(e("cc = \"cubic\", cubic_beta = 1.0").contains("flow[0].tcp.cubic_beta: must be a number above 0 and below 1"));
     assert!(matches!(tcp_of("cc = { kind = \"cubic\", beta = 0.8 }", "").cc, CcKind::Cubic(c) if c.beta_permille == 800));
     assert!(matches!(tcp_of("cc = { kind = \"vegas\", beta = 4.0 }", "").cc, CcKind::Vegas(v) if v.beta == 4.0));
+    // A part's settings do nothing where the flow chooses another part.
+    assert_eq!(tcp_of("cc = \"newreno\", cubic_beta = 0.8", "").cc, CcKind::NewReno { byte_counting: false });
 }
 
 /// `profile = "bsd44"` sets 4.4BSD-Lite's TCP as far as the keys reach: Reno without SACK or

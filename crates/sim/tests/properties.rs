@@ -363,7 +363,8 @@ fn different_seeds_differ_where_randomness_is_used() {
 
 #[derive(Debug, Clone)]
 struct TcpDraw {
-    cc: &'static str,
+    /// The `cc` key's value as TOML: a name, or a part's table.
+    cc: String,
     recovery: &'static str,
     extra: Vec<String>,
 }
@@ -397,12 +398,12 @@ fn tcp_draw() -> impl Strategy<Value = TcpDraw> {
         if recovery == "sack" && sack1 {
             extra.push("sack_pipe = \"sack1\"".into());
         }
-        match cc {
-            "vegas" => extra.extend([format!("vegas_rtt = \"{vegas_rtt}\""), format!("vegas_slow_start_exit = \"{vegas_exit}\"")]),
-            "ssthreshless" => extra.extend([format!("ssthreshless_schedule = \"{schedule}\""), format!("ssthreshless_rtt_tick = \"{tick}\"")]),
-            "limited-slow-start" => extra.push(format!("max_ssthresh = {max_ssthresh}")),
-            _ => {}
-        }
+        let cc = match cc {
+            "vegas" => format!("{{ kind = \"vegas\", rtt = \"{vegas_rtt}\", slow_start_exit = \"{vegas_exit}\" }}"),
+            "ssthreshless" => format!("{{ kind = \"ssthreshless\", schedule = \"{schedule}\", rtt_tick = \"{tick}\" }}"),
+            "limited-slow-start" => format!("{{ kind = \"limited-slow-start\", max_ssthresh = {max_ssthresh} }}"),
+            name => format!("\"{name}\""),
+        };
         TcpDraw { cc, recovery, extra }
     })
 }
@@ -447,7 +448,7 @@ fn lossy_dumbbell(rate_mbps: u32, delay_ms: u32, queue: u32, loss: f64, flows: &
     );
     for (i, (tcp, app)) in flows.iter().enumerate() {
         s += &format!(
-            "[[flow]]\nfrom = \"s{i}\"\nto = \"r{i}\"\napp = {}\n[flow.tcp]\ncc = \"{}\"\nrecovery = \"{}\"\n{}\n",
+            "[[flow]]\nfrom = \"s{i}\"\nto = \"r{i}\"\napp = {}\n[flow.tcp]\ncc = {}\nrecovery = \"{}\"\n{}\n",
             app.toml(),
             tcp.cc,
             tcp.recovery,

@@ -13,7 +13,7 @@ fn every_registered_part_has_its_docs_and_a_default_for_each_key() {
         let named = if p.family == Family::Extra { p.name.replace('-', "_") } else { format!("\"{}\"", p.name) };
         assert!(doc.contains(&named), "docs/scenarios.md does not name the {} part {named}", p.family.title());
         for k in p.keys {
-            let table = format!("tcp.{} ({})", p.family.key(), p.name);
+            let table = p.table();
             let value = k.default.toml();
             assert!(rows.iter().any(|r| r.table == table && r.key == k.name && r.value == value), "rampup defaults has no row {table} {}", k.name);
             let row = format!("| {table} | `{}` | `{value}` |", k.name);

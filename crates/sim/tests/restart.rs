@@ -107,12 +107,12 @@ fn small_queue_drops_the_nssr_burst_but_not_the_paced_restart() {
 #[test]
 fn restart_keys_accept_names_and_times_and_reject_the_rest() {
     let with = |tcp: &str| scenario("ssr", BIG_QUEUE).replace("restart = \"ssr\"", tcp);
-    for ok in ["restart = \"ssr-linux\", idle_threshold = \"rto\"", "restart = \"rbp-cwnd\", rbp_scale = 0.75, idle_threshold = \"500ms\""] {
+    for ok in ["restart = \"ssr-linux\", idle_threshold = \"rto\"", "restart = { kind = \"rbp-cwnd\", scale = 0.75 }, idle_threshold = \"500ms\""] {
         rampup_sim::check_toml(&with(ok)).unwrap_or_else(|e| panic!("{ok}: {e}"));
     }
     for (bad, key) in [
         ("restart = \"slow\"", "flow[0].tcp.restart"),
-        ("restart = \"rbp-rate\", rbp_scale = 0.0", "flow[0].tcp.rbp_scale"),
+        ("restart = { kind = \"rbp-rate\", scale = 0.0 }", "flow[0].tcp.restart.scale"),
         ("idle_threshold = \"soon\"", "flow[0].tcp.idle_threshold"),
     ] {
         let e = rampup_sim::check_toml(&with(bad)).expect_err(bad).to_string();

@@ -310,7 +310,7 @@ fn rate_limited_values() {
     assert_error(app, &format!("app = {{ kind = \"rate-limited\", rate = \"1Mbps\", {phases} }}"), &["flow[0].app.phases[1].at", "previous phase"]);
     assert_error(app, "app = { kind = \"rate-limited\", rate = \"1Mbps\", phases = [{ rate = \"0bps\" }] }", &["flow[0].app.phases[0]", "at"]);
     assert_error("cc = \"newreno\"", "restart = { kind = \"ssr\", nvp = \"1s\" }", &["restart.nvp", "new-cwv"]);
-    assert_error("cc = \"newreno\"", "restart = \"new-cwv\"\nnvp = \"0s\"", &["tcp.nvp", "greater than 0"]);
+    assert_error("cc = \"newreno\"", "restart = { kind = \"new-cwv\", nvp = \"0s\" }", &["tcp.restart.nvp", "greater than 0"]);
 }
 
 #[test]

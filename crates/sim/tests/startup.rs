@@ -77,7 +77,7 @@ fn ssthreshless_slow_start_is_newreno_slow_start_until_the_first_crossing() {
 #[test]
 fn ssthreshless_hands_over_to_newreno_at_the_first_loss() {
     // A 20-packet buffer overflows in the first slow start (γ = 30 lets it run long enough).
-    let text = paper_dumbbell(r#"cc = "ssthreshless", ssthreshless_gamma = 30.0"#, "").replace("packets = 250", "packets = 20");
+    let text = paper_dumbbell(r#"cc = { kind = "ssthreshless", gamma = 30.0 }"#, "").replace("packets = 250", "packets = 20");
     let out = run_toml(&text, None).unwrap();
     assert!(flow_u64(&out, "drops") > 0);
     let ts = out.table("timeseries");
@@ -100,7 +100,7 @@ fn hoe_sets_ssthresh_near_the_bdp_from_the_first_ack_pair() {
 
 #[test]
 fn limited_slow_start_leaves_max_ssthresh_slower_than_slow_start() {
-    let out = run(r#"cc = "limited-slow-start", max_ssthresh = 100"#);
+    let out = run(r#"cc = { kind = "limited-slow-start", max_ssthresh = 100 }"#);
     // When each run's window first reaches 300 segments.
     let reach = |out: &RunOutput| {
         let ts = out.table("timeseries");
@@ -131,12 +131,15 @@ fn startup_keys_name_their_path_and_allowed_values() {
     let error = |tcp: &str| check_toml(&paper_dumbbell(tcp, "")).unwrap_err().to_string();
     let e = error(r#"cc = "ssthreshles""#);
     assert!(e.contains("flow[0].tcp.cc") && e.contains("ssthreshless") && e.contains("limited-slow-start"), "{e}");
-    let e = error(r#"cc = "ssthreshless", ssthreshless_schedule = "linear""#);
-    assert!(e.contains("flow[0].tcp.ssthreshless_schedule") && e.contains("halving") && e.contains("harmonic"), "{e}");
+    let e = error(r#"cc = { kind = "ssthreshless", schedule = "linear" }"#);
+    assert!(e.contains("flow[0].tcp.cc.schedule") && e.contains("halving") && e.contains("harmonic"), "{e}");
+    let e = error(r#"startup = { kind = "ssthreshless", gamma = -1.0 }"#);
+    assert!(e.contains("flow[0].tcp.startup.gamma"), "{e}");
+    let e = error(r#"cc = { kind = "limited-slow-start", max_ssthresh = 1 }"#);
+    assert!(e.contains("flow[0].tcp.cc.max_ssthresh") && e.contains("at least 2"), "{e}");
+    // The flat keys of an earlier release name themselves.
     let e = error(r#"cc = "ssthreshless", ssthreshless_gamma = -1.0"#);
     assert!(e.contains("flow[0].tcp.ssthreshless_gamma"), "{e}");
-    let e = error(r#"cc = "limited-slow-start", max_ssthresh = 1"#);
-    assert!(e.contains("flow[0].tcp.max_ssthresh") && e.contains("at least 2"), "{e}");
 }
 
 #[test]
@@ -221,7 +224,7 @@ fn the_flows_slow_start_exit_is_where_the_trace_first_leaves_slow_start() {
         r#"cc = "hoe""#,
         r#"cc = "vegas""#,
         r#"cc = "ssthreshless""#,
-        r#"cc = "limited-slow-start", max_ssthresh = 100"#,
+        r#"cc = { kind = "limited-slow-start", max_ssthresh = 100 }"#,
         r#"startup = "hystart++""#,
         r#"cc = "cubic", startup = "hystart""#,
     ];

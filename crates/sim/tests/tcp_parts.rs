@@ -1,6 +1,6 @@
 //! A part of the TCP given as a table (`cc = { kind = "vegas", alpha = 2.0 }`) is the same
-//! configuration as its flat keys (`cc = "vegas"`, `vegas_alpha = 2.0`); a setting its kind
-//! does not have, or one given both ways, is one line naming the key.
+//! configuration as the deprecated flat keys (`cc = "vegas"`, `vegas_alpha = 2.0`); a setting
+//! its kind does not have, or one given both ways, is one line naming the key.
 
 use rampup_sim::scenario::parse;
 
@@ -41,7 +41,21 @@ fn a_part_table_is_its_flat_keys() {
     );
     same(("", r#"startup = { kind = "limited-slow-start", max_ssthresh = 50 }"#), ("", r#"startup = "limited-slow-start", max_ssthresh = 50"#));
     same(("", r#"restart = { kind = "rbp-rate", scale = 0.5 }"#), ("", r#"restart = "rbp-rate", rbp_scale = 0.5"#));
-    same(("", r#"cc = { kind = "newreno", byte_counting = true }"#), ("", r#"byte_counting = true"#));
+    same(("", r#"restart = { kind = "rbp-cwnd", scale = 0.75 }"#), ("", r#"restart = "rbp-cwnd", rbp_scale = 0.75"#));
+    same(
+        ("", r#"restart = { kind = "new-cwv", form = "paper", nvp = "180s", loss_response = "standard" }"#),
+        ("", r#"restart = "new-cwv", new_cwv_form = "paper", nvp = "180s", nvp_loss_response = "standard""#),
+    );
+    same(("", r#"cc = { kind = "cubic", fast_convergence = false, beta = 0.8 }"#), ("", r#"cc = "cubic", cubic_fast_convergence = false, cubic_beta = 0.8"#));
+    same(("", r#"pacing = { kind = "quic", n = 2.0, unpaced = 4 }"#), ("", r#"pacing = "quic", pacing_n = 2.0, pacing_unpaced = 4"#));
+}
+
+/// A flat key of an earlier release is read with one deprecation line naming the nested form.
+#[test]
+fn a_flat_key_is_read_with_a_deprecation_note() {
+    let sc = parse(&scenario("", r#"restart = "rbp-rate", rbp_scale = 0.5"#)).expect("valid");
+    assert_eq!(sc.deprecated, ["flow[0].tcp.rbp_scale: deprecated: write restart = { kind = \"rbp-rate\" or \"rbp-cwnd\", scale = … }"]);
+    assert!(parse(&scenario("", r#"restart = { kind = "rbp-rate", scale = 0.5 }"#)).expect("valid").deprecated.is_empty());
 }
 
 #[test]
@@ -57,18 +71,29 @@ fn a_setting_the_kind_does_not_have_names_the_kinds_that_do() {
     error("", r#"cc = { kind = "newreno", alpha = 2.0 }"#, r#"flow[0].tcp.cc.alpha: applies to cc kind "vegas" only"#);
     error("", r#"cc = { kind = "hoe", gamma = 2.0 }"#, r#"flow[0].tcp.cc.gamma: applies to cc kind "vegas" or "ssthreshless" only"#);
     error(r#"restart = { kind = "ssr", scale = 2.0 }"#, "", r#"tcp.restart.scale: applies to restart kind "rbp-rate" or "rbp-cwnd" only"#);
+    error("", r#"pacing = { kind = "linux", n = 2.0 }"#, r#"flow[0].tcp.pacing.n: applies to pacing kind "quic" only"#);
+    // RFC 3465 is the tcp table's, for the controllers whose slow start is RFC 5681's.
+    error(
+        "",
+        r#"cc = { kind = "newreno", byte_counting = true }"#,
+        "flow[0].tcp.cc.byte_counting: a key of the tcp table: write byte_counting = true beside cc",
+    );
     error("", r#"startup = { kind = "hoe", max_ssthresh = 9 }"#, r#"flow[0].tcp.startup.max_ssthresh: applies to startup kind "limited-slow-start" only"#);
 }
 
 #[test]
 fn a_setting_given_both_ways_is_refused() {
-    error("", r#"cc = { kind = "vegas", alpha = 2.0 }, vegas_alpha = 1.0"#, "flow[0].tcp.vegas_alpha: given twice: also as cc.alpha; keep one");
+    error("", r#"cc = { kind = "vegas", alpha = 2.0 }, vegas_alpha = 1.0"#, "flow[0].tcp.vegas_alpha: given twice: also as flow[0].tcp.cc.alpha; keep one");
 }
 
 #[test]
 fn a_part_table_names_its_keys() {
-    error("", r#"cc = { kind = "vegas", alfa = 2.0 }"#, "flow[0].tcp.cc.alfa: unknown field `alfa`, expected one of `kind`");
-    error("", r#"cc = { kind = "reno" }"#, "flow[0].tcp.cc.kind: unknown variant `reno`");
+    error(
+        "",
+        r#"cc = { kind = "vegas", alfa = 2.0 }"#,
+        r#"flow[0].tcp.cc.alfa: unknown key: cc kind "vegas" takes only alpha, beta, gamma, rtt, slow_start_exit"#,
+    );
+    error("", r#"cc = { kind = "reno" }"#, r#"flow[0].tcp.cc: unknown cc "reno", expected one of `newreno`, `vegas`, `cubic`, `hoe`"#);
     error("", r#"cc = { alpha = 2.0 }"#, "flow[0].tcp.cc: missing field `kind`");
     error("", r#"cc = 3"#, "flow[0].tcp.cc: invalid type: integer `3`, expected a name, or a table with its `kind` and settings");
 }

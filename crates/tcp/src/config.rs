@@ -7,7 +7,7 @@ use crate::measure::{RtoConfig, RtoRule};
 use crate::pacing::PacingConfig;
 use crate::preemptive::PreemptiveConfig;
 use crate::recovery::{RecoveryKind, SackPipe};
-use crate::registry::PartInfo;
+use crate::registry::{PartInfo, Refusal, Settings};
 use crate::restart::{IdleThreshold, Restart};
 use crate::sender::{LossWindow, RtoInRecovery, SenderConfig};
 use crate::time::Duration;
@@ -33,6 +33,18 @@ impl CcKind {
     /// The name used in scenarios and results.
     pub fn name(&self) -> &'static str {
         self.info().name
+    }
+
+    /// The controller named `name` with `s` its settings, slow start counting bytes or not
+    /// (RFC 3465; Vegas has a slow start of its own and ignores it); None for no such
+    /// controller.
+    pub fn read(name: &str, s: &Settings, byte_counting: bool) -> Option<Result<CcKind, Refusal>> {
+        Some(match name {
+            "newreno" => Ok(CcKind::NewReno { byte_counting }),
+            "vegas" => VegasConfig::read(s).map(CcKind::Vegas),
+            "cubic" => CubicConfig::read(s, byte_counting).map(CcKind::Cubic),
+            _ => return None,
+        })
     }
 
     fn build(&self) -> Avoidance {

@@ -7,8 +7,15 @@
 //! The restart's interval wins while it runs. The endpoint gates its data segments on
 //! `may_send` and runs `Timer::Pace` to the release time `on_send` returns.
 
-use crate::registry::{Family, PartInfo};
+use crate::registry::{Family, Key, PartInfo, Refusal, Settings, Unit, Value};
 use crate::time::{Duration, Time};
+
+const UNPACED: Key = Key {
+    name: "unpaced",
+    unit: Unit::Segments,
+    default: Value::Segments(PacingConfig::LINUX_UNPACED_SEGMENTS as u64),
+    doc: "the connection's first data segments that go unpaced (Linux: 10)",
+};
 
 /// Pacing all the time in the registry: `none`, then `PacingRate`'s order. A paced endpoint
 /// times every data segment it sends.
@@ -17,11 +24,20 @@ pub const PARTS: [PartInfo; 3] = [
     PartInfo {
         family: Family::Pacing,
         name: "linux",
-        doc: "Linux's rate, 200 % of cwnd/srtt in slow start and 120 % after, from the 11th segment (pacing_unpaced)",
-        keys: &[],
+        doc: "Linux's rate, 200 % of cwnd/srtt in slow start and 120 % after, from the 11th segment",
+        keys: &[UNPACED],
         per_segment: true,
     },
-    PartInfo { family: Family::Pacing, name: "quic", doc: "RFC 9002 §7.7: pacing_n x cwnd/srtt (pacing_n, pacing_unpaced)", keys: &[], per_segment: true },
+    PartInfo {
+        family: Family::Pacing,
+        name: "quic",
+        doc: "RFC 9002 §7.7: N x cwnd/srtt",
+        keys: &[
+            Key { name: "n", unit: Unit::Number, default: Value::Number(1.25), doc: "N, the rate's multiple of cwnd/srtt (RFC 9002 §7.7's example: 1.25)" },
+            UNPACED,
+        ],
+        per_segment: true,
+    },
 ];
 
 /// The rate of pacing all the time.
@@ -55,8 +71,26 @@ pub struct PacingConfig {
 
 impl PacingConfig {
     pub const LINUX_UNPACED_SEGMENTS: u32 = 10;
-    /// RFC 9002 §7.7's example N, 1.25.
-    pub const QUIC_N_PERCENT: u32 = 125;
+
+    /// Pacing named `name` with `s` its settings (None for `none`); None for no such part.
+    pub fn read(name: &str, s: &Settings) -> Option<Result<Option<PacingConfig>, Refusal>> {
+        let unpaced = || u32::try_from(s.segments("unpaced")).map_err(|_| Refusal { key: "unpaced", why: format!("must be at most {} segments", u32::MAX) });
+        let rate = match name {
+            "none" => return Some(Ok(None)),
+            "linux" => Ok(PacingRate::Linux),
+            "quic" => {
+                let n = s.number("n");
+                // RFC 9002 §7.7: N small, but at least 1.
+                if (1.0..=100.0).contains(&n) {
+                    Ok(PacingRate::Quic { n_percent: (n * 100.0).round() as u32 })
+                } else {
+                    Err(Refusal { key: "n", why: format!("must be a number from 1 to 100, like 1.25 (got {n})") })
+                }
+            }
+            _ => return None,
+        };
+        Some(rate.and_then(|rate| Ok(Some(PacingConfig { rate, unpaced_segments: unpaced()? }))))
+    }
 }
 
 /// What the rate reads when a segment leaves.

@@ -8,7 +8,7 @@
 //! they need and applies the returned `TimerCmd` to `Timer::Preemptive` in its table. The
 //! standard RTO and fast retransmit are untouched. See `docs/preemptive.md`.
 
-use crate::registry::{Family, PartInfo};
+use crate::registry::{Family, Key, PartInfo, Refusal, Settings, Unit, Value};
 use crate::time::{Duration, Time};
 
 /// Preemptive Retransmission in the registry: its timer is reset by every ACK and every send.
@@ -16,7 +16,10 @@ pub const INFO: PartInfo = PartInfo {
     family: Family::Extra,
     name: "preemptive",
     doc: "paper 002: resend the first unacknowledged segment after k x the handshake's RTT (preemptive = { factor, cutout })",
-    keys: &[],
+    keys: &[
+        Key { name: "factor", unit: Unit::Number, default: Value::Number(3.0), doc: "k: the timeout is k x the handshake's RTT (§5: 3; §7.2 finds 2 best)" },
+        Key { name: "cutout", unit: Unit::Bytes, default: Value::Bytes(80 * 1024), doc: "off once this many payload bytes are acknowledged (§5: 80 KB)" },
+    ],
     per_segment: true,
 };
 
@@ -41,6 +44,18 @@ impl Default for PreemptiveConfig {
 const FACTOR_SCALE: u64 = 1_000_000;
 
 impl PreemptiveConfig {
+    pub fn read(s: &Settings) -> Result<PreemptiveConfig, Refusal> {
+        let factor = s.number("factor");
+        if !(factor.is_finite() && factor > 0.0) {
+            return Err(Refusal { key: "factor", why: format!("must be a number greater than 0 (got {factor})") });
+        }
+        let cutout_bytes = s.bytes("cutout");
+        if cutout_bytes == 0 {
+            return Err(Refusal { key: "cutout", why: "must be at least 1 byte, like \"80KiB\"".into() });
+        }
+        Ok(PreemptiveConfig { factor, cutout_bytes })
+    }
+
     /// k × `rtt`, exact to a millionth of the factor; at least 1 ns.
     pub fn timeout(&self, rtt: Duration) -> Duration {
         let k = (self.factor * FACTOR_SCALE as f64).round().max(1.0) as u64;

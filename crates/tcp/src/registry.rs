@@ -54,6 +54,8 @@ pub enum Unit {
     Number,
     /// A whole number of segments (of the connection's mss).
     Segments,
+    /// A size: a number of bytes or a string like "80KiB".
+    Bytes,
     /// A time with its unit, like "10ms".
     Time,
     /// true or false.
@@ -68,6 +70,7 @@ impl Unit {
         match self {
             Unit::Number => "a number".into(),
             Unit::Segments => "segments".into(),
+            Unit::Bytes => "bytes, like \"80KiB\"".into(),
             Unit::Time => "a time, like \"10ms\"".into(),
             Unit::Flag => "true or false".into(),
             Unit::Choice(names) => names.iter().map(|n| format!("\"{n}\"")).collect::<Vec<_>>().join(" or "),
@@ -80,6 +83,7 @@ impl Unit {
 pub enum Value {
     Number(f64),
     Segments(u64),
+    Bytes(u64),
     Time(Duration),
     Flag(bool),
     Choice(&'static str),
@@ -90,7 +94,7 @@ impl Value {
     pub fn toml(&self) -> String {
         match self {
             Value::Number(n) => format!("{n:?}"),
-            Value::Segments(n) => n.to_string(),
+            Value::Segments(n) | Value::Bytes(n) => n.to_string(),
             Value::Time(d) => {
                 let ns = d.as_nanos();
                 let units = [(1_000_000_000, "s"), (1_000_000, "ms"), (1_000, "us"), (1, "ns")];
@@ -105,7 +109,11 @@ impl Value {
     /// Whether the value is of `unit` (a default must be).
     pub fn is_of(&self, unit: Unit) -> bool {
         match (self, unit) {
-            (Value::Number(_), Unit::Number) | (Value::Segments(_), Unit::Segments) | (Value::Time(_), Unit::Time) | (Value::Flag(_), Unit::Flag) => true,
+            (Value::Number(_), Unit::Number)
+            | (Value::Segments(_), Unit::Segments)
+            | (Value::Bytes(_), Unit::Bytes)
+            | (Value::Time(_), Unit::Time)
+            | (Value::Flag(_), Unit::Flag) => true,
             (Value::Choice(name), Unit::Choice(names)) => names.contains(name),
             _ => false,
         }
@@ -141,6 +149,15 @@ impl PartInfo {
     /// address (each use may be a copy of its own), so a part is known by family and name.
     pub fn is(&self, other: &PartInfo) -> bool {
         self.family == other.family && self.name == other.name
+    }
+
+    /// The table a scenario gives the part's settings in, as `rampup defaults` heads it:
+    /// `tcp.startup (ssthreshless)`, or an extra's own key, `tcp.preemptive`.
+    pub fn table(&self) -> String {
+        match self.family {
+            Family::Extra => format!("tcp.{}", self.name.replace('-', "_")),
+            f => format!("tcp.{} ({})", f.key(), self.name),
+        }
     }
 
     pub fn key(&self, name: &str) -> Option<&'static Key> {
@@ -187,6 +204,20 @@ impl Settings<'_> {
         match self.value(key) {
             Value::Segments(n) => n,
             v => panic!("{}.{key} is not in segments: {v:?}", self.part.name),
+        }
+    }
+
+    pub fn bytes(&self, key: &str) -> u64 {
+        match self.value(key) {
+            Value::Bytes(n) => n,
+            v => panic!("{}.{key} is not in bytes: {v:?}", self.part.name),
+        }
+    }
+
+    pub fn flag(&self, key: &str) -> bool {
+        match self.value(key) {
+            Value::Flag(b) => b,
+            v => panic!("{}.{key} is not a flag: {v:?}", self.part.name),
         }
     }
 

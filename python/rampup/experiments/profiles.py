@@ -23,7 +23,7 @@ class Profile:
     base: dict[str, Any] = field(default_factory=dict)
     #: How the sender responds to loss (window after a timeout, a timeout in recovery).
     loss: dict[str, Any] = field(default_factory=dict)
-    #: How Vegas reads its RTT and leaves slow start.
+    #: How Vegas reads its RTT and leaves slow start: settings of ``cc = { kind = "vegas" }``.
     vegas: dict[str, Any] = field(default_factory=dict)
     #: The receiver's delayed ACKs as this stack does them, where a reading asks for them.
     delayed_ack: dict[str, Any] = field(default_factory=dict)
@@ -33,7 +33,7 @@ class Profile:
 NS2_35 = Profile(
     "ns-2.35",
     loss={"loss_window": "cwnd", "rto_in_recovery": "halve"},
-    vegas={"vegas_rtt": "mean", "vegas_slow_start_exit": "eighth"},
+    vegas={"rtt": "mean", "slow_start_exit": "eighth"},
     delayed_ack={"delayed_ack": True, "ack_every": 2, "delack_timeout": "100ms"},
 )
 
@@ -78,6 +78,6 @@ def tcp(profile: Profile, cc: str, *, base: bool = True, loss: bool = True, dela
         keys.update(profile.delayed_ack)
     if loss:
         keys.update(profile.loss)
-    if cc == "vegas":
-        keys.update(profile.vegas)
+    if cc == "vegas" and profile.vegas:
+        keys["cc"] = {"kind": "vegas", **profile.vegas}
     return keys

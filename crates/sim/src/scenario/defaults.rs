@@ -4,7 +4,7 @@
 
 use rampup_tcp::registry;
 use rampup_tcp::restart::IdleThreshold;
-use rampup_tcp::{CcKind, Duration, LossWindow, PacingRate, TcpConfig};
+use rampup_tcp::{CcKind, Duration, LossWindow, TcpConfig};
 
 use super::topology::QueueLimit;
 use super::{parse, Scenario};
@@ -130,7 +130,7 @@ pub fn defaults() -> Vec<KeyDefault> {
     // The parts' own keys, as the registry gives their defaults.
     for p in registry::parts() {
         for k in p.keys {
-            rows.push(KeyDefault { table: format!("tcp.{} ({})", p.family.key(), p.name), key: k.name, value: k.default.toml() });
+            rows.push(KeyDefault { table: p.table(), key: k.name, value: k.default.toml() });
         }
     }
     rows
@@ -281,40 +281,6 @@ fn tcp(put: &mut impl FnMut(&'static str, &'static str, String)) {
     put("tcp", "preemptive", t.preemptive.map_or("(off)".into(), |_| "(on)".into()));
     // `TcpConfig::default()` paces only a paced restart; the test below holds this row to it.
     put("tcp", "pacing", "\"none\"".into());
-    parts(put);
-}
-
-/// The settings of the parts that have them, from a scenario that picks each part.
-fn parts(put: &mut impl FnMut(&'static str, &'static str, String)) {
-    if let CcKind::Vegas(v) = tcp_of("cc = \"vegas\"").cc {
-        put("tcp", "vegas_alpha", format!("{:?}", v.alpha));
-        put("tcp", "vegas_beta", format!("{:?}", v.beta));
-        put("tcp", "vegas_gamma", format!("{:?}", v.gamma));
-        put("tcp", "vegas_rtt", name(&v.rtt, ""));
-        put("tcp", "vegas_slow_start_exit", name(&v.slow_start_exit, ""));
-    }
-    if let CcKind::Cubic(c) = tcp_of("cc = \"cubic\"").cc {
-        put("tcp", "cubic_fast_convergence", c.fast_convergence.to_string());
-        put("tcp", "cubic_beta", format!("{:?}", c.beta_permille as f64 / 1000.0));
-    }
-    if let rampup_tcp::restart::Restart::RbpRate { scale } = tcp_of("restart = \"rbp-rate\"").restart {
-        put("tcp", "rbp_scale", format!("{scale:?}"));
-    }
-    if let rampup_tcp::restart::Restart::NewCwv(c) = tcp_of("restart = \"new-cwv\"").restart {
-        put("tcp", "new_cwv_form", format!("\"{}\"", c.form.name()));
-        put("tcp", "nvp", time(c.nvp));
-        put("tcp", "nvp_loss_response", format!("\"{}\"", c.loss_response.name()));
-    }
-    if let Some(p) = tcp_of("pacing = \"quic\"").pacing {
-        put("tcp", "pacing_unpaced", p.unpaced_segments.to_string());
-        if let PacingRate::Quic { n_percent } = p.rate {
-            put("tcp", "pacing_n", format!("{:?}", n_percent as f64 / 100.0));
-        }
-    }
-    if let Some(p) = tcp_of("preemptive = {}").preemptive {
-        put("tcp.preemptive", "factor", format!("{:?}", p.factor));
-        put("tcp.preemptive", "cutout", p.cutout_bytes.to_string());
-    }
 }
 
 #[cfg(test)]
@@ -347,7 +313,7 @@ mod tests {
     /// Every key of `T`, a table written as `table`, has its row in `defaults()`.
     fn assert_every_key_has_a_default<T: for<'de> Deserialize<'de>>(table: &str) {
         let rows = defaults();
-        for key in keys::<T>().iter().filter(|k| !super::super::tcp::DEPRECATED.iter().any(|[.., flat]| flat == *k)) {
+        for key in keys::<T>().iter().filter(|k| !super::super::tcp::DEPRECATED.iter().any(|(.., flat)| flat == *k)) {
             assert!(rows.iter().any(|r| r.table == table && r.key == *key), "{table}.{key} has no row in defaults()");
         }
     }
@@ -368,14 +334,6 @@ mod tests {
         let mut checked = 0;
         for r in defaults().iter().filter(|r| !r.value.starts_with('(')) {
             let line = format!("{} = {}", r.key, r.value);
-            let part = match r.key {
-                k if k.starts_with("vegas_") => "cc = \"vegas\"",
-                k if k.starts_with("cubic_") => "cc = \"cubic\"",
-                "rbp_scale" => "restart = \"rbp-rate\"",
-                "new_cwv_form" | "nvp" | "nvp_loss_response" => "restart = \"new-cwv\"",
-                "pacing_n" | "pacing_unpaced" => "pacing = \"quic\"",
-                _ => "",
-            };
             let rr = "kind = \"request-response\", request = 1, response = 1";
             let (left_out, written) = match r.table.as_str() {
                 "" => (minimal("kind = \"bulk\"", ""), format!("{line}\n{}", minimal("kind = \"bulk\"", ""))),
@@ -397,7 +355,7 @@ mod tests {
                 "topology.link (custom)" => {
                     (format!("{HEAD}{CUSTOM}"), format!("{HEAD}{CUSTOM}").replace("delay = \"1ms\" }", &format!("delay = \"1ms\", {line} }}")))
                 }
-                "tcp" => (minimal("kind = \"bulk\"", part), minimal("kind = \"bulk\"", &[part, &line].join(if part.is_empty() { "" } else { ", " }))),
+                "tcp" => (minimal("kind = \"bulk\"", ""), minimal("kind = \"bulk\"", &line)),
                 "queue" => (minimal("kind = \"bulk\"", ""), with_queue(&line)),
                 t if t.starts_with("queue (") => {
                     let kind = format!("kind = \"{}\"", &t[7..t.len() - 1]);

@@ -9,8 +9,8 @@ use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use std::fmt;
 
-use super::{err, ScenarioError};
-use crate::units::TimeValue;
+use super::{err, within, ScenarioError, MAX_COUNT};
+use crate::units::{SizeValue, TimeValue};
 
 /// A part given by its name, or as a table with its `kind` and settings.
 #[derive(Clone, Debug, PartialEq)]
@@ -92,7 +92,7 @@ impl Settings {
 pub(super) fn find(family: Family, name: &str, at: &str) -> Result<&'static PartInfo, ScenarioError> {
     registry::find(family, name).ok_or_else(|| {
         let names: Vec<String> = registry::parts().filter(|p| p.family == family).map(|p| format!("`{}`", p.name)).collect();
-        ScenarioError(format!("{at}: unknown {} {name:?}, expected one of {}", family.key(), names.join(", ")))
+        ScenarioError(format!("{at}: unknown {} {}, expected one of {}", family.key(), crate::units::shown(name), names.join(", ")))
     })
 }
 
@@ -112,6 +112,7 @@ pub(super) fn setting(part: &'static PartInfo, key: &str, value: toml::Value, at
     let value = match k.unit {
         Unit::Number => Value::Number(f64::deserialize(value).map_err(refused)?),
         Unit::Segments => Value::Segments(u64::deserialize(value).map_err(refused)?),
+        Unit::Bytes => Value::Bytes(within(&at, SizeValue::deserialize(value).map_err(refused)?.0, 0..=MAX_COUNT, "bytes, like \"80KiB\"")?),
         Unit::Time => Value::Time(TimeValue::deserialize(value).map_err(refused)?.0),
         Unit::Flag => Value::Flag(bool::deserialize(value).map_err(refused)?),
         Unit::Choice(names) => {
@@ -126,19 +127,21 @@ pub(super) fn setting(part: &'static PartInfo, key: &str, value: toml::Value, at
 }
 
 /// A flat key of an earlier release that stands for a part's setting (`max_ssthresh` for
-/// `startup = { kind = "limited-slow-start", max_ssthresh = … }`): read with a deprecation
-/// note.
+/// `startup = { kind = "limited-slow-start", max_ssthresh = … }`): read as the setting of
+/// each part that owns it, with a deprecation note.
 pub(super) fn flat(
     settings: &mut Settings,
     notes: &mut Vec<String>,
     value: Option<toml::Value>,
-    family: Family,
-    [part, key, flat_key]: [&str; 3],
+    (family, parts, key, flat_key): (Family, &[&str], &str, &str),
     p: &str,
 ) -> Result<(), ScenarioError> {
     let Some(v) = value else { return Ok(()) };
     let at = format!("{p}.{flat_key}");
-    settings.add(setting(find(family, part, &at)?, key, v, at.clone())?)?;
-    notes.push(format!("{at}: deprecated: write {} = {{ kind = \"{part}\", {key} = … }}", family.key()));
+    for part in parts {
+        settings.add(setting(find(family, part, &at)?, key, v.clone(), at.clone())?)?;
+    }
+    let kinds: Vec<String> = parts.iter().map(|k| format!("\"{k}\"")).collect();
+    notes.push(format!("{at}: deprecated: write {} = {{ kind = {}, {key} = … }}", family.key(), kinds.join(" or ")));
     Ok(())
 }

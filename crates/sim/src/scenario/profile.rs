@@ -1,8 +1,12 @@
 //! Profiles: `profile = "linux"` in a `tcp` table sets the keys that make rampup's TCP
 //! behave as a given stack does by default, so that one line compares a mechanism with it.
 //! A profile's keys are written as a scenario writes them; any key the flow or the
-//! scenario's `[tcp]` table gives wins over the profile's.
+//! scenario's `[tcp]` table gives wins over the profile's. A table named by a part holds
+//! that part's settings for a flow that chooses the part (`[vegas]`: Vegas as ns-2's).
 
+use rampup_tcp::registry;
+
+use super::part;
 use super::tcp::{ProfileName, TcpFile};
 
 /// Linux 6.x defaults (docs/modern.md): IW 10 (`TCP_INIT_CWND`), RTO between 200 ms and
@@ -36,12 +40,15 @@ quickack = true
 "#;
 
 /// ns-2.35's agents as the cross-checks run them (NS2-NOTES.md): the loss window halved is
-/// cwnd (`slowdown()`), a timeout in recovery halves it again, Vegas as ns-2's.
+/// cwnd (`slowdown()`), a timeout in recovery halves it again, and Vegas, where a flow
+/// chooses it, as ns-2's.
 const NS2: &str = r#"
 loss_window = "cwnd"
 rto_in_recovery = "halve"
-vegas_rtt = "mean"
-vegas_slow_start_exit = "eighth"
+
+[vegas]
+rtt = "mean"
+slow_start_exit = "eighth"
 "#;
 
 /// 4.4BSD-Lite's TCP (docs/bsd44.md, docs/modern.md): an initial window and a restart after
@@ -75,7 +82,17 @@ pub(super) fn keys(name: ProfileName) -> TcpFile {
         ProfileName::Ns2 => NS2,
         ProfileName::Bsd44 => BSD44,
     };
-    toml::from_str(text).expect("a profile's keys are valid")
+    let mut table: toml::Table = toml::from_str(text).expect("a profile is TOML");
+    let part_tables: Vec<(String, toml::Value)> = table.iter().filter(|(_, v)| v.is_table()).map(|(k, v)| (k.clone(), v.clone())).collect();
+    table.retain(|_, v| !v.is_table());
+    let mut keys: TcpFile = toml::Value::Table(table).try_into().expect("a profile's keys are valid");
+    for (name, settings) in part_tables {
+        let info = registry::parts().find(|p| p.name == name && !p.keys.is_empty()).expect("a profile's table names a part with settings");
+        for (key, v) in settings.as_table().expect("a table").clone() {
+            keys.add_setting(part::setting(info, &key, v, format!("profile {name}.{key}")).expect("a profile's settings are valid")).expect("given once");
+        }
+    }
+    keys
 }
 
 #[cfg(test)]

@@ -1,49 +1,21 @@
 //! A flow's `tcp` table: its keys, their defaults (`TcpConfig::default()`) and the checks
 //! that turn them into a `TcpConfig`.
 
-use rampup_tcp::cc::{CubicConfig, VegasConfig, VegasRtt, VegasSlowStartExit};
 use rampup_tcp::measure::{RtoConfig, RtoRule};
-use rampup_tcp::registry::{self, Family};
-use rampup_tcp::restart::{IdleThreshold, NewCwvConfig, NewCwvForm, NvpLossResponse, Restart};
+use rampup_tcp::registry::{self, Family, Refusal};
+use rampup_tcp::restart::{IdleThreshold, Restart};
 use rampup_tcp::{
-    CcKind, Duration, LossWindow, PacingConfig, PacingRate, PreemptiveConfig, RecoveryKind, RtoInRecovery, RtoTiming, SackPermitted, SackPipe, StartupKind,
-    TcpConfig,
+    CcKind, Duration, LossWindow, PacingConfig, PreemptiveConfig, RecoveryKind, RtoInRecovery, RtoTiming, SackPermitted, SackPipe, StartupKind, TcpConfig,
 };
-use serde::de::{self, IntoDeserializer, MapAccess, Visitor};
-use serde::{Deserialize, Deserializer};
-use std::{fmt, marker::PhantomData};
+use serde::Deserialize;
 
 use super::part::{self, PartSpec, Settings};
-use super::{err, within, ScenarioError, MAX_COUNT};
+use super::{err, within, ScenarioError};
 use crate::units::{SizeValue, TimeValue};
-
-/// The controller; a startup's name is shorthand for NewReno with that startup.
-#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
-#[serde(rename_all = "kebab-case")]
-enum CcName {
-    Newreno,
-    Vegas,
-    Cubic,
-    Ssthreshless,
-    Hoe,
-    LimitedSlowStart,
-}
 
 /// The startups whose name is also a `cc`, short for NewReno with that startup: the
 /// shorthand the papers' scenarios use (`rampup list` shows it).
 pub const CC_SHORTHANDS: [&str; 3] = ["hoe", "limited-slow-start", "ssthreshless"];
-
-impl CcName {
-    /// The startup (one of `CC_SHORTHANDS`) that a startup's name given as `cc` stands for.
-    fn startup(self) -> Option<&'static str> {
-        match self {
-            CcName::Hoe => Some(CC_SHORTHANDS[0]),
-            CcName::LimitedSlowStart => Some(CC_SHORTHANDS[1]),
-            CcName::Ssthreshless => Some(CC_SHORTHANDS[2]),
-            CcName::Newreno | CcName::Vegas | CcName::Cubic => None,
-        }
-    }
-}
 
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
@@ -69,50 +41,6 @@ enum RtoInRecoveryName {
 enum LossWindowName {
     Flight,
     Cwnd,
-}
-
-#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-enum VegasRttName {
-    Min,
-    Mean,
-}
-
-#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-enum VegasExitName {
-    Target,
-    Eighth,
-}
-
-/// Restart after idle (`rampup_tcp::Restart`).
-#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
-#[serde(rename_all = "kebab-case")]
-enum RestartName {
-    Nssr,
-    Ssr,
-    SsrLinux,
-    RbpRate,
-    RbpCwnd,
-    Cwv,
-    NewCwv,
-}
-
-/// new-CWV's description (`rampup_tcp::restart::NewCwvForm`).
-#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-enum NewCwvFormName {
-    Paper,
-    Rfc7661,
-}
-
-/// new-CWV's answer to a loss in the non-validated phase.
-#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
-#[serde(rename_all = "kebab-case")]
-enum NvpLossResponseName {
-    HalfUsed,
-    RestartWindow,
-    Standard,
 }
 
 /// Whether an end offers SACK in its handshake (`rampup_tcp::SackPermitted`).
@@ -148,15 +76,6 @@ enum SackPipeName {
     Sack1,
 }
 
-/// Pacing all the time (`rampup_tcp::PacingRate`).
-#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-enum PacingName {
-    None,
-    Linux,
-    Quic,
-}
-
 /// A named set of keys (`profile.rs`).
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
@@ -170,10 +89,15 @@ pub(super) enum ProfileName {
 #[serde(deny_unknown_fields)]
 pub(super) struct TcpFile {
     profile: Option<ProfileName>,
-    cc: Option<Part<CcName, CcTable>>,
-    /// A registered startup; its settings move to `settings` (`nested`).
+    /// A registered controller, or a startup's name (`CC_SHORTHANDS`): NewReno with it.
+    cc: Option<PartSpec>,
     startup: Option<PartSpec>,
-    /// The parts' settings read through the registry, whichever spelling gave them.
+    restart: Option<PartSpec>,
+    pacing: Option<PartSpec>,
+    /// Preemptive Retransmission (paper 002) and its settings; absent: off.
+    preemptive: Option<toml::Table>,
+    /// The parts' settings read through the registry, whichever spelling gave them
+    /// (`nested` moves them here).
     #[serde(skip)]
     settings: Settings,
     recovery: Option<RecoveryName>,
@@ -197,11 +121,6 @@ pub(super) struct TcpFile {
     clock_granularity: Option<TimeValue>,
     handshake: Option<bool>,
     time_wait: Option<TimeValue>,
-    restart: Option<Part<RestartName, RestartTable>>,
-    rbp_scale: Option<f64>,
-    new_cwv_form: Option<NewCwvFormName>,
-    nvp: Option<TimeValue>,
-    nvp_loss_response: Option<NvpLossResponseName>,
     /// "rto" or a time.
     idle_threshold: Option<String>,
     limited_transmit: Option<bool>,
@@ -214,200 +133,119 @@ pub(super) struct TcpFile {
     sack_permitted: Option<SackPermittedName>,
     loss_window: Option<LossWindowName>,
     dupthresh: Option<u32>,
+    /// RFC 3465 for the controllers whose slow start is RFC 5681's (NewReno, CUBIC).
     byte_counting: Option<bool>,
-    cubic_fast_convergence: Option<bool>,
-    cubic_beta: Option<f64>,
-    vegas_alpha: Option<f64>,
-    vegas_beta: Option<f64>,
-    vegas_gamma: Option<f64>,
-    vegas_rtt: Option<VegasRttName>,
-    vegas_slow_start_exit: Option<VegasExitName>,
-    /// Deprecated spellings of `startup` settings (`part::flat`).
+    /// The flat spellings of parts' settings (`DEPRECATED`), in its order.
+    vegas_alpha: Option<toml::Value>,
+    vegas_beta: Option<toml::Value>,
+    vegas_gamma: Option<toml::Value>,
+    vegas_rtt: Option<toml::Value>,
+    vegas_slow_start_exit: Option<toml::Value>,
+    cubic_fast_convergence: Option<toml::Value>,
+    cubic_beta: Option<toml::Value>,
     ssthreshless_gamma: Option<toml::Value>,
     ssthreshless_schedule: Option<toml::Value>,
     ssthreshless_rtt_tick: Option<toml::Value>,
     max_ssthresh: Option<toml::Value>,
-    /// Preemptive Retransmission (paper 002); absent: off.
-    preemptive: Option<PreemptiveFile>,
-    pacing: Option<PacingName>,
-    pacing_n: Option<f64>,
-    pacing_unpaced: Option<u32>,
+    rbp_scale: Option<toml::Value>,
+    new_cwv_form: Option<toml::Value>,
+    nvp: Option<toml::Value>,
+    nvp_loss_response: Option<toml::Value>,
+    pacing_n: Option<toml::Value>,
+    pacing_unpaced: Option<toml::Value>,
 }
 
-/// The flat keys of an earlier release that now are a part's settings: still read, with a
-/// deprecation note (`part::flat`), and left out of `rampup defaults`.
-pub(super) const DEPRECATED: [[&str; 3]; 4] = [
-    ["ssthreshless", "gamma", "ssthreshless_gamma"],
-    ["ssthreshless", "schedule", "ssthreshless_schedule"],
-    ["ssthreshless", "rtt_tick", "ssthreshless_rtt_tick"],
-    ["limited-slow-start", "max_ssthresh", "max_ssthresh"],
+/// The flat keys of an earlier release that are parts' settings: (family, the parts that
+/// own the setting, the setting, the flat key). Still read, with a deprecation note
+/// (`part::flat`), and left out of `rampup defaults`.
+pub(super) const DEPRECATED: [(Family, &[&str], &str, &str); 17] = [
+    (Family::Cc, &["vegas"], "alpha", "vegas_alpha"),
+    (Family::Cc, &["vegas"], "beta", "vegas_beta"),
+    (Family::Cc, &["vegas"], "gamma", "vegas_gamma"),
+    (Family::Cc, &["vegas"], "rtt", "vegas_rtt"),
+    (Family::Cc, &["vegas"], "slow_start_exit", "vegas_slow_start_exit"),
+    (Family::Cc, &["cubic"], "fast_convergence", "cubic_fast_convergence"),
+    (Family::Cc, &["cubic"], "beta", "cubic_beta"),
+    (Family::Startup, &["ssthreshless"], "gamma", "ssthreshless_gamma"),
+    (Family::Startup, &["ssthreshless"], "schedule", "ssthreshless_schedule"),
+    (Family::Startup, &["ssthreshless"], "rtt_tick", "ssthreshless_rtt_tick"),
+    (Family::Startup, &["limited-slow-start"], "max_ssthresh", "max_ssthresh"),
+    (Family::Restart, &["rbp-rate", "rbp-cwnd"], "scale", "rbp_scale"),
+    (Family::Restart, &["new-cwv"], "form", "new_cwv_form"),
+    (Family::Restart, &["new-cwv"], "nvp", "nvp"),
+    (Family::Restart, &["new-cwv"], "loss_response", "nvp_loss_response"),
+    (Family::Pacing, &["quic"], "n", "pacing_n"),
+    (Family::Pacing, &["linux", "quic"], "unpaced", "pacing_unpaced"),
 ];
 
-/// `preemptive = { factor = 3, cutout = "80KiB" }`; both keys optional.
-#[derive(Deserialize, Debug, Clone)]
-#[serde(deny_unknown_fields)]
-struct PreemptiveFile {
-    factor: Option<f64>,
-    cutout: Option<SizeValue>,
-}
-
-/// A part of the TCP given by its name (`cc = "vegas"`, its defaults) or as a table with
-/// its `kind` and settings (`cc = { kind = "vegas", alpha = 2.0 }`): one serde description
-/// per part. The flat keys (`vegas_alpha`) stay as the short form of the same settings;
-/// `TcpFile::nested` moves a table's settings onto them.
-#[derive(Debug, Clone, PartialEq)]
-enum Part<N, T> {
-    Name(N),
-    Table(T),
-}
-
-impl<'de, N: Deserialize<'de>, T: Deserialize<'de>> Deserialize<'de> for Part<N, T> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Either<N, T>(PhantomData<(N, T)>);
-        impl<'de, N: Deserialize<'de>, T: Deserialize<'de>> Visitor<'de> for Either<N, T> {
-            type Value = Part<N, T>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a name, or a table with its `kind` and settings")
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-                N::deserialize(v.into_deserializer()).map(Part::Name)
-            }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-                T::deserialize(de::value::MapAccessDeserializer::new(map)).map(Part::Table)
-            }
-        }
-        d.deserialize_any(Either(PhantomData))
-    }
-}
-
-impl<N: Copy, T> Part<N, T> {
-    fn name(&self, kind: impl Fn(&T) -> N) -> N {
-        match self {
-            Part::Name(n) => *n,
-            Part::Table(t) => kind(t),
-        }
-    }
-}
-
-/// `cc = { kind = "vegas", alpha = 1.0, beta = 3.0, gamma = 1.0, rtt = "mean", slow_start_exit = "eighth" }`,
-/// `cc = { kind = "newreno", byte_counting = true }`, `cc = { kind = "cubic", fast_convergence = false, beta = 0.8 }`; a startup's name as `kind` takes that
-/// startup's settings (`cc = { kind = "ssthreshless", gamma = 3.0 }`).
-#[derive(Deserialize, Debug, Clone, PartialEq)]
-#[serde(deny_unknown_fields)]
-struct CcTable {
-    kind: CcName,
-    byte_counting: Option<bool>,
-    fast_convergence: Option<bool>,
-    alpha: Option<f64>,
-    beta: Option<f64>,
-    gamma: Option<toml::Value>,
-    rtt: Option<VegasRttName>,
-    slow_start_exit: Option<VegasExitName>,
-    schedule: Option<toml::Value>,
-    rtt_tick: Option<toml::Value>,
-    max_ssthresh: Option<toml::Value>,
-}
-
-/// `restart = { kind = "rbp-rate", scale = 0.5 }`,
-/// `restart = { kind = "new-cwv", form = "paper", nvp = "180s", loss_response = "standard" }`.
-#[derive(Deserialize, Debug, Clone, Copy, PartialEq)]
-#[serde(deny_unknown_fields)]
-struct RestartTable {
-    kind: RestartName,
-    scale: Option<f64>,
-    form: Option<NewCwvFormName>,
-    nvp: Option<TimeValue>,
-    loss_response: Option<NvpLossResponseName>,
-}
-
-/// Moves a part table's setting `part.name` onto its flat key: refused where the part's
-/// kind has no such setting (`applies` names the kinds that do) or the flat key is given too.
-fn put<V>(flat: &mut Option<V>, nested: Option<V>, [part, name, flat_key]: [&str; 3], applies: Option<&str>, p: &str) -> Result<(), ScenarioError> {
-    let Some(v) = nested else { return Ok(()) };
-    if let Some(kinds) = applies {
-        return err(format!("{p}.{part}.{name}"), format!("applies to {part} kind {kinds} only"));
-    }
-    if flat.is_some() {
-        return err(format!("{p}.{flat_key}"), format!("given twice: also as {part}.{name}; keep one"));
-    }
-    *flat = Some(v);
-    Ok(())
-}
-
 impl TcpFile {
-    /// The part tables' settings moved onto the flat keys (and each part left as its name),
-    /// so that the defaults and a flow merge key by key (`over`) whichever form each uses.
+    /// The parts' settings, in whichever spelling, moved into `settings` (and each part left
+    /// as its name), so that the defaults and a flow merge key by key (`over`).
     pub(super) fn nested(mut self, p: &str, notes: &mut Vec<String>) -> Result<TcpFile, ScenarioError> {
-        if let Some(Part::Table(c)) = &self.cc {
-            let c = c.clone();
-            self.cc = Some(Part::Name(c.kind));
-            let only = |kind: CcName, kinds: &'static str| (c.kind != kind).then_some(kinds);
-            let vegas = only(CcName::Vegas, "\"vegas\"");
-            put(
-                &mut self.byte_counting,
-                c.byte_counting,
-                ["cc", "byte_counting", "byte_counting"],
-                (c.kind == CcName::Vegas).then_some("\"newreno\" or a startup's name"),
-                p,
-            )?;
-            put(
-                &mut self.cubic_fast_convergence,
-                c.fast_convergence,
-                ["cc", "fast_convergence", "cubic_fast_convergence"],
-                only(CcName::Cubic, "\"cubic\""),
-                p,
-            )?;
-            put(&mut self.vegas_alpha, c.alpha, ["cc", "alpha", "vegas_alpha"], vegas, p)?;
-            let beta = match c.kind {
-                CcName::Cubic => (&mut self.cubic_beta, "cubic_beta", None),
-                _ => (&mut self.vegas_beta, "vegas_beta", only(CcName::Vegas, "\"vegas\" or \"cubic\"")),
-            };
-            put(beta.0, c.beta, ["cc", "beta", beta.1], beta.2, p)?;
-            put(&mut self.vegas_rtt, c.rtt, ["cc", "rtt", "vegas_rtt"], vegas, p)?;
-            put(&mut self.vegas_slow_start_exit, c.slow_start_exit, ["cc", "slow_start_exit", "vegas_slow_start_exit"], vegas, p)?;
-            let startup_settings = [("gamma", c.gamma), ("schedule", c.schedule), ("rtt_tick", c.rtt_tick), ("max_ssthresh", c.max_ssthresh)];
-            for (key, v) in startup_settings {
-                let Some(v) = v else { continue };
-                match (c.kind, c.kind.startup()) {
-                    (CcName::Vegas, _) if key == "gamma" => {
-                        let gamma = f64::deserialize(v).map_err(|e| ScenarioError(format!("{p}.cc.gamma: {}", e.message())))?;
-                        put(&mut self.vegas_gamma, Some(gamma), ["cc", "gamma", "vegas_gamma"], None, p)?;
+        // A startup's name as `cc` takes that startup's settings (`cc = { kind =
+        // "ssthreshless", gamma = 3.0 }`).
+        let cc_family = |kind: &str| if CC_SHORTHANDS.contains(&kind) { Family::Startup } else { Family::Cc };
+        for (spec, family, key) in [
+            (&mut self.cc, None, "cc"),
+            (&mut self.startup, Some(Family::Startup), "startup"),
+            (&mut self.restart, Some(Family::Restart), "restart"),
+            (&mut self.pacing, Some(Family::Pacing), "pacing"),
+        ] {
+            let Some(PartSpec { kind, settings }) = spec.take() else { continue };
+            let family = family.unwrap_or_else(|| cc_family(&kind));
+            if !settings.is_empty() {
+                let info = part::find(family, &kind, &format!("{p}.{key}"))?;
+                for (name, v) in settings {
+                    let at = format!("{p}.{key}.{name}");
+                    if key == "cc" && name == "byte_counting" {
+                        return err(at, "a key of the tcp table: write byte_counting = true beside cc");
                     }
-                    // The cc names a startup that has the key: the setting is that startup's.
-                    (_, Some(startup)) if registry::find(Family::Startup, startup).is_some_and(|s| s.key(key).is_some()) => {
-                        let info = part::find(Family::Startup, startup, &format!("{p}.cc"))?;
-                        self.settings.add(part::setting(info, key, v, format!("{p}.cc.{key}"))?)?;
+                    // A `cc` names a controller or a startup: the kinds that have the setting
+                    // are of either.
+                    let cc_owners = || registry::parts().filter(|o| o.key(&name).is_some() && (o.family == Family::Cc || CC_SHORTHANDS.contains(&o.name)));
+                    if key == "cc" && info.key(&name).is_none() && cc_owners().next().is_some() {
+                        let kinds: Vec<String> = cc_owners().map(|o| format!("\"{}\"", o.name)).collect();
+                        return err(at, format!("applies to cc kind {} only", kinds.join(" or ")));
                     }
-                    _ => {
-                        let kinds = if key == "gamma" { "\"vegas\" or \"ssthreshless\"" } else { "\"ssthreshless\"" };
-                        let kinds = if key == "max_ssthresh" { "\"limited-slow-start\"" } else { kinds };
-                        return err(format!("{p}.cc.{key}"), format!("applies to cc kind {kinds} only"));
-                    }
+                    self.settings.add(part::setting(info, &name, v, at)?)?;
                 }
             }
+            *spec = Some(PartSpec { kind, settings: toml::Table::new() });
         }
-        if let Some(spec) = self.startup.take() {
-            let info = part::find(Family::Startup, &spec.kind, &format!("{p}.startup"))?;
-            for (key, v) in spec.settings {
-                let at = format!("{p}.startup.{key}");
-                self.settings.add(part::setting(info, &key, v, at)?)?;
+        if let Some(table) = self.preemptive.take() {
+            for (name, v) in table {
+                self.settings.add(part::setting(&rampup_tcp::preemptive::INFO, &name, v, format!("{p}.preemptive.{name}"))?)?;
             }
-            self.startup = Some(PartSpec { kind: spec.kind, settings: toml::Table::new() });
+            self.preemptive = Some(toml::Table::new());
         }
-        let flat = [self.ssthreshless_gamma.take(), self.ssthreshless_schedule.take(), self.ssthreshless_rtt_tick.take(), self.max_ssthresh.take()];
-        for (v, names) in flat.into_iter().zip(DEPRECATED) {
-            part::flat(&mut self.settings, notes, v, Family::Startup, names, p)?;
-        }
-        if let Some(Part::Table(r)) = self.restart {
-            self.restart = Some(Part::Name(r.kind));
-            let rbp = (!matches!(r.kind, RestartName::RbpRate | RestartName::RbpCwnd)).then_some("\"rbp-rate\" or \"rbp-cwnd\"");
-            put(&mut self.rbp_scale, r.scale, ["restart", "scale", "rbp_scale"], rbp, p)?;
-            let cwv = (r.kind != RestartName::NewCwv).then_some("\"new-cwv\"");
-            put(&mut self.new_cwv_form, r.form, ["restart", "form", "new_cwv_form"], cwv, p)?;
-            put(&mut self.nvp, r.nvp, ["restart", "nvp", "nvp"], cwv, p)?;
-            put(&mut self.nvp_loss_response, r.loss_response, ["restart", "loss_response", "nvp_loss_response"], cwv, p)?;
+        let flat = [
+            self.vegas_alpha.take(),
+            self.vegas_beta.take(),
+            self.vegas_gamma.take(),
+            self.vegas_rtt.take(),
+            self.vegas_slow_start_exit.take(),
+            self.cubic_fast_convergence.take(),
+            self.cubic_beta.take(),
+            self.ssthreshless_gamma.take(),
+            self.ssthreshless_schedule.take(),
+            self.ssthreshless_rtt_tick.take(),
+            self.max_ssthresh.take(),
+            self.rbp_scale.take(),
+            self.new_cwv_form.take(),
+            self.nvp.take(),
+            self.nvp_loss_response.take(),
+            self.pacing_n.take(),
+            self.pacing_unpaced.take(),
+        ];
+        for (v, deprecated) in flat.into_iter().zip(DEPRECATED) {
+            part::flat(&mut self.settings, notes, v, deprecated, p)?;
         }
         Ok(self)
+    }
+
+    /// A setting of a part these keys need not choose (a profile's, `profile.rs`).
+    pub(super) fn add_setting(&mut self, s: part::Setting) -> Result<(), ScenarioError> {
+        self.settings.add(s)
     }
 
     /// These keys over their profile's (`profile.rs`), if they name one. Where the keys
@@ -419,7 +257,7 @@ impl TcpFile {
         if self.recovery.is_some_and(|r| r != RecoveryName::Sack) {
             (merged.rack_tlp, merged.prr, merged.sack_permitted) = (self.rack_tlp, self.prr, self.sack_permitted);
         }
-        if self.cc.as_ref().is_some_and(|c| c.name(|t| t.kind) == CcName::Vegas) {
+        if self.cc.as_ref().is_some_and(|c| c.kind == "vegas") {
             (merged.startup, merged.byte_counting) = (self.startup, self.byte_counting);
         }
         merged
@@ -434,6 +272,9 @@ impl TcpFile {
             profile,
             cc,
             startup,
+            restart,
+            pacing,
+            preemptive,
             recovery,
             mss,
             initial_window,
@@ -454,11 +295,6 @@ impl TcpFile {
             clock_granularity,
             handshake,
             time_wait,
-            restart,
-            rbp_scale,
-            new_cwv_form,
-            nvp,
-            nvp_loss_response,
             idle_threshold,
             limited_transmit,
             nagle,
@@ -471,19 +307,21 @@ impl TcpFile {
             loss_window,
             dupthresh,
             byte_counting,
-            cubic_fast_convergence,
-            cubic_beta,
             vegas_alpha,
             vegas_beta,
             vegas_gamma,
             vegas_rtt,
             vegas_slow_start_exit,
+            cubic_fast_convergence,
+            cubic_beta,
             ssthreshless_gamma,
             ssthreshless_schedule,
             ssthreshless_rtt_tick,
             max_ssthresh,
-            preemptive,
-            pacing,
+            rbp_scale,
+            new_cwv_form,
+            nvp,
+            nvp_loss_response,
             pacing_n,
             pacing_unpaced
         )
@@ -533,69 +371,32 @@ pub(super) fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError
     if rto.max < rto.min {
         return err(format!("{p}.max_rto"), "must not be below min_rto");
     }
-    let vd = VegasConfig::default();
-    let vegas = VegasConfig {
-        alpha: t.vegas_alpha.unwrap_or(vd.alpha),
-        beta: t.vegas_beta.unwrap_or(vd.beta),
-        gamma: t.vegas_gamma.unwrap_or(vd.gamma),
-        rtt: match t.vegas_rtt {
-            None => vd.rtt,
-            Some(VegasRttName::Min) => VegasRtt::Min,
-            Some(VegasRttName::Mean) => VegasRtt::Mean,
-        },
-        slow_start_exit: match t.vegas_slow_start_exit {
-            None => vd.slow_start_exit,
-            Some(VegasExitName::Target) => VegasSlowStartExit::Target,
-            Some(VegasExitName::Eighth) => VegasSlowStartExit::Eighth,
-        },
-    };
-    if !(vegas.alpha >= 0.0 && vegas.beta >= vegas.alpha && vegas.gamma >= 0.0) {
-        return err(format!("{p}.vegas_beta"), "need 0 <= vegas_alpha <= vegas_beta and vegas_gamma >= 0");
-    }
-    // A registered startup, read with its settings (`rampup_tcp::registry`).
-    let startup_kind = |name: &str| -> Result<StartupKind, ScenarioError> {
-        let info = part::find(Family::Startup, name, &format!("{p}.startup"))?;
-        let given = t.settings.of(info);
-        let read = StartupKind::read(name, &registry::Settings { part: info, mss_bytes: mss, given: &given }).expect("a registered startup reads");
-        read.map_err(|r| {
-            let at = t.settings.at(info, r.key).map_or_else(|| format!("{p}.startup.{}", r.key), str::to_string);
-            ScenarioError(format!("{at}: {}", r.why))
-        })
-    };
+    let read = |family, name: &str| PartRead { t: &t, family, name: name.to_string(), mss, p };
     let byte_counting = t.byte_counting.unwrap_or(false);
-    let newreno = CcKind::NewReno { byte_counting };
-    let cc_name = t.cc.as_ref().map_or(CcName::Newreno, |c| c.name(|t| t.kind));
-    if cc_name != CcName::Cubic && t.cubic_fast_convergence.is_some() {
-        return err(format!("{p}.cubic_fast_convergence"), "applies to cc = \"cubic\" only");
-    }
-    if cc_name != CcName::Cubic && t.cubic_beta.is_some() {
-        return err(format!("{p}.cubic_beta"), "applies to cc = \"cubic\" only");
+    let cc_name = t.cc.as_ref().map_or("newreno", |c| c.kind.as_str());
+    let shorthand = CC_SHORTHANDS.contains(&cc_name);
+    if !shorthand && registry::find(Family::Cc, cc_name).is_none() {
+        let names: Vec<String> = registry::parts().filter(|p| p.family == Family::Cc).map(|p| p.name).chain(CC_SHORTHANDS).map(|n| format!("`{n}`")).collect();
+        return err(format!("{p}.cc"), format!("unknown cc {}, expected one of {}", crate::units::shown(cc_name), names.join(", ")));
     }
     let named = t.startup.as_ref().map(|s| s.kind.as_str());
-    let (cc, startup) = match (cc_name, cc_name.startup(), named) {
-        (CcName::Vegas, ..) if t.byte_counting == Some(true) => {
+    let (cc, startup) = match (cc_name, shorthand, named) {
+        ("vegas", ..) if t.byte_counting == Some(true) => {
             return err(format!("{p}.byte_counting"), "applies to cc = \"newreno\" or \"cubic\" (RFC 3465), not to cc = \"vegas\"");
         }
-        (CcName::Cubic, _, named) => {
-            let fast_convergence = t.cubic_fast_convergence.unwrap_or(CubicConfig::default().fast_convergence);
-            let beta = t.cubic_beta.unwrap_or(CubicConfig::RFC_9438_BETA_PERMILLE as f64 / 1000.0);
-            // Thousandths: RFC 9438's 0.7 exactly; ns-2.35's 819/1024 as 0.8.
-            if !(0.001..=0.999).contains(&beta) {
-                return err(format!("{p}.cubic_beta"), format!("must be a number above 0 and below 1, like 0.7 (got {beta})"));
-            }
-            let beta_permille = (beta * 1000.0).round() as u64;
-            (CcKind::Cubic(CubicConfig { fast_convergence, byte_counting, beta_permille }), startup_kind(named.unwrap_or("slow-start"))?)
-        }
-        (CcName::Vegas, _, None | Some("slow-start")) => (CcKind::Vegas(vegas), StartupKind::SlowStart(())),
-        (CcName::Vegas, _, Some(_)) => {
-            let why =
-                "cc = \"vegas\" has its own slow start (it ends when the backlog exceeds vegas_gamma); a startup composes with cc = \"newreno\" or \"cubic\"";
+        ("vegas", _, Some(s)) if s != "slow-start" => {
+            let why = "cc = \"vegas\" has its own slow start (it ends when the backlog exceeds gamma); a startup composes with cc = \"newreno\" or \"cubic\"";
             return err(format!("{p}.startup"), why);
         }
-        (_, Some(_), Some(_)) => {
+        (_, true, Some(_)) => {
             return err(format!("{p}.startup"), "the cc given already names a startup (NewReno with it); give cc = \"newreno\" with the startup");
         }
-        (_, shorthand, named) => (newreno, startup_kind(shorthand.or(named).unwrap_or("slow-start"))?),
+        (shorthand, true, None) => (CcKind::NewReno { byte_counting }, read(Family::Startup, shorthand).with(StartupKind::read)?),
+        (cc, false, named) => {
+            let startup =
+                if cc == "vegas" { StartupKind::SlowStart(()) } else { read(Family::Startup, named.unwrap_or("slow-start")).with(StartupKind::read)? };
+            (read(Family::Cc, cc).with(|name, s| CcKind::read(name, s, byte_counting))?, startup)
+        }
     };
     let recovery = match t.recovery.unwrap_or(RecoveryName::Newreno) {
         RecoveryName::Reno => RecoveryKind::Reno,
@@ -610,7 +411,15 @@ pub(super) fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError
     }
     let preemptive = match &t.preemptive {
         None => None,
-        Some(f) => Some(preemptive(f, p)?),
+        Some(_) => Some(read(Family::Extra, "preemptive").with(|_, s| Some(PreemptiveConfig::read(s)))?),
+    };
+    let restart = match &t.restart {
+        None => d.restart,
+        Some(r) => read(Family::Restart, &r.kind).with(Restart::read)?,
+    };
+    let pacing = match &t.pacing {
+        None => None,
+        Some(r) => read(Family::Pacing, &r.kind).with(PacingConfig::read)?,
     };
     let rcv_window = t.rcv_window.map_or(d.rcv_window_bytes as u64, |s| s.0);
     if rcv_window < mss {
@@ -671,7 +480,7 @@ pub(super) fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError
         rto,
         handshake: t.handshake.unwrap_or(d.handshake),
         time_wait: t.time_wait.map_or(d.time_wait, |v| v.0),
-        restart: restart(&t, p)?,
+        restart,
         idle_threshold: match t.idle_threshold.as_deref() {
             None => d.idle_threshold,
             Some("rto") => IdleThreshold::Rto,
@@ -684,7 +493,7 @@ pub(super) fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError
             },
         },
         preemptive,
-        pacing: pacing(&t, p)?,
+        pacing,
     })
 }
 
@@ -698,83 +507,29 @@ fn delack_on_tick(t: &TcpFile, d: &TcpConfig, p: &str) -> Result<bool, ScenarioE
     Ok(on)
 }
 
-/// `pacing = "linux"` or `"quic"` (with `pacing_n`), `pacing_unpaced` segments first.
-fn pacing(t: &TcpFile, p: &str) -> Result<Option<PacingConfig>, ScenarioError> {
-    let name = t.pacing.unwrap_or(PacingName::None);
-    if t.pacing_n.is_some() && name != PacingName::Quic {
-        return err(format!("{p}.pacing_n"), "applies to pacing = \"quic\" only");
-    }
-    if t.pacing_unpaced.is_some() && name == PacingName::None {
-        return err(format!("{p}.pacing_unpaced"), "applies with pacing = \"linux\" or \"quic\" only");
-    }
-    let n = t.pacing_n.unwrap_or(PacingConfig::QUIC_N_PERCENT as f64 / 100.0);
-    // RFC 9002 §7.7: N small, but at least 1.
-    if !(1.0..=100.0).contains(&n) {
-        return err(format!("{p}.pacing_n"), format!("must be a number from 1 to 100, like 1.25 (got {n})"));
-    }
-    let rate = match name {
-        PacingName::None => return Ok(None),
-        PacingName::Linux => PacingRate::Linux,
-        PacingName::Quic => PacingRate::Quic { n_percent: (n * 100.0).round() as u32 },
-    };
-    let unpaced_segments = t.pacing_unpaced.unwrap_or(PacingConfig::LINUX_UNPACED_SEGMENTS);
-    Ok(Some(PacingConfig { rate, unpaced_segments }))
+/// A part of `family` named `name`, to be read with its settings by the part's own checks.
+struct PartRead<'a> {
+    t: &'a TcpFile,
+    family: Family,
+    name: String,
+    mss: u64,
+    p: &'a str,
 }
 
-fn preemptive(f: &PreemptiveFile, p: &str) -> Result<PreemptiveConfig, ScenarioError> {
-    let d = PreemptiveConfig::default();
-    let factor = f.factor.unwrap_or(d.factor);
-    if !(factor.is_finite() && factor > 0.0) {
-        return err(format!("{p}.preemptive.factor"), format!("must be a number greater than 0 (got {factor})"));
+impl PartRead<'_> {
+    /// The part as `read` makes it of its settings; a refusal names where the setting was
+    /// given (or where it would go, for a default the part refuses in this context).
+    fn with<T>(self, read: impl FnOnce(&str, &registry::Settings) -> Option<Result<T, Refusal>>) -> Result<T, ScenarioError> {
+        let at = match self.family {
+            Family::Extra => format!("{}.{}", self.p, self.name),
+            f => format!("{}.{}", self.p, f.key()),
+        };
+        let info = part::find(self.family, &self.name, &at)?;
+        let given = self.t.settings.of(info);
+        let settings = registry::Settings { part: info, mss_bytes: self.mss, given: &given };
+        read(&self.name, &settings).expect("a registered part reads").map_err(|r| {
+            let given_at = self.t.settings.at(info, r.key).map_or_else(|| format!("{at}.{}", r.key), str::to_string);
+            ScenarioError(format!("{given_at}: {}", r.why))
+        })
     }
-    let cutout_bytes = within(format!("{p}.preemptive.cutout"), f.cutout.map_or(d.cutout_bytes, |s| s.0), 1..=MAX_COUNT, "bytes, like \"80KiB\"")?;
-    Ok(PreemptiveConfig { factor, cutout_bytes })
-}
-
-/// One `rbp_scale` for both RBP variants (as ns-2's `rbp_scale_`): RBP/rate's scale of the
-/// rate, RBP/cwnd's fraction of the window.
-fn restart(t: &TcpFile, p: &str) -> Result<Restart, ScenarioError> {
-    let scale = t.rbp_scale.unwrap_or(1.0);
-    if !(scale.is_finite() && scale > 0.0) {
-        return err(format!("{p}.rbp_scale"), "must be a number greater than 0");
-    }
-    let name = t.restart.as_ref().map(|r| r.name(|t| t.kind));
-    if name != Some(RestartName::NewCwv) {
-        let given = [("new_cwv_form", t.new_cwv_form.is_some()), ("nvp", t.nvp.is_some()), ("nvp_loss_response", t.nvp_loss_response.is_some())];
-        if let Some((key, _)) = given.iter().find(|(_, g)| *g) {
-            return err(format!("{p}.{key}"), "applies to restart = \"new-cwv\" only");
-        }
-    }
-    Ok(match name {
-        None => TcpConfig::default().restart,
-        Some(RestartName::Nssr) => Restart::Nssr,
-        Some(RestartName::Ssr) => Restart::Ssr,
-        Some(RestartName::SsrLinux) => Restart::SsrLinux,
-        Some(RestartName::RbpRate) => Restart::RbpRate { scale },
-        Some(RestartName::RbpCwnd) => Restart::RbpCwnd { fraction: scale },
-        Some(RestartName::Cwv) => Restart::Cwv,
-        Some(RestartName::NewCwv) => Restart::NewCwv(new_cwv(t, p)?),
-    })
-}
-
-fn new_cwv(t: &TcpFile, p: &str) -> Result<NewCwvConfig, ScenarioError> {
-    let d = NewCwvConfig::default();
-    let nvp = t.nvp.map_or(d.nvp, |v| v.0);
-    if nvp == Duration::ZERO {
-        return err(format!("{p}.nvp"), "must be a time greater than 0, like \"300s\"");
-    }
-    Ok(NewCwvConfig {
-        form: match t.new_cwv_form {
-            None => d.form,
-            Some(NewCwvFormName::Paper) => NewCwvForm::Paper,
-            Some(NewCwvFormName::Rfc7661) => NewCwvForm::Rfc7661,
-        },
-        loss_response: match t.nvp_loss_response {
-            None => d.loss_response,
-            Some(NvpLossResponseName::HalfUsed) => NvpLossResponse::HalfUsed,
-            Some(NvpLossResponseName::RestartWindow) => NvpLossResponse::RestartWindow,
-            Some(NvpLossResponseName::Standard) => NvpLossResponse::Standard,
-        },
-        nvp,
-    })
 }

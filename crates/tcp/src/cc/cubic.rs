@@ -9,6 +9,7 @@
 
 use super::newreno::slow_start;
 use super::{AckCtx, CongestionControl, CongestionEvent, Window};
+use crate::registry::{Family, Key, PartInfo, Refusal, Settings, Unit, Value};
 use crate::time::{Duration, Time};
 
 /// β is given in thousandths.
@@ -34,6 +35,33 @@ pub struct CubicConfig {
 
 impl CubicConfig {
     pub const RFC_9438_BETA_PERMILLE: u64 = 700;
+
+    pub const INFO: PartInfo = PartInfo {
+        family: Family::Cc,
+        name: "cubic",
+        doc: "RFC 9438 CUBIC, as Linux's default (docs/modern.md)",
+        keys: &[
+            Key { name: "fast_convergence", unit: Unit::Flag, default: Value::Flag(true), doc: "§4.7: a reduction below the last W_max lowers W_max further" },
+            Key {
+                name: "beta",
+                unit: Unit::Number,
+                default: Value::Number(0.7),
+                doc: "β_cubic, the share of the window kept at a reduction (§5.1; ns-2.35's Linux agent: 0.8)",
+            },
+        ],
+        per_segment: false,
+    };
+
+    /// The settings, with slow start counting bytes or not (the `tcp` table's
+    /// `byte_counting`, which NewReno shares).
+    pub fn read(s: &Settings, byte_counting: bool) -> Result<CubicConfig, Refusal> {
+        let beta = s.number("beta");
+        // Thousandths: RFC 9438's 0.7 exactly; ns-2.35's 819/1024 as 0.8.
+        if !(0.001..=0.999).contains(&beta) {
+            return Err(Refusal { key: "beta", why: format!("must be a number above 0 and below 1, like 0.7 (got {beta})") });
+        }
+        Ok(CubicConfig { fast_convergence: s.flag("fast_convergence"), byte_counting, beta_permille: (beta * 1000.0).round() as u64 })
+    }
 
     /// RFC 9438 §4.3 α_cubic = 3 (1 − β) / (1 + β), as NUM/DEN (9/17 for β = 0.7).
     fn alpha(&self) -> (u64, u64) {

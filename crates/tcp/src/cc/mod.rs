@@ -44,7 +44,7 @@ pub use vegas::{Vegas, VegasConfig, VegasRtt, VegasSlowStartExit};
 pub use window::{Congestion, CongestionEvent, CongestionKind, RecoveryWindow, SlowStartExit, Window};
 
 use crate::measure::{Measure, RateEpoch};
-use crate::registry::{Family, PartInfo};
+use crate::registry::PartInfo;
 use crate::time::{Duration, Time};
 
 /// What a controller may read when new data is acknowledged.
@@ -114,23 +114,7 @@ pub trait CongestionControl {
 }
 
 /// The avoidance controllers in the registry, in `Avoidance`'s order.
-pub const CC_PARTS: [PartInfo; 3] = [
-    PartInfo { family: Family::Cc, name: "newreno", doc: "RFC 5681 slow start and AIMD congestion avoidance (byte_counting)", keys: &[], per_segment: false },
-    PartInfo {
-        family: Family::Cc,
-        name: "vegas",
-        doc: "TCP Vegas: delay-based, with its own slow start (vegas_alpha, vegas_beta, vegas_gamma)",
-        keys: &[],
-        per_segment: false,
-    },
-    PartInfo {
-        family: Family::Cc,
-        name: "cubic",
-        doc: "RFC 9438 CUBIC, as Linux's default (cubic_fast_convergence, cubic_beta; docs/modern.md)",
-        keys: &[],
-        per_segment: false,
-    },
-];
+pub const CC_PARTS: [PartInfo; 3] = [NewReno::INFO, VegasConfig::INFO, CubicConfig::INFO];
 
 /// The avoidance controllers built in; chosen by `cc` in a scenario. Adding one: its file,
 /// a variant here and in `dispatch!`, and its name in `config::CcKind`.

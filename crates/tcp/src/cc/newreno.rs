@@ -2,6 +2,7 @@
 //! NewReno and SACK senders share).
 
 use super::{AckCtx, CongestionControl, Window};
+use crate::registry::{Family, PartInfo};
 
 #[derive(Clone, Debug, Default)]
 pub struct NewReno {
@@ -14,6 +15,14 @@ pub struct NewReno {
 }
 
 impl NewReno {
+    pub const INFO: PartInfo = PartInfo {
+        family: Family::Cc,
+        name: "newreno",
+        doc: "RFC 5681 slow start and AIMD congestion avoidance (byte counting: the tcp table's byte_counting)",
+        keys: &[],
+        per_segment: false,
+    };
+
     pub fn new(byte_counting: bool) -> Self {
         NewReno { byte_counting, ca_acked: 0, ca_credit: 0 }
     }

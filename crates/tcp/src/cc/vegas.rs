@@ -5,6 +5,7 @@
 
 use super::{AckCtx, CongestionControl, Window};
 use crate::measure::RateEpoch;
+use crate::registry::{Family, Key, PartInfo, Refusal, Settings, Unit, Value};
 
 /// Which RTT of the last round Vegas compares with BaseRTT. Brakmo & Peterson time one
 /// distinguished segment per RTT; implementations differ.
@@ -63,6 +64,42 @@ pub struct VegasConfig {
 impl Default for VegasConfig {
     fn default() -> Self {
         VegasConfig { alpha: 1.0, beta: 3.0, gamma: 1.0, rtt: VegasRtt::Min, slow_start_exit: VegasSlowStartExit::Target }
+    }
+}
+
+impl VegasConfig {
+    pub const INFO: PartInfo = PartInfo {
+        family: Family::Cc,
+        name: "vegas",
+        doc: "TCP Vegas: delay-based, with its own slow start",
+        keys: &[
+            Key { name: "alpha", unit: Unit::Number, default: Value::Number(1.0), doc: "α, the backlog in segments below which the window grows" },
+            Key { name: "beta", unit: Unit::Number, default: Value::Number(3.0), doc: "β, the backlog in segments above which the window shrinks" },
+            Key { name: "gamma", unit: Unit::Number, default: Value::Number(1.0), doc: "γ, the backlog in segments that ends slow start" },
+            Key {
+                name: "rtt",
+                unit: Unit::Choice(&["min", "mean"]),
+                default: Value::Choice("min"),
+                doc: "the round's RTT compared with BaseRTT: its smallest sample (Linux) or the mean (ns-2)",
+            },
+            Key {
+                name: "slow_start_exit",
+                unit: Unit::Choice(&["target", "eighth"]),
+                default: Value::Choice("target"),
+                doc: "the window slow start leaves with: one segment queued (Linux), or cwnd less an eighth (ns-2)",
+            },
+        ],
+        per_segment: false,
+    };
+
+    pub fn read(s: &Settings) -> Result<VegasConfig, Refusal> {
+        let (alpha, beta, gamma) = (s.number("alpha"), s.number("beta"), s.number("gamma"));
+        if !(alpha >= 0.0 && beta >= alpha && gamma >= 0.0) {
+            return Err(Refusal { key: "beta", why: "need 0 <= alpha <= beta and gamma >= 0".into() });
+        }
+        let rtt = if s.choice("rtt") == "mean" { VegasRtt::Mean } else { VegasRtt::Min };
+        let slow_start_exit = if s.choice("slow_start_exit") == "eighth" { VegasSlowStartExit::Eighth } else { VegasSlowStartExit::Target };
+        Ok(VegasConfig { alpha, beta, gamma, rtt, slow_start_exit })
     }
 }
 

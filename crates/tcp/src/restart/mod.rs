@@ -24,7 +24,7 @@ pub use ssr::{Nssr, Ssr, SsrLinux};
 
 use crate::cc::{AckCtx, CongestionEvent, Window};
 use crate::measure::Measure;
-use crate::registry::{Family, PartInfo};
+use crate::registry::{Family, Key, PartInfo, Refusal, Settings, Unit, Value};
 use crate::time::{Duration, Time};
 
 /// When a connection counts as idle: nothing outstanding and no data sent for longer than
@@ -88,6 +88,15 @@ pub struct RestartCtx<'a> {
     pub measure: &'a Measure,
 }
 
+/// RBP's one setting, as ns-2's `rbp_scale_`: RBP/rate's scale of the rate, RBP/cwnd's
+/// fraction of the window.
+const RBP_SCALE: Key = Key {
+    name: "scale",
+    unit: Unit::Number,
+    default: Value::Number(1.0),
+    doc: "RBP/rate: the rate's scale; RBP/cwnd: the share of the window paced (ns-2's rbp_scale_)",
+};
+
 /// The restart policies in the registry, in `Restart`'s order. RBP paces the segments after
 /// an idle, so its endpoint watches every segment for the paced train's end.
 pub const PARTS: [PartInfo; 7] = [
@@ -97,11 +106,11 @@ pub const PARTS: [PartInfo; 7] = [
     PartInfo {
         family: Family::Restart,
         name: "rbp-rate",
-        doc: "paper 000: rate-based pacing at the Vegas rate measured before the idle (rbp_scale)",
-        keys: &[],
+        doc: "paper 000: rate-based pacing at the Vegas rate measured before the idle",
+        keys: &[RBP_SCALE],
         per_segment: true,
     },
-    PartInfo { family: Family::Restart, name: "rbp-cwnd", doc: "paper 000: pace cwnd over one srtt (rbp_scale)", keys: &[], per_segment: true },
+    PartInfo { family: Family::Restart, name: "rbp-cwnd", doc: "paper 000: pace cwnd over one srtt", keys: &[RBP_SCALE], per_segment: true },
     PartInfo {
         family: Family::Restart,
         name: "cwv",
@@ -109,13 +118,7 @@ pub const PARTS: [PartInfo; 7] = [
         keys: &[],
         per_segment: false,
     },
-    PartInfo {
-        family: Family::Restart,
-        name: "new-cwv",
-        doc: "paper 003 / RFC 7661: a rate-limited sender keeps cwnd for the NVP (new_cwv_form, nvp, nvp_loss_response)",
-        keys: &[],
-        per_segment: false,
-    },
+    NewCwvConfig::INFO,
 ];
 
 impl Restart {
@@ -135,6 +138,28 @@ impl Restart {
     /// The name used in scenarios and results.
     pub fn name(self) -> &'static str {
         self.info().name
+    }
+
+    /// The policy named `name` with `s` its settings; None for no such policy.
+    pub fn read(name: &str, s: &Settings) -> Option<Result<Restart, Refusal>> {
+        let scale = || {
+            let scale = s.number("scale");
+            if scale.is_finite() && scale > 0.0 {
+                Ok(scale)
+            } else {
+                Err(Refusal { key: "scale", why: format!("must be a number greater than 0 (got {scale})") })
+            }
+        };
+        Some(match name {
+            "nssr" => Ok(Restart::Nssr),
+            "ssr" => Ok(Restart::Ssr),
+            "ssr-linux" => Ok(Restart::SsrLinux),
+            "rbp-rate" => scale().map(|scale| Restart::RbpRate { scale }),
+            "rbp-cwnd" => scale().map(|fraction| Restart::RbpCwnd { fraction }),
+            "cwv" => Ok(Restart::Cwv),
+            "new-cwv" => NewCwvConfig::read(s).map(Restart::NewCwv),
+            _ => return None,
+        })
     }
 
     /// A fresh part for a connection whose initial window is `initial_window_bytes`.

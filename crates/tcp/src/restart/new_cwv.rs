@@ -8,6 +8,7 @@
 use super::{ssr, IdleDecision, RestartCtx, RestartPolicy, Validation};
 use crate::cc::{AckCtx, CongestionEvent, CongestionKind, Window};
 use crate::measure::RateEpoch;
+use crate::registry::{Family, Key, PartInfo, Refusal, Settings, Unit, Value};
 use crate::time::{Duration, Time};
 
 /// Which description of new-CWV a part follows.
@@ -66,6 +67,44 @@ pub struct NewCwvConfig {
 impl Default for NewCwvConfig {
     fn default() -> Self {
         NewCwvConfig { form: NewCwvForm::Rfc7661, loss_response: NvpLossResponse::HalfUsed, nvp: Duration::from_secs(300) }
+    }
+}
+
+impl NewCwvConfig {
+    pub const INFO: PartInfo = PartInfo {
+        family: Family::Restart,
+        name: "new-cwv",
+        doc: "paper 003 / RFC 7661: a rate-limited sender keeps cwnd for the NVP",
+        keys: &[
+            Key {
+                name: "form",
+                unit: Unit::Choice(&["paper", "rfc7661"]),
+                default: Value::Choice("rfc7661"),
+                doc: "pipeACK and the loss response as paper 003 §3 or as RFC 7661",
+            },
+            Key { name: "nvp", unit: Unit::Time, default: Value::Time(Duration::from_secs(300)), doc: "the non-validated period (RFC 7661 §4.4: 5 minutes)" },
+            Key {
+                name: "loss_response",
+                unit: Unit::Choice(&["half-used", "restart-window", "standard"]),
+                default: Value::Choice("half-used"),
+                doc: "a loss in the non-validated phase: (D − R)/2, the restart window, or standard recovery",
+            },
+        ],
+        per_segment: false,
+    };
+
+    pub fn read(s: &Settings) -> Result<NewCwvConfig, Refusal> {
+        let nvp = s.time("nvp");
+        if nvp == Duration::ZERO {
+            return Err(Refusal { key: "nvp", why: "must be a time greater than 0, like \"300s\"".into() });
+        }
+        let form = if s.choice("form") == "paper" { NewCwvForm::Paper } else { NewCwvForm::Rfc7661 };
+        let loss_response = match s.choice("loss_response") {
+            "restart-window" => NvpLossResponse::RestartWindow,
+            "standard" => NvpLossResponse::Standard,
+            _ => NvpLossResponse::HalfUsed,
+        };
+        Ok(NewCwvConfig { form, loss_response, nvp })
     }
 }
 

@@ -61,7 +61,7 @@ TCP = (
     "TCP as ns 2.0b17 (the paper's simulator) and rbp_demo.tcl: initial window 1, 100 ms clock, minimum RTO "
     "1 s, initial RTO 3 s, delayed ACKs (100 ms), window cap 32 segments = initial ssthresh, no limited "
     "transmit, no handshake; ns-2's loss response (loss_window = \"cwnd\", rto_in_recovery = \"halve\") and "
-    "ns-2's Vegas (vegas_rtt = \"mean\", vegas_slow_start_exit = \"eighth\"); Reno recovery throughout.")
+    "ns-2's Vegas (cc = { kind = \"vegas\", rtt = \"mean\", slow_start_exit = \"eighth\" }); Reno recovery throughout.")
 METRICS_TEXT = (
     "Metrics per transfer (rampup's transfers table): elapsed time = from the write to the ACK of its last "
     "byte; drops = the flow's data packets dropped while the transfer was in progress; drop rate = drops / "

@@ -16,14 +16,14 @@ SCHEMES: dict[str, dict[str, Any]] = {
     "reno-ssr": {"cc": "newreno", "recovery": "reno", "restart": "ssr"},
     "reno-nssr": {"cc": "newreno", "recovery": "reno", "restart": "nssr"},
     "vegas-nssr": {"cc": "vegas", "recovery": "reno", "restart": "nssr"},
-    "RBP/rate": {"cc": "vegas", "recovery": "reno", "restart": "rbp-rate", "rbp_scale": 1.0},
-    "RBP/cwnd": {"cc": "newreno", "recovery": "reno", "restart": "rbp-cwnd", "rbp_scale": 1.0},
+    "RBP/rate": {"cc": "vegas", "recovery": "reno", "restart": {"kind": "rbp-rate", "scale": 1.0}},
+    "RBP/cwnd": {"cc": "newreno", "recovery": "reno", "restart": {"kind": "rbp-cwnd", "scale": 1.0}},
     # Then and now: today's Linux on the same path, with the paper's segment size. Its default
     # restart (tcp_slow_start_after_idle = 1); with the fq qdisc, pacing after an idle that
     # keeps cwnd (tcp_slow_start_after_idle = 0), RBP's closest descendant; and RBP on it.
     "linux-ssr": {"profile": "linux"},
     "linux-pacing": {"profile": "linux", "restart": "nssr", "pacing": "linux"},
-    "linux-rbp": {"profile": "linux", "restart": "rbp-rate", "rbp_scale": 1.0},
+    "linux-rbp": {"profile": "linux", "restart": {"kind": "rbp-rate", "scale": 1.0}},
 }
 NSSR, SSR, VEGAS, RBP, RBP_CWND = "reno-nssr", "reno-ssr", "vegas-nssr", "RBP/rate", "RBP/cwnd"
 LINUX_SSR, LINUX_PACING, LINUX_RBP = "linux-ssr", "linux-pacing", "linux-rbp"

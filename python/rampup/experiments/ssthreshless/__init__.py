@@ -26,8 +26,8 @@ the TCP around every scheme are run everywhere (`READINGS`):
 
 Table I also runs the two other corners of ACK policy x window cap. SSthreshless Start runs with
 both RTT readings of docs/ssthreshless.md: exact samples ("SLS", primary) and RTT rounded to
-ns-2's 10 ms TCP tick ("SLS (10 ms tick)"). Vegas is ns-2's Vegas (``vegas_rtt = "mean"``,
-``vegas_slow_start_exit = "eighth"``) in both readings, since the paper's Vegas is ns-2's.
+ns-2's 10 ms TCP tick ("SLS (10 ms tick)"). Vegas is ns-2's Vegas (``cc = { kind = "vegas",
+rtt = "mean", slow_start_exit = "eighth" }``) in both readings, since the paper's Vegas is ns-2's.
 
 Claims are judged by the explicit rules in `claims.CLAIM_RULES` (printed in the report), never by hand:
 each claim is a list of checks on the data; all pass: holds; at least three quarters: partly; fewer: does

@@ -25,7 +25,7 @@ SLS, SLS_TICK, HC, LSS, SS_S, SS_A, SS_L, VEGAS = (
 VEGAS_RFC = "Vegas (rampup default)"
 HPP, CUBIC_HS = "HyStart++", "CUBIC+HyStart"
 
-NS2_VEGAS = {"cc": "vegas", **profiles.NS2_35.vegas}
+NS2_VEGAS = {"cc": {"kind": "vegas", **profiles.NS2_35.vegas}}
 
 #: Scheme -> rampup [flow.tcp] keys. "BDP" is replaced by the set-up's BDP in packets.
 SCHEMES: dict[str, dict[str, Any]] = {
