@@ -31,12 +31,15 @@ fn run(tcp: &str) -> ((f64, f64), Option<u64>) {
     r
 }
 
-/// The draft's promise on this path. Open: as implemented (draft-09's exit check with the
-/// latest RTT as the look back, as neqo reads it), SEARCH does not see a shortfall of 0.26
-/// before the buffer overflows at about 498 ms; slow start ends at the loss, as plain slow
-/// start's does. Run it with `--include-ignored --nocapture` for the figures.
+/// The draft's promise on this path. Open, and not a defect of ours: draft-09's exit check
+/// looks back by the ACK's RTT (§3.2's pseudocode; neqo and the authors' FreeBSD module do
+/// the same), so the shortfall grows only as the RTT rises within one window. It reaches
+/// 0.26 at 643.8 ms, 145 ms after the first drop (498.3 ms) and 3.6 ms before plain slow
+/// start sees the loss (docs/search.md, "Why it exits late"; the unit test
+/// `a_queue_that_fills_delays_the_exit_past_two_bdp_of_buffer` shows it without the
+/// simulator). Run it with `--include-ignored --nocapture` for the figures.
 #[test]
-#[ignore = "open: SEARCH does not yet leave slow start before the first loss here"]
+#[ignore = "open: draft-09's SEARCH exits 145 ms after the first drop on this path (docs/search.md)"]
 fn search_leaves_slow_start_before_the_first_loss_where_slow_start_runs_into_it() {
     let runs = [r#"startup = "search""#, r#"cc = "cubic", startup = "search""#, r#"startup = "slow-start""#, r#"cc = "cubic", startup = "hystart""#]
         .map(|tcp| (tcp, run(tcp)));

@@ -34,9 +34,9 @@ each claim is a list of checks on the data; all pass: holds; at least three quar
 not hold. The primary verdict uses reading ``main`` and SLS with exact RTT; the verdicts with the
 10 ms tick and with reading ``ns2`` are given in the reason.
 
-Then and now: HyStart++ over NewReno and CUBIC with HyStart (`runs.MODERN`) run on Table I and
-the three throughput sweeps in reading ``main``; the report compares SLS with each on claims
-(a)-(c) (`then_now`).
+Then and now: HyStart++ and SEARCH over NewReno and CUBIC with HyStart (`runs.MODERN`) run on
+Table I and the three throughput sweeps in reading ``main``; the report compares SLS with each on
+claims (a)-(c) (`then_now`).
 
 The modules, in the order a run goes through them: `runs` (schemes, readings, the dumbbell and
 every run of every experiment), `metrics` (what a run measures), `paper` (the paper's numbers,

@@ -36,6 +36,7 @@ from .runs import (
     QUICK_FAIR_LATE,
     READINGS,
     SCHEMES,
+    SEARCH,
     SLS,
     SLS_TICK,
     SS_A,
@@ -67,6 +68,7 @@ STYLE = {
     VEGAS: dict(color="tab:orange", marker="P"),
     VEGAS_RFC: dict(color="tab:brown", marker="*"),
     HPP: dict(color="black", marker="+", linestyle=":"),
+    SEARCH: dict(color="tab:pink", marker="d", linestyle=":"),
     CUBIC_HS: dict(color="tab:olive", marker="X", linestyle=":"),
 }
 
@@ -427,9 +429,10 @@ def _then_now_section(rep: Report, res: Results, ctx: Context) -> None:
     rep.heading("Then and now: SSthreshless Start against today's startups")
     rep.text(
         "Today's startups on the same dumbbell and the same TCP around them (reading main: IW 2, an ACK per segment, "
-        "NewReno recovery): HyStart++ (RFC 9406, with Conservative Slow Start) over NewReno, the IETF's, and CUBIC with "
-        "Linux's HyStart, Linux's default, reducing from cwnd as Linux does (docs/modern.md). Both need no ssthresh "
-        "guess, as SSthreshless Start does not. They run on Table I and on the buffer, delay and bandwidth sweeps "
+        "NewReno recovery): HyStart++ (RFC 9406, with Conservative Slow Start) over NewReno, the IETF's; SEARCH "
+        "(draft-chung-ccwg-search-09, docs/search.md) over NewReno, which watches delivery instead of delay; and CUBIC "
+        "with Linux's HyStart, Linux's default, reducing from cwnd as Linux does (docs/modern.md). None needs an "
+        "ssthresh guess, as SSthreshless Start does not. They run on Table I and on the buffer, delay and bandwidth sweeps "
         "(claims a-c), in the figures and tables above. The other claims are about SSthreshless Start's own parameter "
         "(d), slow start's ssthresh (g, i) or experiments not run with today's schemes (e, f, h). For claims a-c, "
         "SLS's utilization, with exact RTT samples and with ns-2's 10 ms tick, is compared with each of today's at "

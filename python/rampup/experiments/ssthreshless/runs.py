@@ -23,7 +23,7 @@ JITTER = "10ms"
 SLS, SLS_TICK, HC, LSS, SS_S, SS_A, SS_L, VEGAS = (
     "SLS", "SLS (10 ms tick)", "HC", "LSS", "SS (S)", "SS (A)", "SS (L)", "Vegas")
 VEGAS_RFC = "Vegas (rampup default)"
-HPP, CUBIC_HS = "HyStart++", "CUBIC+HyStart"
+HPP, SEARCH, CUBIC_HS = "HyStart++", "SEARCH", "CUBIC+HyStart"
 
 NS2_VEGAS = {"cc": {"kind": "vegas", **profiles.NS2_35.vegas}}
 
@@ -38,19 +38,21 @@ SCHEMES: dict[str, dict[str, Any]] = {
     SS_L: {"cc": "newreno", "initial_ssthresh": 5000},
     VEGAS: dict(NS2_VEGAS),
     VEGAS_RFC: {"cc": "vegas"},
-    # Then and now: the IETF's startup today (RFC 9406) over NewReno, and Linux's default,
-    # CUBIC with HyStart, reducing from cwnd as Linux does (docs/modern.md).
+    # Then and now: the IETF's startup today (RFC 9406) over NewReno, SEARCH
+    # (draft-chung-ccwg-search-09, docs/search.md) over NewReno, and Linux's default, CUBIC
+    # with HyStart, reducing from cwnd as Linux does (docs/modern.md).
     HPP: {"cc": "newreno", "startup": "hystart++"},
+    SEARCH: {"cc": "newreno", "startup": "search"},
     CUBIC_HS: {"cc": "cubic", "startup": "hystart", "loss_window": "cwnd"},
 }
 #: The schemes of the throughput sweeps (Fig. 6-8, Tables IV-VI) and of Table VII.
 SWEEP_SCHEMES = [SLS, SLS_TICK, HC, LSS, SS_S, SS_A, SS_L, VEGAS]
 #: Today's schemes, on Table I and the throughput sweeps in reading main only (the other
 #: readings are about the paper's TCP).
-MODERN = [HPP, CUBIC_HS]
+MODERN = [HPP, SEARCH, CUBIC_HS]
 #: Then and now: (the paper's mechanism, today's scheme) pairs compared claim by claim.
 #: SLS in both of its RTT readings: exact (primary) and ns-2's 10 ms tick, as the paper ran it.
-THEN_NOW_PAIRS = ((SLS, CUBIC_HS), (SLS, HPP), (SLS_TICK, CUBIC_HS), (SLS_TICK, HPP))
+THEN_NOW_PAIRS = tuple((sls, today) for sls in (SLS, SLS_TICK) for today in (CUBIC_HS, HPP, SEARCH))
 #: Slow-start schemes whose window ns-2 caps at the ssthresh in reading "ns2".
 CAPPED = {SS_S, SS_A, SS_L}
 
