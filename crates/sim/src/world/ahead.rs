@@ -76,8 +76,8 @@ impl World<'_> {
         // at `at` itself comes after an arrival there in one world too. Each leaves a stale
         // event behind.
         let mut timer_at = c.timer_at;
-        while let Some(t) = timer_at.filter(|&t| t < at) {
-            self.wake(ep, t);
+        while timer_at < at {
+            self.wake(ep, timer_at);
             timer_at = self.conns[ep.index()].timer_at;
         }
         self.deliver(id, at);

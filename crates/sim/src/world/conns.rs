@@ -12,7 +12,7 @@ use super::{Conn, Event, FlowState, Transfer, World};
 use crate::engine::{Class, Order};
 use crate::traffic::{Action, App, Driver, EndId, Hook, PackMime, Side};
 
-/// The most connections open at once: two `Endpoint`s of 1,248 bytes each per connection,
+/// The most connections open at once: two `Endpoint`s of some 1.5 kB each per connection,
 /// with their ends' other state and buffers some 3 GB in all, far below the 2^23 that
 /// event ranks could tell apart (`engine::MAX_INDEX`), so that a run whose connections pile
 /// up (arriving faster than they finish) stops with an error before it exhausts memory.
@@ -43,7 +43,7 @@ impl Conn {
             peer_node,
             port,
             flow,
-            timer_at: None,
+            timer_at: Time::MAX,
             receives_ahead: false,
             in_service: false,
             counted: !app.one_connection(),
