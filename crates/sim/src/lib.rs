@@ -113,7 +113,7 @@ pub fn run_streaming(sc: &Scenario, seed: u64, memory_budget: Option<u64>, progr
     let _running = Running;
     let split = if alone && threads() > 1 && cores() > 1 { partition::plan(sc) } else { None };
     match split {
-        Some(split) => world::run_split(sc, seed, &split, memory_budget, progress, sink),
+        Some(split) => world::World::run_split(sc, seed, &split, memory_budget, progress, sink),
         None => world::World::new(sc, seed).memory_budget(memory_budget).run(progress, sink),
     }
 }
