@@ -387,8 +387,8 @@ impl Measure {
     }
 
     /// A valid RTT sample (Karn's rule is the caller's: never from a retransmitted segment).
-    /// Inlined: the sender takes one on nearly every new ACK. Always: since the Linux rule's
-    /// branch was added LLVM's heuristics keep it out of line otherwise, a call per sample.
+    /// Always inlined: the sender takes one on nearly every new ACK, and with the Linux
+    /// rule's branch the compiler's heuristics would keep it out of line, a call per sample.
     #[inline(always)]
     pub fn on_rtt_sample(&mut self, r: Duration) {
         self.rtt_samples += 1;
