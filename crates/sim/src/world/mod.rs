@@ -29,10 +29,12 @@ mod traces;
 mod ahead;
 mod apps;
 mod finish;
-mod footprint;
 mod queued;
 mod shaped;
 mod split;
+
+// The sizes of the sub-states' records, for the estimate.
+mod footprint;
 
 use conns::Conns;
 use flows::{FlowState, Flows, PacketCounts, UdpState};
