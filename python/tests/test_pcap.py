@@ -181,7 +181,7 @@ def test_frames_are_the_wire_sizes_of_the_links_table(demo_path: Path, tmp_path:
 
 def test_a_capture_is_the_same_without_the_queue_trace(demo_path: Path) -> None:
     # A capture counts among the traces that watch ports: without the queue trace the hops
-    # still run the code that records it (`World::traces_ports`).
+    # still run the code that records it (`Traces::ports`).
     doc = tomllib.loads(demo_path.read_text())
     doc["duration"] = "3s"
     doc["trace"]["queues"] = True

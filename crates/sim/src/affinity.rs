@@ -1,13 +1,11 @@
-//! Keeping the two threads of a split run (`crate::world::run_split`) on different CPUs.
+//! Keeping the two threads of a split run (`crate::world::World::run_split`) on different CPUs.
 //!
-//! Left to the scheduler, the halves of the benchmark's one-flow run waited 15 ms of a
-//! 69 ms run, at its start, when they pass few packets and exchange often: about 200 waits
-//! that each ended in `yield_now`, some 70 µs apiece, where an exchange between two CPUs
-//! takes a few. That is what two threads taking turns on one CPU look like (a new thread
-//! starts on its parent's CPU); held on different CPUs, the waits went away. So for the
-//! run the caller is held on the CPU it is on and the other half on the other CPUs it may
-//! use (where the scheduler can still move it off a busy one); the caller gets its CPUs
-//! back after the run.
+//! A new thread starts on its parent's CPU, and left to the scheduler the two halves then
+//! take turns on one CPU at a run's start, when they pass few packets and exchange often:
+//! each wait ends in `yield_now`, which takes far longer than an exchange between two CPUs
+//! (docs/performance-steps.md, "One flow split too"). So for the run the caller is held on
+//! the CPU it is on and the other half on the other CPUs it may use (where the scheduler
+//! can still move it off a busy one); the caller gets its CPUs back after the run.
 
 pub use imp::{pin, split_cpus, CpuSet, Pinned};
 

@@ -214,8 +214,8 @@ impl<E> EventQueue<E> {
     }
 
     /// Take off the earliest event, which `first_until` gave as an arrival. (Told, not
-    /// worked out again: comparing the two heaps' first keys cost about 10 of the some 175
-    /// instructions of an arrival event at N = 10, scripts/inline-profile.py.)
+    /// worked out again: comparing the two heaps' first keys again is a share of an arrival
+    /// event's work worth saving; docs/performance.md, "Figures behind the comments".)
     pub fn pop_first_arrival(&mut self) {
         debug_assert!(!self.other_first(), "the earliest event is not an arrival");
         self.processed += u64::from(self.arrivals.pop().is_some());

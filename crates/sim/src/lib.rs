@@ -33,20 +33,16 @@ pub use trace::{collected, Collect, TraceSink};
 /// 2^16 events, a few milliseconds of wall time); `Break` stops the run (Ctrl-C).
 pub type Progress<'a> = &'a mut dyn FnMut(f64) -> ControlFlow<()>;
 
-/// Why a run gave no output.
-#[derive(Debug)]
+/// Why a run gave no output; each prints as one line.
+#[derive(Debug, thiserror::Error)]
 pub enum RunError {
-    /// The scenario is invalid, or a trace passed its budget (`[trace] max_rows`): one line
-    /// that names the key.
-    Scenario(ScenarioError),
+    /// The scenario is invalid, or the run passed a budget (trace rows, open connections,
+    /// memory): the line names the key.
+    #[error(transparent)]
+    Scenario(#[from] ScenarioError),
     /// The observer (`Progress`) stopped the run.
+    #[error("the run was stopped before its end")]
     Stopped,
-}
-
-impl From<ScenarioError> for RunError {
-    fn from(e: ScenarioError) -> Self {
-        RunError::Scenario(e)
-    }
 }
 
 /// An observer that lets the run go to its end.
@@ -117,7 +113,7 @@ pub fn run_streaming(sc: &Scenario, seed: u64, memory_budget: Option<u64>, progr
     let _running = Running;
     let split = if alone && threads() > 1 && cores() > 1 { partition::plan(sc) } else { None };
     match split {
-        Some(split) => world::run_split(sc, seed, &split, memory_budget, progress, sink),
+        Some(split) => world::World::run_split(sc, seed, &split, memory_budget, progress, sink),
         None => world::World::new(sc, seed).memory_budget(memory_budget).run(progress, sink),
     }
 }
@@ -142,4 +138,16 @@ fn threads() -> usize {
 /// (`net::Net::plan_cut_through`). Slower; the tests check that it gives the same tables.
 pub fn run_hop_by_hop(sc: &Scenario, seed: u64) -> RunOutput {
     collected(|sink| world::World::new(sc, seed).hop_by_hop().run(&mut to_the_end, sink)).expect("a test run without a trace budget ends")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{RunError, ScenarioError};
+
+    #[test]
+    fn a_run_error_is_an_error_that_prints_one_line() {
+        let e: Box<dyn std::error::Error> = Box::new(RunError::from(ScenarioError("trace.max_rows: the queues trace passed 5 rows".into())));
+        assert_eq!(e.to_string(), "trace.max_rows: the queues trace passed 5 rows", "a scenario's error prints as itself");
+        assert!(!RunError::Stopped.to_string().contains('\n'));
+    }
 }

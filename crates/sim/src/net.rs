@@ -158,8 +158,7 @@ impl OnWire {
 ///
 /// Laid out by hand (`repr(C)`, in cache lines) so that a hop reads as few lines of its
 /// port as can be: with many flows a port is seldom still in a near cache, and each line
-/// read is a miss (the benchmark at N = 1,000: 7% fewer misses of a 512 KB second-level
-/// cache than in Rust's own order, as cachegrind simulates it).
+/// read is a miss (docs/performance.md, "Figures behind the comments").
 #[repr(C, align(64))]
 pub struct Port {
     // Line 0: what `expire` reads and `admits` and `offer` write: the queue (its oldest
@@ -430,9 +429,9 @@ impl Port {
 
     /// Offer packet `id` (`pkt` is its content) at `now`; call `expire(now)` first.
     /// `on_start` sees the time its transmission starts (for pcap). `PLAIN`: the caller
-    /// knows the port `is_plain`, and the admission then has no code for either feature (the
-    /// random outcomes' code cost the benchmark 3.6% of its instructions at N = 1: the
-    /// caller, inlined, must handle each outcome; docs/performance-limits.md).
+    /// knows the port `is_plain`, and the admission then has no code for either feature: the
+    /// caller, inlined, would otherwise handle each random outcome at every hop
+    /// (docs/performance-limits.md).
     pub fn offer<const PLAIN: bool>(&mut self, now: Time, id: u32, pkt: &Packet, on_start: impl FnOnce(Time)) -> Offer {
         debug_assert!(!PLAIN || self.is_plain(), "port {} offered as plain", self.name);
         if !self.admits(pkt.wire_bytes) {
@@ -581,9 +580,9 @@ pub struct Net {
     /// Each port's inbox: the packets on their way to it from the ports that `After::Merge`
     /// sends there, in the order they arrive. One arrival event stands for each inbox's
     /// head, where one would stand for each feeding wire's: at a bottleneck fed by N access
-    /// links, the arrivals' heap holds the inbox's head instead of N wires' (the heap's
-    /// sifts took 7% of the instructions and 13% of the time at N = 10, and about 480
-    /// instructions an event at N = 1,000, where it held some 650 entries).
+    /// links, the arrivals' heap holds the inbox's head instead of N wires', and its sifts,
+    /// a large share of an event's work, stay short (docs/performance.md, "Figures behind
+    /// the comments").
     inboxes: Vec<Inbox>,
 }
 

@@ -28,9 +28,9 @@ pub struct Split {
 /// one with the longest delay, then the one that divides the connection ends most evenly.
 /// Every flow's application must allow it (`traffic::App::fast_paths`).
 pub fn plan(sc: &Scenario) -> Option<Split> {
-    // The per-packet trace logs each hop at its own time (`world::traced`).
-    // A vrate group's releases are its host's own events (`world::vrate`), and an ensemble's
-    // member changes the others' windows (`world::ensemble`). A queue discipline takes its
+    // The per-packet trace logs each hop at its own time (`world::traces`).
+    // A vrate group's releases are its host's own events (`world::host`), and an ensemble's
+    // member changes the others' windows (`world::host`). A queue discipline takes its
     // packets in time order (`world::queued`).
     let disciplined = sc.net.links.iter().any(|l| l.discipline.iter().any(Option::is_some));
     if disciplined || sc.trace.packets || !sc.groups.is_empty() || !sc.shares.is_empty() || sc.flows.iter().any(|f| !f.app.fast_paths().split) {

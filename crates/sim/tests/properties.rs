@@ -200,7 +200,7 @@ fn spilled(sc: &rampup_sim::Scenario, seed: u64) -> rampup_sim::RunOutput {
 /// of the two runs (tables and packet captures). (Called directly, not through
 /// `rampup_sim::run`, which keeps to one thread while other tests run.)
 fn split_and_whole(sc: &rampup_sim::Scenario, seed: u64, cut: &Split) -> Vec<(String, String, String)> {
-    let split = rampup_sim::collected(|sink| rampup_sim::world::run_split(sc, seed, cut, None, &mut rampup_sim::to_the_end, sink)).unwrap();
+    let split = rampup_sim::collected(|sink| rampup_sim::world::World::run_split(sc, seed, cut, None, &mut rampup_sim::to_the_end, sink)).unwrap();
     let whole = rampup_sim::run_on_one_thread(sc, seed, &mut rampup_sim::to_the_end).unwrap();
     // Compared as text: NaN (a flow that did not finish) is not equal to itself.
     let tables = whole.tables.iter().map(|(name, t)| (name.clone(), format!("{:?}", split.table(name)), format!("{t:?}")));
@@ -277,7 +277,10 @@ fn a_stopped_run_ends_early_without_a_result() {
     let (mut one, mut two) = (Vec::new(), Vec::new());
     assert!(matches!(rampup_sim::run_on_one_thread(&sc, 1, &mut stop_at_five_percent(&mut one)), Err(rampup_sim::RunError::Stopped)));
     let mut traces = rampup_sim::Collect::default();
-    assert!(matches!(rampup_sim::world::run_split(&sc, 1, &split, None, &mut stop_at_five_percent(&mut two), &mut traces), Err(rampup_sim::RunError::Stopped)));
+    assert!(matches!(
+        rampup_sim::world::World::run_split(&sc, 1, &split, None, &mut stop_at_five_percent(&mut two), &mut traces),
+        Err(rampup_sim::RunError::Stopped)
+    ));
     for reports in [one, two] {
         let last = *reports.last().unwrap();
         assert!((0.05..0.2).contains(&last), "stopped soon after 5%, not at {last}");
@@ -292,7 +295,7 @@ fn a_trace_over_its_budget_stops_a_split_run() {
     let sc = rampup_sim::scenario::parse(&text).unwrap();
     let split = plan(&sc).expect("the dumbbell is split");
     let mut traces = rampup_sim::Collect::default();
-    match rampup_sim::world::run_split(&sc, 1, &split, None, &mut rampup_sim::to_the_end, &mut traces) {
+    match rampup_sim::world::World::run_split(&sc, 1, &split, None, &mut rampup_sim::to_the_end, &mut traces) {
         Err(rampup_sim::RunError::Scenario(e)) => assert!(e.to_string().starts_with("trace.max_rows: the queues trace passed 5000 rows by "), "{e}"),
         Err(rampup_sim::RunError::Stopped) => panic!("stopped"),
         Ok(_) => panic!("ran to the end"),

@@ -31,7 +31,7 @@ impl World<'_> {
             links_at[l.a] += 1;
             links_at[l.b] += 1;
         }
-        for (i, c) in self.conns.iter_mut().enumerate() {
+        for (i, c) in self.conns.ends.iter_mut().enumerate() {
             let node = c.node as usize;
             let allowed = self.sc.flows[c.flow as usize].app.fast_paths();
             let allowed = if i % 2 == Side::Active as usize { allowed.active_ahead } else { allowed.passive_ahead };
@@ -76,8 +76,8 @@ impl World<'_> {
         // at `at` itself comes after an arrival there in one world too. Each leaves a stale
         // event behind.
         let mut timer_at = c.timer_at;
-        while let Some(t) = timer_at.filter(|&t| t < at) {
-            self.wake(ep, t);
+        while timer_at < at {
+            self.wake(ep, timer_at);
             timer_at = self.conns[ep.index()].timer_at;
         }
         self.deliver(id, at);

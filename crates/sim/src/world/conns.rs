@@ -1,22 +1,92 @@
-//! Connections opened and closed at run time, and the applications on them: the world's side
-//! of `crate::traffic`. A connection lives in a slot (its two ends side by side in
-//! `World::conns`) from its opening until both ends are closed and nothing of it is in
-//! flight; then its row goes to the `connections` table and the slot is reused, so memory
-//! follows the connections open at once.
+//! The connection ends and the slots that hold them. A connection lives in a slot (its two
+//! ends side by side in `Conns::ends`) from its opening until both ends are closed and
+//! nothing of it is in flight; then its row goes to the `connections` table and the slot is
+//! reused, so memory follows the connections open at once.
 
 use std::num::Wrapping;
+use std::ops::{Index, IndexMut};
 
-use rampup_tcp::{Endpoint, Role, State, Time};
+use rampup_tcp::{Duration, Endpoint, Snapshot, State, Time};
 
-use super::{Conn, Event, FlowState, Transfer, World};
-use crate::engine::{Class, Order};
-use crate::traffic::{Action, App, Driver, EndId, Hook, PackMime, Side};
+use super::flows::FlowState;
+use crate::output::{table, Column, Table};
+use crate::traffic::{App, Driver, Side};
 
-/// The most connections open at once: two `Endpoint`s of 1,248 bytes each per connection,
+/// The most connections open at once: two `Endpoint`s of some 1.5 kB each per connection,
 /// with their ends' other state and buffers some 3 GB in all, far below the 2^23 that
 /// event ranks could tell apart (`engine::MAX_INDEX`), so that a run whose connections pile
 /// up (arriving faster than they finish) stops with an error before it exhausts memory.
 pub const MAX_OPEN: usize = 1_000_000;
+
+/// One end of a TCP connection placed on a node.
+///
+/// Laid out by hand (`repr(C)`, on a cache line boundary): what the world reads at every
+/// segment in and out of this end fills the 40 bytes after the endpoint, in the endpoint's
+/// last cache line. `Endpoint` is in Rust's own order (not `repr(C)`), which puts the
+/// endpoint's state and flags in that line too; no test holds the compiler to that. With
+/// many flows an end is seldom in a near cache, and each line read is a miss. A test checks
+/// that the world's fields share the endpoint's last line.
+#[repr(C, align(64))]
+pub(super) struct Conn {
+    pub(super) ep: Endpoint,
+    /// The earliest Timer event in the queue for this end (later ones are stale), `Time::MAX`
+    /// when none is: a plain `Time` keeps the fields below within the endpoint's last line.
+    pub(super) timer_at: Time,
+    /// The acknowledged payload at which its flow's next transfer completes, `u64::MAX`
+    /// when none is pending (`records` ends): an ACK that completes none reads no flow
+    /// state, whose line is seldom in a near cache (docs/performance.md).
+    pub(super) next_done_at: u64,
+    pub(super) peer_node: u32,
+    /// The port it sends on: its host's route to the peer's, fixed at set-up.
+    pub(super) port: u32,
+    /// Its vrate group and its place there (`world::host`): what it sends goes through it.
+    pub(super) vrate: Option<(u32, u32)>,
+    /// Whether this end may take a segment ahead of time (see `World::receive_ahead`).
+    pub(super) receives_ahead: bool,
+    /// Set while the world sends what this end wants to send: a segment that reaches it
+    /// meanwhile, later in simulated time, must wait for its event.
+    pub(super) in_service: bool,
+    /// The connection was opened at run time (`traffic::App::one_connection` is false): its
+    /// application hears what the end receives and its peer's FIN, and its slot is reused
+    /// once it is gone, so its packets in flight are counted (`Conns::in_flight`). Not for
+    /// a flow's one connection, which keeps its slot and whose application acts only when
+    /// the flow starts and on its schedule: its packets then cost no count and its inputs
+    /// no look at its state.
+    pub(super) counted: bool,
+    /// This end is the active end of a flow's one connection: its state is traced and its
+    /// acknowledgements complete the flow's transfers (`record_sender`).
+    pub(super) records: bool,
+    // Read on drops, by traces and by connections opened at run time, and at set-up.
+    pub(super) flow: u32,
+    pub(super) node: u32,
+    /// Its ensemble and its place there (`world::host`): its window is a share.
+    pub(super) ensemble: Option<(u32, u32)>,
+    /// The state this end was last seen in (`observe`; counted ends only).
+    pub(super) seen: State,
+    pub(super) last: Option<Snapshot>,
+}
+
+impl Conn {
+    pub(super) fn new(ep: Endpoint, node: u32, peer_node: u32, port: u32, flow: u32, app: &App, side: Side) -> Conn {
+        Conn {
+            seen: ep.state(),
+            ep,
+            node,
+            peer_node,
+            port,
+            flow,
+            timer_at: Time::MAX,
+            receives_ahead: false,
+            in_service: false,
+            counted: !app.one_connection(),
+            records: app.one_connection() && side == Side::Active,
+            next_done_at: u64::MAX,
+            last: None,
+            vrate: None,
+            ensemble: None,
+        }
+    }
+}
 
 /// A connection's place in the world.
 pub(super) struct Slot {
@@ -34,66 +104,86 @@ pub(super) struct Slot {
     pub(super) app_timers: [Option<Time>; 2],
 }
 
-impl Conn {
-    fn new(ep: Endpoint, node: u32, peer_node: u32, port: u32, flow: u32, app: &App, side: Side) -> Conn {
-        Conn {
-            seen: ep.state(),
-            ep,
-            node,
-            peer_node,
-            port,
-            flow,
-            timer_at: None,
-            receives_ahead: false,
-            in_service: false,
-            counted: !app.one_connection(),
-            records: app.one_connection() && side == Side::Active,
-            next_done_at: u64::MAX,
-            last: None,
-            vrate: None,
-            ensemble: None,
-        }
+impl Slot {
+    pub(super) fn new(flow: u32, driver: Driver) -> Slot {
+        Slot { id: 0, flow, live: true, opened: None, ends_closed: 0, closed: None, driver, app_timers: [None; 2] }
     }
 }
 
-impl<'s> World<'s> {
-    /// A connection for flow `f` in a free slot, or `None` when `MAX_OPEN` are open or the
-    /// heap is past the run's memory budget (the next report stops the run).
-    pub(super) fn new_conn(&mut self, f: u32) -> Option<u32> {
+/// The connection ends, two per slot (`traffic::EndId`, by which they are indexed), the
+/// slots, and the limits on how many may be open at once.
+pub(super) struct Conns {
+    pub(super) ends: Vec<Conn>,
+    pub(super) slots: Vec<Slot>,
+    free: Vec<u32>,
+    /// Packets of each slot's connection in flight: a slot is reused only when none are.
+    /// Wrapping: a packet its first port drops is discarded while its end is still sending,
+    /// before `serve_counted` adds what was sent, so a count passes below zero for that
+    /// moment (and no slot is reclaimed meanwhile: `reclaim_if_done` wants zero).
+    pub(super) in_flight: Vec<Wrapping<u32>>,
+    next_id: u64,
+    /// Rows of the connections whose slots were reused.
+    rows: Vec<ConnRow>,
+    /// More connections were to be open at once than `max_open` (`MAX_OPEN`).
+    pub(super) too_many_open: bool,
+    pub(super) max_open: usize,
+    /// The run stops once the engine's heap (`memory::allocated_bytes`) is above this; the
+    /// heap and the time when a connection was refused for it (`World::new_conn`), if one was.
+    pub(super) memory_budget: Option<u64>,
+    pub(super) over_memory: Option<(u64, Time)>,
+}
+
+impl Index<usize> for Conns {
+    type Output = Conn;
+    #[inline(always)]
+    fn index(&self, i: usize) -> &Conn {
+        &self.ends[i]
+    }
+}
+
+impl IndexMut<usize> for Conns {
+    #[inline(always)]
+    fn index_mut(&mut self, i: usize) -> &mut Conn {
+        &mut self.ends[i]
+    }
+}
+
+impl Conns {
+    pub(super) fn new() -> Conns {
+        Conns {
+            ends: Vec::new(),
+            slots: Vec::new(),
+            free: Vec::new(),
+            in_flight: Vec::new(),
+            next_id: 0,
+            rows: Vec::new(),
+            too_many_open: false,
+            max_open: MAX_OPEN,
+            memory_budget: None,
+            over_memory: None,
+        }
+    }
+
+    /// Whether a connection may open at `now`: not when the heap is past the memory budget,
+    /// which the next report turns into the run's error.
+    pub(super) fn memory_allows(&mut self, now: Time) -> bool {
         let held = crate::memory::allocated_bytes();
         if self.memory_budget.is_some_and(|b| held > b) {
-            self.over_memory = Some((held, self.now));
-            return None;
+            self.over_memory = Some((held, now));
+            return false;
         }
-        let flow = &self.sc.flows[f as usize];
-        if let (App::Web(w), None) = (&flow.app, &self.flows[f as usize].web) {
-            let rate = crate::paths::web_rate(&self.net, flow).expect("a web flow");
-            self.flows[f as usize].web = Some(Box::new(PackMime::new(rate, w.http, self.seed, f)));
-        }
-        let (from, to) = (flow.from as u32, flow.to as u32);
-        let ends = [(from, to, Role::Active, Side::Active), (to, from, Role::Passive, Side::Passive)].map(|(node, peer, role, side)| {
-            let mut ep = Endpoint::new(flow.tcp.clone(), role);
-            if self.sc.trace.rtt || flow.group.is_some() {
-                // The RTT samples come as events (`World::hear_samples`).
-                ep.enable_events();
-            }
-            Conn::new(ep, node, peer, self.net.route(node, peer), f, &flow.app, side)
-        });
-        let slot = Slot {
-            id: self.next_conn_id,
-            flow: f,
-            live: true,
-            opened: None,
-            ends_closed: 0,
-            closed: None,
-            driver: Driver::new(&flow.app, self.flows[f as usize].web.as_deref_mut()),
-            app_timers: [None; 2],
-        };
-        let s = match self.free_slots.pop() {
+        true
+    }
+
+    /// Place a connection's two ends (active, passive) and its slot in a free slot, or a new
+    /// one; `None` when `max_open` are open (the next report stops the run).
+    pub(super) fn place(&mut self, ends: [Conn; 2], mut slot: Slot) -> Option<u32> {
+        slot.id = self.next_id;
+        let s = match self.free.pop() {
             Some(s) => {
                 let [a, p] = ends;
-                self.conns[2 * s as usize] = a;
-                self.conns[2 * s as usize + 1] = p;
+                self.ends[2 * s as usize] = a;
+                self.ends[2 * s as usize + 1] = p;
                 self.slots[s as usize] = slot;
                 s
             }
@@ -102,234 +192,161 @@ impl<'s> World<'s> {
                     self.too_many_open = true;
                     return None;
                 }
-                self.conns.extend(ends);
+                self.ends.extend(ends);
                 self.slots.push(slot);
                 self.in_flight.push(Wrapping(0));
                 self.slots.len() as u32 - 1
             }
         };
-        self.next_conn_id += 1;
+        self.next_id += 1;
         Some(s)
     }
 
-    /// Flow `f` opens its connection number `k`: for a flow of one connection, made with the
-    /// world, this is the flow's start.
-    pub(super) fn open(&mut self, f: u32, k: u32) {
-        let now = self.now;
-        let fs = &mut self.flows[f as usize];
-        fs.start.get_or_insert(now);
-        let slot = match fs.conn {
-            Some(s) => s,
-            None => match self.new_conn(f) {
-                Some(s) => s,
-                None => return,
-            },
-        };
-        let fs = &mut self.flows[f as usize];
-        fs.opened += 1;
-        fs.open += 1;
-        self.slots[slot as usize].opened = Some(now);
-        match &self.sc.flows[f as usize].app {
-            App::Writes { schedule } => {
-                for (k, (at, _)) in schedule.iter().enumerate() {
-                    self.events.push(now + *at, Order::new(Class::App, f, k as u64 + 1), Event::Write(f, k as u32));
-                }
-            }
-            App::RequestResponse { arrivals, .. } if (k as u64) + 1 < arrivals.connections => {
-                let rng = self.flows[f as usize].arrivals.get_or_insert_with(|| crate::rng::stream(self.seed, &format!("flow:{f}:arrivals")));
-                let at = now + arrivals.gap(rng);
-                self.events.push(at, Order::new(Class::App, f, k as u64 + 1), Event::Open(f, k + 1));
-            }
-            App::RateLimited(_) => self.start_rate_limited(f),
-            App::Web(w) if (k as u64) + 1 < w.connections.unwrap_or(u64::MAX) => {
-                let at = now + self.flows[f as usize].web.as_mut().expect("made by new_conn").gap();
-                self.events.push(at, Order::new(Class::App, f, k as u64 + 1), Event::Open(f, k + 1));
-            }
-            _ => {}
-        }
-        let active = EndId::new(slot, Side::Active);
-        self.hear(active, Hook::Opened, now);
-        self.service(active, now);
-    }
-
-    /// Write `k` of a flow's schedule.
-    pub(super) fn write(&mut self, f: u32, k: u32) {
-        let (App::Writes { schedule }, Some(slot)) = (&self.sc.flows[f as usize].app, self.flows[f as usize].conn) else { return };
-        let end = EndId::new(slot, Side::Active);
-        self.act(end, Action::Write(schedule[k as usize].1), self.now);
-        self.service(end, self.now);
-    }
-
-    /// `end`'s application hears `hook` and acts; whether it did anything.
-    pub(super) fn hear(&mut self, end: EndId, hook: Hook, now: Time) -> bool {
-        let mut out = std::mem::take(&mut self.actions);
-        self.slots[end.conn() as usize].driver.on(end.side(), hook, &mut out);
-        let acted = !out.is_empty();
-        for a in out.drain(..) {
-            self.act(end, a, now);
-        }
-        self.actions = out;
-        acted
-    }
-
-    fn act(&mut self, end: EndId, action: Action, now: Time) {
-        let c = &mut self.conns[end.index()];
-        match action {
-            Action::Write(bytes) => {
-                if c.records {
-                    self.new_transfer(end, bytes);
-                }
-                self.conns[end.index()].ep.write(bytes);
-            }
-            Action::WriteUnlimited => c.ep.write_unlimited(),
-            Action::Close => c.ep.close(),
-            Action::Timer(after) => {
-                self.slots[end.conn() as usize].app_timers[end.side() as usize] = Some(now + after);
-                self.events.push(now + after, Order::new(Class::Timer, end.rank(), 1), Event::AppTimer(end));
-            }
-        }
-    }
-
-    /// The rest of `service` for an end of a connection opened at run time, which sent
-    /// `sent` packets: count them, let its application act on what changed (then serve the
-    /// end again, for what that gives it to send), and reuse its slot if the connection is
-    /// done.
-    #[inline(never)]
-    pub(super) fn serve_counted(&mut self, end: EndId, now: Time, sent: u32) {
-        self.in_flight[end.conn() as usize] += sent;
-        if self.observe(end, now) {
-            self.service(end, now);
-        } else if self.conns[end.index()].seen == State::Closed {
-            self.reclaim_if_done(end.conn());
-        }
-    }
-
-    /// A segment of a connection opened at run time reached `end`, with new payload or not.
-    #[inline(never)]
-    pub(super) fn delivered_counted(&mut self, end: EndId, payload: bool, now: Time) {
-        self.in_flight[end.conn() as usize] -= 1;
-        let c = &self.conns[end.index()];
-        if payload {
-            let total = c.ep.bytes_received();
-            self.hear(end, Hook::Delivered { total }, now);
-        }
-    }
-
-    /// The timer of `end`'s application, unless it is stale (its slot was reused since).
-    pub(super) fn app_timer(&mut self, end: EndId) {
-        let timer = &mut self.slots[end.conn() as usize].app_timers[end.side() as usize];
-        if *timer == Some(self.now) {
-            *timer = None;
-            self.hear(end, Hook::Timer, self.now);
-            self.service(end, self.now);
-        }
-    }
-
-    /// After an input to counted `end`: note what changed in its state (peer finished,
-    /// closed); whether its application acted on it.
-    fn observe(&mut self, end: EndId, now: Time) -> bool {
-        let c = &self.conns[end.index()];
-        c.ep.state() != c.seen && self.state_changed(end, now)
-    }
-
-    #[inline(never)]
-    fn state_changed(&mut self, end: EndId, now: Time) -> bool {
-        let c = &mut self.conns[end.index()];
-        let state = c.ep.state();
-        let was = std::mem::replace(&mut c.seen, state);
-        let slot = &mut self.slots[end.conn() as usize];
-        if state == State::Closed {
-            slot.ends_closed += 1;
-            if slot.ends_closed == 2 {
-                slot.closed = Some(now);
-                let fs = &mut self.flows[slot.flow as usize];
-                fs.open -= 1;
-                if fs.open == 0 && fs.opened == self.sc.flows[slot.flow as usize].app.connections() {
-                    fs.all_closed = Some(now);
-                }
-            }
-        }
-        state.peer_finished() && !was.peer_finished() && self.hear(end, Hook::PeerFinished, now)
-    }
-
-    /// Reuse the slot of connection `slot` if both its ends are closed and nothing of it is
-    /// in flight (a segment still on its way would find its end gone). Its row and counts
-    /// are kept first. Called for counted connections only, after an end of one was served
-    /// closed or one of its packets was dropped.
-    #[inline(never)]
-    pub(super) fn reclaim_if_done(&mut self, slot: u32) {
+    /// Reuse slot `slot` if both its ends are closed and nothing of it is in flight (a
+    /// segment still on its way would find its end gone). Its row is kept and its ends'
+    /// counts go to its flow (among `flows`) first. Called for counted connections only,
+    /// after an end of one was served closed or one of its packets was dropped.
+    pub(super) fn reclaim_if_done(&mut self, slot: u32, flows: &mut [FlowState]) {
         let s = &self.slots[slot as usize];
         if s.ends_closed < 2 || self.in_flight[slot as usize].0 > 0 || !s.live {
             return;
         }
-        let (a, p) = (&self.conns[2 * slot as usize], &self.conns[2 * slot as usize + 1]);
-        self.conn_rows.push(super::finish::ConnRow::new(slot, s, a, p));
-        let totals = &mut self.flows[s.flow as usize].totals;
+        let (a, p) = (&self.ends[2 * slot as usize], &self.ends[2 * slot as usize + 1]);
+        self.rows.push(ConnRow::new(slot, s, a, p));
+        let totals = &mut flows[s.flow as usize].totals;
         totals.add(&a.ep);
         totals.add(&p.ep);
         self.slots[slot as usize].live = false;
-        self.free_slots.push(slot);
+        self.free.push(slot);
     }
 
-    /// A write of `bytes` by a flow's one connection: a transfer, complete when its last
-    /// byte is acknowledged (`record_sender`).
-    fn new_transfer(&mut self, end: EndId, bytes: u64) {
-        let c = &self.conns[end.index()];
-        let fl = &self.flows[c.flow as usize];
-        let prev = fl.transfers.last().map_or(0, |&t| self.transfers[t].done_at_acked);
-        let id_in_flow = fl.transfers.len();
-        self.transfers.push(Transfer {
-            flow: c.flow,
-            index: id_in_flow as u32,
-            start: self.now,
-            done_at_acked: prev + bytes,
-            bytes,
-            end: None,
-            retransmits_at_start: c.ep.stats().retransmits,
-            drops_at_start: fl.data_drops,
-            retransmits: 0,
-            drops: 0,
-        });
-        let id = self.transfers.len() - 1;
-        let fl = &mut self.flows[c.flow as usize];
-        fl.transfers.push(id);
-        if fl.next == id_in_flow {
-            self.conns[end.index()].next_done_at = prev + bytes;
+    /// At the end of a run: the connections still in their slots counted into their flows
+    /// (among `flows`), and the rows of all opened connections, in the order opened.
+    pub(super) fn take_rows(&mut self, flows: &mut [FlowState]) -> Vec<ConnRow> {
+        let mut rows = std::mem::take(&mut self.rows);
+        for (i, s) in self.slots.iter().enumerate().filter(|(_, s)| s.live) {
+            let (a, p) = (&self.ends[2 * i], &self.ends[2 * i + 1]);
+            let totals = &mut flows[s.flow as usize].totals;
+            totals.add(&a.ep);
+            totals.add(&p.ep);
+            if s.opened.is_some() {
+                rows.push(ConnRow::new(i as u32, s, a, p));
+            }
         }
+        rows.sort_unstable_by_key(|r| r.id);
+        rows
     }
+}
 
-    /// The state of a flow's one connection's active end, traced on change, and its flow's
-    /// transfers that its acknowledgements completed. Inlined into `service`, as it runs
-    /// after every input to a sender.
-    #[inline(always)]
-    pub(super) fn record_sender(&mut self, end: EndId, now: Time) {
-        let c = &mut self.conns[end.index()];
-        if self.sc.trace.timeseries {
-            let s = c.ep.snapshot();
-            if c.last != Some(s) {
-                c.last = Some(s);
-                self.series.record_state(super::StateRow { t: now, flow: c.flow, s });
-            }
-        }
-        let acked = c.ep.bytes_acked();
-        if acked < c.next_done_at {
-            return;
-        }
-        // Read only now: `flow` is not in the line an ACK reads (`Conn`).
-        let fl: &mut FlowState = &mut self.flows[c.flow as usize];
-        c.next_done_at = u64::MAX;
-        while let Some(&t) = fl.transfers.get(fl.next) {
-            let tr = &mut self.transfers[t];
-            if acked < tr.done_at_acked {
-                c.next_done_at = tr.done_at_acked;
-                break;
-            }
-            tr.end = Some(now);
-            tr.retransmits = c.ep.stats().retransmits - tr.retransmits_at_start;
-            tr.drops = fl.data_drops - tr.drops_at_start;
-            fl.next += 1;
+/// One row of the `connections` table. "Up" is from the active end (the client) to the
+/// passive one, "down" the other way; byte times are when the receiving application got them.
+pub(super) struct ConnRow {
+    id: u64,
+    flow: u32,
+    /// Its ends' ports in a capture (`trace::pcap`): from its slot.
+    ports: (u16, u16),
+    open: Time,
+    established: Option<Time>,
+    first_up: Option<Time>,
+    last_up: Option<Time>,
+    first_down: Option<Time>,
+    last_down: Option<Time>,
+    closed: Option<Time>,
+    bytes_up: u64,
+    bytes_down: u64,
+    retransmits: u64,
+    timeouts: u64,
+    preemptive: u64,
+    spurious_preemptive: u64,
+    /// Request/response exchanges the connection's application has, and those whose
+    /// response the client received whole (0 for other applications).
+    requests: u32,
+    responses: u32,
+    /// What the application is to send each way, in all.
+    request_bytes: u64,
+    response_bytes: u64,
+    handshake_rtt: Option<Duration>,
+}
+
+impl ConnRow {
+    /// The row of the opened connection in slot `slot`, `s`, with ends `a` (active) and `p` (passive).
+    fn new(slot: u32, s: &Slot, a: &Conn, p: &Conn) -> ConnRow {
+        let (sa, sp) = (a.ep.stats(), p.ep.stats());
+        let (ma, mp) = (a.ep.milestones(), p.ep.milestones());
+        let (pa, pp) = (a.ep.preemptive_stats(), p.ep.preemptive_stats());
+        let ((requests, responses), (request_bytes, response_bytes)) = match &s.driver {
+            Driver::Exchange(x) => (x.pairs(), x.bytes()),
+            _ => ((0, 0), (0, 0)),
+        };
+        ConnRow {
+            id: s.id,
+            flow: s.flow,
+            ports: crate::trace::pcap::ports_of(slot),
+            open: s.opened.expect("only opened connections have rows"),
+            established: ma.established,
+            first_up: mp.first_delivery,
+            last_up: mp.last_delivery,
+            first_down: ma.first_delivery,
+            last_down: ma.last_delivery,
+            closed: s.closed,
+            bytes_up: p.ep.bytes_received(),
+            bytes_down: a.ep.bytes_received(),
+            retransmits: sa.retransmits + sp.retransmits,
+            timeouts: sa.timeouts + sp.timeouts,
+            preemptive: pa.retransmits + pp.retransmits,
+            spurious_preemptive: pa.spurious + pp.spurious,
+            requests,
+            responses,
+            request_bytes,
+            response_bytes,
+            handshake_rtt: a.ep.measure().handshake_rtt(),
         }
     }
+}
+
+/// The `connections` table of `rows`; `from` and `to` name a flow's hosts.
+pub(super) fn connections_table(rows: &[ConnRow], from: impl Fn(usize) -> String, to: impl Fn(usize) -> String) -> Table {
+    let u = |f: fn(&ConnRow) -> u64| Column::U64(rows.iter().map(f).collect());
+    // Times in ns as floats: NaN when the moment never came.
+    let t = |f: fn(&ConnRow) -> Option<Time>| Column::F64(rows.iter().map(|r| f(r).map_or(f64::NAN, |t| t.as_nanos() as f64)).collect());
+    table(vec![
+        ("conn", u(|r| r.id)),
+        ("flow", u(|r| r.flow as u64)),
+        ("from", Column::Str(rows.iter().map(|r| from(r.flow as usize)).collect())),
+        ("to", Column::Str(rows.iter().map(|r| to(r.flow as usize)).collect())),
+        ("client_port", u(|r| r.ports.0 as u64)),
+        ("server_port", u(|r| r.ports.1 as u64)),
+        ("open_ns", u(|r| r.open.as_nanos())),
+        ("established_ns", t(|r| r.established)),
+        ("first_byte_up_ns", t(|r| r.first_up)),
+        ("last_byte_up_ns", t(|r| r.last_up)),
+        ("first_byte_down_ns", t(|r| r.first_down)),
+        ("last_byte_down_ns", t(|r| r.last_down)),
+        ("close_ns", t(|r| r.closed)),
+        ("bytes_up", u(|r| r.bytes_up)),
+        ("bytes_down", u(|r| r.bytes_down)),
+        ("retransmits", u(|r| r.retransmits)),
+        ("timeouts", u(|r| r.timeouts)),
+        ("preemptive", u(|r| r.preemptive)),
+        ("spurious_preemptive", u(|r| r.spurious_preemptive)),
+        ("requests", u(|r| r.requests as u64)),
+        ("responses", u(|r| r.responses as u64)),
+        ("request_bytes", u(|r| r.request_bytes)),
+        ("response_bytes", u(|r| r.response_bytes)),
+        // From the SYN to the last byte of the last response, once all responses are in.
+        (
+            "duration_ns",
+            Column::F64(
+                rows.iter()
+                    .map(|r| match r.last_down {
+                        Some(t) if r.responses == r.requests && r.requests > 0 => t.since(r.open).as_nanos() as f64,
+                        _ => f64::NAN,
+                    })
+                    .collect(),
+            ),
+        ),
+        ("handshake_rtt_s", Column::F64(rows.iter().map(|r| r.handshake_rtt.map_or(f64::NAN, |d| d.as_secs_f64())).collect())),
+    ])
 }
 
 #[cfg(test)]

@@ -3,9 +3,8 @@
 
 use std::mem::size_of;
 
-use super::conns::Slot;
-use super::finish::ConnRow;
-use super::{Conn, FlowState};
+use super::conns::{Conn, ConnRow, Slot};
+use super::flows::FlowState;
 
 /// Bytes of one record of each kind the world keeps.
 pub struct Footprint {

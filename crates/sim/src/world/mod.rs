@@ -2,45 +2,48 @@
 //! event queue. Endpoints are sans-IO: the world hands them segments and timer expiries and
 //! polls them for what to send.
 
-use std::num::Wrapping;
 use std::ops::ControlFlow;
 
-use rampup_tcp::{Endpoint, Snapshot, State, Time};
+use rampup_tcp::Time;
 
 use crate::engine::{Class, EventQueue, First, Order};
 use crate::memory;
 use crate::net::{arrival_order, Body, Net, Offer, OnWire, Packet, Packets, Port};
 use crate::output::RunOutput;
 use crate::partition::Split;
-use crate::rng::Stream;
 use crate::scenario::Scenario;
-use crate::trace::pcap::Pcap;
-use crate::trace::{Interval, PacketEvent, Series, StateRow, TraceSink};
-use crate::traffic::{Action, App, EndId, PackMime};
+use crate::trace::{PacketEvent, TraceSink};
+use crate::traffic::{Action, EndId};
 use crate::Progress;
 use crate::{RunError, ScenarioError};
 
-mod ahead;
+// The world's owned sub-states, each with its own methods; none reaches the event loop.
 mod conns;
-mod ensemble;
-mod finish;
-mod footprint;
-mod queued;
+mod flows;
+mod half;
+mod host;
 mod rate;
-mod split;
-mod traced;
-mod vrate;
+mod traces;
 
-use conns::Slot;
-use ensemble::HostEnsemble;
-use finish::{ConnRow, EndTotals};
-use traced::{PacketLog, PortTraces};
-use vrate::HostGroup;
+// The event loop, one `impl World` block per kind of work.
+mod ahead;
+mod apps;
+mod finish;
+mod queued;
+mod shaped;
+mod split;
+
+// The sizes of the sub-states' records, for the estimate.
+mod footprint;
+
+use conns::Conns;
+use flows::{FlowState, Flows, PacketCounts, UdpState};
+use half::{Crossing, Half};
+use host::Hosts;
+use traces::{PortTraces, Traces};
 
 pub use conns::MAX_OPEN;
 pub use footprint::{footprint, Footprint};
-pub use split::run_split;
-use split::{Crossing, Half};
 
 #[derive(Clone, Copy)]
 enum Event {
@@ -74,179 +77,33 @@ enum Event {
     Dequeue(u32),
 }
 
-/// One end of a TCP connection placed on a node.
-///
-/// Laid out by hand (`repr(C)`, on a cache line boundary): what the world reads at every
-/// segment in and out of this end fills the 48 bytes after the endpoint, in the endpoint's
-/// last cache line. As rustc 1.95 lays `Endpoint` out (its own order, not `repr(C)`), that
-/// line also holds the endpoint's state and flags (offsets printed once, not tested: a
-/// compiler may move them). With many flows an end is seldom in a near cache, and each
-/// line read is a miss. A test checks that the world's fields share the endpoint's last line.
-#[repr(C, align(64))]
-struct Conn {
-    ep: Endpoint,
-    /// The earliest Timer event in the queue for this end (later ones are stale).
-    timer_at: Option<Time>,
-    /// The acknowledged payload at which its flow's next transfer completes, `u64::MAX`
-    /// when none is pending (`records` ends): an ACK that completes none reads no flow state
-    /// (at N = 1,000 on one thread, 0.7 M of 31.3 M second-level misses, cachegrind).
-    next_done_at: u64,
-    peer_node: u32,
-    /// The port it sends on: its host's route to the peer's, fixed at set-up.
-    port: u32,
-    /// Its vrate group and its place there (`world::vrate`): what it sends goes through it.
-    vrate: Option<(u32, u32)>,
-    /// Whether this end may take a segment ahead of time (see `World::receive_ahead`).
-    receives_ahead: bool,
-    /// Set while the world sends what this end wants to send: a segment that reaches it
-    /// meanwhile, later in simulated time, must wait for its event.
-    in_service: bool,
-    /// The connection was opened at run time (`traffic::App::one_connection` is false): its
-    /// application hears what the end receives and its peer's FIN, and its slot is reused
-    /// once it is gone, so its packets in flight are counted (`World::in_flight`). Not for
-    /// a flow's one connection, which keeps its slot and whose application acts only when
-    /// the flow starts and on its schedule: its packets then cost no count and its inputs
-    /// no look at its state.
-    counted: bool,
-    /// This end is the active end of a flow's one connection: its state is traced and its
-    /// acknowledgements complete the flow's transfers (`record_sender`).
-    records: bool,
-    // Read on drops, by traces and by connections opened at run time, and at set-up.
-    flow: u32,
-    node: u32,
-    /// Its ensemble and its place there (`world::ensemble`): its window is a share.
-    ensemble: Option<(u32, u32)>,
-    /// The state this end was last seen in (`observe`; counted ends only).
-    seen: State,
-    last: Option<Snapshot>,
-}
-
-/// One transfer: the whole of a sized bulk flow, or one write of a write schedule.
-struct Transfer {
-    flow: u32,
-    index: u32,
-    start: Time,
-    /// Acknowledged payload at which the transfer is complete.
-    done_at_acked: u64,
-    bytes: u64,
-    end: Option<Time>,
-    retransmits_at_start: u64,
-    drops_at_start: u64,
-    retransmits: u64,
-    drops: u64,
-}
-
-#[derive(Default)]
-struct FlowState {
-    start: Option<Time>,
-    /// The slot of a flow's one connection (`traffic::App::one_connection`).
-    conn: Option<u32>,
-    /// Connections opened so far, and open now.
-    opened: u64,
-    open: u64,
-    /// When the last of all the flow's connections closed.
-    all_closed: Option<Time>,
-    /// The stream of gaps between its connections' openings (`traffic::Arrivals`).
-    arrivals: Option<Stream>,
-    /// A web flow's generator (`traffic::packmime`), made at its first opening.
-    web: Option<Box<PackMime>>,
-    /// Transfers of this flow, in order; `next` is the first not yet complete.
-    transfers: Vec<usize>,
-    next: usize,
-    data_drops: u64,
-    ack_drops: u64,
-    /// Its packets a queue discipline sent with CE (`queued`).
-    marks: u64,
-    /// The throughput trace's open interval (`[trace] throughput`).
-    bin: Interval,
-    /// A rate-limited flow's phases, writes and receipts (`rate`).
-    rate: Option<Box<rate::RateState>>,
-    /// The counts of the flow's connections whose slots were reused.
-    totals: EndTotals,
-}
-
-/// Packet accounting: created + duplicated = delivered + dropped + lost + in flight.
-#[derive(Default)]
-struct PacketCounts {
-    created: u64,
-    duplicated: u64,
-    delivered: u64,
-    dropped: u64,
-    lost: u64,
-}
-
-struct UdpState {
-    sent: u64,
-    received: u64,
-    received_bytes: u64,
-    dropped: u64,
-}
-
+/// The world: the scenario, the clock, the event queue and the network, and the owned
+/// sub-states the event loop works on.
 pub struct World<'s> {
     sc: &'s Scenario,
     seed: u64,
     now: Time,
     events: EventQueue<Event>,
     net: Net,
-    /// Connection ends, two per slot (`traffic::EndId`).
-    conns: Vec<Conn>,
-    slots: Vec<Slot>,
-    free_slots: Vec<u32>,
-    /// Packets of each slot's connection in flight: a slot is reused only when none are.
-    /// Wrapping: a packet its first port drops is discarded while its end is still sending,
-    /// before `serve_counted` adds what was sent, so a count passes below zero for that
-    /// moment (and no slot is reclaimed meanwhile: `reclaim_if_done` wants zero).
-    in_flight: Vec<Wrapping<u32>>,
-    next_conn_id: u64,
-    /// Rows of the connections whose slots were reused.
-    conn_rows: Vec<ConnRow>,
-    /// More connections were to be open at once than `max_open` (`conns::MAX_OPEN`).
-    too_many_open: bool,
-    max_open: usize,
-    /// The run stops once the engine's heap (`memory::allocated_bytes`) is above this; the
-    /// heap and the time when a connection was refused for it (`new_conn`), if one was.
-    memory_budget: Option<u64>,
-    over_memory: Option<(u64, Time)>,
+    /// Connection ends and their slots (`traffic::EndId` indexes the ends).
+    conns: Conns,
+    flows: Flows,
+    udp: Vec<UdpState>,
+    packets: PacketCounts,
+    packets_in_flight: Packets,
     /// A buffer for what an application does (`hear`).
     actions: Vec<Action>,
-    flows: Vec<FlowState>,
-    transfers: Vec<Transfer>,
-    udp: Vec<UdpState>,
-    /// Each port's capture, if its link is captured; empty when none is.
-    pcaps: Vec<Option<Pcap>>,
-    series: Series,
-    /// The per-packet trace's state (`[trace] packets`).
-    packet_log: Option<PacketLog>,
-    /// Whether a trace watches the ports (queues, packets, captures) or what ends receive
-    /// (throughput, rtt): then the hooks in `traced` run.
-    traces_ports: bool,
-    traces_deliveries: bool,
+    traces: Traces,
     /// No port has random behaviour or a token bucket, nor will (`Port::is_plain`).
     plain_ports: bool,
     /// Some port runs a queue discipline (`queued`).
     disciplined: bool,
-    packets: PacketCounts,
-    packets_in_flight: Packets,
     /// Connection ends now sending (`service`), nested when a segment is taken ahead.
     ends_in_service: u32,
-    half: Option<Half>,
-    /// The cut link's port out of this half, in a split run (`u32::MAX` otherwise): the
-    /// other half simulates it (`Crossing`).
-    cut_port: u32,
-    /// Packets this half of a split run took across the cut: each is handled as an arrival
-    /// event would be, outside the event queue, so the run's `events` count them too.
-    crossings_taken: u64,
-    /// Taken over from the other half at the end of a split run: its events handled (its
-    /// crossings taken included) and its packets in flight outside the ports' wires.
-    other_events: u64,
-    other_in_flight: u64,
-    /// Why this half of a split run stopped early, if it did.
-    stop: Option<RunError>,
-    /// The vrate groups on the hosts, and a buffer for what one releases.
-    groups: Vec<HostGroup>,
-    released: Vec<u32>,
-    /// The ensembles on the hosts (RFC 9040 ensemble sharing).
-    ensembles: Vec<HostEnsemble>,
+    /// This world's part in a split run (no cut for a world of the whole network).
+    half: Half,
+    /// The vrate groups and ensembles on the hosts.
+    hosts: Hosts,
 }
 
 impl<'s> World<'s> {
@@ -257,16 +114,6 @@ impl<'s> World<'s> {
     /// A world for half `h` of `split`, or for the whole network.
     fn new_half(sc: &'s Scenario, seed: u64, split: Option<(&Split, u8)>) -> Self {
         let net = Net::new(&sc.net, seed);
-        // Empty without captures: a hop then reads no entry of its own (`enqueue_as`).
-        let ports = if sc.trace.pcap.is_empty() { 0 } else { net.ports.len() };
-        let mut pcaps: Vec<Option<Pcap>> = (0..ports).map(|_| None).collect();
-        for &l in &sc.trace.pcap {
-            for (i, p) in net.ports.iter().enumerate() {
-                if p.link == l {
-                    pcaps[i] = Some(Pcap::new(sc.header_bytes.min(sc.ack_bytes), Time::ZERO + sc.duration));
-                }
-            }
-        }
         // A `[[change]]` of loss gives its ports a random stream (`Net::set_link_path`).
         let plain_ports = net.ports.iter().all(Port::is_plain) && sc.changes.iter().all(|c| c.loss.is_none());
         let mut w = World {
@@ -274,51 +121,26 @@ impl<'s> World<'s> {
             seed,
             now: Time::ZERO,
             events: EventQueue::default(),
+            traces: Traces::new(sc, &net),
             net,
-            conns: Vec::new(),
-            slots: Vec::new(),
-            free_slots: Vec::new(),
-            in_flight: Vec::new(),
-            next_conn_id: 0,
-            conn_rows: Vec::new(),
-            too_many_open: false,
-            max_open: conns::MAX_OPEN,
-            memory_budget: None,
-            over_memory: None,
-            actions: Vec::new(),
-            flows: Vec::new(),
-            transfers: Vec::new(),
+            conns: Conns::new(),
+            flows: Flows::default(),
             udp: Vec::new(),
-            pcaps,
-            series: Series::default(),
-            packet_log: sc.trace.packets.then(|| PacketLog::new(sc.net.links.len() * 2)),
-            traces_ports: sc.trace.queues || sc.trace.packets || !sc.trace.pcap.is_empty(),
-            // vrate groups hear their members' RTT samples where the rtt trace does.
-            traces_deliveries: sc.trace.throughput.is_some()
-                || sc.trace.rtt
-                || !sc.groups.is_empty()
-                || sc.flows.iter().any(|f| matches!(f.app, App::RateLimited(_))),
-            plain_ports,
-            disciplined: sc.net.links.iter().any(|l| l.discipline.iter().any(Option::is_some)),
             packets: PacketCounts::default(),
             packets_in_flight: Packets::default(),
+            actions: Vec::new(),
+            plain_ports,
+            disciplined: sc.net.links.iter().any(|l| l.discipline.iter().any(Option::is_some)),
             ends_in_service: 0,
-            half: None,
-            cut_port: u32::MAX,
-            crossings_taken: 0,
-            other_events: 0,
-            other_in_flight: 0,
-            stop: None,
-            groups: Vec::new(),
-            released: Vec::new(),
-            ensembles: Vec::new(),
+            half: Half::whole(),
+            hosts: Hosts::default(),
         };
         let owns: Vec<bool> = match split {
             Some((split, h)) => split.half.iter().map(|&x| x == h).collect(),
             None => vec![true; sc.net.nodes.len()],
         };
         for (i, f) in sc.flows.iter().enumerate() {
-            w.flows.push(FlowState::default());
+            w.flows.state.push(FlowState::default());
             // A flow of one connection has it from the start (each half of a split run makes
             // the same); others open theirs as they go.
             if f.app.one_connection() {
@@ -329,7 +151,7 @@ impl<'s> World<'s> {
             }
         }
         for (i, u) in sc.udp.iter().enumerate() {
-            w.udp.push(UdpState { sent: 0, received: 0, received_bytes: 0, dropped: 0 });
+            w.udp.push(UdpState::default());
             if u.start < u.stop && owns[u.from] {
                 w.events.push(Time::ZERO + u.start, w.udp_order(i as u32), Event::UdpSend(i as u32));
             }
@@ -341,10 +163,9 @@ impl<'s> World<'s> {
         let changing: Vec<usize> = sc.changes.iter().map(|c| c.link).collect();
         w.net.plan_cut_through(paths.map(|(a, b)| (a as u32, b as u32)), &changing);
         w.plan_receive_ahead();
-        w.build_groups();
-        w.build_ensembles();
+        w.hosts = Hosts::new(sc, &w.flows, &mut w.conns);
         if sc.trace.packets || w.disciplined {
-            // Every hop an event, every row logged at its time (`traced`); a discipline
+            // Every hop an event, every row logged at its time (`traces`); a discipline
             // takes its packets in time order (`queued`).
             w = w.hop_by_hop();
         }
@@ -352,8 +173,8 @@ impl<'s> World<'s> {
             let cut = &sc.net.links[split.link];
             // A link's two ports are made in a row, a->b first (`Net::new`).
             let a_to_b = w.net.ports.iter().position(|p| p.link == split.link).expect("the cut link's ports") as u32;
-            w.cut_port = if owns[cut.a] { a_to_b } else { a_to_b + 1 };
-            w.half = Some(Half { owns, outbox: Vec::new(), lookahead: split.lookahead });
+            let cut_port = if owns[cut.a] { a_to_b } else { a_to_b + 1 };
+            w.half = Half::cut(owns, cut_port, split.lookahead);
         }
         w
     }
@@ -361,17 +182,14 @@ impl<'s> World<'s> {
     /// Keep traces in memory only up to `rows` rows and captures up to `pcap_bytes`, to
     /// test that going to disk changes no result.
     pub fn spill_after(mut self, rows: usize, pcap_bytes: usize) -> Self {
-        self.series = Series::new(rows);
-        for p in self.pcaps.iter_mut().flatten() {
-            p.out.set_limit(pcap_bytes);
-        }
+        self.traces.spill_after(rows, pcap_bytes);
         self
     }
 
     /// Allow at most `n` connections open at once (`conns::MAX_OPEN` otherwise), to test
     /// the error when more would be.
     pub fn open_at_most(mut self, n: usize) -> Self {
-        self.max_open = n;
+        self.conns.max_open = n;
         self
     }
 
@@ -380,7 +198,7 @@ impl<'s> World<'s> {
     /// each connection opens (`new_conn`), as connections are what grows fastest; the heap
     /// is the whole process's, as counted by `memory::Counting` (none without it).
     pub fn memory_budget(mut self, bytes: Option<u64>) -> Self {
-        self.memory_budget = bytes;
+        self.conns.memory_budget = bytes;
         self
     }
 
@@ -388,7 +206,7 @@ impl<'s> World<'s> {
     /// `crate::run_hop_by_hop`).
     pub fn hop_by_hop(mut self) -> Self {
         self.net.plan_cut_through([], &[]);
-        for c in &mut self.conns {
+        for c in &mut self.conns.ends {
             c.receives_ahead = false;
         }
         self
@@ -409,21 +227,21 @@ impl<'s> World<'s> {
     /// `max_open`, the heap past `memory_budget`, or a trace past `[trace] max_rows`.
     fn over_budget(&self, t: Time) -> Option<RunError> {
         let at = t.as_nanos() as f64 / 1e9;
-        let (held, seen) = self.over_memory.unwrap_or_else(|| (memory::allocated_bytes(), t));
-        if let Some(budget) = self.memory_budget.filter(|&b| held > b) {
+        let (held, seen) = self.conns.over_memory.unwrap_or_else(|| (memory::allocated_bytes(), t));
+        if let Some(budget) = self.conns.memory_budget.filter(|&b| held > b) {
             let (held, budget, seen) = (memory::human_bytes(held), memory::human_bytes(budget), seen.as_nanos() as f64 / 1e9);
             let msg = format!("memory budget: the engine held {held} by {seen:.3}s of simulated time, more than the budget of {budget}; give a larger budget, or a smaller scenario (`rampup check` estimates its memory)");
             return Some(RunError::Scenario(ScenarioError(msg)));
         }
-        if self.too_many_open {
+        if self.conns.too_many_open {
             let msg = format!(
                 "flow: more than {} connections were open at once by {at:.3}s of simulated time (they arrive faster than they finish); open fewer, or give a longer mean_gap",
-                self.max_open
+                self.conns.max_open
             );
             return Some(RunError::Scenario(ScenarioError(msg)));
         }
         let max = self.sc.trace.max_rows?;
-        let table = self.series.over(max)?;
+        let table = self.traces.series.over(max)?;
         let msg =
             format!("trace.max_rows: the {table} trace passed {max} rows by {at:.3}s of simulated time; raise trace.max_rows or turn the {table} trace off (trace.{table})");
         Some(RunError::Scenario(ScenarioError(msg)))
@@ -488,7 +306,7 @@ impl<'s> World<'s> {
             Event::Timer(ep) => {
                 // Stale when the wakeup moved to an earlier deadline (`service`) or was
                 // taken before its time (`receive_ahead`).
-                if self.conns[ep.index()].timer_at == Some(self.now) {
+                if self.conns[ep.index()].timer_at == self.now {
                     self.wake(ep, self.now);
                 }
             }
@@ -570,8 +388,8 @@ impl<'s> World<'s> {
         if let Some(t) = c.ep.poll_timeout() {
             // One pending wakeup per end, moved lazily: only an earlier deadline is pushed.
             let t = t.max(now);
-            if c.timer_at.is_none_or(|at| t < at) {
-                c.timer_at = Some(t);
+            if t < c.timer_at {
+                c.timer_at = t;
                 self.events.push(t, Order::new(Class::Timer, ep.rank(), 0), Event::Timer(ep));
             }
         }
@@ -590,7 +408,7 @@ impl<'s> World<'s> {
     /// packet's arrival event.
     #[inline(always)]
     fn enqueue(&mut self, port: u32, id: u32, at: Time, crossed: Option<(u32, u64)>) {
-        match (self.traces_ports, self.plain_ports) {
+        match (self.traces.ports, self.plain_ports) {
             (false, true) => self.enqueue_as::<false, true>(port, id, at, crossed),
             _ if self.disciplined => self.enqueue_disciplined(port, id, at),
             (false, false) => self.enqueue_as::<false, false>(port, id, at, crossed),
@@ -599,27 +417,28 @@ impl<'s> World<'s> {
     }
 
     /// `enqueue`, made three times: without the traces that watch ports (`TRACED` false) the
-    /// hop has none of their code, and the compiler inlines it as it did before they were;
-    /// with only plain ports (`PLAIN`, `Port::offer`), none for random outcomes either.
+    /// hop has none of their code and stays small enough to inline; with only plain ports
+    /// (`PLAIN`, `Port::offer`), none for random outcomes either.
     fn enqueue_as<const TRACED: bool, const PLAIN: bool>(&mut self, mut port: u32, id: u32, mut at: Time, mut crossed: Option<(u32, u64)>) {
         let end = Time::ZERO + self.sc.duration;
         let queues = self.sc.trace.queues;
         loop {
-            if port == self.cut_port {
+            if port == self.half.cut_port {
                 self.cross(id, at);
                 return;
             }
             let p = &mut self.net.ports[port as usize];
-            let mut traces = PortTraces { series: &mut self.series, log: &mut self.packet_log, queues };
+            let tr = &mut self.traces;
+            let mut traces = PortTraces { series: &mut tr.series, log: &mut tr.log, queues };
             let mut record = |p: &Port, t| traces.departed(port, p, t);
             p.expire(at, TRACED.then_some(&mut record));
             let pkt = self.packets_in_flight.get(id);
             let dst = pkt.dst;
-            let pcap = if TRACED { self.pcaps.get_mut(port as usize).and_then(Option::as_mut) } else { None };
-            let (conns, udp) = (&self.conns, &self.sc.udp);
+            let pcap = if TRACED { tr.pcaps.get_mut(port as usize).and_then(Option::as_mut) } else { None };
+            let (conns, udp) = (&self.conns.ends, &self.sc.udp);
             let offer = p.offer::<PLAIN>(at, id, pkt, |start| {
                 if let Some(pc) = pcap {
-                    traced::capture(pc, conns, udp, start, pkt);
+                    traces::capture(pc, conns, udp, start, pkt);
                 }
             });
             if TRACED {
@@ -629,7 +448,7 @@ impl<'s> World<'s> {
                     Offer::Lost => PacketEvent::Lost,
                     _ => PacketEvent::Enqueue,
                 };
-                let desc = traces.log.is_some().then(|| traced::describe(conns, &self.slots, pkt));
+                let desc = traces.log.is_some().then(|| traces::describe(conns, &self.conns.slots, pkt));
                 traces.offered(port, p, at, outcome, desc);
             }
             match offer {
@@ -677,7 +496,7 @@ impl<'s> World<'s> {
         let copy = *self.packets_in_flight.get(id);
         if let Body::Tcp { ep, .. } = copy.body {
             if self.conns[ep.index()].counted {
-                self.in_flight[ep.conn() as usize] += 1;
+                self.conns.in_flight[ep.conn() as usize] += 1;
             }
         }
         let copy = self.packets_in_flight.insert(copy);
@@ -695,7 +514,7 @@ impl<'s> World<'s> {
         let pkt = self.packets_in_flight.remove(id);
         // No connection opened at run time crosses: such runs are not split
         // (`traffic::App::fast_paths`), so no count of packets in flight changes here.
-        self.half.as_mut().expect("a split run").outbox.push(Crossing { at, pkt });
+        self.half.outbox.push(Crossing { at, pkt });
     }
 
     /// The arrival of the first packet on `port`'s wire, ranked by its transmission there.
@@ -714,15 +533,15 @@ impl<'s> World<'s> {
         self.count_drop(&pkt);
         if let Body::Tcp { ep, .. } = pkt.body {
             if self.conns[ep.index()].counted {
-                self.in_flight[ep.conn() as usize] -= 1;
-                self.reclaim_if_done(ep.conn());
+                self.conns.in_flight[ep.conn() as usize] -= 1;
+                self.conns.reclaim_if_done(ep.conn(), &mut self.flows.state);
             }
         }
     }
 
     fn arrive(&mut self, port: u32, id: u32) {
-        if self.packet_log.is_some() {
-            self.log_arrival(port, id);
+        if self.traces.log.is_some() {
+            self.traces.arrival(self.now, port, &self.conns.ends, &self.conns.slots, self.packets_in_flight.get(id));
         }
         let dst = self.packets_in_flight.get(id).dst;
         match self.net.next_hop(port, dst) {
@@ -737,9 +556,9 @@ impl<'s> World<'s> {
     /// End `ep`'s wakeup at `at`.
     fn wake(&mut self, ep: EndId, at: Time) {
         let c = &mut self.conns[ep.index()];
-        c.timer_at = None;
+        c.timer_at = Time::MAX;
         c.ep.handle_timeout(at);
-        if !self.ensembles.is_empty() {
+        if !self.hosts.ensembles.is_empty() {
             self.share_window(ep, at);
         }
         self.service(ep, at);
@@ -755,13 +574,13 @@ impl<'s> World<'s> {
                 let got = c.ep.handle_segment(now, seg);
                 let counted = c.counted;
                 self.packets_in_flight.free(id);
-                if self.traces_deliveries {
+                if self.traces.deliveries {
                     self.delivered_traced(ep, got.map_or(0, |r| r.len()), now);
                 }
                 if counted {
                     self.delivered_counted(ep, got.is_some_and(|r| !r.is_empty()), now);
                 }
-                if !self.ensembles.is_empty() {
+                if !self.hosts.ensembles.is_empty() {
                     self.share_window(ep, now);
                 }
                 self.service(ep, now);

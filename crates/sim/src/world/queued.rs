@@ -9,7 +9,7 @@
 
 use rampup_tcp::Time;
 
-use super::traced::{self, PortTraces};
+use super::traces;
 use super::{Event, World};
 use crate::engine::{Class, Order};
 use crate::net::{Body, Offer, Port};
@@ -19,7 +19,7 @@ impl World<'_> {
     /// `enqueue` in a world where some port runs a discipline: packet `id` reaches `port`
     /// at `at`.
     pub(super) fn enqueue_disciplined(&mut self, port: u32, id: u32, at: Time) {
-        let traced = self.traces_ports;
+        let traced = self.traces.ports;
         if !self.net.ports[port as usize].has_discipline() {
             if traced {
                 self.enqueue_as::<true, false>(port, id, at, None);
@@ -38,8 +38,7 @@ impl World<'_> {
         let p = &mut self.net.ports[port as usize];
         p.hold(at, id, pkt, ect, flow);
         if traced {
-            let mut traces = PortTraces { series: &mut self.series, log: &mut self.packet_log, queues: self.sc.trace.queues };
-            traces.offered(port, p, at, PacketEvent::Enqueue, None);
+            self.traces.at_ports().offered(port, p, at, PacketEvent::Enqueue, None);
         }
         self.discard_dropped(port);
         self.serve(port, at);
@@ -48,9 +47,10 @@ impl World<'_> {
     /// Retire what `port` has sent by `at`, with the queue trace watching.
     fn expire_traced(&mut self, port: u32, at: Time) {
         let p = &mut self.net.ports[port as usize];
-        let mut traces = PortTraces { series: &mut self.series, log: &mut self.packet_log, queues: self.sc.trace.queues };
+        let watched = self.traces.ports;
+        let mut traces = self.traces.at_ports();
         let mut record = |p: &Port, t| traces.departed(port, p, t);
-        p.expire(at, self.traces_ports.then_some(&mut record));
+        p.expire(at, watched.then_some(&mut record));
     }
 
     fn discard_dropped(&mut self, port: u32) {
@@ -76,11 +76,11 @@ impl World<'_> {
         }
         let pkt = self.packets_in_flight.get(q.id);
         let p = &mut self.net.ports[port as usize];
-        let pcap = self.pcaps.get_mut(port as usize).and_then(Option::as_mut);
-        let (conns, udp) = (&self.conns, &self.sc.udp);
+        let pcap = self.traces.pcaps.get_mut(port as usize).and_then(Option::as_mut);
+        let (conns, udp) = (&self.conns.ends, &self.sc.udp);
         let offer = p.transmit::<false>(now, q.id, pkt, |start| {
             if let Some(pc) = pcap {
-                traced::capture(pc, conns, udp, start, pkt);
+                traces::capture(pc, conns, udp, start, pkt);
             }
         });
         // Ranked before the arrivals at the same instant, by the transmission that ends

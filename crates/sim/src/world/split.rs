@@ -4,104 +4,56 @@
 //! other simulated.
 
 use std::ops::ControlFlow;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::atomic::Ordering;
 
 use rampup_tcp::{Duration, Time};
 
+use super::half::{Crossing, HalfLink, ReleaseOnPanic, PUBLISH_EVERY};
 use super::World;
 use crate::affinity;
-use crate::net::Packet;
 use crate::output::RunOutput;
 use crate::partition::Split;
 use crate::scenario::Scenario;
 use crate::trace::TraceSink;
 use crate::{to_the_end, Progress, RunError};
 
-/// A packet sent across the cut of a split run (`crate::partition`): it reaches the cut
-/// link at `at`, and the half at the link's far end offers it to the link's port towards
-/// itself. Kept small: crossings are read from the cache of the other half's core.
-pub(super) struct Crossing {
-    pub(super) at: Time,
-    pub(super) pkt: Packet,
-}
-
-/// A world's part in a split run.
-pub(super) struct Half {
-    /// The nodes this world simulates: flows start, sources send and links change only here.
-    pub(super) owns: Vec<bool>,
-    /// Packets sent across the cut since the other half last took them.
-    pub(super) outbox: Vec<Crossing>,
-    /// The cut link's delay: a packet that reaches the link at t arrives after t + this.
-    pub(super) lookahead: Duration,
-}
-
-/// What the two halves of a split run share: each one's published clock (nanoseconds)
-/// and the packets sent across to it, with a count of the hand-overs into `inbox`.
-#[derive(Default)]
-#[repr(align(128))]
-pub(super) struct HalfLink {
-    clock: AtomicU64,
-    mail: AtomicU64,
-    inbox: Mutex<Vec<Crossing>>,
-    /// Set when this half's observer stopped the run: the other half stops too.
-    stopped: AtomicBool,
-}
-
-/// Publishes the end of time if its half panics: the other half then runs to its end
-/// instead of waiting forever, and the panic reaches the caller through the thread scope.
-pub(super) struct ReleaseOnPanic<'a>(&'a HalfLink);
-
-impl Drop for ReleaseOnPanic<'_> {
-    fn drop(&mut self) {
-        if std::thread::panicking() {
-            self.0.clock.store(Time::MAX.as_nanos(), Ordering::Release);
-        }
-    }
-}
-
-/// How many events a half handles, or crossing packets it takes, between hand-overs to the
-/// other: often enough that the other half rarely waits, rarely enough that the shared
-/// cache line stays quiet.
-pub(super) const PUBLISH_EVERY: u64 = 64;
-
-/// Run `sc` split at `split` (`crate::partition`), half 1 on a second thread; `progress`
-/// follows half 0; either half stops the run past `memory_budget` (`World::memory_budget`).
-pub fn run_split(
-    sc: &Scenario,
-    seed: u64,
-    split: &Split,
-    memory_budget: Option<u64>,
-    progress: Progress,
-    sink: &mut dyn TraceSink,
-) -> Result<RunOutput, RunError> {
-    let halves: [HalfLink; 2] = Default::default();
-    let [a, b] = [0, 1].map(|h| World::new_half(sc, seed, Some((split, h))).memory_budget(memory_budget));
-    let cpus = affinity::split_cpus();
-    let (mut a, mut b) = std::thread::scope(|s| {
-        let other = s.spawn(|| {
-            let _pinned = cpus.as_ref().and_then(|c| affinity::pin(&c[1]));
-            b.run_half(1, &halves, split.lookahead, &mut to_the_end)
-        });
-        let _pinned = cpus.as_ref().and_then(|c| affinity::pin(&c[0]));
-        let a = a.run_half(0, &halves, split.lookahead, progress);
-        (a, other.join().expect("the second half's thread does not panic"))
-    });
-    if let Some(stop) = a.stop.take().or_else(|| b.stop.take()) {
-        return Err(stop);
-    }
-    // What reached the cut link by the end and was not taken yet is offered to its port now
-    // (its arrival is after the end: a half stops only when the other's clock plus the
-    // lookahead reaches the end).
-    for (me, w) in [&mut a, &mut b].into_iter().enumerate() {
-        let mut left = std::mem::take(&mut *halves[me].inbox.lock().expect("no thread panicked"));
-        w.take_crossings(&mut left, me, &halves);
-    }
-    a.absorb(b);
-    a.finish(sink)
-}
-
 impl<'s> World<'s> {
+    /// Run `sc` split at `split` (`crate::partition`), half 1 on a second thread; `progress`
+    /// follows half 0; either half stops the run past `memory_budget` (`World::memory_budget`).
+    pub fn run_split(
+        sc: &'s Scenario,
+        seed: u64,
+        split: &Split,
+        memory_budget: Option<u64>,
+        progress: Progress,
+        sink: &mut dyn TraceSink,
+    ) -> Result<RunOutput, RunError> {
+        let halves: [HalfLink; 2] = Default::default();
+        let [a, b] = [0, 1].map(|h| World::new_half(sc, seed, Some((split, h))).memory_budget(memory_budget));
+        let cpus = affinity::split_cpus();
+        let (mut a, mut b) = std::thread::scope(|s| {
+            let other = s.spawn(|| {
+                let _pinned = cpus.as_ref().and_then(|c| affinity::pin(&c[1]));
+                b.run_half(1, &halves, split.lookahead, &mut to_the_end)
+            });
+            let _pinned = cpus.as_ref().and_then(|c| affinity::pin(&c[0]));
+            let a = a.run_half(0, &halves, split.lookahead, progress);
+            (a, other.join().expect("the second half's thread does not panic"))
+        });
+        if let Some(stop) = a.half.stop.take().or_else(|| b.half.stop.take()) {
+            return Err(stop);
+        }
+        // What reached the cut link by the end and was not taken yet is offered to its port now
+        // (its arrival is after the end: a half stops only when the other's clock plus the
+        // lookahead reaches the end).
+        for (me, w) in [&mut a, &mut b].into_iter().enumerate() {
+            let mut left = std::mem::take(&mut *halves[me].inbox.lock().expect("no thread panicked"));
+            w.take_crossings(&mut left, me, &halves);
+        }
+        a.absorb(b);
+        a.finish(sink)
+    }
+
     /// Run half of a split run to the scenario's end, on the current thread: `me` is this
     /// half's index in `halves`, shared with the world of the other half on another thread.
     ///
@@ -135,15 +87,15 @@ impl<'s> World<'s> {
             self.take_crossings(&mut taken, me, halves);
             let until = (Time(clock) + lookahead).min(end);
             while let ControlFlow::Continue(Some(t)) = self.handle_until(until, PUBLISH_EVERY, &mut by_events, &mut to_the_end) {
-                self.publish(me, halves, t);
+                self.half.publish(me, halves, t);
             }
             if until >= end {
-                self.publish(me, halves, Time::MAX);
+                self.half.publish(me, halves, Time::MAX);
                 break;
             }
             let next = self.events.next_time().unwrap_or(Time::MAX);
             let done = next.min(until + Duration(1));
-            self.publish(me, halves, done);
+            self.half.publish(me, halves, done);
             let mark = done >= next_mark;
             if mark {
                 next_mark = done + step;
@@ -151,10 +103,10 @@ impl<'s> World<'s> {
             rounds = rounds.wrapping_add(1);
             if mark || rounds.is_multiple_of(1024) {
                 if let ControlFlow::Break(stop) = self.report(done, progress) {
-                    self.stop = Some(stop);
+                    self.half.stop = Some(stop);
                     // Release the other half, which may be waiting for this one's clock.
                     halves[me].stopped.store(true, Ordering::Release);
-                    self.publish(me, halves, Time::MAX);
+                    self.half.publish(me, halves, Time::MAX);
                     return self;
                 }
             }
@@ -175,29 +127,6 @@ impl<'s> World<'s> {
         self
     }
 
-    /// Hand what was sent across the cut to the other half, then promise that every
-    /// event before `clock` is done.
-    fn publish(&mut self, me: usize, halves: &[HalfLink; 2], clock: Time) {
-        self.hand_over(me, halves);
-        halves[me].clock.store(clock.as_nanos(), Ordering::Release);
-    }
-
-    /// Hand what was sent across the cut to the other half. It may take those packets
-    /// before this half's clock passes their sending: each arrives in its future.
-    fn hand_over(&mut self, me: usize, halves: &[HalfLink; 2]) {
-        let h = self.half.as_mut().expect("a split run");
-        if h.outbox.is_empty() {
-            return;
-        }
-        let mut inbox = halves[1 - me].inbox.lock().expect("no thread panicked");
-        if inbox.is_empty() {
-            std::mem::swap(&mut *inbox, &mut h.outbox);
-        } else {
-            inbox.append(&mut h.outbox);
-        }
-        halves[1 - me].mail.fetch_add(1, Ordering::Release);
-    }
-
     /// Take the packets the other half sent across the cut, offering each to the cut link's
     /// port towards this half at the time it reached the link, and on as `enqueue` goes.
     /// That port's queue is this half's alone, and the packets come in the order one world
@@ -206,12 +135,12 @@ impl<'s> World<'s> {
     /// the admission itself is in its past. What they bring back across is handed over as it
     /// comes, so that the halves work on a flow's packets at once rather than in turn.
     fn take_crossings(&mut self, crossings: &mut Vec<Crossing>, me: usize, halves: &[HalfLink; 2]) {
-        let port = self.net.reverse(self.cut_port);
-        let lookahead = self.half.as_ref().expect("a split run").lookahead;
-        self.crossings_taken += crossings.len() as u64;
+        let port = self.net.reverse(self.half.cut_port);
+        let lookahead = self.half.lookahead;
+        self.half.crossings_taken += crossings.len() as u64;
         for (i, c) in crossings.drain(..).enumerate() {
             if i > 0 && (i as u64).is_multiple_of(PUBLISH_EVERY) {
-                self.hand_over(me, halves);
+                self.half.hand_over(me, halves);
             }
             // The lookahead rule: nothing arrives in this half's past.
             assert!(c.at + lookahead >= self.now, "a packet crossed into the past");
@@ -227,46 +156,30 @@ impl<'s> World<'s> {
     /// nodes (the cut link's too) and the inboxes at them, its nodes' connection ends, its
     /// counts, and its rows.
     fn absorb(&mut self, mut other: World<'s>) {
-        let theirs = other.half.take().expect("a split run").owns;
+        let theirs = std::mem::take(&mut other.half.owns);
         for (i, p) in other.net.ports.iter_mut().enumerate().filter(|(_, p)| theirs[p.to as usize]) {
             std::mem::swap(&mut self.net.ports[i], p);
-            if let (Some(mine), Some(p)) = (self.pcaps.get_mut(i), other.pcaps.get_mut(i)) {
+            if let (Some(mine), Some(p)) = (self.traces.pcaps.get_mut(i), other.traces.pcaps.get_mut(i)) {
                 std::mem::swap(mine, p);
             }
         }
         self.net.absorb_inboxes(&mut other.net, &theirs);
-        for (mine, c) in self.conns.iter_mut().zip(&mut other.conns).filter(|(_, c)| theirs[c.node as usize]) {
+        for (mine, c) in self.conns.ends.iter_mut().zip(&mut other.conns.ends).filter(|(_, c)| theirs[c.node as usize]) {
             std::mem::swap(mine, c);
         }
         // A connection's opening is recorded by the half of its active end.
-        for (i, (mine, s)) in self.slots.iter_mut().zip(&mut other.slots).enumerate() {
-            if theirs[self.conns[2 * i].node as usize] {
+        for (i, (mine, s)) in self.conns.slots.iter_mut().zip(&mut other.conns.slots).enumerate() {
+            if theirs[self.conns.ends[2 * i].node as usize] {
                 std::mem::swap(mine, s);
             }
         }
-        for (mine, f) in self.flows.iter_mut().zip(&other.flows) {
-            mine.start = mine.start.or(f.start);
-            mine.data_drops += f.data_drops;
-            mine.ack_drops += f.ack_drops;
-            mine.marks += f.marks;
-            // A flow's deliveries are in one half (a split run's flows send one way): its
-            // open throughput interval is the one further on.
-            mine.bin = mine.bin.max(f.bin);
-        }
+        self.flows.absorb(&other.flows);
         for (mine, u) in self.udp.iter_mut().zip(&other.udp) {
-            mine.sent += u.sent;
-            mine.received += u.received;
-            mine.received_bytes += u.received_bytes;
-            mine.dropped += u.dropped;
+            mine.absorb(u);
         }
-        let (p, o) = (&mut self.packets, &other.packets);
-        p.created += o.created;
-        p.duplicated += o.duplicated;
-        p.delivered += o.delivered;
-        p.dropped += o.dropped;
-        p.lost += o.lost;
-        self.series.append(std::mem::take(&mut other.series));
-        self.other_events = other.events.processed() + other.crossings_taken;
-        self.other_in_flight = other.late_in_flight();
+        self.packets.absorb(&other.packets);
+        self.traces.series.append(std::mem::take(&mut other.traces.series));
+        self.half.other_events = other.events.processed() + other.half.crossings_taken;
+        self.half.other_in_flight = other.late_in_flight();
     }
 }

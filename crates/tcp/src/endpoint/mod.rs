@@ -179,9 +179,9 @@ pub struct Endpoint {
     /// paper 000 §3), and all the time with `TcpConfig::pacing`.
     pacer: Pacer,
     /// `cfg.is_plain()`, read once per segment in and out: the paths then run without the
-    /// tests of the parts it rules out (the benchmark's instructions per data packet, PGO
-    /// builds: −5.8% at N = 1, −2.3% at N = 10). False also runs a plain config's paths
-    /// with the tests (`use_general_paths`).
+    /// tests of the parts it rules out, which most runs never use (docs/performance.md,
+    /// "Figures behind the comments"). False also runs a plain config's paths with the
+    /// tests (`use_general_paths`).
     plain: bool,
     /// The last send before the idle whose restart policy already ran.
     restarted_after: Option<Time>,
@@ -367,10 +367,9 @@ impl Endpoint {
         }
     }
 
-    /// The make that serves every config, out of line: inlined beside the plain one, the PGO
-    /// build took 2,016 instructions per data packet of the benchmark at N = 1 (2,501 at
-    /// N = 10) against 1,958 (2,469) out of line, and in one series 2.5% against 5.9% less
-    /// time than before the step (docs/performance-limits.md).
+    /// The make that serves every config, out of line: the plain make, which most runs
+    /// take, then stays small where it is inlined (docs/performance-limits.md, "The TCP end
+    /// without unused parts").
     #[inline(never)]
     fn handle_segment_general(&mut self, now: Time, seg: &Segment) -> Option<SeqRange> {
         self.handle_segment_as::<false>(now, seg)

@@ -393,7 +393,7 @@ fn test_established_sender_is_app_limited_only_when_the_window_had_room() {
 }
 
 #[test]
-fn test_established_measure_keeps_the_windowed_min_rtt_and_the_pipe_ack_sample() {
+fn test_established_measure_keeps_the_min_rtt_and_the_pipe_ack_sample() {
     let mut ep = established(config());
     ep.write(20 * MSS);
     let mut now = 20;
@@ -406,7 +406,7 @@ fn test_established_measure_keeps_the_windowed_min_rtt_and_the_pipe_ack_sample()
         }
     }
     let m = ep.measure();
-    assert_eq!(m.windowed_min_rtt(), Some(HANDSHAKE_RTT), "the handshake's 20 ms is still in the window");
+    assert_eq!(m.min_rtt(), Some(HANDSHAKE_RTT), "the handshake's 20 ms is the least");
     assert_eq!(m.latest_rtt(), Some(ms(30)));
     // The last complete epoch ran from the second round's first ACK to the ACK of the first
     // segment sent after it began (the third round's first): four segments' worth.

@@ -1,22 +1,16 @@
 //! One place for what every part reads: the RTT estimator and retransmission timeout
-//! (RFC 6298), the minimum RTT (of the connection and over a window), the handshake RTT,
+//! (RFC 6298), the connection's minimum RTT, the handshake RTT,
 //! and the per-RTT sample of the bytes acknowledged, which is both TCP Vegas' rate and RFC
 //! 7661's pipeACK sample. Congestion control, restart policies and later mechanisms read
 //! these numbers; only the endpoint and its sender write them.
 
 mod bsd;
-mod windowed_min;
 
 pub use bsd::{next_tick, SLOW_TICK};
-pub use windowed_min::WindowedMin;
 
 use bsd::Bsd44;
 
 use crate::time::{Duration, Rate, Time};
-
-/// The window of `Measure::windowed_min_rtt`: Linux's `net.ipv4.tcp_min_rtt_wlen` default,
-/// over which its RACK reads the minimum RTT (RFC 8985 §6.1 leaves the window open).
-pub const MIN_RTT_WINDOW: Duration = Duration::from_secs(300);
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RtoConfig {
@@ -204,7 +198,6 @@ pub struct Measure {
     backoff_shift: u32,
     latest_rtt: Option<Duration>,
     min_rtt: Option<Duration>,
-    windowed_min_rtt: WindowedMin,
     handshake_rtt: Option<Duration>,
     epoch_start: Option<Time>,
     epoch_end_seq: u64,
@@ -242,7 +235,6 @@ impl Measure {
             backoff_shift: 0,
             latest_rtt: None,
             min_rtt: None,
-            windowed_min_rtt: WindowedMin::new(MIN_RTT_WINDOW),
             handshake_rtt: None,
             epoch_start: None,
             epoch_end_seq: 0,
@@ -268,15 +260,6 @@ impl Measure {
     /// BaseRTT in Vegas' terms: the smallest RTT sample of the connection.
     pub fn min_rtt(&self) -> Option<Duration> {
         self.min_rtt
-    }
-    /// The smallest RTT sample of the last `MIN_RTT_WINDOW` (approximately; see
-    /// `WindowedMin`). The filter takes each rate epoch's minimum as the epoch ends, once per
-    /// RTT instead of once per ACK; the epoch in progress is added here.
-    pub fn windowed_min_rtt(&self) -> Option<Duration> {
-        match (self.windowed_min_rtt.get(), self.epoch_min_rtt) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
     }
     /// The handshake's RTT: SYN to SYN-ACK at the active end, SYN-ACK to ACK at the passive
     /// end; `None` when the SYN or SYN-ACK was sent twice (Karn's rule).
@@ -404,8 +387,8 @@ impl Measure {
     }
 
     /// A valid RTT sample (Karn's rule is the caller's: never from a retransmitted segment).
-    /// Inlined: the sender takes one on nearly every new ACK. Always: since the Linux rule's
-    /// branch was added LLVM's heuristics keep it out of line otherwise, a call per sample.
+    /// Always inlined: the sender takes one on nearly every new ACK, and with the Linux
+    /// rule's branch the compiler's heuristics would keep it out of line, a call per sample.
     #[inline(always)]
     pub fn on_rtt_sample(&mut self, r: Duration) {
         self.rtt_samples += 1;
@@ -507,10 +490,6 @@ impl Measure {
     }
 
     fn begin_epoch(&mut self, now: Time, snd_nxt: u64) {
-        // The epoch that ends (or that a timeout cut short) hands its minimum to the filter.
-        if let Some(rtt) = self.epoch_min_rtt {
-            self.windowed_min_rtt.update(now, rtt);
-        }
         self.epoch_start = Some(now);
         self.epoch_end_seq = snd_nxt;
         self.epoch_acked = 0;
@@ -685,33 +664,6 @@ mod tests {
         assert_eq!(m.on_ack(Time(ms(100).0), 6001, 5000, 9001), RateEpoch::Sampled);
         let s = m.last_rate().unwrap();
         assert_eq!((s.rtt, s.mean_rtt), (ms(100), ms(110)));
-    }
-
-    #[test]
-    fn windowed_min_rtt_forgets_a_minimum_older_than_the_window_min_rtt_keeps_it() {
-        let mut m = Measure::new(RtoConfig::default());
-        let at = |s: u64| Time(Duration::from_secs(s).0);
-        // An epoch with a 10 ms sample, then 50 ms samples, one ACK a second. An epoch spans two
-        // ACKs here, so the filter takes the 10 ms at the first epoch's end, at 2 s, and lets
-        // it go once it is older than the window: at the first epoch end after 302 s.
-        m.on_ack(at(0), 1001, 1000, 2001);
-        m.on_rtt_sample(ms(10));
-        assert_eq!(m.windowed_min_rtt(), Some(ms(10)), "the epoch in progress counts");
-        let mut seq = 2001;
-        let window_s = MIN_RTT_WINDOW.0 / 1_000_000_000;
-        for s in 1..=window_s + 2 {
-            m.on_ack(at(s), seq, 1000, seq + 1000);
-            m.on_rtt_sample(ms(50));
-            seq += 1000;
-        }
-        assert_eq!(m.windowed_min_rtt(), Some(ms(10)), "2 s + the window is not yet over");
-        for s in window_s + 3..=window_s + 4 {
-            m.on_ack(at(s), seq, 1000, seq + 1000);
-            m.on_rtt_sample(ms(50));
-            seq += 1000;
-        }
-        assert_eq!(m.min_rtt(), Some(ms(10)));
-        assert_eq!(m.windowed_min_rtt(), Some(ms(50)));
     }
 
     #[test]

@@ -301,9 +301,10 @@ impl Sender {
     // ---- input ----
     /// Process the acknowledgement fields of an incoming segment. `pure` is true when the
     /// segment carries no data, SYN or FIN (only such an ACK can be a duplicate ACK).
-    /// Inlined: most segments a data receiver gets acknowledge nothing new, and the caller
-    /// should not pay a call for finding that out. Always: with two callers (the endpoint's
-    /// plain and featured makes, `Endpoint::handle_segment`) the compiler stopped inlining it.
+    /// Always inlined: most segments a data receiver gets acknowledge nothing new, and
+    /// neither caller (the endpoint's plain and featured makes, `Endpoint::handle_segment`)
+    /// should pay a call to find that out; with two callers the compiler's heuristics keep
+    /// it out of line.
     #[inline(always)]
     pub fn on_ack(&mut self, now: Time, ack: u64, sack: impl IntoIterator<Item = SeqRange> + Clone, pure: bool, measure: &mut Measure) -> AckResult {
         if ack > self.snd_max {
@@ -323,9 +324,9 @@ impl Sender {
         AckResult::default()
     }
 
-    /// The cumulative ACK advanced to `ack`. Inlined into both ACK paths (`on_ack` and the
-    /// RACK-TLP one), as it was into the one before RACK-TLP: a call here costs the benchmark
-    /// some 3% of its instructions.
+    /// The cumulative ACK advanced to `ack`. Always inlined into both ACK paths (`on_ack`
+    /// and the RACK-TLP one): it runs at every new ACK, where a call is a share of the
+    /// benchmark's work worth saving (docs/performance.md, "Figures behind the comments").
     #[inline(always)]
     fn on_new_ack(&mut self, now: Time, ack: u64, measure: &mut Measure) -> AckResult {
         let acked = self.queue.on_cumulative_ack(ack, now);
@@ -626,9 +627,9 @@ impl Sender {
     }
 
     /// Send the new segment of `next_new_segment` if the window `wnd` allows it. Always
-    /// inlined into `poll`, like it: a call here costs the benchmark some 4% of its
-    /// instructions (the compiler stopped inlining it when the probe became a second caller
-    /// of `push_new`).
+    /// inlined into `poll`, like it: it runs for every new segment, and with the probe as a
+    /// second caller of `push_new` the compiler's heuristics keep it out of line
+    /// (docs/performance.md, "Figures behind the comments").
     #[inline(always)]
     fn send_new(&mut self, now: Time, len: u64, fin: bool, wnd: u64) -> Option<TxData> {
         let in_flight = self.snd_nxt - self.snd_una;

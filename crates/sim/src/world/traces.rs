@@ -1,6 +1,5 @@
 //! What the traces record as the world runs, out of line so that a run without them pays
-//! a test of one flag per hop and per delivery (`World::traces_ports`,
-//! `traces_deliveries`).
+//! a test of one flag per hop and per delivery (`Traces::ports`, `Traces::deliveries`).
 //!
 //! The per-packet trace (`[trace] packets`, the packets table) has each packet's enqueue or
 //! drop, departure and arrival at every port, as ns-2's trace file has them.
@@ -12,15 +11,76 @@
 
 use std::collections::VecDeque;
 
-use rampup_tcp::{Event as TcpEvent, Time};
+use rampup_tcp::Time;
 
-use super::conns::Slot;
-use super::{Conn, World};
-use crate::net::{Body, Packet, Port};
-use crate::scenario::Udp;
+use super::conns::{Conn, Slot};
+use crate::net::{Body, Net, Packet, Port};
+use crate::scenario::{Scenario, Udp};
 use crate::trace::pcap::{Pcap, SenderTcp};
-use crate::trace::{PacketDesc, PacketEvent, PacketKind, PacketRow, RttRow, Series};
-use crate::traffic::EndId;
+use crate::trace::{PacketDesc, PacketEvent, PacketKind, PacketRow, Series};
+use crate::traffic::App;
+
+/// The traces and captures of a run, and which of the world's hooks they need.
+pub(super) struct Traces {
+    pub(super) series: Series,
+    /// The per-packet trace's state (`[trace] packets`).
+    pub(super) log: Option<PacketLog>,
+    /// Each port's capture, if its link is captured; empty when none is.
+    pub(super) pcaps: Vec<Option<Pcap>>,
+    /// The queue trace (`[trace] queues`).
+    pub(super) queues: bool,
+    /// Whether a trace watches the ports (queues, packets, captures) or what ends receive
+    /// (throughput, rtt; and a vrate group or a rate-limited flow, which hear the same):
+    /// then the hooks here run.
+    pub(super) ports: bool,
+    pub(super) deliveries: bool,
+}
+
+impl Traces {
+    pub(super) fn new(sc: &Scenario, net: &Net) -> Traces {
+        // Empty without captures: a hop then reads no entry of its own (`enqueue_as`).
+        let ports = if sc.trace.pcap.is_empty() { 0 } else { net.ports.len() };
+        let mut pcaps: Vec<Option<Pcap>> = (0..ports).map(|_| None).collect();
+        for &l in &sc.trace.pcap {
+            for (i, p) in net.ports.iter().enumerate() {
+                if p.link == l {
+                    pcaps[i] = Some(Pcap::new(sc.header_bytes.min(sc.ack_bytes), Time::ZERO + sc.duration));
+                }
+            }
+        }
+        Traces {
+            series: Series::default(),
+            log: sc.trace.packets.then(|| PacketLog::new(sc.net.links.len() * 2)),
+            pcaps,
+            queues: sc.trace.queues,
+            ports: sc.trace.queues || sc.trace.packets || !sc.trace.pcap.is_empty(),
+            // vrate groups hear their members' RTT samples where the rtt trace does.
+            deliveries: sc.trace.throughput.is_some() || sc.trace.rtt || !sc.groups.is_empty() || sc.flows.iter().any(|f| matches!(f.app, App::RateLimited(_))),
+        }
+    }
+
+    /// Keep traces in memory only up to `rows` rows and captures up to `pcap_bytes`.
+    pub(super) fn spill_after(&mut self, rows: usize, pcap_bytes: usize) {
+        self.series = Series::new(rows);
+        for p in self.pcaps.iter_mut().flatten() {
+            p.out.set_limit(pcap_bytes);
+        }
+    }
+
+    /// The traces that watch the ports, lent to a port's `expire`.
+    pub(super) fn at_ports(&mut self) -> PortTraces<'_> {
+        PortTraces { series: &mut self.series, log: &mut self.log, queues: self.queues }
+    }
+
+    /// Packet `pkt`, sent by an end among `conns` (in `slots`), arrived over `port` at `t`
+    /// (with the packet trace on).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn arrival(&mut self, t: Time, port: u32, conns: &[Conn], slots: &[Slot], pkt: &Packet) {
+        let p = describe(conns, slots, pkt);
+        self.series.record_packet(PacketRow { t, port, event: PacketEvent::Arrive, p });
+    }
+}
 
 /// The descriptions of the packets each port has admitted and not yet sent.
 pub(super) struct PacketLog {
@@ -119,53 +179,6 @@ impl PortTraces<'_> {
         }
         if let (Some(log), Some(d)) = (&mut self.log, desc) {
             log.offered(self.series, port, p, at, d, outcome);
-        }
-    }
-}
-
-impl World<'_> {
-    /// Packet `id` arrived over `port` (called with the packet trace on).
-    #[cold]
-    #[inline(never)]
-    pub(super) fn log_arrival(&mut self, port: u32, id: u32) {
-        let p = describe(&self.conns, &self.slots, self.packets_in_flight.get(id));
-        self.series.record_packet(PacketRow { t: self.now, port, event: PacketEvent::Arrive, p });
-    }
-
-    /// End `ep`'s application got `bytes` (maybe 0) at `now`: the flow's throughput
-    /// interval and a rate-limited flow's phase count them, and the RTT samples the segment
-    /// gave are heard (`hear_samples`).
-    #[inline(never)]
-    pub(super) fn delivered_traced(&mut self, ep: EndId, bytes: u64, now: Time) {
-        let flow = self.conns[ep.index()].flow;
-        let data = if bytes > 0 { self.rate_delivered(flow, bytes, now) } else { 0 };
-        if let Some(interval) = self.sc.trace.throughput {
-            if bytes > 0 {
-                self.flows[flow as usize].bin.add(flow, bytes, data, now, interval, &mut self.series);
-            }
-        }
-        if self.sc.trace.rtt || !self.groups.is_empty() {
-            self.hear_samples(ep, now);
-        }
-    }
-
-    /// The RTT samples end `ep`'s last input gave: rows of the rtt trace, and news for its
-    /// vrate group (`crate::vrate::Group::on_sample`). Its other events are of no use here.
-    fn hear_samples(&mut self, ep: EndId, now: Time) {
-        let c = &mut self.conns[ep.index()];
-        let connection = self.slots[ep.index() / 2].id;
-        let done = c.ep.all_acked();
-        while let Some(e) = c.ep.poll_event() {
-            let TcpEvent::RttSample { rtt, cwnd } = e else { continue };
-            if self.sc.trace.rtt {
-                self.series.record_rtt(RttRow { t: now, flow: c.flow, connection, end: ep.side() as u8, rtt, cwnd });
-            }
-            if let Some((g, m)) = c.vrate {
-                self.groups[g as usize].group.on_sample(now, m as usize, rtt, cwnd, done);
-            }
-        }
-        if let Some((g, _)) = self.conns[ep.index()].vrate {
-            self.schedule_release(g, now);
         }
     }
 }
