@@ -88,8 +88,9 @@ def _utf8_text(text: str) -> str:
     return text
 
 
-#: The end of the engine's message for a key or a name it does not know, with what it takes.
-_UNKNOWN = re.compile(r"unknown (?:field|variant) `([^`]*)`(?=, expected (?:one of )?(`.*)$)")
+#: The end of the engine's message for a key or a name it does not know, with what it takes:
+#: serde's (unknown field `x`) or a registered part's (unknown cc "x").
+_UNKNOWN = re.compile(r"unknown (?:(?:field|variant) `([^`]*)`|[a-z]+ \"([^\"]*)\")(?=, expected (?:one of )?(`.*)$)")
 
 
 def explained(error: _engine.ScenarioError) -> _engine.ScenarioError:
@@ -99,8 +100,8 @@ def explained(error: _engine.ScenarioError) -> _engine.ScenarioError:
     m = _UNKNOWN.search(message)
     if m is None:
         return error
-    allowed = re.findall(r"`([^`]*)`", m.group(2))
-    close = difflib.get_close_matches(m.group(1), allowed, n=1, cutoff=0.6)
+    allowed = re.findall(r"`([^`]*)`", m.group(3))
+    close = difflib.get_close_matches(m.group(1) or m.group(2), allowed, n=1, cutoff=0.6)
     if not close:
         return error
     return _engine.ScenarioError(f"{message[: m.end()]} (did you mean `{close[0]}`?){message[m.end():]}")

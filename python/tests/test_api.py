@@ -164,7 +164,7 @@ def test_an_unknown_key_or_name_says_what_was_meant(demo_text: str) -> None:
     with pytest.raises(rampup.ScenarioError, match=r"unknown field `initial_windw` \(did you mean `initial_window`\?\), "
                                                    r"expected one of `profile`"):
         rampup.check(demo_text.replace("initial_window = 2", "initial_windw = 2"))
-    with pytest.raises(rampup.ScenarioError, match=r"unknown variant `vegass` \(did you mean `vegas`\?\)"):
+    with pytest.raises(rampup.ScenarioError, match=r"unknown cc \"vegass\" \(did you mean `vegas`\?\)"):
         rampup.check(demo_text.replace('cc = "newreno"', 'cc = "vegass"'))
     with pytest.raises(rampup.ScenarioError) as e:  # nothing close: the engine's words alone
         rampup.check(demo_text.replace("initial_window = 2", "zzzzzz = 2"))

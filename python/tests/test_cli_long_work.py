@@ -186,7 +186,7 @@ def test_check_takes_set_and_says_what_was_meant(run_cli, demo_path: Path) -> No
     assert proc.returncode == 2
     _one_line(proc.stderr, "flow[0].tcp.ccc: unknown field `ccc` (did you mean `cc`?)")
     proc = run_cli("check", demo_path, "--set", "flow[0].tcp.cc=vegass")
-    _one_line(proc.stderr, "unknown variant `vegass` (did you mean `vegas`?)")
+    _one_line(proc.stderr, "unknown cc \"vegass\" (did you mean `vegas`?)")
 
 
 def test_the_summary_is_not_cut_in_a_pipe(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
