@@ -33,9 +33,9 @@ fn run(tcp: &str) -> ((f64, f64), Option<u64>) {
 
 /// The draft's promise on this path. Open, and not a defect of ours: draft-09's exit check
 /// looks back by the ACK's RTT (§3.2's pseudocode; neqo and the authors' FreeBSD module do
-/// the same), so the shortfall grows only as the RTT rises within one window. It reaches
-/// 0.26 at 643.8 ms, 145 ms after the first drop (498.3 ms) and 3.6 ms before plain slow
-/// start sees the loss (docs/search.md, "Why it exits late"; the unit test
+/// the same), so the shortfall grows only as the RTT rises within one window, and it reaches
+/// THRESH after the buffer first overflows, just before plain slow start sees the loss
+/// (the figures: docs/search.md, "Why it exits late"; the unit test
 /// `a_queue_that_fills_delays_the_exit_past_two_bdp_of_buffer` shows it without the
 /// simulator). Run it with `--include-ignored --nocapture` for the figures.
 #[test]

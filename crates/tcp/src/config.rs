@@ -353,9 +353,51 @@ mod tests {
                 assert!(!k.doc.is_empty(), "{}.{} has no docs line", p.name, k.name);
             }
             assert!(!p.doc.is_empty(), "{} has no docs line", p.name);
-            if p.family == Family::Startup {
-                assert!(StartupKind::read(p.name, &Settings::defaults(p)).expect("registered").is_ok(), "{}", p.name);
+            if let Some(read) = read_part(p, &Settings::defaults(p)) {
+                assert!(read.is_ok(), "{}: its defaults are refused: {read:?}", p.name);
             }
         }
+    }
+
+    /// A part read by its family's reader, as the scenario layer reads it, shown as its
+    /// config's `Debug`; None for a part chosen by a key of its own (recovery, the extras
+    /// without settings). A part its family's reader does not know by its registered name
+    /// fails here.
+    fn read_part(p: &'static PartInfo, s: &Settings) -> Option<Result<String, Refusal>> {
+        let shown = |c: &dyn std::fmt::Debug| format!("{c:?}");
+        let read = match p.family {
+            Family::Startup => StartupKind::read(p.name, s).map(|r| r.map(|c| shown(&c))),
+            Family::Cc => CcKind::read(p.name, s, false).map(|r| r.map(|c| shown(&c))),
+            Family::Restart => Restart::read(p.name, s).map(|r| r.map(|c| shown(&c))),
+            Family::Pacing => PacingConfig::read(p.name, s).map(|r| r.map(|c| shown(&c))),
+            Family::Extra if p.name == crate::preemptive::INFO.name => Some(PreemptiveConfig::read(s).map(|c| shown(&c))),
+            Family::Recovery | Family::Extra => return None,
+        };
+        assert!(read.is_some(), "{}: its family's reader does not know its name", p.name);
+        read
+    }
+
+    /// Each choice of a key gives a config of its own: a choice the part's reader does not
+    /// tell apart from another would be read as that other one.
+    #[test]
+    fn every_choice_of_a_key_reads_as_a_config_of_its_own() {
+        let mut checked = 0;
+        for p in registry::parts() {
+            for k in p.keys {
+                let registry::Unit::Choice(names) = k.unit else { continue };
+                let configs: Vec<String> = names
+                    .iter()
+                    .map(|n| {
+                        let given = [(k.name, registry::Value::Choice(n))];
+                        read_part(p, &Settings { part: p, mss_bytes: 1000, given: &given }).expect("read").expect("a valid choice")
+                    })
+                    .collect();
+                for (i, c) in configs.iter().enumerate() {
+                    assert!(!configs[..i].contains(c), "{}.{} = {:?} reads as another choice: {c}", p.name, k.name, names[i]);
+                }
+                checked += 1;
+            }
+        }
+        assert!(checked >= 5, "only {checked} keys with choices");
     }
 }

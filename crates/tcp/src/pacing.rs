@@ -33,7 +33,12 @@ pub const PARTS: [PartInfo; 3] = [
         name: "quic",
         doc: "RFC 9002 §7.7: N x cwnd/srtt",
         keys: &[
-            Key { name: "n", unit: Unit::Number, default: Value::Number(1.25), doc: "N, the rate's multiple of cwnd/srtt (RFC 9002 §7.7's example: 1.25)" },
+            Key {
+                name: "n",
+                unit: Unit::Number,
+                default: Value::Number(PacingConfig::QUIC_N_PERCENT as f64 / 100.0),
+                doc: "N, the rate's multiple of cwnd/srtt (RFC 9002 §7.7's example: 1.25)",
+            },
             UNPACED,
         ],
         per_segment: true,
@@ -71,6 +76,8 @@ pub struct PacingConfig {
 
 impl PacingConfig {
     pub const LINUX_UNPACED_SEGMENTS: u32 = 10;
+    /// RFC 9002 §7.7's example N, 1.25.
+    pub const QUIC_N_PERCENT: u32 = 125;
 
     /// Pacing named `name` with `s` its settings (None for `none`); None for no such part.
     pub fn read(name: &str, s: &Settings) -> Option<Result<Option<PacingConfig>, Refusal>> {

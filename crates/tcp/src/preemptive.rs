@@ -17,8 +17,18 @@ pub const INFO: PartInfo = PartInfo {
     name: "preemptive",
     doc: "paper 002: resend the first unacknowledged segment after k x the handshake's RTT (preemptive = { factor, cutout })",
     keys: &[
-        Key { name: "factor", unit: Unit::Number, default: Value::Number(3.0), doc: "k: the timeout is k x the handshake's RTT (§5: 3; §7.2 finds 2 best)" },
-        Key { name: "cutout", unit: Unit::Bytes, default: Value::Bytes(80 * 1024), doc: "off once this many payload bytes are acknowledged (§5: 80 KB)" },
+        Key {
+            name: "factor",
+            unit: Unit::Number,
+            default: Value::Number(PreemptiveConfig::DEFAULT.factor),
+            doc: "k: the timeout is k x the handshake's RTT (§5: 3; §7.2 finds 2 best)",
+        },
+        Key {
+            name: "cutout",
+            unit: Unit::Bytes,
+            default: Value::Bytes(PreemptiveConfig::DEFAULT.cutout_bytes),
+            doc: "off once this many payload bytes are acknowledged (§5: 80 KB)",
+        },
     ],
     per_segment: true,
 };
@@ -36,7 +46,7 @@ pub struct PreemptiveConfig {
 
 impl Default for PreemptiveConfig {
     fn default() -> Self {
-        PreemptiveConfig { factor: 3.0, cutout_bytes: 80 * 1024 }
+        Self::DEFAULT
     }
 }
 
@@ -44,6 +54,9 @@ impl Default for PreemptiveConfig {
 const FACTOR_SCALE: u64 = 1_000_000;
 
 impl PreemptiveConfig {
+    /// The paper's k = 3 and 80 KB (§5); also the registry's defaults.
+    pub const DEFAULT: PreemptiveConfig = PreemptiveConfig { factor: 3.0, cutout_bytes: 80 * 1024 };
+
     pub fn read(s: &Settings) -> Result<PreemptiveConfig, Refusal> {
         let factor = s.number("factor");
         if !(factor.is_finite() && factor > 0.0) {

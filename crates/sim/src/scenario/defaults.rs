@@ -313,7 +313,7 @@ mod tests {
     /// Every key of `T`, a table written as `table`, has its row in `defaults()`.
     fn assert_every_key_has_a_default<T: for<'de> Deserialize<'de>>(table: &str) {
         let rows = defaults();
-        for key in keys::<T>().iter().filter(|k| !super::super::tcp::DEPRECATED.iter().any(|(.., flat)| flat == *k)) {
+        for key in keys::<T>().iter().filter(|k| !super::super::tcp::DEPRECATED.iter().any(|d| d.flat_key == **k)) {
             assert!(rows.iter().any(|r| r.table == table && r.key == *key), "{table}.{key} has no row in defaults()");
         }
     }

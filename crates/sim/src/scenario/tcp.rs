@@ -135,7 +135,7 @@ pub(super) struct TcpFile {
     dupthresh: Option<u32>,
     /// RFC 3465 for the controllers whose slow start is RFC 5681's (NewReno, CUBIC).
     byte_counting: Option<bool>,
-    /// The flat spellings of parts' settings (`DEPRECATED`), in its order.
+    /// The flat spellings of parts' settings (`DEPRECATED`).
     vegas_alpha: Option<toml::Value>,
     vegas_beta: Option<toml::Value>,
     vegas_gamma: Option<toml::Value>,
@@ -155,27 +155,47 @@ pub(super) struct TcpFile {
     pacing_unpaced: Option<toml::Value>,
 }
 
-/// The flat keys of an earlier release that are parts' settings: (family, the parts that
-/// own the setting, the setting, the flat key). Still read, with a deprecation note
-/// (`part::flat`), and left out of `rampup defaults`.
-pub(super) const DEPRECATED: [(Family, &[&str], &str, &str); 17] = [
-    (Family::Cc, &["vegas"], "alpha", "vegas_alpha"),
-    (Family::Cc, &["vegas"], "beta", "vegas_beta"),
-    (Family::Cc, &["vegas"], "gamma", "vegas_gamma"),
-    (Family::Cc, &["vegas"], "rtt", "vegas_rtt"),
-    (Family::Cc, &["vegas"], "slow_start_exit", "vegas_slow_start_exit"),
-    (Family::Cc, &["cubic"], "fast_convergence", "cubic_fast_convergence"),
-    (Family::Cc, &["cubic"], "beta", "cubic_beta"),
-    (Family::Startup, &["ssthreshless"], "gamma", "ssthreshless_gamma"),
-    (Family::Startup, &["ssthreshless"], "schedule", "ssthreshless_schedule"),
-    (Family::Startup, &["ssthreshless"], "rtt_tick", "ssthreshless_rtt_tick"),
-    (Family::Startup, &["limited-slow-start"], "max_ssthresh", "max_ssthresh"),
-    (Family::Restart, &["rbp-rate", "rbp-cwnd"], "scale", "rbp_scale"),
-    (Family::Restart, &["new-cwv"], "form", "new_cwv_form"),
-    (Family::Restart, &["new-cwv"], "nvp", "nvp"),
-    (Family::Restart, &["new-cwv"], "loss_response", "nvp_loss_response"),
-    (Family::Pacing, &["quic"], "n", "pacing_n"),
-    (Family::Pacing, &["linux", "quic"], "unpaced", "pacing_unpaced"),
+/// A flat key of an earlier release that is a part's setting: the family and the parts
+/// that own the setting, the setting, and the flat key with its field. Still read, with a
+/// deprecation note (`part::flat`), and left out of `rampup defaults`.
+pub(super) struct Deprecated {
+    pub family: Family,
+    pub parts: &'static [&'static str],
+    pub key: &'static str,
+    pub flat_key: &'static str,
+    field: fn(&mut TcpFile) -> &mut Option<toml::Value>,
+}
+
+pub(super) const DEPRECATED: [Deprecated; 17] = [
+    Deprecated { family: Family::Cc, parts: &["vegas"], key: "alpha", flat_key: "vegas_alpha", field: |t| &mut t.vegas_alpha },
+    Deprecated { family: Family::Cc, parts: &["vegas"], key: "beta", flat_key: "vegas_beta", field: |t| &mut t.vegas_beta },
+    Deprecated { family: Family::Cc, parts: &["vegas"], key: "gamma", flat_key: "vegas_gamma", field: |t| &mut t.vegas_gamma },
+    Deprecated { family: Family::Cc, parts: &["vegas"], key: "rtt", flat_key: "vegas_rtt", field: |t| &mut t.vegas_rtt },
+    Deprecated { family: Family::Cc, parts: &["vegas"], key: "slow_start_exit", flat_key: "vegas_slow_start_exit", field: |t| &mut t.vegas_slow_start_exit },
+    Deprecated { family: Family::Cc, parts: &["cubic"], key: "fast_convergence", flat_key: "cubic_fast_convergence", field: |t| &mut t.cubic_fast_convergence },
+    Deprecated { family: Family::Cc, parts: &["cubic"], key: "beta", flat_key: "cubic_beta", field: |t| &mut t.cubic_beta },
+    Deprecated { family: Family::Startup, parts: &["ssthreshless"], key: "gamma", flat_key: "ssthreshless_gamma", field: |t| &mut t.ssthreshless_gamma },
+    Deprecated {
+        family: Family::Startup,
+        parts: &["ssthreshless"],
+        key: "schedule",
+        flat_key: "ssthreshless_schedule",
+        field: |t| &mut t.ssthreshless_schedule,
+    },
+    Deprecated {
+        family: Family::Startup,
+        parts: &["ssthreshless"],
+        key: "rtt_tick",
+        flat_key: "ssthreshless_rtt_tick",
+        field: |t| &mut t.ssthreshless_rtt_tick,
+    },
+    Deprecated { family: Family::Startup, parts: &["limited-slow-start"], key: "max_ssthresh", flat_key: "max_ssthresh", field: |t| &mut t.max_ssthresh },
+    Deprecated { family: Family::Restart, parts: &["rbp-rate", "rbp-cwnd"], key: "scale", flat_key: "rbp_scale", field: |t| &mut t.rbp_scale },
+    Deprecated { family: Family::Restart, parts: &["new-cwv"], key: "form", flat_key: "new_cwv_form", field: |t| &mut t.new_cwv_form },
+    Deprecated { family: Family::Restart, parts: &["new-cwv"], key: "nvp", flat_key: "nvp", field: |t| &mut t.nvp },
+    Deprecated { family: Family::Restart, parts: &["new-cwv"], key: "loss_response", flat_key: "nvp_loss_response", field: |t| &mut t.nvp_loss_response },
+    Deprecated { family: Family::Pacing, parts: &["quic"], key: "n", flat_key: "pacing_n", field: |t| &mut t.pacing_n },
+    Deprecated { family: Family::Pacing, parts: &["linux", "quic"], key: "unpaced", flat_key: "pacing_unpaced", field: |t| &mut t.pacing_unpaced },
 ];
 
 impl TcpFile {
@@ -218,27 +238,9 @@ impl TcpFile {
             }
             self.preemptive = Some(toml::Table::new());
         }
-        let flat = [
-            self.vegas_alpha.take(),
-            self.vegas_beta.take(),
-            self.vegas_gamma.take(),
-            self.vegas_rtt.take(),
-            self.vegas_slow_start_exit.take(),
-            self.cubic_fast_convergence.take(),
-            self.cubic_beta.take(),
-            self.ssthreshless_gamma.take(),
-            self.ssthreshless_schedule.take(),
-            self.ssthreshless_rtt_tick.take(),
-            self.max_ssthresh.take(),
-            self.rbp_scale.take(),
-            self.new_cwv_form.take(),
-            self.nvp.take(),
-            self.nvp_loss_response.take(),
-            self.pacing_n.take(),
-            self.pacing_unpaced.take(),
-        ];
-        for (v, deprecated) in flat.into_iter().zip(DEPRECATED) {
-            part::flat(&mut self.settings, notes, v, deprecated, p)?;
+        for d in &DEPRECATED {
+            let v = (d.field)(&mut self).take();
+            part::flat(&mut self.settings, notes, v, (d.family, d.parts, d.key, d.flat_key), p)?;
         }
         Ok(self)
     }

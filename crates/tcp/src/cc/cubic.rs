@@ -35,17 +35,25 @@ pub struct CubicConfig {
 
 impl CubicConfig {
     pub const RFC_9438_BETA_PERMILLE: u64 = 700;
+    /// RFC 9438 with fast convergence (§4.7) and without byte counting; also the registry's
+    /// defaults.
+    pub const DEFAULT: CubicConfig = CubicConfig { fast_convergence: true, byte_counting: false, beta_permille: Self::RFC_9438_BETA_PERMILLE };
 
     pub const INFO: PartInfo = PartInfo {
         family: Family::Cc,
         name: "cubic",
         doc: "RFC 9438 CUBIC, as Linux's default (docs/modern.md)",
         keys: &[
-            Key { name: "fast_convergence", unit: Unit::Flag, default: Value::Flag(true), doc: "§4.7: a reduction below the last W_max lowers W_max further" },
+            Key {
+                name: "fast_convergence",
+                unit: Unit::Flag,
+                default: Value::Flag(Self::DEFAULT.fast_convergence),
+                doc: "§4.7: a reduction below the last W_max lowers W_max further",
+            },
             Key {
                 name: "beta",
                 unit: Unit::Number,
-                default: Value::Number(0.7),
+                default: Value::Number(Self::DEFAULT.beta_permille as f64 / BETA_DEN as f64),
                 doc: "β_cubic, the share of the window kept at a reduction (§5.1; ns-2.35's Linux agent: 0.8)",
             },
         ],
@@ -71,7 +79,7 @@ impl CubicConfig {
 
 impl Default for CubicConfig {
     fn default() -> Self {
-        CubicConfig { fast_convergence: true, byte_counting: false, beta_permille: Self::RFC_9438_BETA_PERMILLE }
+        Self::DEFAULT
     }
 }
 

@@ -21,7 +21,9 @@ pub enum VegasRtt {
 }
 
 impl VegasRtt {
-    pub fn name(self) -> &'static str {
+    pub const ALL: [VegasRtt; 2] = [VegasRtt::Min, VegasRtt::Mean];
+
+    pub const fn name(self) -> &'static str {
         match self {
             VegasRtt::Min => "min",
             VegasRtt::Mean => "mean",
@@ -41,7 +43,9 @@ pub enum VegasSlowStartExit {
 }
 
 impl VegasSlowStartExit {
-    pub fn name(self) -> &'static str {
+    pub const ALL: [VegasSlowStartExit; 2] = [VegasSlowStartExit::Target, VegasSlowStartExit::Eighth];
+
+    pub const fn name(self) -> &'static str {
         match self {
             VegasSlowStartExit::Target => "target",
             VegasSlowStartExit::Eighth => "eighth",
@@ -63,29 +67,43 @@ pub struct VegasConfig {
 
 impl Default for VegasConfig {
     fn default() -> Self {
-        VegasConfig { alpha: 1.0, beta: 3.0, gamma: 1.0, rtt: VegasRtt::Min, slow_start_exit: VegasSlowStartExit::Target }
+        Self::DEFAULT
     }
 }
 
 impl VegasConfig {
+    /// Brakmo & Peterson's α = 1, β = 3, γ = 1 with Linux's RTT and slow-start exit; also the
+    /// registry's defaults.
+    pub const DEFAULT: VegasConfig = VegasConfig { alpha: 1.0, beta: 3.0, gamma: 1.0, rtt: VegasRtt::Min, slow_start_exit: VegasSlowStartExit::Target };
+
     pub const INFO: PartInfo = PartInfo {
         family: Family::Cc,
         name: "vegas",
         doc: "TCP Vegas: delay-based, with its own slow start",
         keys: &[
-            Key { name: "alpha", unit: Unit::Number, default: Value::Number(1.0), doc: "α, the backlog in segments below which the window grows" },
-            Key { name: "beta", unit: Unit::Number, default: Value::Number(3.0), doc: "β, the backlog in segments above which the window shrinks" },
-            Key { name: "gamma", unit: Unit::Number, default: Value::Number(1.0), doc: "γ, the backlog in segments that ends slow start" },
+            Key {
+                name: "alpha",
+                unit: Unit::Number,
+                default: Value::Number(Self::DEFAULT.alpha),
+                doc: "α, the backlog in segments below which the window grows",
+            },
+            Key {
+                name: "beta",
+                unit: Unit::Number,
+                default: Value::Number(Self::DEFAULT.beta),
+                doc: "β, the backlog in segments above which the window shrinks",
+            },
+            Key { name: "gamma", unit: Unit::Number, default: Value::Number(Self::DEFAULT.gamma), doc: "γ, the backlog in segments that ends slow start" },
             Key {
                 name: "rtt",
-                unit: Unit::Choice(&["min", "mean"]),
-                default: Value::Choice("min"),
+                unit: Unit::Choice(&[VegasRtt::Min.name(), VegasRtt::Mean.name()]),
+                default: Value::Choice(Self::DEFAULT.rtt.name()),
                 doc: "the round's RTT compared with BaseRTT: its smallest sample (Linux) or the mean (ns-2)",
             },
             Key {
                 name: "slow_start_exit",
-                unit: Unit::Choice(&["target", "eighth"]),
-                default: Value::Choice("target"),
+                unit: Unit::Choice(&[VegasSlowStartExit::Target.name(), VegasSlowStartExit::Eighth.name()]),
+                default: Value::Choice(Self::DEFAULT.slow_start_exit.name()),
                 doc: "the window slow start leaves with: one segment queued (Linux), or cwnd less an eighth (ns-2)",
             },
         ],
@@ -97,8 +115,8 @@ impl VegasConfig {
         if !(alpha >= 0.0 && beta >= alpha && gamma >= 0.0) {
             return Err(Refusal { key: "beta", why: "need 0 <= alpha <= beta and gamma >= 0".into() });
         }
-        let rtt = if s.choice("rtt") == "mean" { VegasRtt::Mean } else { VegasRtt::Min };
-        let slow_start_exit = if s.choice("slow_start_exit") == "eighth" { VegasSlowStartExit::Eighth } else { VegasSlowStartExit::Target };
+        let rtt = VegasRtt::ALL.into_iter().find(|r| r.name() == s.choice("rtt")).expect("one of the key's choices");
+        let slow_start_exit = VegasSlowStartExit::ALL.into_iter().find(|e| e.name() == s.choice("slow_start_exit")).expect("one of the key's choices");
         Ok(VegasConfig { alpha, beta, gamma, rtt, slow_start_exit })
     }
 }

@@ -38,7 +38,9 @@ pub enum NvpLossResponse {
 }
 
 impl NewCwvForm {
-    pub fn name(self) -> &'static str {
+    pub const ALL: [NewCwvForm; 2] = [NewCwvForm::Paper, NewCwvForm::Rfc7661];
+
+    pub const fn name(self) -> &'static str {
         match self {
             NewCwvForm::Paper => "paper",
             NewCwvForm::Rfc7661 => "rfc7661",
@@ -47,7 +49,9 @@ impl NewCwvForm {
 }
 
 impl NvpLossResponse {
-    pub fn name(self) -> &'static str {
+    pub const ALL: [NvpLossResponse; 3] = [NvpLossResponse::HalfUsed, NvpLossResponse::RestartWindow, NvpLossResponse::Standard];
+
+    pub const fn name(self) -> &'static str {
         match self {
             NvpLossResponse::HalfUsed => "half-used",
             NvpLossResponse::RestartWindow => "restart-window",
@@ -66,11 +70,15 @@ pub struct NewCwvConfig {
 
 impl Default for NewCwvConfig {
     fn default() -> Self {
-        NewCwvConfig { form: NewCwvForm::Rfc7661, loss_response: NvpLossResponse::HalfUsed, nvp: Duration::from_secs(300) }
+        Self::DEFAULT
     }
 }
 
 impl NewCwvConfig {
+    /// RFC 7661 with the paper's loss response and the RFC's 5-minute NVP (§4.4); also the
+    /// registry's defaults.
+    pub const DEFAULT: NewCwvConfig = NewCwvConfig { form: NewCwvForm::Rfc7661, loss_response: NvpLossResponse::HalfUsed, nvp: Duration::from_secs(300) };
+
     pub const INFO: PartInfo = PartInfo {
         family: Family::Restart,
         name: "new-cwv",
@@ -78,15 +86,15 @@ impl NewCwvConfig {
         keys: &[
             Key {
                 name: "form",
-                unit: Unit::Choice(&["paper", "rfc7661"]),
-                default: Value::Choice("rfc7661"),
+                unit: Unit::Choice(&[NewCwvForm::Paper.name(), NewCwvForm::Rfc7661.name()]),
+                default: Value::Choice(Self::DEFAULT.form.name()),
                 doc: "pipeACK and the loss response as paper 003 §3 or as RFC 7661",
             },
-            Key { name: "nvp", unit: Unit::Time, default: Value::Time(Duration::from_secs(300)), doc: "the non-validated period (RFC 7661 §4.4: 5 minutes)" },
+            Key { name: "nvp", unit: Unit::Time, default: Value::Time(Self::DEFAULT.nvp), doc: "the non-validated period (RFC 7661 §4.4: 5 minutes)" },
             Key {
                 name: "loss_response",
-                unit: Unit::Choice(&["half-used", "restart-window", "standard"]),
-                default: Value::Choice("half-used"),
+                unit: Unit::Choice(&[NvpLossResponse::HalfUsed.name(), NvpLossResponse::RestartWindow.name(), NvpLossResponse::Standard.name()]),
+                default: Value::Choice(Self::DEFAULT.loss_response.name()),
                 doc: "a loss in the non-validated phase: (D − R)/2, the restart window, or standard recovery",
             },
         ],
@@ -98,12 +106,8 @@ impl NewCwvConfig {
         if nvp == Duration::ZERO {
             return Err(Refusal { key: "nvp", why: "must be a time greater than 0, like \"300s\"".into() });
         }
-        let form = if s.choice("form") == "paper" { NewCwvForm::Paper } else { NewCwvForm::Rfc7661 };
-        let loss_response = match s.choice("loss_response") {
-            "restart-window" => NvpLossResponse::RestartWindow,
-            "standard" => NvpLossResponse::Standard,
-            _ => NvpLossResponse::HalfUsed,
-        };
+        let form = NewCwvForm::ALL.into_iter().find(|f| f.name() == s.choice("form")).expect("one of the key's choices");
+        let loss_response = NvpLossResponse::ALL.into_iter().find(|r| r.name() == s.choice("loss_response")).expect("one of the key's choices");
         Ok(NewCwvConfig { form, loss_response, nvp })
     }
 }
