@@ -27,6 +27,15 @@ fn scenario_error(e: rampup_sim::ScenarioError) -> PyErr {
     ScenarioError::new_err(e.to_string())
 }
 
+/// A run's error: the scenario's, or a budget the run passed, as the one line of a
+/// ScenarioError (the line names the key or the budget).
+fn run_error(e: RunError) -> PyErr {
+    match e {
+        RunError::Stopped => PyRuntimeError::new_err("engine bug: a run stopped without a signal"),
+        e => ScenarioError::new_err(e.to_string()),
+    }
+}
+
 /// Runs `f` without the GIL and turns an engine panic into a `RuntimeError`.
 ///
 /// An engine panic is a bug (user input must never panic, STYLE.md rule 9), but
@@ -201,8 +210,7 @@ fn run<'py>(
     }
     let out = match out {
         Ok(out) => out,
-        Err(RunError::Scenario(e)) => return Err(scenario_error(e)),
-        Err(RunError::Stopped) => return Err(PyRuntimeError::new_err("engine bug: a run stopped without a signal")),
+        Err(e) => return Err(run_error(e)),
     };
     // A signal during the run's last events or while it made its tables counts too.
     py.check_signals()?;
@@ -217,7 +225,7 @@ fn run<'py>(
 #[pyfunction]
 fn delivered_packets(py: Python<'_>, scenario_toml: &str, mss: u64) -> PyResult<u64> {
     let text = scenario_toml.to_owned();
-    let out = detached(py, move || rampup_sim::run_toml(&text, None))?.map_err(scenario_error)?;
+    let out = detached(py, move || rampup_sim::run_toml(&text, None))?.map_err(run_error)?;
     let flows = out.table("flows");
     Ok(flows.u64s("bytes_received").iter().map(|b| b / mss.max(1)).sum())
 }
@@ -231,7 +239,7 @@ fn delivered_packets(py: Python<'_>, scenario_toml: &str, mss: u64) -> PyResult<
 #[pyfunction]
 fn completed_connections(py: Python<'_>, scenario_toml: &str) -> PyResult<u64> {
     let text = scenario_toml.to_owned();
-    let out = detached(py, move || rampup_sim::run_toml(&text, None))?.map_err(scenario_error)?;
+    let out = detached(py, move || rampup_sim::run_toml(&text, None))?.map_err(run_error)?;
     Ok(out.table("connections").f64s("duration_ns").iter().filter(|d| !d.is_nan()).count() as u64)
 }
 

@@ -23,6 +23,8 @@ pub mod vrate;
 pub mod world;
 
 use std::ops::ControlFlow;
+
+use rampup_tcp::Time;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 pub use output::{Column, RunOutput, Table};
@@ -36,10 +38,27 @@ pub type Progress<'a> = &'a mut dyn FnMut(f64) -> ControlFlow<()>;
 /// Why a run gave no output; each prints as one line.
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
-    /// The scenario is invalid, or the run passed a budget (trace rows, open connections,
-    /// memory): the line names the key.
+    /// The scenario is invalid: the line names the key.
     #[error(transparent)]
     Scenario(#[from] ScenarioError),
+    /// The engine's heap passed the run's memory budget, seen at `at` of simulated time.
+    #[error(
+        "memory budget: the engine held {} by {:.3}s of simulated time, more than the budget of {}; give a larger budget, or a smaller scenario (`rampup check` estimates its memory)",
+        memory::human_bytes(*held_bytes), at.as_secs_f64(), memory::human_bytes(*budget_bytes)
+    )]
+    MemoryBudget { held_bytes: u64, budget_bytes: u64, at: Time },
+    /// Connections arrived faster than they finished, past `max_open` open at once.
+    #[error(
+        "flow: more than {max_open} connections were open at once by {:.3}s of simulated time (they arrive faster than they finish); open fewer, or give a longer mean_gap",
+        at.as_secs_f64()
+    )]
+    TooManyOpen { max_open: usize, at: Time },
+    /// A traced table passed `[trace] max_rows`.
+    #[error(
+        "trace.max_rows: the {table} trace passed {max_rows} rows by {:.3}s of simulated time; raise trace.max_rows or turn the {table} trace off (trace.{table})",
+        at.as_secs_f64()
+    )]
+    TraceRows { table: &'static str, max_rows: u64, at: Time },
     /// The observer (`Progress`) stopped the run.
     #[error("the run was stopped before its end")]
     Stopped,
@@ -63,13 +82,9 @@ pub fn warnings_toml(scenario_toml: &str) -> Result<Vec<String>, ScenarioError> 
 }
 
 /// Run a scenario given as TOML text; `seed` overrides the scenario's own.
-pub fn run_toml(scenario_toml: &str, seed: Option<u64>) -> Result<RunOutput, ScenarioError> {
+pub fn run_toml(scenario_toml: &str, seed: Option<u64>) -> Result<RunOutput, RunError> {
     let sc = scenario::parse(scenario_toml)?;
-    match run(&sc, seed.unwrap_or(sc.seed), &mut to_the_end) {
-        Ok(out) => Ok(out),
-        Err(RunError::Scenario(e)) => Err(e),
-        Err(RunError::Stopped) => unreachable!("to_the_end stops no run"),
-    }
+    run(&sc, seed.unwrap_or(sc.seed), &mut to_the_end)
 }
 
 /// As `run_toml`, with `progress` following the run (and maybe stopping it), the traces
@@ -142,12 +157,34 @@ pub fn run_hop_by_hop(sc: &Scenario, seed: u64) -> RunOutput {
 
 #[cfg(test)]
 mod tests {
-    use super::{RunError, ScenarioError};
+    use super::{RunError, ScenarioError, Time};
 
     #[test]
     fn a_run_error_is_an_error_that_prints_one_line() {
-        let e: Box<dyn std::error::Error> = Box::new(RunError::from(ScenarioError("trace.max_rows: the queues trace passed 5 rows".into())));
-        assert_eq!(e.to_string(), "trace.max_rows: the queues trace passed 5 rows", "a scenario's error prints as itself");
-        assert!(!RunError::Stopped.to_string().contains('\n'));
+        let e: Box<dyn std::error::Error> = Box::new(RunError::from(ScenarioError::key("flow[0].tcp.mss", "must be at least 1 bytes (got 0)")));
+        assert_eq!(e.to_string(), "flow[0].tcp.mss: must be at least 1 bytes (got 0)", "a scenario's error prints as itself");
+        let at = Time(1_500_000_000);
+        let budgets = [
+            RunError::MemoryBudget { held_bytes: 3 << 30, budget_bytes: 1 << 30, at },
+            RunError::TooManyOpen { max_open: 20, at },
+            RunError::TraceRows { table: "queues", max_rows: 5, at },
+        ];
+        let lines: Vec<String> = budgets.iter().map(|e| e.to_string()).collect();
+        assert!(lines[0].starts_with("memory budget: the engine held 3.00 GiB by 1.500s of simulated time, more than the budget of 1.00 GiB;"), "{}", lines[0]);
+        assert!(lines[1].starts_with("flow: more than 20 connections were open at once by 1.500s"), "{}", lines[1]);
+        assert!(lines[2].starts_with("trace.max_rows: the queues trace passed 5 rows by 1.500s"), "{}", lines[2]);
+        for line in lines.iter().chain([&RunError::Stopped.to_string()]) {
+            assert!(!line.contains('\n'), "{line}");
+        }
+    }
+
+    #[test]
+    fn a_syntax_error_names_where_and_a_key_error_its_key() {
+        let syntax = ScenarioError::Syntax { format: "TOML", at: Some((3, 7)), why: "expected `=`".into() };
+        assert_eq!(syntax.to_string(), "TOML syntax, line 3 column 7: expected `=`");
+        assert_eq!(syntax.key_path(), None);
+        let json = ScenarioError::Syntax { format: "JSON", at: None, why: "trailing characters".into() };
+        assert_eq!(json.to_string(), "JSON syntax: trailing characters");
+        assert_eq!(ScenarioError::key("duration", "missing").key_path(), Some("duration"));
     }
 }

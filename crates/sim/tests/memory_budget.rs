@@ -31,7 +31,7 @@ app = { kind = "request-response", request = "1KB", response = "100KB", connecti
 fn a_run_past_its_memory_budget_stops_with_one_line() {
     let sc = scenario::parse(PILING_UP).unwrap();
     let run = |budget| collected(|sink| World::new(&sc, 1).memory_budget(budget).run(&mut to_the_end, sink));
-    let Err(RunError::Scenario(e)) = run(Some(8 << 20)) else { panic!("the run passed its budget") };
+    let Err(e @ RunError::MemoryBudget { budget_bytes: 0x80_0000, .. }) = run(Some(8 << 20)) else { panic!("the run passed its budget") };
     let line = e.to_string();
     assert!(line.starts_with("memory budget: the engine held ") && line.contains("more than the budget of 8.00 MiB"), "{line}");
     assert!(!line.contains('\n'));

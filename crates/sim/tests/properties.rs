@@ -296,8 +296,10 @@ fn a_trace_over_its_budget_stops_a_split_run() {
     let split = plan(&sc).expect("the dumbbell is split");
     let mut traces = rampup_sim::Collect::default();
     match rampup_sim::world::World::run_split(&sc, 1, &split, None, &mut rampup_sim::to_the_end, &mut traces) {
-        Err(rampup_sim::RunError::Scenario(e)) => assert!(e.to_string().starts_with("trace.max_rows: the queues trace passed 5000 rows by "), "{e}"),
-        Err(rampup_sim::RunError::Stopped) => panic!("stopped"),
+        Err(e @ rampup_sim::RunError::TraceRows { table: "queues", max_rows: 5000, .. }) => {
+            assert!(e.to_string().starts_with("trace.max_rows: the queues trace passed 5000 rows by "), "{e}")
+        }
+        Err(e) => panic!("{e}"),
         Ok(_) => panic!("ran to the end"),
     }
 }

@@ -277,11 +277,13 @@ app = { kind = "request-response", request = 3000, response = 5000, think = "7ms
 #[test]
 fn the_old_name_of_the_write_schedule_says_the_new_one() {
     let text = "duration = \"1s\"\n[topology]\nkind = \"dumbbell\"\naccess_rate = \"1Gbps\"\naccess_delay = \"1ms\"\nbottleneck_rate = \"1Gbps\"\nbottleneck_delay = \"1ms\"\n[[flow]]\nfrom = \"s0\"\nto = \"r0\"\napp = { kind = \"requests\", schedule = [] }\n";
-    let e = rampup_sim::check_toml(text).unwrap_err().0;
+    let e = rampup_sim::check_toml(text).unwrap_err().to_string();
     assert!(e.starts_with("flow[0].app.kind: \"requests\" is now called \"writes\""), "{e}");
-    let e = rampup_sim::check_toml(&text.replace("requests\", schedule = []", "request-response\", request = 1, response = 1, connections = 2")).unwrap_err().0;
+    let e = rampup_sim::check_toml(&text.replace("requests\", schedule = []", "request-response\", request = 1, response = 1, connections = 2"))
+        .unwrap_err()
+        .to_string();
     assert_eq!(e, "flow[0].app.mean_gap: missing: the mean time between connections (e.g. \"10ms\")");
-    let e = rampup_sim::check_toml(&text.replace("requests\", schedule = []", "bulk\", request = 1")).unwrap_err().0;
+    let e = rampup_sim::check_toml(&text.replace("requests\", schedule = []", "bulk\", request = 1")).unwrap_err().to_string();
     assert!(e.starts_with("flow[0].app.request: not a key of kind = \"bulk\""), "{e}");
 }
 
@@ -304,8 +306,8 @@ app = { kind = "request-response", request = 1000, response = 100000, connection
 "#;
     let sc = rampup_sim::scenario::parse(text).unwrap();
     let run = |limit| rampup_sim::collected(|sink| rampup_sim::world::World::new(&sc, 1).open_at_most(limit).run(&mut rampup_sim::to_the_end, sink));
-    let Err(rampup_sim::RunError::Scenario(e)) = run(20) else { panic!("20 open connections were enough") };
-    assert!(e.0.starts_with("flow: more than 20 connections were open at once by "), "{}", e.0);
+    let Err(e @ rampup_sim::RunError::TooManyOpen { max_open: 20, .. }) = run(20) else { panic!("20 open connections were enough") };
+    assert!(e.to_string().starts_with("flow: more than 20 connections were open at once by "), "{e}");
     assert!(run(100).is_ok(), "with room for all of them");
 }
 

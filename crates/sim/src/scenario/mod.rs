@@ -24,12 +24,35 @@ use crate::traffic::{App, Arrivals, Closer, ExchangeSpec, Http, Load, Phase, Rat
 use crate::units::{RateValue, SizeValue, TimeValue};
 use crate::vrate::VrateSpec;
 
+/// Why a scenario was refused. Each prints as one line: the key path (or where the syntax
+/// broke) and what is allowed.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct ScenarioError(pub String);
+pub enum ScenarioError {
+    /// The text is not a TOML or JSON document; `at` is the line and column, where known.
+    #[error("{format} syntax{}: {why}", at.map_or_else(String::new, |(line, col)| format!(", line {line} column {col}")))]
+    Syntax { format: &'static str, at: Option<(usize, usize)>, why: String },
+    /// A key's value is refused, or a key is missing or unknown; `key` is its path
+    /// (`flow[0].tcp.mss`), or `scenario` for the document as a whole.
+    #[error("{key}: {why}")]
+    Key { key: String, why: String },
+}
 
-fn err<T>(path: impl AsRef<str>, msg: impl AsRef<str>) -> Result<T, ScenarioError> {
-    Err(ScenarioError(format!("{}: {}", path.as_ref(), msg.as_ref())))
+impl ScenarioError {
+    pub fn key(key: impl Into<String>, why: impl Into<String>) -> Self {
+        ScenarioError::Key { key: key.into(), why: why.into() }
+    }
+
+    /// The key path the error names; None for a syntax error.
+    pub fn key_path(&self) -> Option<&str> {
+        match self {
+            ScenarioError::Key { key, .. } => Some(key),
+            ScenarioError::Syntax { .. } => None,
+        }
+    }
+}
+
+fn err<T>(path: impl Into<String>, msg: impl Into<String>) -> Result<T, ScenarioError> {
+    Err(ScenarioError::key(path, msg))
 }
 
 /// The largest byte or packet count a scenario may give: 2^53, the largest integer a
@@ -42,9 +65,9 @@ pub const MAX_WIRE_BYTES: u32 = 65_535;
 /// `v` if it lies in `range`, else the one-line error naming the key and the bound it broke.
 fn within(path: impl AsRef<str>, v: u64, range: std::ops::RangeInclusive<u64>, unit: &str) -> Result<u64, ScenarioError> {
     if v < *range.start() {
-        err(path, format!("must be at least {} {unit} (got {v})", range.start()))
+        err(path.as_ref(), format!("must be at least {} {unit} (got {v})", range.start()))
     } else if v > *range.end() {
-        err(path, format!("must be at most {} {unit} (got {v})", range.end()))
+        err(path.as_ref(), format!("must be at most {} {unit} (got {v})", range.end()))
     } else {
         Ok(v)
     }
@@ -316,7 +339,7 @@ pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
             let path = e.path().to_string();
             key_error(path, e.into_inner().to_string())
         })?;
-        de.end().map_err(|e| ScenarioError(format!("JSON syntax: {e}")))?;
+        de.end().map_err(|e| ScenarioError::Syntax { format: "JSON", at: None, why: e.to_string() })?;
         file
     } else {
         let de = toml::de::Deserializer::parse(text).map_err(|e| toml_error(text, &e))?;
@@ -338,9 +361,9 @@ fn key_error(path: String, msg: String) -> ScenarioError {
         }
     }
     if path == "." || path.is_empty() {
-        ScenarioError(format!("scenario: {msg}"))
+        ScenarioError::key("scenario", msg)
     } else {
-        ScenarioError(format!("{path}: {msg}"))
+        ScenarioError::key(path, msg)
     }
 }
 
@@ -371,15 +394,13 @@ fn cut_long_quotes(msg: &str) -> String {
 
 fn toml_error(text: &str, e: &toml::de::Error) -> ScenarioError {
     let msg = cut_long_quotes(&e.message().replace('\n', " "));
-    match e.span() {
-        Some(span) => {
-            let before = &text[..span.start.min(text.len())];
-            let line = before.matches('\n').count() + 1;
-            let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-            ScenarioError(format!("TOML syntax, line {line} column {col}: {msg}"))
-        }
-        None => ScenarioError(format!("TOML syntax: {msg}")),
-    }
+    let at = e.span().map(|span| {
+        let before = &text[..span.start.min(text.len())];
+        let line = before.matches('\n').count() + 1;
+        let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        (line, col)
+    });
+    ScenarioError::Syntax { format: "TOML", at, why: msg }
 }
 
 fn check(f: File) -> Result<Scenario, ScenarioError> {
@@ -391,7 +412,7 @@ fn check(f: File) -> Result<Scenario, ScenarioError> {
     let node = |path: String, name: &str| -> Result<usize, ScenarioError> {
         names.get(name).copied().ok_or_else(|| {
             let known: Vec<&str> = net.nodes.iter().map(|n| n.name.as_str()).take(12).collect();
-            ScenarioError(format!("{path}: no node named {name:?} (nodes: {}{})", known.join(", "), if net.nodes.len() > 12 { ", …" } else { "" }))
+            ScenarioError::key(path, format!("no node named {name:?} (nodes: {}{})", known.join(", "), if net.nodes.len() > 12 { ", …" } else { "" }))
         })
     };
     let component = components(&net);
@@ -557,7 +578,7 @@ fn link_by_name(net: &NetSpec, name: &str, path: &str) -> Result<usize, Scenario
         let (a, b) = (&net.nodes[l.a].name, &net.nodes[l.b].name);
         name == format!("{a}-{b}") || name == format!("{b}-{a}")
     });
-    found.ok_or_else(|| ScenarioError(format!("{path}: no link named {name:?} (a link is named by its two ends, like \"left-right\")")))
+    found.ok_or_else(|| ScenarioError::key(path, format!("no link named {name:?} (a link is named by its two ends, like \"left-right\")")))
 }
 
 /// Connected component of every node, so that checking a flow's path costs O(1).

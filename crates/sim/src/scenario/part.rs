@@ -92,7 +92,7 @@ impl Settings {
 pub(super) fn find(family: Family, name: &str, at: &str) -> Result<&'static PartInfo, ScenarioError> {
     registry::find(family, name).ok_or_else(|| {
         let names: Vec<String> = registry::parts().filter(|p| p.family == family).map(|p| format!("`{}`", p.name)).collect();
-        ScenarioError(format!("{at}: unknown {} {}, expected one of {}", family.key(), crate::units::shown(name), names.join(", ")))
+        ScenarioError::key(at, format!("unknown {} {}, expected one of {}", family.key(), crate::units::shown(name), names.join(", ")))
     })
 }
 
@@ -108,7 +108,7 @@ pub(super) fn setting(part: &'static PartInfo, key: &str, value: toml::Value, at
         }
         return err(&at, format!("applies to {} kind {} only", part.family.key(), owners.join(" or ")));
     };
-    let refused = |e: toml::de::Error| ScenarioError(format!("{at}: {}", e.message()));
+    let refused = |e: toml::de::Error| ScenarioError::key(&at, e.message());
     let value = match k.unit {
         Unit::Number => Value::Number(f64::deserialize(value).map_err(refused)?),
         Unit::Segments => Value::Segments(u64::deserialize(value).map_err(refused)?),

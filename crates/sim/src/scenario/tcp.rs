@@ -531,7 +531,7 @@ impl PartRead<'_> {
         let settings = registry::Settings { part: info, mss_bytes: self.mss, given: &given };
         read(&self.name, &settings).expect("a registered part reads").map_err(|r| {
             let given_at = self.t.settings.at(info, r.key).map_or_else(|| format!("{at}.{}", r.key), str::to_string);
-            ScenarioError(format!("{given_at}: {}", r.why))
+            ScenarioError::key(given_at, r.why)
         })
     }
 }

@@ -192,7 +192,7 @@ const MAX_PAIRS: u32 = 1_000_000;
 const DEFAULT_QUEUE: QueueLimit = QueueLimit::Packets(1000);
 
 fn fail<T>(path: &str, msg: impl AsRef<str>) -> Result<T, ScenarioError> {
-    Err(ScenarioError(format!("{path}: {}", msg.as_ref())))
+    Err(ScenarioError::key(path, msg.as_ref()))
 }
 
 fn probability(v: Option<f64>, path: &str) -> Result<f64, ScenarioError> {
@@ -212,7 +212,7 @@ fn queue(q: Option<QueueFile>, path: &str, default: QueueLimit) -> Result<(Queue
 }
 
 fn required<T>(v: Option<T>, path: &str) -> Result<T, ScenarioError> {
-    v.ok_or_else(|| ScenarioError(format!("{path}: missing")))
+    v.ok_or_else(|| ScenarioError::key(path, "missing"))
 }
 
 pub fn build(t: &TopologyFile) -> Result<NetSpec, ScenarioError> {
@@ -280,11 +280,11 @@ fn dumbbell(t: &TopologyFile) -> Result<NetSpec, ScenarioError> {
     let side = |own: &Option<PerPair<RateValue>>, own_key: &str, delay: &Option<PerPair<TimeValue>>, delay_key: &str| {
         let (rates, rate_key) = match own {
             Some(r) => (r, own_key),
-            None => (t.access_rate.as_ref().ok_or_else(|| ScenarioError("topology.access_rate: missing".into()))?, "access_rate"),
+            None => (t.access_rate.as_ref().ok_or_else(|| ScenarioError::key("topology.access_rate", "missing"))?, "access_rate"),
         };
         let (delays, delay_key) = match delay {
             Some(d) => (d, delay_key),
-            None => (t.access_delay.as_ref().ok_or_else(|| ScenarioError("topology.access_delay: missing".into()))?, "access_delay"),
+            None => (t.access_delay.as_ref().ok_or_else(|| ScenarioError::key("topology.access_delay", "missing"))?, "access_delay"),
         };
         let rates = rates.each(pairs, &format!("topology.{rate_key}"))?;
         let rates = rates.into_iter().map(|r| positive_rate(r, &format!("topology.{rate_key}"))).collect::<Result<Vec<_>, _>>()?;
@@ -385,7 +385,7 @@ fn custom(t: &TopologyFile) -> Result<NetSpec, ScenarioError> {
         net.node(n.clone());
     }
     let find = |name: &str, path: &str| -> Result<usize, ScenarioError> {
-        names.iter().position(|n| n == name).ok_or_else(|| ScenarioError(format!("{path}: no node named {name:?} (nodes: {})", names.join(", "))))
+        names.iter().position(|n| n == name).ok_or_else(|| ScenarioError::key(path, format!("no node named {name:?} (nodes: {})", names.join(", "))))
     };
     for (i, l) in t.link.iter().flatten().enumerate() {
         let p = format!("topology.link[{i}]");

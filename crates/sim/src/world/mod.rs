@@ -15,7 +15,7 @@ use crate::scenario::Scenario;
 use crate::trace::{PacketEvent, TraceSink};
 use crate::traffic::{Action, EndId};
 use crate::Progress;
-use crate::{RunError, ScenarioError};
+use crate::RunError;
 
 // The world's owned sub-states, each with its own methods; none reaches the event loop.
 mod conns;
@@ -226,25 +226,16 @@ impl<'s> World<'s> {
     /// The error that stops the run at `t`, if any: more connections to open at once than
     /// `max_open`, the heap past `memory_budget`, or a trace past `[trace] max_rows`.
     fn over_budget(&self, t: Time) -> Option<RunError> {
-        let at = t.as_nanos() as f64 / 1e9;
-        let (held, seen) = self.conns.over_memory.unwrap_or_else(|| (memory::allocated_bytes(), t));
-        if let Some(budget) = self.conns.memory_budget.filter(|&b| held > b) {
-            let (held, budget, seen) = (memory::human_bytes(held), memory::human_bytes(budget), seen.as_nanos() as f64 / 1e9);
-            let msg = format!("memory budget: the engine held {held} by {seen:.3}s of simulated time, more than the budget of {budget}; give a larger budget, or a smaller scenario (`rampup check` estimates its memory)");
-            return Some(RunError::Scenario(ScenarioError(msg)));
+        let (held_bytes, seen) = self.conns.over_memory.unwrap_or_else(|| (memory::allocated_bytes(), t));
+        if let Some(budget_bytes) = self.conns.memory_budget.filter(|&b| held_bytes > b) {
+            return Some(RunError::MemoryBudget { held_bytes, budget_bytes, at: seen });
         }
         if self.conns.too_many_open {
-            let msg = format!(
-                "flow: more than {} connections were open at once by {at:.3}s of simulated time (they arrive faster than they finish); open fewer, or give a longer mean_gap",
-                self.conns.max_open
-            );
-            return Some(RunError::Scenario(ScenarioError(msg)));
+            return Some(RunError::TooManyOpen { max_open: self.conns.max_open, at: t });
         }
-        let max = self.sc.trace.max_rows?;
-        let table = self.traces.series.over(max)?;
-        let msg =
-            format!("trace.max_rows: the {table} trace passed {max} rows by {at:.3}s of simulated time; raise trace.max_rows or turn the {table} trace off (trace.{table})");
-        Some(RunError::Scenario(ScenarioError(msg)))
+        let max_rows = self.sc.trace.max_rows?;
+        let table = self.traces.series.over(max_rows)?;
+        Some(RunError::TraceRows { table, max_rows, at: t })
     }
 
     /// Tell `progress` how far the run is at `t`, unless a trace has passed its budget
