@@ -93,6 +93,11 @@ fn a_part_table_names_its_keys() {
         r#"cc = { kind = "vegas", alfa = 2.0 }"#,
         r#"flow[0].tcp.cc.alfa: unknown key: cc kind "vegas" takes only alpha, beta, gamma, rtt, slow_start_exit"#,
     );
+    // A startup named by `cc` is named by `cc` in the line, as is a part switched on by a
+    // key of its own.
+    error("", r#"cc = { kind = "hoe", gamma = 2.0, beta = 1.0 }"#, r#"flow[0].tcp.cc.beta: applies to cc kind "vegas" or "cubic" only"#);
+    error("", r#"cc = { kind = "ssthreshless", alfa = 2.0 }"#, r#"flow[0].tcp.cc.alfa: unknown key: cc kind "ssthreshless" takes only"#);
+    error("", r#"preemptive = { k = 3 }"#, "flow[0].tcp.preemptive.k: unknown key: preemptive takes only factor, cutout");
     error("", r#"cc = { kind = "reno" }"#, r#"flow[0].tcp.cc: unknown cc "reno", expected one of `newreno`, `vegas`, `cubic`, `hoe`"#);
     error("", r#"cc = { alpha = 2.0 }"#, "flow[0].tcp.cc: missing field `kind`");
     error("", r#"cc = 3"#, "flow[0].tcp.cc: invalid type: integer `3`, expected a name, or a table with its `kind` and settings");

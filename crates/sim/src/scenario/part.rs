@@ -9,7 +9,7 @@ use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use std::fmt;
 
-use super::{err, within, ScenarioError, MAX_COUNT};
+use super::{err, within, ScenarioError, CC_SHORTHANDS, MAX_COUNT};
 use crate::units::{SizeValue, TimeValue};
 
 /// A part given by its name, or as a table with its `kind` and settings.
@@ -96,17 +96,29 @@ pub(super) fn find(family: Family, name: &str, at: &str) -> Result<&'static Part
     })
 }
 
-/// `value` read as `part`'s setting `key`, given at `at`. A key the part does not own names
-/// the parts of its family that do.
-pub(super) fn setting(part: &'static PartInfo, key: &str, value: toml::Value, at: String) -> Result<Setting, ScenarioError> {
+/// Whether the key `chooser` may name part `p`: `cc` names the controllers and the startups
+/// it stands for as NewReno with them (`CC_SHORTHANDS`); any other key the parts of `family`.
+fn chosen_by(chooser: &str, family: Family, p: &PartInfo) -> bool {
+    match chooser {
+        "cc" => p.family == Family::Cc || (p.family == Family::Startup && CC_SHORTHANDS.contains(&p.name)),
+        _ => p.family == family,
+    }
+}
+
+/// `value` read as `part`'s setting `key`, given at `at` in the table of the key `chooser`
+/// that named the part (`cc`, `startup`, `preemptive`, …). A key the part does not own names
+/// the parts `chooser` may name that do.
+pub(super) fn setting(part: &'static PartInfo, chooser: &str, key: &str, value: toml::Value, at: String) -> Result<Setting, ScenarioError> {
     let Some(k) = part.key(key) else {
-        let owners: Vec<String> = registry::parts().filter(|p| p.family == part.family && p.key(key).is_some()).map(|p| format!("\"{}\"", p.name)).collect();
+        let owners: Vec<String> =
+            registry::parts().filter(|p| chosen_by(chooser, part.family, p) && p.key(key).is_some()).map(|p| format!("\"{}\"", p.name)).collect();
         if owners.is_empty() {
             let own: Vec<&str> = part.keys.iter().map(|k| k.name).collect();
             let takes = if own.is_empty() { "no settings".to_string() } else { format!("only {}", own.join(", ")) };
-            return err(&at, format!("unknown key: {} kind \"{}\" takes {takes}", part.family.key(), part.name));
+            let named = if chooser == part.name { chooser.to_string() } else { format!("{chooser} kind \"{}\"", part.name) };
+            return err(&at, format!("unknown key: {named} takes {takes}"));
         }
-        return err(&at, format!("applies to {} kind {} only", part.family.key(), owners.join(" or ")));
+        return err(&at, format!("applies to {chooser} kind {} only", owners.join(" or ")));
     };
     let refused = |e: toml::de::Error| ScenarioError::key(&at, e.message());
     let value = match k.unit {
@@ -139,7 +151,7 @@ pub(super) fn flat(
     let Some(v) = value else { return Ok(()) };
     let at = format!("{p}.{flat_key}");
     for part in parts {
-        settings.add(setting(find(family, part, &at)?, key, v.clone(), at.clone())?)?;
+        settings.add(setting(find(family, part, &at)?, family.key(), key, v.clone(), at.clone())?)?;
     }
     let kinds: Vec<String> = parts.iter().map(|k| format!("\"{k}\"")).collect();
     notes.push(format!("{at}: deprecated: write {} = {{ kind = {}, {key} = … }}", family.key(), kinds.join(" or ")));

@@ -89,7 +89,8 @@ pub(super) fn keys(name: ProfileName) -> TcpFile {
     for (name, settings) in part_tables {
         let info = registry::parts().find(|p| p.name == name && !p.keys.is_empty()).expect("a profile's table names a part with settings");
         for (key, v) in settings.as_table().expect("a table").clone() {
-            keys.add_setting(part::setting(info, &key, v, format!("profile {name}.{key}")).expect("a profile's settings are valid")).expect("given once");
+            keys.add_setting(part::setting(info, info.family.key(), &key, v, format!("profile {name}.{key}")).expect("a profile's settings are valid"))
+                .expect("given once");
         }
     }
     keys

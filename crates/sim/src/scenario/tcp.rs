@@ -220,21 +220,14 @@ impl TcpFile {
                     if key == "cc" && name == "byte_counting" {
                         return err(at, "a key of the tcp table: write byte_counting = true beside cc");
                     }
-                    // A `cc` names a controller or a startup: the kinds that have the setting
-                    // are of either.
-                    let cc_owners = || registry::parts().filter(|o| o.key(&name).is_some() && (o.family == Family::Cc || CC_SHORTHANDS.contains(&o.name)));
-                    if key == "cc" && info.key(&name).is_none() && cc_owners().next().is_some() {
-                        let kinds: Vec<String> = cc_owners().map(|o| format!("\"{}\"", o.name)).collect();
-                        return err(at, format!("applies to cc kind {} only", kinds.join(" or ")));
-                    }
-                    self.settings.add(part::setting(info, &name, v, at)?)?;
+                    self.settings.add(part::setting(info, key, &name, v, at)?)?;
                 }
             }
             *spec = Some(PartSpec { kind, settings: toml::Table::new() });
         }
         if let Some(table) = self.preemptive.take() {
             for (name, v) in table {
-                self.settings.add(part::setting(&rampup_tcp::preemptive::INFO, &name, v, format!("{p}.preemptive.{name}"))?)?;
+                self.settings.add(part::setting(&rampup_tcp::preemptive::INFO, "preemptive", &name, v, format!("{p}.preemptive.{name}"))?)?;
             }
             self.preemptive = Some(toml::Table::new());
         }
