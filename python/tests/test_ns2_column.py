@@ -18,7 +18,7 @@ from rampup import ns2
 from rampup.experiments import ns2_column
 from rampup.experiments.report import Heading, Paragraph, Report, Table
 from rampup.experiments.ssthreshless import ns2 as ssthreshless_ns2
-from rampup.experiments.ssthreshless.runs import SS_A, SS_S
+from rampup.experiments.ssthreshless.runs import LSS, MAIN, READINGS, SCHEMES, SS_A, SS_S, Net
 
 needs_ns = pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2 is not installed (apt-get install ns2)")
 
@@ -168,3 +168,12 @@ def test_within_counts_a_relative_or_an_absolute_match() -> None:
 def _text(block: object) -> str:
     assert isinstance(block, Paragraph), block
     return block.text
+
+
+def test_limited_slow_start_reaches_ns2_with_its_max_ssthresh() -> None:
+    """RFC 3742's max_ssthresh goes to ns-2's ``max_ssthresh_`` as our LSS scheme sets it (a
+    startup table's setting since the nested form): without it ns-2 runs plain slow start."""
+    ours = SCHEMES[LSS]["startup"]
+    assert ours["kind"] == "limited-slow-start"
+    assert ssthreshless_ns2.args(LSS, Net(), READINGS[MAIN])["max_ssthresh"] == ours["max_ssthresh"]
+    assert "max_ssthresh" not in ssthreshless_ns2.args(SS_S, Net(), READINGS[MAIN])

@@ -34,8 +34,9 @@ def args(scheme: str, net: Net, reading: Reading) -> dict[str, Any]:
                            "access_buffer": 10000, "delack": int(reading.delayed_ack)}
     if reading.cap and scheme in CAPPED:
         out["cap"] = ssthresh
-    if "max_ssthresh" in keys:
-        out["max_ssthresh"] = keys["max_ssthresh"]
+    startup = keys.get("startup")
+    if isinstance(startup, dict) and startup.get("kind") == "limited-slow-start":
+        out["max_ssthresh"] = startup["max_ssthresh"]
     return out
 
 
