@@ -1,11 +1,12 @@
 // The dumbbell of validation/compare_ns3.py in ns-3 (3.37): N NewReno bulk flows from
 // s_i through "left" and a 20 Mb/s bottleneck to "right" and r_i, the bottleneck's
 // data-direction queue one of ns-3's queue discs. Prints one line of key=value figures:
-// goodput; the queue disc's drops (in all and by ns-3's own reason) and marks; the flows'
+// goodput; the queue disc's drops (in all, from the samples' start on, and by ns-3's own
+// reason) and marks; the flows'
 // own retransmitted segments and timeouts (from their sockets' traces); the bottleneck's
 // carried rate; and writes the bytes waiting at the port (the queue disc's and the device
-// queue's, not the packet on the wire) every millisecond, as queueing delays at the link's
-// rate (ms), for the script's percentiles.
+// queue's, not the packet on the wire; and the queue disc's alone) every millisecond, as
+// queueing delays at the link's rate (ms), for the script's percentiles.
 //
 //   ./dumbbell --disc=codel --flows=8 --duration=30 --sack=1 --ecn=0 --from=5 --delays=FILE
 #include <fstream>
@@ -37,7 +38,8 @@ struct FlowCounts {
 };
 
 std::vector<FlowCounts> g_flows;
-std::vector<double> g_delays_ms;
+// Per sample: the port's waiting bytes and the queue disc's alone, as delays (ms).
+std::vector<std::pair<double, double>> g_delays_ms;
 Ptr<QueueDisc> g_disc;
 Ptr<Queue<Packet>> g_device_queue;
 
@@ -67,9 +69,17 @@ void HookSocket(Ptr<BulkSendApplication> app, uint32_t i) {
 // The bytes waiting at the port: the queue disc's, and the device queue's (the packet
 // the device has taken but not yet begun to send), without their PPP headers.
 void SampleBacklog(Time every, Time until) {
-  uint64_t bytes = g_disc->GetNBytes() + g_device_queue->GetNBytes() - kPppBytes * g_device_queue->GetNPackets();
-  g_delays_ms.push_back(bytes * 8.0 / kRateBps * 1e3);
+  uint64_t disc = g_disc->GetNBytes();
+  uint64_t bytes = disc + g_device_queue->GetNBytes() - kPppBytes * g_device_queue->GetNPackets();
+  g_delays_ms.emplace_back(bytes * 8.0 / kRateBps * 1e3, disc * 8.0 / kRateBps * 1e3);
   if (Simulator::Now() + every < until) Simulator::Schedule(every, &SampleBacklog, every, until);
+}
+
+// The queue disc's drops from the sampling's start on: the steady state, without the
+// first slow start's overshoot.
+uint64_t g_late_drops = 0;
+void OnDrop(double from_s, Ptr<const QueueDiscItem>) {
+  if (Simulator::Now().GetSeconds() >= from_s) g_late_drops++;
 }
 
 uint64_t g_carried_bytes = 0;
@@ -156,6 +166,7 @@ int main(int argc, char** argv) {
   QueueDiscContainer qdiscs = tch.Install(bn.Get(0));
   g_disc = qdiscs.Get(0);
   g_device_queue = DynamicCast<PointToPointNetDevice>(bn.Get(0))->GetQueue();
+  g_disc->TraceConnectWithoutContext("Drop", MakeBoundCallback(&OnDrop, from_s));
   bn.Get(0)->TraceConnectWithoutContext("PhyTxEnd", MakeCallback(&OnPhyTxEnd));
 
   Ipv4AddressHelper addr;
@@ -198,7 +209,7 @@ int main(int argc, char** argv) {
     timeouts += f.timeouts;
   }
   QueueDisc::Stats st = g_disc->GetStats();
-  std::cout << "goodput_bps=" << rx * 8.0 / duration << " drops=" << st.nTotalDroppedPackets << " marks=" << st.nTotalMarkedPackets
+  std::cout << "goodput_bps=" << rx * 8.0 / duration << " drops=" << st.nTotalDroppedPackets << " late_drops=" << g_late_drops << " marks=" << st.nTotalMarkedPackets
             << " retransmits=" << retransmits << " timeouts=" << timeouts << " carried_bps=" << g_carried_bytes * 8.0 / duration;
   std::map<std::string, uint32_t> reasons(st.nDroppedPacketsBeforeEnqueue.begin(), st.nDroppedPacketsBeforeEnqueue.end());
   for (auto& [reason, n] : st.nDroppedPacketsAfterDequeue) reasons[reason] += n;
@@ -206,7 +217,7 @@ int main(int argc, char** argv) {
   std::cout << "\n";
   if (!delays_file.empty()) {
     std::ofstream f(delays_file);
-    for (double d : g_delays_ms) f << d << "\n";
+    for (auto [port, disc] : g_delays_ms) f << port << " " << disc << "\n";
   }
   Simulator::Destroy();
   return 0;
