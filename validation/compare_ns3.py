@@ -71,14 +71,15 @@ def build_rampup() -> None:
     subprocess.run(["cargo", "build", "-q", "--release", "-p", "rampup-sim", "--example", "run"], cwd=ROOT, check=True, env=env)
 
 
-def scenario(kind: str, flows: int, duration: float, sack: bool, ecn: bool) -> str:
+def scenario(kind: str, flows: int, duration: float, sack: bool, ecn: bool, ssthresh: int) -> str:
     e = ", ecn = true" if ecn else ""
+    ss = f", initial_ssthresh = {ssthresh}" if ssthresh else ""
     text = (
         f'duration = "{duration}s"\n[topology]\nkind = "dumbbell"\npairs = {flows}\naccess_rate = "1Gbps"\naccess_delay = "1ms"\n'
         f'bottleneck_rate = "20Mbps"\nbottleneck_delay = "18ms"\n'
         f'bottleneck_queue = {{ kind = "{kind}", packets = {LIMIT[kind]}{EXTRA.get(kind, "")}{e} }}\n'
     )
-    tcp = f'{{ cc = "newreno", recovery = "{"sack" if sack else "newreno"}"{e} }}'
+    tcp = f'{{ cc = "newreno", recovery = "{"sack" if sack else "newreno"}"{e}{ss} }}'
     for i in range(flows):
         text += f'[[flow]]\nfrom = "s{i}"\nto = "r{i}"\nstart = "{10 * i}ms"\napp = {{ kind = "bulk" }}\ntcp = {tcp}\n'
     return text + f'[trace]\nqueues = true\nqueues_interval = "{SAMPLE}"\n'
@@ -89,10 +90,10 @@ def percentile(xs: list[float], q: float) -> float:
     return xs[min(len(xs) - 1, int(q * len(xs)))] if xs else float("nan")
 
 
-def run_rampup(kind: str, flows: int, duration: float, sack: bool, ecn: bool, tmp: Path) -> dict:
+def run_rampup(kind: str, flows: int, duration: float, sack: bool, ecn: bool, ssthresh: int, tmp: Path) -> dict:
     case = tmp / f"rampup-{kind}-{flows}"
     case.mkdir()
-    (case / "s.toml").write_text(scenario(kind, flows, duration, sack, ecn))
+    (case / "s.toml").write_text(scenario(kind, flows, duration, sack, ecn, ssthresh))
     subprocess.run([str(RAMPUP_RUN), str(case / "s.toml"), "--csv", str(case)], check=True, capture_output=True)
 
     def rows(name: str) -> list[dict]:
@@ -123,10 +124,10 @@ def run_rampup(kind: str, flows: int, duration: float, sack: bool, ecn: bool, tm
     }
 
 
-def run_ns3(exe: Path, kind: str, flows: int, duration: float, sack: bool, ecn: bool, tmp: Path) -> dict:
+def run_ns3(exe: Path, kind: str, flows: int, duration: float, sack: bool, ecn: bool, ssthresh: int, tmp: Path) -> dict:
     delays_file = tmp / f"ns3-{kind}-{flows}.txt"
     args = [str(exe), f"--disc={kind}", f"--flows={flows}", f"--duration={duration}", f"--sack={int(sack)}", f"--ecn={int(ecn)}",
-            f"--from={FROM_S}", f"--delays={delays_file}"]
+            f"--ssthresh={ssthresh}", f"--from={FROM_S}", f"--delays={delays_file}"]
     out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
     kv = dict(item.split("=") for item in out.split())
     lines = delays_file.read_text().splitlines()
@@ -157,11 +158,16 @@ def main() -> int:
     ap.add_argument("--duration", type=float, default=30.0)
     ap.add_argument("--no-sack", action="store_true", help="NewReno's recovery without SACK on both sides")
     ap.add_argument("--ecn", action="store_true", help="ECN at the ends and in the queue")
+    ap.add_argument("--initial-ssthresh", type=int, default=0, metavar="SEGMENTS",
+                    help="both sides' initial ssthresh (default: unlimited), to take the first slow start's overshoot out")
     a = ap.parse_args()
+    if a.initial_ssthresh < 0:
+        ap.error("--initial-ssthresh: a number of segments, 0 (unlimited) or more")
     sack = not a.no_sack
     need_ns3()
     build_rampup()
     how = ("with SACK" if sack else "without SACK") + (" and ECN" if a.ecn else "")
+    how += f", initial ssthresh {a.initial_ssthresh} segments" if a.initial_ssthresh else ""
     print(f"{a.duration:g} s, 20 Mb/s, 40 ms RTT, NewReno {how}; delay every {SAMPLE} from {FROM_S:g} s; rampup (difference from ns-3)\n")
     print("| queue | flows | goodput Mb/s ns-3 | rampup | drops ns-3 | rampup | marks ns-3 | rampup | median delay ms ns-3 | rampup | p90 ms ns-3 | rampup |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
@@ -171,8 +177,8 @@ def main() -> int:
         exe = build_ns3(tmp)
         for kind in KINDS:
             for flows in FLOWS:
-                n = run_ns3(exe, kind, flows, a.duration, sack, a.ecn, tmp)
-                r = run_rampup(kind, flows, a.duration, sack, a.ecn, tmp)
+                n = run_ns3(exe, kind, flows, a.duration, sack, a.ecn, a.initial_ssthresh, tmp)
+                r = run_rampup(kind, flows, a.duration, sack, a.ecn, a.initial_ssthresh, tmp)
                 nm, rm = percentile(n["delays"], 0.5), percentile(r["delays"], 0.5)
                 n9, r9 = percentile(n["delays"], 0.9), percentile(r["delays"], 0.9)
                 print(

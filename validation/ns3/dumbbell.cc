@@ -8,7 +8,7 @@
 // queue's, not the packet on the wire; and the queue disc's alone) every millisecond, as
 // queueing delays at the link's rate (ms), for the script's percentiles.
 //
-//   ./dumbbell --disc=codel --flows=8 --duration=30 --sack=1 --ecn=0 --from=5 --delays=FILE
+//   ./dumbbell --disc=codel --flows=8 --duration=30 --sack=1 --ecn=0 --ssthresh=0 --from=5 --delays=FILE
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -104,6 +104,7 @@ int main(int argc, char** argv) {
   bool ecn = false;
   bool sack = true;
   uint32_t mss = 1000;
+  uint32_t ssthresh_segments = 0;
   std::string delays_file;
   CommandLine cmd;
   cmd.AddValue("disc", "red | codel | fq-codel | pie", disc);
@@ -111,6 +112,7 @@ int main(int argc, char** argv) {
   cmd.AddValue("duration", "seconds", duration);
   cmd.AddValue("sack", "SACK (RFC 2018) and its loss recovery (RFC 6675)", sack);
   cmd.AddValue("ecn", "ECN at the ends and the queue", ecn);
+  cmd.AddValue("ssthresh", "initial ssthresh in segments (0: unlimited)", ssthresh_segments);
   cmd.AddValue("from", "queue samples from this second on", from_s);
   cmd.AddValue("delays", "write the queueing delay samples (ms) here", delays_file);
   cmd.Parse(argc, argv);
@@ -130,6 +132,9 @@ int main(int argc, char** argv) {
   Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(1 << 26));
   Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(1 << 26));
   Config::SetDefault("ns3::TcpSocketBase::UseEcn", StringValue(ecn ? "On" : "Off"));
+  if (ssthresh_segments > 0) {
+    Config::SetDefault("ns3::TcpSocket::InitialSlowStartThreshold", UintegerValue(ssthresh_segments * mss));
+  }
 
   NodeContainer routers(2), senders(flows), receivers(flows);
   InternetStackHelper stack;
