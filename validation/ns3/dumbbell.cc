@@ -1,12 +1,17 @@
 // The dumbbell of validation/compare_ns3.py in ns-3 (3.37): N NewReno bulk flows from
 // s_i through "left" and a 20 Mb/s bottleneck to "right" and r_i, the bottleneck's
 // data-direction queue one of ns-3's queue discs. Prints one line of key=value figures:
-// goodput, the queue disc's drops and marks, and its backlog in bytes at every enqueue and
-// dequeue (as queueing delays at the link's rate, ms) for the script's percentiles.
+// goodput; the queue disc's drops (in all, from the samples' start on, and by ns-3's own
+// reason) and marks; the flows'
+// own retransmitted segments and timeouts (from their sockets' traces); the bottleneck's
+// carried rate; and writes the bytes waiting at the port (the queue disc's and the device
+// queue's, not the packet on the wire; and the queue disc's alone) every millisecond, as
+// queueing delays at the link's rate (ms), for the script's percentiles.
 //
-//   ./dumbbell --disc=codel --flows=8 --duration=30 --ecn=0 --delays=FILE
+//   ./dumbbell --disc=codel --flows=8 --duration=30 --sack=1 --ecn=0 --ssthresh=0 --from=5 --delays=FILE
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -19,38 +24,106 @@
 
 using namespace ns3;
 
-static std::vector<double> g_delays_ms;
-static double g_rate_bps = 20e6;
-static double g_from_s = 0;
-static Ptr<QueueDisc> g_disc;
+namespace {
 
-static void Sample(Ptr<const QueueDiscItem>) {
-  if (Simulator::Now().GetSeconds() >= g_from_s) {
-    g_delays_ms.push_back(g_disc->GetNBytes() * 8.0 / g_rate_bps * 1e3);
+const double kRateBps = 20e6;
+// ns-3's point-to-point device adds a 2-byte PPP header to every IP packet it queues.
+const uint32_t kPppBytes = 2;
+
+// One flow's sender as its socket's traces report it.
+struct FlowCounts {
+  uint64_t retransmits = 0;
+  uint64_t timeouts = 0;
+  SequenceNumber32 high{0};
+};
+
+std::vector<FlowCounts> g_flows;
+// Per sample: the port's waiting bytes and the queue disc's alone, as delays (ms).
+std::vector<std::pair<double, double>> g_delays_ms;
+Ptr<QueueDisc> g_disc;
+Ptr<Queue<Packet>> g_device_queue;
+
+// A data segment below the highest byte sent so far is a retransmission.
+void OnTx(uint32_t i, Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>) {
+  if (p->GetSize() == 0) return;
+  FlowCounts& f = g_flows[i];
+  if (h.GetSequenceNumber() < f.high) {
+    f.retransmits++;
+  } else {
+    f.high = h.GetSequenceNumber() + p->GetSize();
   }
 }
+
+// ns-3 enters CA_LOSS only from its retransmission timer (TcpSocketBase::ReTxTimeout).
+void OnCongState(uint32_t i, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t now) {
+  if (now == TcpSocketState::CA_LOSS) g_flows[i].timeouts++;
+}
+
+// The socket exists once the application has started.
+void HookSocket(Ptr<BulkSendApplication> app, uint32_t i) {
+  Ptr<Socket> s = app->GetSocket();
+  s->TraceConnectWithoutContext("Tx", MakeBoundCallback(&OnTx, i));
+  s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&OnCongState, i));
+}
+
+// The bytes waiting at the port: the queue disc's, and the device queue's (the packet
+// the device has taken but not yet begun to send), without their PPP headers.
+void SampleBacklog(Time every, Time until) {
+  uint64_t disc = g_disc->GetNBytes();
+  uint64_t bytes = disc + g_device_queue->GetNBytes() - kPppBytes * g_device_queue->GetNPackets();
+  g_delays_ms.emplace_back(bytes * 8.0 / kRateBps * 1e3, disc * 8.0 / kRateBps * 1e3);
+  if (Simulator::Now() + every < until) Simulator::Schedule(every, &SampleBacklog, every, until);
+}
+
+// The queue disc's drops from the sampling's start on: the steady state, without the
+// first slow start's overshoot.
+uint64_t g_late_drops = 0;
+void OnDrop(double from_s, Ptr<const QueueDiscItem>) {
+  if (Simulator::Now().GetSeconds() >= from_s) g_late_drops++;
+}
+
+uint64_t g_carried_bytes = 0;
+// The IP bytes the bottleneck carried (the device counts its PPP header too).
+void OnPhyTxEnd(Ptr<const Packet> p) { g_carried_bytes += p->GetSize() - kPppBytes; }
+
+// A drop reason as one token: "Target exceeded drop" -> "Target_exceeded_drop".
+std::string Token(std::string s) {
+  for (char& c : s) {
+    if (c == ' ') c = '_';
+  }
+  return s;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   std::string disc = "codel";
   uint32_t flows = 1;
   double duration = 30;
+  double from_s = 5;
   bool ecn = false;
+  bool sack = true;
   uint32_t mss = 1000;
+  uint32_t ssthresh_segments = 0;
   std::string delays_file;
   CommandLine cmd;
   cmd.AddValue("disc", "red | codel | fq-codel | pie", disc);
   cmd.AddValue("flows", "bulk flows", flows);
   cmd.AddValue("duration", "seconds", duration);
+  cmd.AddValue("sack", "SACK (RFC 2018) and its loss recovery (RFC 6675)", sack);
   cmd.AddValue("ecn", "ECN at the ends and the queue", ecn);
-  cmd.AddValue("from", "queue samples from this second on", g_from_s);
+  cmd.AddValue("ssthresh", "initial ssthresh in segments (0: unlimited)", ssthresh_segments);
+  cmd.AddValue("from", "queue samples from this second on", from_s);
   cmd.AddValue("delays", "write the queueing delay samples (ms) here", delays_file);
   cmd.Parse(argc, argv);
 
-  // rampup's NewReno without SACK, an ACK for every segment, no timestamps, 1000-byte
-  // payloads; RFC 6298's 1 s minimum RTO as rampup's default; an initial window of 2.
+  // rampup's NewReno (with SACK or without), an ACK for every segment, no timestamps,
+  // 1000-byte payloads; RFC 6298's 1 s minimum RTO as rampup's default; an initial
+  // window of 2. TcpClassicRecovery sets cwnd to ssthresh on entering recovery (RFC 5681
+  // §3.2 / RFC 6675 §5), as rampup does with PRR off.
   Config::SetDefault("ns3::TcpL4Protocol::SocketType", StringValue("ns3::TcpNewReno"));
   Config::SetDefault("ns3::TcpL4Protocol::RecoveryType", TypeIdValue(TcpClassicRecovery::GetTypeId()));
-  Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(false));
+  Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(sack));
   Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));
   Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(Seconds(1)));
   Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(mss));
@@ -59,6 +132,9 @@ int main(int argc, char** argv) {
   Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(1 << 26));
   Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(1 << 26));
   Config::SetDefault("ns3::TcpSocketBase::UseEcn", StringValue(ecn ? "On" : "Off"));
+  if (ssthresh_segments > 0) {
+    Config::SetDefault("ns3::TcpSocket::InitialSlowStartThreshold", UintegerValue(ssthresh_segments * mss));
+  }
 
   NodeContainer routers(2), senders(flows), receivers(flows);
   InternetStackHelper stack;
@@ -70,7 +146,8 @@ int main(int argc, char** argv) {
   PointToPointHelper bottleneck;
   bottleneck.SetDeviceAttribute("DataRate", StringValue("20Mbps"));
   bottleneck.SetChannelAttribute("Delay", StringValue("18ms"));
-  // The device holds one packet: the backlog is the queue disc's.
+  // The device queue's smallest size: with flow control it holds the one packet taken
+  // from the queue disc while the one before it is on the wire.
   bottleneck.SetQueue("ns3::DropTailQueue", "MaxSize", StringValue("1p"));
 
   NetDeviceContainer bn = bottleneck.Install(routers.Get(0), routers.Get(1));
@@ -89,10 +166,13 @@ int main(int argc, char** argv) {
     std::cerr << "dumbbell: --disc must be red, codel, fq-codel or pie\n";
     return 2;
   }
+  // Installed before the addresses: Ipv4AddressHelper::Assign puts ns-3's default
+  // queue disc only on devices that have none.
   QueueDiscContainer qdiscs = tch.Install(bn.Get(0));
   g_disc = qdiscs.Get(0);
-  g_disc->TraceConnectWithoutContext("Enqueue", MakeCallback(&Sample));
-  g_disc->TraceConnectWithoutContext("Dequeue", MakeCallback(&Sample));
+  g_device_queue = DynamicCast<PointToPointNetDevice>(bn.Get(0))->GetQueue();
+  g_disc->TraceConnectWithoutContext("Drop", MakeBoundCallback(&OnDrop, from_s));
+  bn.Get(0)->TraceConnectWithoutContext("PhyTxEnd", MakeCallback(&OnPhyTxEnd));
 
   Ipv4AddressHelper addr;
   addr.SetBase("10.0.0.0", "255.255.255.0");
@@ -107,6 +187,7 @@ int main(int argc, char** argv) {
   }
   Ipv4GlobalRoutingHelper::PopulateRoutingTables();
 
+  g_flows.resize(flows);
   std::vector<Ptr<PacketSink>> apps;
   for (uint32_t i = 0; i < flows; i++) {
     uint16_t port = 5000 + i;
@@ -120,18 +201,28 @@ int main(int argc, char** argv) {
     ApplicationContainer a = src.Install(senders.Get(i));
     // As rampup's scenario: flow i starts at 10·i ms.
     a.Start(MilliSeconds(10 * i));
+    Simulator::Schedule(MilliSeconds(10 * i) + NanoSeconds(1), &HookSocket, DynamicCast<BulkSendApplication>(a.Get(0)), i);
   }
+  Simulator::Schedule(Seconds(from_s), &SampleBacklog, MilliSeconds(1), Seconds(duration));
   Simulator::Stop(Seconds(duration));
   Simulator::Run();
 
-  uint64_t rx = 0;
+  uint64_t rx = 0, retransmits = 0, timeouts = 0;
   for (auto& a : apps) rx += a->GetTotalRx();
+  for (auto& f : g_flows) {
+    retransmits += f.retransmits;
+    timeouts += f.timeouts;
+  }
   QueueDisc::Stats st = g_disc->GetStats();
-  std::cout << "goodput_bps=" << rx * 8.0 / duration << " drops=" << st.nTotalDroppedPackets << " marks=" << st.nTotalMarkedPackets
-            << " samples=" << g_delays_ms.size() << "\n";
+  std::cout << "goodput_bps=" << rx * 8.0 / duration << " drops=" << st.nTotalDroppedPackets << " late_drops=" << g_late_drops << " marks=" << st.nTotalMarkedPackets
+            << " retransmits=" << retransmits << " timeouts=" << timeouts << " carried_bps=" << g_carried_bytes * 8.0 / duration;
+  std::map<std::string, uint32_t> reasons(st.nDroppedPacketsBeforeEnqueue.begin(), st.nDroppedPacketsBeforeEnqueue.end());
+  for (auto& [reason, n] : st.nDroppedPacketsAfterDequeue) reasons[reason] += n;
+  for (auto& [reason, n] : reasons) std::cout << " drop:" << Token(reason) << "=" << n;
+  std::cout << "\n";
   if (!delays_file.empty()) {
     std::ofstream f(delays_file);
-    for (double d : g_delays_ms) f << d << "\n";
+    for (auto [port, disc] : g_delays_ms) f << port << " " << disc << "\n";
   }
   Simulator::Destroy();
   return 0;

@@ -119,6 +119,9 @@ impl EcnState {
     /// An ACK with ECE came (§6.1.2). Returns whether the sender reduces its window now:
     /// not within a window of the last reduction, and not in loss recovery, which has
     /// reduced it already (then CWR still goes out, so that the receiver stops echoing).
+    /// The window ends with the ACK of the data outstanding at the reduction: the receiver
+    /// echoes until the CWR segment, the first new data after it (§6.1.3), so an ACK up to
+    /// and including `recover` still echoes the same congestion.
     pub fn on_ece(&mut self, in_recovery: bool, snd_una: u64, snd_max: u64) -> bool {
         if !self.negotiated() {
             return false;
@@ -127,7 +130,7 @@ impl EcnState {
             self.set(CWR_DUE, true);
             return false;
         }
-        if snd_una < self.recover() {
+        if snd_una <= self.recover() {
             return false;
         }
         self.set_recover(snd_max);
@@ -228,7 +231,8 @@ mod tests {
         let mut next = data(1000);
         tx.mark(&mut next, false);
         assert!(!next.ecn.cwr(), "CWR once");
-        assert!(tx.on_ece(false, 50_000, 90_000), "a window later");
+        assert!(!tx.on_ece(false, 50_000, 60_000), "the ACK of the window's last byte echoes the same CE");
+        assert!(tx.on_ece(false, 51_000, 90_000), "a window later");
         // In loss recovery the window is reduced already: no second cut, but CWR goes out.
         assert!(!tx.on_ece(true, 95_000, 99_000));
         let mut d = data(1000);

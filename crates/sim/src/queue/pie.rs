@@ -131,15 +131,16 @@ impl Pie {
     }
 
     /// §5.1 `drop_early`: whether the packet arriving gets a congestion signal.
-    fn drop_early(&mut self, bytes: u32) -> bool {
+    fn drop_early(&mut self) -> bool {
         let p = &self.params;
         if self.burst_allowance > Duration::ZERO {
             return false;
         }
         // §4.1: a short queue, or a small delay with a moderate probability, is left alone
-        // so that PIE stays work-conserving.
+        // so that PIE stays work-conserving. The queue is the one the packet finds, before
+        // it joins (§4.1 and Appendix A test `queue_.byte_length()` upon the arrival).
         let half_target = secs(p.target) / 2.0;
-        if (secs(self.qdelay_old) < half_target && self.drop_prob < 0.2) || self.queue.bytes() + (bytes as u64) <= 2 * p.mean_pktsize_bytes as u64 {
+        if (secs(self.qdelay_old) < half_target && self.drop_prob < 0.2) || self.queue.bytes() <= 2 * p.mean_pktsize_bytes as u64 {
             return false;
         }
         if p.derandomize {
@@ -170,7 +171,7 @@ impl Pie {
             out.drop(&pkt);
             return;
         }
-        if self.drop_early(pkt.bytes) {
+        if self.drop_early() {
             // §5.1: mark rather than drop only while the probability is low.
             let ecn = self.params.ecn && self.drop_prob <= self.params.mark_ecnth;
             if !out.signal(&mut pkt, ecn) {
@@ -251,20 +252,25 @@ mod tests {
         // RFC 8033 §4.4: no drops while the allowance lasts, even at probability 1.
         let mut p = with_queue(100);
         p.drop_prob = 1.0;
-        assert!(!p.drop_early(1500));
+        assert!(!p.drop_early());
         p.burst_allowance = Duration::ZERO;
         p.qdelay_old = Duration::from_millis(100);
-        assert!(p.drop_early(1500));
+        assert!(p.drop_early());
     }
 
     #[test]
     fn a_short_queue_is_never_dropped_from() {
-        // RFC 8033 §4.1: under two mean packets.
-        let mut p = with_queue(1);
+        // RFC 8033 §4.1 and Appendix A's drop_early: no drop while the queue the packet
+        // finds holds at most two mean packets (`queue_.byte_length() <= 2 * MEAN_PKTSIZE`,
+        // before it joins); a third packet waiting makes the drop possible.
+        let mut p = with_queue(2);
+        p.params.mean_pktsize_bytes = 1500;
         p.drop_prob = 1.0;
         p.burst_allowance = Duration::ZERO;
         p.qdelay_old = Duration::from_millis(100);
-        assert!(!p.drop_early(100));
+        assert!(!p.drop_early(), "two packets waiting");
+        p.queue.push(pkt(9, 1500, 0, 0));
+        assert!(p.drop_early(), "three packets waiting");
     }
 
     #[test]
@@ -275,7 +281,7 @@ mod tests {
         p.drop_prob = 0.25;
         p.burst_allowance = Duration::ZERO;
         p.qdelay_old = Duration::from_millis(100);
-        assert!((0..3).all(|_| !p.drop_early(1500)));
+        assert!((0..3).all(|_| !p.drop_early()));
         assert!(p.accu_prob >= 0.75);
     }
 }
