@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from .. import profiles
-from ..readings import Reading
+from ..readings import Reading, todays_bottleneck
 
 RENO, PREEMPTIVE = "reno", "reno+preemptive"
 #: Today's repair of a lost tail (RFC 8985), with and without Preemptive on top.
@@ -120,4 +120,5 @@ READINGS = (
     Reading("delack", "delayed ACKs (every 2nd segment, 100 ms)",
             "the paper does not say how PackMime's receivers ACK; ns-2's Full-TCP ACKs every segment by default, "
             "TCPSink/DelAck every second one.", _delayed_acks, _PAIR, "abcef"),
+    todays_bottleneck(_PAIR, "abcef"),
 )

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from .. import profiles
+from ..readings import fq_codel_ecn
 
 #: The paper's labels -> rampup TCP settings. The paper's "Reno" is Reno recovery; its
 #: RBP is RBP/rate over Vegas with scale 1 (§3.4); RBP/cwnd runs over Reno (§3.3).
@@ -50,6 +51,9 @@ class Setup:
     delay_ms: float = 100.0  # bottleneck one-way delay
     mss: int = 1000
     profile: str = "ns2"
+    #: The CR-SR queue managed by FQ-CoDel with ECN marks at the same limit, ECN at both
+    #: ends (`readings.fq_codel_ecn`): today's bottleneck.
+    todays_queue: bool = False
     clients: int = 10
     rounds: int = 10
     gap_s: float = 120.0  # between round centres
@@ -97,6 +101,9 @@ def scenario(scheme: str, setup: Setup, seed: int) -> dict[str, Any]:
     clients = [f"c{i}" for i in range(setup.clients)]
     links = [{"a": c, "b": "CR", "rate": "10Mbps", "delay": "1ms", "queue": {"packets": 1000}} for c in clients]
     limit = {"packets": setup.queue // 1000} if setup.queue_in_packets else {"bytes": setup.queue}
+    tcp = tcp_of(scheme, setup)
+    if setup.todays_queue:
+        fq_codel_ecn(limit, tcp)
     links.append({"a": "CR", "b": "SR", "rate": "800kbps", "delay": _time(setup.delay_ms / 1e3), "queue": limit})
     links.append({"a": "SR", "b": "server", "rate": "10Mbps", "delay": "1ms", "queue": {"packets": 1000}})
     starts = start_times(seed, setup)
@@ -106,10 +113,10 @@ def scenario(scheme: str, setup: Setup, seed: int) -> dict[str, Any]:
     end = setup.first_s + setup.gap_s * (setup.rounds - 1) + setup.jitter_s + setup.tail_s
     return {
         "name": f"rbp {scheme} B={setup.burst} Q={setup.queue}{'p' if setup.queue_in_packets else ''} d={setup.delay_ms:g}ms "
-                f"mss={setup.mss} {setup.profile}",
+                f"mss={setup.mss} {setup.profile}{' fq-codel+ecn' if setup.todays_queue else ''}",
         "duration": _time(end),
         "seed": seed,
-        "tcp": tcp_of(scheme, setup),
+        "tcp": tcp,
         "topology": {"kind": "custom", "nodes": [*clients, "CR", "SR", "server"], "link": links},
         "flow": flows,
         "trace": {"timeseries": False, "queues": False},
@@ -150,4 +157,5 @@ VARIANTS: dict[str, tuple[Setup, str]] = {
     "mss512": (Setup(mss=512), "mss 512 (the paper does not give its segment size)"),
     "rfc": (Setup(profile="rfc"), "rampup's RFC defaults for the loss response and Vegas instead of ns-2's"),
     "packets": (Setup(queue_in_packets=True), "the queue counted in packets (10 and 24), as ns-2's drop-tail counts"),
+    "fq-codel+ecn": (Setup(todays_queue=True), "today's bottleneck: the CR-SR queue managed by FQ-CoDel with ECN marks (RFC 8290, RFC 3168)"),
 }

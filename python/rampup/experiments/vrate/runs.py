@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..readings import Reading
+from ..readings import Reading, todays_bottleneck
 from .striped import Striped
 
 OC3, OC12, FAST = 155_000_000, 622_000_000, 100_000_000
@@ -110,4 +110,5 @@ READINGS = (
     Reading("rfc-rto", "RTT timed by RFC 6298 on a 1 ms clock",
             "the paper's x-kernel TCP is \"Big Windows\" TCP with no timer details; rampup's btcp is 4.4BSD-Lite's, "
             "whose 500 ms ticks and 1 s least RTO make every stall long.", _rfc_rto, _PAIR, "abcd"),
+    todays_bottleneck(_PAIR, "abcd"),
 )
