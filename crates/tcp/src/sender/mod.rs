@@ -4,8 +4,9 @@
 //! decisions, and decides *what* to send next; the endpoint decides *when* (timers,
 //! handshake) and builds the segment.
 
-use crate::cc::{AckCtx, Cc, Congestion, CongestionEvent, CongestionKind, Window};
-use crate::measure::Measure;
+use crate::cc::{AckCtx, Cc, Congestion, CongestionControl, CongestionEvent, CongestionKind, Window};
+use crate::measure::{Measure, RateEpoch};
+use crate::rate_sample::{RateSample, RateSampler};
 use crate::recovery::{self, DupAck, NewAck, NextSend, Recovery, RecoveryKind, SackPipe, SendCtx};
 use crate::restart::{self, Plan, RestartCtx, RestartPolicy, SentCtx, Validation};
 use crate::segment::SeqRange;
@@ -163,6 +164,9 @@ pub struct Sender {
     last_send: Option<Time>,
     /// See `cc::AckCtx::app_limited`.
     app_limited: bool,
+    /// The delivery-rate estimator's snapshots, kept only for a controller that reads rate
+    /// samples (`CongestionControl::wants_rate_samples`); boxed, as `rack_tlp`.
+    rate: Option<Box<RateSampler>>,
     stats: SenderStats,
 }
 
@@ -170,6 +174,7 @@ impl Sender {
     /// `iss` is our initial sequence number; data starts at `iss + 1`.
     pub fn new(cfg: &SenderConfig, cc: Cc, restart: restart::Part, iss: u64) -> Self {
         let first = iss + 1;
+        let rate = cc.wants_rate_samples().then(Box::default);
         Sender {
             mss: cfg.mss_bytes,
             snd_una: first,
@@ -196,6 +201,7 @@ impl Sender {
             max_flight: cfg.rate_limited_increase.then_some(cfg.initial_window_segments as u64 * cfg.mss_bytes),
             last_send: None,
             app_limited: false,
+            rate,
             stats: SenderStats::default(),
         }
     }
@@ -277,6 +283,11 @@ impl Sender {
         }
     }
 
+    /// See `Endpoint::seed_random`.
+    pub fn seed_random(&mut self, seed: u64) {
+        self.congestion.seed_random(seed);
+    }
+
     // ---- application commands ----
     pub fn write(&mut self, bytes: u64) {
         debug_assert!(!self.closing, "write after close");
@@ -311,12 +322,15 @@ impl Sender {
             // Acknowledges data never sent: ignore it (RFC 793 §3.9, "SEG.ACK > SND.NXT").
             return AckResult::default();
         }
+        if self.rate.is_some() {
+            return self.on_ack_sampled(now, ack, sack, pure, measure);
+        }
         if self.rack_tlp.is_some() {
-            return self.on_ack_with_rack_tlp(now, ack, sack, pure, measure);
+            return self.on_ack_with_rack_tlp(now, ack, sack, pure, measure, None);
         }
         self.rec.on_sack(&mut self.queue, sack);
         if ack > self.snd_una {
-            return self.on_new_ack(now, ack, measure);
+            return self.on_new_ack(now, ack, measure, None);
         }
         if ack == self.snd_una && pure && self.outstanding() {
             self.on_dupack(now);
@@ -328,7 +342,7 @@ impl Sender {
     /// and the RACK-TLP one): it runs at every new ACK, where a call is a share of the
     /// benchmark's work worth saving (docs/performance.md, "Figures behind the comments").
     #[inline(always)]
-    fn on_new_ack(&mut self, now: Time, ack: u64, measure: &mut Measure) -> AckResult {
+    fn on_new_ack(&mut self, now: Time, ack: u64, measure: &mut Measure, rate: Option<&RateSample>) -> AckResult {
         let acked = self.queue.on_cumulative_ack(ack, now);
         let rtt_sample = acked.rtt_sample;
         if let Some(rtt) = rtt_sample {
@@ -342,7 +356,20 @@ impl Sender {
         self.snd_una = ack;
         self.snd_nxt = self.snd_nxt.max(ack);
         let rate_epoch = measure.on_ack(now, ack, acked_bytes, self.snd_nxt);
-        let ctx = AckCtx { now, mss: self.mss, acked_bytes, rtt_sample, app_limited: self.app_limited, measure, rate_epoch, ack, snd_nxt: self.snd_nxt };
+        let in_recovery = self.rec.in_recovery();
+        let ctx = AckCtx {
+            now,
+            mss: self.mss,
+            acked_bytes,
+            rtt_sample,
+            app_limited: self.app_limited,
+            measure,
+            rate_epoch,
+            ack,
+            snd_nxt: self.snd_nxt,
+            rate,
+            in_recovery,
+        };
         let validation = self.restart.on_ack(self.congestion.window(), &ctx);
         let restart_rto = match self.rec.on_new_ack(ack, acked_bytes, self.mss) {
             NewAck::Outside => {
@@ -355,17 +382,66 @@ impl Sender {
             }
             NewAck::End => {
                 self.recovery_ended(now);
+                if rate.is_some() {
+                    // The controller sets the window after recovery itself.
+                    self.congestion.on_ack_in_recovery(&AckCtx { in_recovery: false, ..ctx });
+                }
                 true
             }
             NewAck::Partial(d) => {
                 if let Some(change) = d.window {
                     self.congestion.on_recovery_ack(change, self.mss);
                 }
+                if rate.is_some() {
+                    self.congestion.on_ack_in_recovery(&ctx);
+                }
                 self.retransmit_first_pending |= d.retransmit_first;
                 d.restart_rto
             }
         };
         AckResult { new_data: true, restart_rto, rtt_sample }
+    }
+
+    /// `on_ack` for a controller that reads rate samples (`crate::rate_sample`): the
+    /// estimator hears the ACK first, and an ACK that only SACKs new data is heard by the
+    /// controller too (Linux runs `cong_control` on every ACK that delivers).
+    #[cold]
+    fn on_ack_sampled(&mut self, now: Time, ack: u64, sack: impl IntoIterator<Item = SeqRange> + Clone, pure: bool, measure: &mut Measure) -> AckResult {
+        let rs = self.rate.as_mut().and_then(|r| r.on_ack(now, ack, sack.clone(), measure.min_rtt()));
+        if self.rack_tlp.is_some() {
+            return self.on_ack_with_rack_tlp(now, ack, sack, pure, measure, rs.as_ref());
+        }
+        self.rec.on_sack(&mut self.queue, sack);
+        if ack > self.snd_una {
+            return self.on_new_ack(now, ack, measure, rs.as_ref());
+        }
+        if ack == self.snd_una && pure && self.outstanding() {
+            self.on_dupack(now);
+        }
+        self.on_delivered_without_new_ack(now, ack, measure, rs.as_ref());
+        AckResult::default()
+    }
+
+    /// An ACK that delivered data by SACK alone, heard by a controller that reads rate
+    /// samples.
+    pub(super) fn on_delivered_without_new_ack(&mut self, now: Time, ack: u64, measure: &Measure, rate: Option<&RateSample>) {
+        if rate.is_none() {
+            return;
+        }
+        let ctx = AckCtx {
+            now,
+            mss: self.mss,
+            acked_bytes: 0,
+            rtt_sample: None,
+            app_limited: self.app_limited,
+            measure,
+            rate_epoch: RateEpoch::Running,
+            ack,
+            snd_nxt: self.snd_nxt,
+            rate,
+            in_recovery: self.rec.in_recovery(),
+        };
+        self.congestion.on_ack_in_recovery(&ctx);
     }
 
     fn on_dupack(&mut self, now: Time) {
@@ -442,6 +518,9 @@ impl Sender {
         // after resending everything outstanding (see `Measure::on_timeout`).
         measure.on_timeout();
         self.rec.on_rto(&mut self.queue, self.snd_max);
+        if let Some(r) = &mut self.rate {
+            r.on_rto();
+        }
         if let Some(rt) = &mut self.rack_tlp {
             rt.on_rto();
         }
@@ -584,7 +663,7 @@ impl Sender {
         if in_rec {
             self.resent_in_recovery += s.len as u64;
         }
-        self.on_sent(now, s.len as u64);
+        self.on_sent(now, s.seq, s.len as u64, s.fin, true);
         self.stats.retransmits += 1;
         Some(TxData { seq: s.seq, len: s.len, fin: s.fin, retransmission: true, probe: false })
     }
@@ -592,9 +671,13 @@ impl Sender {
     /// A segment of `len` payload bytes went out (snd_max counts it): the parts hear of it,
     /// the counters count it. Always inlined into its two callers: once per segment.
     #[inline(always)]
-    fn on_sent(&mut self, now: Time, len: u64) {
+    fn on_sent(&mut self, now: Time, seq: u64, len: u64, fin: bool, retransmission: bool) {
         let flight_bytes = self.flight();
         let quiet = if flight_bytes <= len { self.last_send.map(|t| now.since(t)) } else { None };
+        if self.rate.is_some() {
+            let tx_start = flight_bytes <= len && !retransmission;
+            self.sample_sent(now, seq, seq + len + fin as u64, retransmission, tx_start);
+        }
         self.congestion.on_sent(now, len, quiet);
         let sent = SentCtx { now, flight_bytes, window: self.congestion.window() };
         if let Some(m) = &mut self.max_flight {
@@ -606,6 +689,24 @@ impl Sender {
         self.stats.segments_sent += 1;
         self.stats.bytes_sent += len;
         self.last_send = Some(now);
+    }
+
+    /// The estimator's snapshot of a segment sent now (draft-cheng-iccrg-delivery-rate-
+    /// estimation §3.2, Linux's `tcp_rate_skb_sent`), after the app-limited check (§3.4):
+    /// the sender last found no data with room in the window, or the controller asks.
+    /// With nothing in flight before it, the controller hears of the start (CA_EVENT_TX_START).
+    #[cold]
+    fn sample_sent(&mut self, now: Time, seq: u64, seq_end: u64, retransmission: bool, tx_start: bool) {
+        let marks = self.app_limited || self.congestion.cc().marks_app_limited();
+        let r = self.rate.as_mut().expect("sampled");
+        if marks {
+            r.mark_app_limited();
+        }
+        let app_limited = r.is_app_limited();
+        r.on_sent(now, seq, seq_end, retransmission);
+        if tx_start {
+            self.congestion.on_tx_start(now, app_limited);
+        }
     }
 
     /// The payload length of the next new segment and whether the FIN rides on it, if the
@@ -657,7 +758,7 @@ impl Sender {
         self.queue.push_new(seq, len as u32, fin, now);
         self.snd_nxt += len + fin as u64;
         self.snd_max = self.snd_nxt;
-        self.on_sent(now, len);
+        self.on_sent(now, seq, len, fin, false);
         TxData { seq, len: len as u32, fin, retransmission: false, probe: false }
     }
 }
