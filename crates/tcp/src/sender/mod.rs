@@ -698,6 +698,10 @@ impl Sender {
     #[cold]
     fn sample_sent(&mut self, now: Time, seq: u64, seq_end: u64, retransmission: bool, tx_start: bool) {
         let marks = self.app_limited || self.congestion.cc().marks_app_limited();
+        // Linux marks once per write that finds the sender idle (`tcp_sendmsg`); the mark
+        // then lasts until its data is delivered. The flag is spent here, or the first
+        // idle poll of a bulk flow would mark all it ever sends.
+        self.app_limited = false;
         let r = self.rate.as_mut().expect("sampled");
         if marks {
             r.mark_app_limited();
