@@ -130,3 +130,17 @@ fn two_bbr_flows_fill_the_link() {
     let rates = two_flows();
     assert!(rates[0] + rates[1] > 0.9 * RATE_BPS, "together they fill the link: {rates:?}");
 }
+
+/// BBR's defaults and refusals: Linux pacing and no slow-start restart unless given; a
+/// pacing other than Linux's, PRR or a startup is one line naming the key.
+#[test]
+fn bbr_takes_linux_pacing_and_refuses_what_it_replaces() {
+    let with = |extra: &str| scenario(1, &flow(0, "0s").replace("cc = \"bbr\"", &format!("cc = \"bbr\"{extra}")), "1s");
+    let tcp = &rampup_sim::scenario::parse(&with("")).expect("valid").flows[0].tcp;
+    assert_eq!(format!("{:?} {:?}", tcp.pacing, tcp.restart), "Some(PacingConfig { rate: Linux, unpaced_segments: 10 }) Nssr");
+    for (extra, key) in [(", pacing = \"none\"", "pacing"), (", pacing = \"quic\"", "pacing"), (", prr = true", "prr"), (", startup = \"hystart\"", "startup")]
+    {
+        let e = rampup_sim::scenario::parse(&with(extra)).unwrap_err().to_string();
+        assert!(e.starts_with(&format!("flow[0].tcp.{key}: ")) && !e.contains('\n'), "{extra}: {e}");
+    }
+}
