@@ -308,10 +308,9 @@ mod tests {
         println!("app-limited sample: {} bytes in {} -> {rate} B/s", last.delivered, last.interval);
         // The application now sends without pause: the mark covers what is in flight now.
         let mark = r.delivered() + r.in_flight();
-        let mut now = 300;
         let mut acked = 1 + 21 * MSS;
         let mut unmarked = None;
-        for _ in 0..40 {
+        for now in 300..340 {
             r.on_sent(at_ms(now), seq, seq + MSS, false);
             seq += MSS;
             let s = r.on_ack(at_ms(now), acked, [], Some(rtt)).expect("delivered");
@@ -320,7 +319,6 @@ mod tests {
                 break;
             }
             acked += MSS;
-            now += 1;
         }
         let s = unmarked.expect("the mark ends");
         assert!(s.prior_delivered >= mark, "the first unmarked sample is of a segment sent after the mark was passed");

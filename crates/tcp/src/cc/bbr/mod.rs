@@ -403,7 +403,7 @@ impl Bbr {
     /// `bbr_check_probe_rtt_done`: after 200 ms and a round at the minimum window, back to
     /// the mode the pipe's state calls for, with the window saved at entry.
     fn check_probe_rtt_done(&mut self, now: Time, w: &mut Window) {
-        if !self.probe_rtt_done_stamp.is_some_and(|t| now > t) {
+        if self.probe_rtt_done_stamp.is_none_or(|t| now <= t) {
             return;
         }
         // Wait a whole filter window until the next PROBE_RTT.

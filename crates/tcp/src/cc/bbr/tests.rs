@@ -24,39 +24,45 @@ impl Path {
         Path { now: Time::ZERO, delivered: 0, lag: 0, measure: Measure::new(RtoConfig::default()) }
     }
 
-    /// One ACK `step` after the last, delivering `bw × step` bytes, its sample taken over
-    /// `step` (a sample of the data sent since the previous ACK), with this RTT and flight.
-    fn ack(&mut self, b: &mut Bbr, w: &mut Window, bw: u64, step: Duration, rtt: Duration, in_flight: u64, app_limited: bool) {
-        self.ack_in(b, w, bw, step, rtt, in_flight, app_limited, false);
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn ack_in(&mut self, b: &mut Bbr, w: &mut Window, bw: u64, step: Duration, rtt: Duration, in_flight: u64, app_limited: bool, in_recovery: bool) {
-        self.now = self.now + step;
-        let d = (bw as u128 * step.as_nanos() as u128 / 1_000_000_000) as u64;
+    /// One ACK `a.step` after the last, delivering `a.bw × a.step` bytes, its sample taken
+    /// over `a.step` (a sample of the data sent since the previous ACK).
+    fn ack(&mut self, b: &mut Bbr, w: &mut Window, a: Ack) {
+        self.now += a.step;
+        let d = (a.bw as u128 * a.step.as_nanos() as u128 / 1_000_000_000) as u64;
         let rs = RateSample {
             delivered: d,
-            interval: step,
-            send_elapsed: step,
-            ack_elapsed: step,
-            is_app_limited: app_limited,
+            interval: a.step,
+            send_elapsed: a.step,
+            ack_elapsed: a.step,
+            is_app_limited: a.app_limited,
             prior_delivered: self.delivered.saturating_sub(self.lag),
             newly_delivered: d,
-            prior_in_flight: in_flight + d,
-            in_flight,
+            prior_in_flight: a.in_flight + d,
+            in_flight: a.in_flight,
             total_delivered: self.delivered + d,
-            rtt: Some(rtt),
+            rtt: Some(a.rtt),
             valid: true,
         };
         self.delivered += d;
-        let ctx = AckCtx { rate: Some(&rs), in_recovery, ..ack_ctx(self.now, MSS, &self.measure) };
+        let ctx = AckCtx { rate: Some(&rs), in_recovery: a.in_recovery, ..ack_ctx(self.now, MSS, &self.measure) };
         b.on_ack(w, &ctx);
     }
 
     /// One round: an ACK one RTT after the last, whose sample covers the round.
     fn round(&mut self, b: &mut Bbr, w: &mut Window, bw: u64, in_flight: u64) {
-        self.ack(b, w, bw, RTT, RTT, in_flight, false);
+        self.ack(b, w, Ack { bw, step: RTT, rtt: RTT, in_flight, app_limited: false, in_recovery: false });
     }
+}
+
+/// What one ACK of `Path::ack` carries: the path's bandwidth (bytes/s), the time since the
+/// last ACK, the RTT sample, the flight after it, and the marks.
+struct Ack {
+    bw: u64,
+    step: Duration,
+    rtt: Duration,
+    in_flight: u64,
+    app_limited: bool,
+    in_recovery: bool,
 }
 
 fn window() -> Window {
@@ -105,7 +111,7 @@ fn bbr_check_full_bw_reached_ignores_app_limited_rounds() {
     let (mut b, mut w, mut p) = (Bbr::new(), window(), Path::new());
     p.round(&mut b, &mut w, 1_000_000, 1000 * MSS);
     for _ in 0..5 {
-        p.ack(&mut b, &mut w, 1_000_000, RTT, RTT, 1000 * MSS, true);
+        p.ack(&mut b, &mut w, Ack { bw: 1_000_000, step: RTT, rtt: RTT, in_flight: 1000 * MSS, app_limited: true, in_recovery: false });
     }
     assert!(!b.full_bw_reached());
 }
@@ -146,7 +152,7 @@ fn bbr_probe_bw_gain_cycle_is_5_4_then_3_4_then_six_phases_at_1() {
     while phases.len() < 17 {
         // In flight well above 5/4 BDP: the probe reaches its target, the drain does not
         // reach the BDP.
-        p.ack(&mut b, &mut w, 1_000_000, step, RTT, 1000 * MSS, false);
+        p.ack(&mut b, &mut w, Ack { bw: 1_000_000, step, rtt: RTT, in_flight: 1000 * MSS, app_limited: false, in_recovery: false });
         if b.cycle_idx() != phases.last().expect("a phase").0 {
             phases.push((b.cycle_idx(), b.pacing_gain(), p.now));
         }
@@ -168,9 +174,9 @@ fn bbr_draining_phase_ends_early_when_in_flight_reaches_the_bdp() {
     let (mut b, mut w, mut p) = (Bbr::new(), window(), Path::new());
     into_probe_bw(&mut b, &mut w, &mut p, 1_000_000);
     while b.cycle_idx() != 1 {
-        p.ack(&mut b, &mut w, 1_000_000, Duration::from_millis(10), RTT, 1000 * MSS, false);
+        p.ack(&mut b, &mut w, Ack { bw: 1_000_000, step: Duration::from_millis(10), rtt: RTT, in_flight: 1000 * MSS, app_limited: false, in_recovery: false });
     }
-    p.ack(&mut b, &mut w, 1_000_000, Duration::from_millis(10), RTT, 0, false);
+    p.ack(&mut b, &mut w, Ack { bw: 1_000_000, step: Duration::from_millis(10), rtt: RTT, in_flight: 0, app_limited: false, in_recovery: false });
     assert_eq!(b.cycle_idx(), 2, "in flight at the BDP: the drain is over");
 }
 
@@ -188,7 +194,11 @@ fn bbr_probe_rtt_after_10_s_without_a_new_min_rtt_lasts_200_ms_at_4_segments() {
     let mut cwnd_at_entry = w.cwnd;
     while entered.is_none() {
         cwnd_at_entry = w.cwnd;
-        p.ack(&mut b, &mut w, 1_000_000, RTT, RTT + Duration::from_millis(20), 100 * MSS, false);
+        p.ack(
+            &mut b,
+            &mut w,
+            Ack { bw: 1_000_000, step: RTT, rtt: RTT + Duration::from_millis(20), in_flight: 100 * MSS, app_limited: false, in_recovery: false },
+        );
         if b.mode() == Mode::ProbeRtt {
             entered = Some(p.now);
         }
@@ -201,11 +211,11 @@ fn bbr_probe_rtt_after_10_s_without_a_new_min_rtt_lasts_200_ms_at_4_segments() {
     // In flight falls to 4 segments: the 200 ms start.
     let step = Duration::from_millis(10);
     // Its samples are app-limited as the sender marks them (`marks_app_limited`).
-    p.ack(&mut b, &mut w, 40_000, step, RTT, 4 * MSS, true);
+    p.ack(&mut b, &mut w, Ack { bw: 40_000, step, rtt: RTT, in_flight: 4 * MSS, app_limited: true, in_recovery: false });
     let floor_at = p.now;
     let mut left = None;
     while left.is_none() {
-        p.ack(&mut b, &mut w, 40_000, step, RTT, 4 * MSS, true);
+        p.ack(&mut b, &mut w, Ack { bw: 40_000, step, rtt: RTT, in_flight: 4 * MSS, app_limited: true, in_recovery: false });
         if b.mode() == Mode::ProbeRtt {
             assert!(w.cwnd <= CWND_MIN_TARGET_SEGMENTS * MSS);
         } else {
@@ -230,11 +240,11 @@ fn bbr_update_bw_ignores_app_limited_samples_below_the_estimate() {
     into_probe_bw(&mut b, &mut w, &mut p, 1_000_000);
     let bw = b.max_bw();
     for _ in 0..20 {
-        p.ack(&mut b, &mut w, 10_000, RTT, RTT, MSS, true);
+        p.ack(&mut b, &mut w, Ack { bw: 10_000, step: RTT, rtt: RTT, in_flight: MSS, app_limited: true, in_recovery: false });
     }
     assert_eq!(b.max_bw(), bw, "after 20 rounds of app-limited samples");
     for _ in 0..20 {
-        p.ack(&mut b, &mut w, 10_000, RTT, RTT, MSS, false);
+        p.ack(&mut b, &mut w, Ack { bw: 10_000, step: RTT, rtt: RTT, in_flight: MSS, app_limited: false, in_recovery: false });
     }
     assert_eq!(b.max_bw(), 10_000, "samples that are not app-limited age it out in 10 rounds");
 }
@@ -258,11 +268,11 @@ fn bbr_packet_conservation_on_recovery_entry_and_restore_at_its_end() {
     };
     assert_eq!(b.on_congestion_event(&w, &ev), w.ssthresh, "bbr_ssthresh leaves ssthresh");
     let step = Duration::from_millis(1);
-    p.ack_in(&mut b, &mut w, 1_000_000, step, RTT, 20 * MSS, false, true);
+    p.ack(&mut b, &mut w, Ack { bw: 1_000_000, step, rtt: RTT, in_flight: 20 * MSS, app_limited: false, in_recovery: true });
     assert_eq!(w.cwnd, 20 * MSS + 1_000, "in flight + the 1000 bytes this ACK delivered");
-    p.ack_in(&mut b, &mut w, 1_000_000, step, RTT, 5 * MSS, false, true);
+    p.ack(&mut b, &mut w, Ack { bw: 1_000_000, step, rtt: RTT, in_flight: 5 * MSS, app_limited: false, in_recovery: true });
     assert_eq!(w.cwnd, 21 * MSS, "never below in flight + delivered; no growth while conserving");
-    p.ack(&mut b, &mut w, 1_000_000, step, RTT, 5 * MSS, false);
+    p.ack(&mut b, &mut w, Ack { bw: 1_000_000, step, rtt: RTT, in_flight: 5 * MSS, app_limited: false, in_recovery: false });
     assert!(w.cwnd >= before, "recovery over: the window from before the loss ({before}), got {}", w.cwnd);
 }
 
@@ -273,7 +283,7 @@ fn bbr_restart_from_idle_in_probe_bw_paces_at_the_estimate() {
     let (mut b, mut w, mut p) = (Bbr::new(), window(), Path::new());
     into_probe_bw(&mut b, &mut w, &mut p, 1_000_000);
     while b.pacing_gain() != PACING_GAIN_CYCLE[0] {
-        p.ack(&mut b, &mut w, 1_000_000, Duration::from_millis(10), RTT, 1000 * MSS, false);
+        p.ack(&mut b, &mut w, Ack { bw: 1_000_000, step: Duration::from_millis(10), rtt: RTT, in_flight: 1000 * MSS, app_limited: false, in_recovery: false });
     }
     let ctx = PaceCtx { cwnd: w.cwnd, ssthresh: w.ssthresh, flight: 0, srtt: Some(RTT), cc_rate: None };
     let probing = b.pacing_rate(&ctx).expect("a rate");
