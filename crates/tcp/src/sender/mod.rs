@@ -7,7 +7,7 @@
 use crate::cc::{AckCtx, Cc, Congestion, CongestionControl, CongestionEvent, CongestionKind, Window};
 use crate::measure::{Measure, RateEpoch};
 use crate::rate_sample::{RateSample, RateSampler};
-use crate::recovery::{self, DupAck, NewAck, NextSend, Recovery, RecoveryKind, SackPipe, SendCtx};
+use crate::recovery::{self, DupAck, NewAck, NextSend, Recovery, RecoveryKind, SackPipe, Scoreboard, SendCtx};
 use crate::restart::{self, Plan, RestartCtx, RestartPolicy, SentCtx, Validation};
 use crate::segment::SeqRange;
 use crate::send_queue::SendQueue;
@@ -357,6 +357,14 @@ impl Sender {
         self.snd_nxt = self.snd_nxt.max(ack);
         let rate_epoch = measure.on_ack(now, ack, acked_bytes, self.snd_nxt);
         let in_recovery = self.rec.in_recovery();
+        let counted;
+        let rate = match rate {
+            Some(rs) => {
+                counted = self.loss_aware(rs);
+                Some(&counted)
+            }
+            None => None,
+        };
         let ctx = AckCtx {
             now,
             mss: self.mss,
@@ -425,9 +433,9 @@ impl Sender {
     /// An ACK that delivered data by SACK alone, heard by a controller that reads rate
     /// samples.
     pub(super) fn on_delivered_without_new_ack(&mut self, now: Time, ack: u64, measure: &Measure, rate: Option<&RateSample>) {
-        if rate.is_none() {
-            return;
-        }
+        let Some(rs) = rate else { return };
+        let counted = self.loss_aware(rs);
+        let rate = Some(&counted);
         let ctx = AckCtx {
             now,
             mss: self.mss,
@@ -442,6 +450,22 @@ impl Sender {
             in_recovery: self.rec.in_recovery(),
         };
         self.congestion.on_ack_in_recovery(&ctx);
+    }
+
+    /// The sample with in flight as Linux counts it (`tcp_packets_in_flight`: lost
+    /// segments out, retransmitted ones in): in SACK recovery RFC 6675's pipe from the
+    /// scoreboard; in a go-back-N after a timeout, where everything above snd_nxt counts
+    /// as lost, only what was resent. Outside both, the estimator's count.
+    #[cold]
+    fn loss_aware(&self, rs: &RateSample) -> RateSample {
+        let in_flight = if self.rec.in_recovery() {
+            Scoreboard::of(&self.queue, self.rec.dupthresh(), self.mss).pipe
+        } else if self.snd_nxt < self.snd_max {
+            rs.in_flight.min(self.snd_nxt - self.snd_una)
+        } else {
+            rs.in_flight
+        };
+        RateSample { in_flight, ..*rs }
     }
 
     fn on_dupack(&mut self, now: Time) {
