@@ -161,7 +161,9 @@ pub struct Sender {
     /// The rate-limited increase rule's maxFS: the largest flight since cwnd was last
     /// reduced; `None` when the rule is off.
     max_flight: Option<u64>,
-    last_send: Option<Time>,
+    /// When the last data segment went out; `Time::MAX` before the first (a plain `Time`
+    /// keeps the endpoint within its cache lines, `world::conns`).
+    last_send: Time,
     /// See `cc::AckCtx::app_limited`.
     app_limited: bool,
     /// The delivery-rate estimator's snapshots, kept only for a controller that reads rate
@@ -199,7 +201,7 @@ impl Sender {
             probe_due: false,
             rto_samples: cfg.rto_samples,
             max_flight: cfg.rate_limited_increase.then_some(cfg.initial_window_segments as u64 * cfg.mss_bytes),
-            last_send: None,
+            last_send: Time::MAX,
             app_limited: false,
             rate,
             stats: SenderStats::default(),
@@ -244,7 +246,7 @@ impl Sender {
         self.stats
     }
     pub fn last_send(&self) -> Option<Time> {
-        self.last_send
+        (self.last_send != Time::MAX).then_some(self.last_send)
     }
     /// See `cc::AckCtx::app_limited`.
     pub fn app_limited(&self) -> bool {
@@ -697,7 +699,7 @@ impl Sender {
     #[inline(always)]
     fn on_sent(&mut self, now: Time, seq: u64, len: u64, fin: bool, retransmission: bool) {
         let flight_bytes = self.flight();
-        let quiet = if flight_bytes <= len { self.last_send.map(|t| now.since(t)) } else { None };
+        let quiet = if flight_bytes <= len { self.last_send().map(|t| now.since(t)) } else { None };
         if self.rate.is_some() {
             let tx_start = flight_bytes <= len && !retransmission;
             self.sample_sent(now, seq, seq + len + fin as u64, retransmission, tx_start);
@@ -712,7 +714,7 @@ impl Sender {
         }
         self.stats.segments_sent += 1;
         self.stats.bytes_sent += len;
-        self.last_send = Some(now);
+        self.last_send = now;
     }
 
     /// The estimator's snapshot of a segment sent now (draft-cheng-iccrg-delivery-rate-
