@@ -146,3 +146,21 @@ fn bbr_takes_linux_pacing_and_refuses_what_it_replaces() {
         assert!(e.starts_with(&format!("flow[0].tcp.{key}: ")) && !e.contains('\n'), "{extra}: {e}");
     }
 }
+
+/// The long-term (policer) sampling, off by default, is the part's key; the figures of
+/// the one-flow path with it on are printed (docs/bbr.md on why it is off).
+#[test]
+fn long_term_sampling_is_a_key_of_the_part() {
+    let text = scenario(1, &flow(0, "0s").replace("cc = \"bbr\"", "cc = { kind = \"bbr\", long_term = true }"), "20s");
+    let tcp = &rampup_sim::scenario::parse(&text).expect("valid").flows[0].tcp;
+    assert_eq!(format!("{:?}", tcp.cc), "Bbr(BbrConfig { long_term: true })");
+    let out = run_toml(&text, None).expect("a valid scenario");
+    let probe_bw = first_mode(&out, 0, "probe_bw").expect("DRAIN ends");
+    let mut q = bottleneck_queue(&out, probe_bw + 1_000_000_000);
+    println!(
+        "long_term = true, one flow: last 10 s {:.2} Mb/s, {} retransmits, median queue in PROBE_BW {} packets",
+        last_10_s(&out, 20)[0] / 1e6,
+        out.table("flows").u64s("retransmits")[0],
+        percentile(&mut q, 0.5)
+    );
+}

@@ -2,7 +2,7 @@
 //! endpoint built from it gets fresh controllers.
 
 pub use crate::cc::StartupKind;
-use crate::cc::{Avoidance, Cc, Cubic, CubicConfig, NewReno, Vegas, VegasConfig, CC_PARTS};
+use crate::cc::{Avoidance, Bbr, BbrConfig, Cc, Cubic, CubicConfig, NewReno, Vegas, VegasConfig, CC_PARTS};
 use crate::measure::{RtoConfig, RtoRule};
 use crate::pacing::PacingConfig;
 use crate::preemptive::PreemptiveConfig;
@@ -21,7 +21,7 @@ pub enum CcKind {
     Vegas(VegasConfig),
     Cubic(CubicConfig),
     /// BBRv1 (Linux's `tcp_bbr.c`); it paces, so a config with it has `pacing` set.
-    Bbr,
+    Bbr(BbrConfig),
 }
 
 impl CcKind {
@@ -30,7 +30,7 @@ impl CcKind {
             CcKind::NewReno { .. } => 0,
             CcKind::Vegas(_) => 1,
             CcKind::Cubic(_) => 2,
-            CcKind::Bbr => 3,
+            CcKind::Bbr(_) => 3,
         };
         &CC_PARTS[i]
     }
@@ -48,7 +48,7 @@ impl CcKind {
             "newreno" => Ok(CcKind::NewReno { byte_counting }),
             "vegas" => VegasConfig::read(s).map(CcKind::Vegas),
             "cubic" => CubicConfig::read(s, byte_counting).map(CcKind::Cubic),
-            "bbr" => Ok(CcKind::Bbr),
+            "bbr" => Ok(CcKind::Bbr(BbrConfig::read(s))),
             _ => return None,
         })
     }
@@ -58,7 +58,7 @@ impl CcKind {
             CcKind::NewReno { byte_counting } => Avoidance::NewReno(NewReno::new(*byte_counting)),
             CcKind::Vegas(cfg) => Avoidance::Vegas(Vegas::new(*cfg)),
             CcKind::Cubic(cfg) => Avoidance::Cubic(Cubic::new(*cfg)),
-            CcKind::Bbr => Avoidance::Bbr(Box::default()),
+            CcKind::Bbr(cfg) => Avoidance::Bbr(Box::new(Bbr::new(*cfg))),
         }
     }
 }
@@ -284,10 +284,15 @@ mod tests {
         for p in registry::parts() {
             let cfg = match p.family {
                 Family::Cc => TcpConfig {
-                    cc: [CcKind::NewReno { byte_counting: false }, CcKind::Vegas(VegasConfig::default()), CcKind::Cubic(CubicConfig::default()), CcKind::Bbr]
-                        .into_iter()
-                        .find(|c| c.name() == p.name)
-                        .expect("a controller for each cc part"),
+                    cc: [
+                        CcKind::NewReno { byte_counting: false },
+                        CcKind::Vegas(VegasConfig::default()),
+                        CcKind::Cubic(CubicConfig::default()),
+                        CcKind::Bbr(BbrConfig::default()),
+                    ]
+                    .into_iter()
+                    .find(|c| c.name() == p.name)
+                    .expect("a controller for each cc part"),
                     ..d()
                 },
                 Family::Startup => {

@@ -57,6 +57,10 @@ pub struct RateSample {
     /// RTT of the most recently sent segment this ACK delivered, none when it delivered a
     /// retransmitted one (Karn's rule; Linux's ca_rtt_us, what BBR reads as rs->rtt_us).
     pub rtt: Option<Duration>,
+    /// Bytes counted lost since the previous sample (rs.losses): retransmitted since then.
+    pub losses: u64,
+    /// Bytes counted lost so far (tp->lost).
+    pub total_lost: u64,
     /// Whether the interval is a valid observation: a snapshot was found and the interval
     /// is at least the least RTT seen (Linux's `tcp_rate_gen` gives -1 otherwise).
     pub valid: bool,
@@ -79,6 +83,11 @@ pub struct RateSampler {
     sacked_bytes: u64,
     /// Bytes sent and not cumulatively acknowledged.
     flight_bytes: u64,
+    /// Bytes retransmitted so far: what this model counts as lost (Linux's `tp->lost`
+    /// counts the segments marked lost, each of which is then retransmitted).
+    lost: u64,
+    /// `lost` at the last sample.
+    lost_reported: u64,
 }
 
 impl RateSampler {
@@ -127,6 +136,7 @@ impl RateSampler {
             sacked: false,
         };
         if retransmission {
+            self.lost += end - seq;
             let i = self.snapshots.partition_point(|s| s.seq < seq);
             if let Some(s) = self.snapshots.get_mut(i).filter(|s| s.seq == seq) {
                 *s = TxSnapshot { end: s.end, sacked: s.sacked, ..snap };
@@ -210,6 +220,8 @@ impl RateSampler {
         let interval = send_elapsed.max(ack_elapsed);
         // An interval below the least RTT would overestimate the rate (ACK compression).
         let valid = min_rtt.is_none_or(|m| interval >= m) && interval > Duration::ZERO;
+        let losses = self.lost - self.lost_reported;
+        self.lost_reported = self.lost;
         Some(RateSample {
             delivered: self.delivered - p.delivered,
             interval,
@@ -222,6 +234,8 @@ impl RateSampler {
             in_flight: self.in_flight(),
             total_delivered: self.delivered,
             rtt: (!any_retransmitted).then(|| now.since(p.sent_at)),
+            losses,
+            total_lost: self.lost,
             valid,
         })
     }
@@ -348,5 +362,21 @@ mod tests {
         let s = r.on_ack(at_ms(5), 1 + MSS, [], Some(Duration(10 * MS))).expect("delivered");
         assert!(!s.valid);
         assert_eq!(s.rate_bytes_per_sec(), None);
+    }
+
+    /// rs.losses: what was retransmitted since the previous sample (each retransmission
+    /// follows a loss mark, Linux's `tp->lost`), reported once.
+    #[test]
+    fn a_retransmission_counts_as_lost_in_the_next_sample() {
+        let mut r = RateSampler::default();
+        for k in 0..3 {
+            r.on_sent(at_ms(k), 1 + k * MSS, 1 + (k + 1) * MSS, false);
+        }
+        r.on_sent(at_ms(50), 1, 1 + MSS, true);
+        let s = r.on_ack(at_ms(100), 1, [SeqRange { start: 1 + MSS, end: 1 + 2 * MSS }], None).expect("SACKed");
+        assert_eq!((s.losses, s.total_lost), (MSS, MSS));
+        let s = r.on_ack(at_ms(150), 1 + 3 * MSS, [], None).expect("acknowledged");
+        assert_eq!((s.losses, s.total_lost), (0, MSS));
+        assert_eq!(s.rtt, None, "Karn: the retransmitted segment was delivered");
     }
 }

@@ -425,7 +425,7 @@ pub(super) fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError
         None => None,
         Some(_) => Some(read(Family::Extra, "preemptive").with(|_, s| Some(PreemptiveConfig::read(s)))?),
     };
-    let bbr = cc == CcKind::Bbr;
+    let bbr = matches!(cc, CcKind::Bbr(_));
     if bbr && t.prr == Some(true) {
         return err(format!("{p}.prr"), "cc = \"bbr\" sets cwnd in recovery itself (Linux's cong_control bypasses PRR): leave prr out");
     }

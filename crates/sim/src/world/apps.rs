@@ -30,7 +30,7 @@ impl<'s> World<'s> {
         let seed = self.seed;
         let ends = [(from, to, Role::Active, Side::Active), (to, from, Role::Passive, Side::Passive)].map(|(node, peer, role, side)| {
             let mut ep = Endpoint::new(flow.tcp.clone(), role);
-            if flow.tcp.cc == CcKind::Bbr {
+            if matches!(flow.tcp.cc, CcKind::Bbr(_)) {
                 // Its own stream per end of each connection (`rng::stream`), so that no
                 // other source's numbers change.
                 let name = format!("bbr:flow{f}:conn{k}:{role:?}");

@@ -32,7 +32,7 @@ startups! {
     Search => search::Boxed,
 }
 
-pub use bbr::Bbr;
+pub use bbr::{Bbr, BbrConfig};
 pub use cubic::{Cubic, CubicConfig};
 pub use hoe::{Hoe, PacketPair};
 pub use hystart::HyStart;

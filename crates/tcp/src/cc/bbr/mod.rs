@@ -6,21 +6,22 @@
 //! gain cycle, and PROBE_RTT every 10 s without a new minimum RTT.
 //!
 //! Units: bytes and bytes per second where the kernel counts packets and packets per µs
-//! (<< 24); gains in the kernel's 1/256 (BBR_UNIT). Not modelled: the long-term (policer)
-//! bandwidth sampling (`bbr_lt_bw_sampling`), the lost-packet deduction of
-//! `bbr_set_cwnd_to_recover_or_restore` (the estimator sees no loss marks) and the
-//! delayed-ACK flag of `bbr_update_min_rtt` (docs/bbr.md).
+//! (<< 24); gains in the kernel's 1/256 (BBR_UNIT). The long-term (policer) sampling is in
+//! `long_term.rs`. Not modelled: the delayed-ACK flag of `bbr_update_min_rtt` and
+//! `bbr_undo_cwnd` (docs/bbr.md).
 
 mod filter;
+mod long_term;
 #[cfg(test)]
 mod tests;
 
 use filter::MaxFilter;
+use long_term::{LongTerm, LtDecision, LtInput};
 
 use super::{AckCtx, CongestionControl, CongestionEvent, CongestionKind, Window};
 use crate::pacing::PaceCtx;
 use crate::rate_sample::RateSample;
-use crate::registry::{Family, PartInfo};
+use crate::registry::{Family, Key, PartInfo, Settings, Unit, Value};
 use crate::time::{Duration, Rate, Time};
 
 /// The kernel's fixed-point unit of gains (BBR_SCALE 8).
@@ -60,11 +61,39 @@ const EXTRA_ACKED_WIN_ROUNDS: u32 = 5;
 /// bbr_extra_acked_max_us.
 const EXTRA_ACKED_MAX: Duration = Duration::from_millis(100);
 
+/// BBR's settings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BbrConfig {
+    /// The long-term (policer) bandwidth sampling (`long_term.rs`). Off by default: the
+    /// losses this model counts are its retransmissions, which spread a loss episode over
+    /// its repair, and a drop-tail overflow then passes for a policer (docs/bbr.md).
+    pub long_term: bool,
+}
+
+impl Default for BbrConfig {
+    fn default() -> Self {
+        Self::DEFAULT
+    }
+}
+
+impl BbrConfig {
+    pub const DEFAULT: BbrConfig = BbrConfig { long_term: false };
+
+    pub fn read(s: &Settings) -> BbrConfig {
+        BbrConfig { long_term: s.flag("long_term") }
+    }
+}
+
 pub const INFO: PartInfo = PartInfo {
     family: Family::Cc,
     name: "bbr",
     doc: "BBRv1 as Linux's tcp_bbr.c: paced at the bandwidth estimate, cwnd from the BDP",
-    keys: &[],
+    keys: &[Key {
+        name: "long_term",
+        unit: Unit::Flag,
+        default: Value::Flag(BbrConfig::DEFAULT.long_term),
+        doc: "the long-term (policer) bandwidth sampling, bbr_lt_bw_sampling (off: see docs/bbr.md)",
+    }],
     // It reads a rate sample from each ACK and paces every segment.
     per_segment: true,
 };
@@ -100,6 +129,7 @@ enum CaState {
 
 #[derive(Clone, Debug)]
 pub struct Bbr {
+    cfg: BbrConfig,
     mode: Mode,
     /// Windowed max of the delivery rate, bytes/s, over `BW_FILTER_ROUNDS` rounds.
     bw: MaxFilter,
@@ -137,6 +167,10 @@ pub struct Bbr {
     extra_acked_win_idx: usize,
     /// The last cumulative ACK (where a timeout's loss starts).
     last_ack: u64,
+    /// C.delivered and the bytes counted lost at the last sample (tp->delivered, tp->lost).
+    delivered: u64,
+    lost: u64,
+    lt: LongTerm,
     /// The state of the connection's random stream (splitmix64), for the phase a
     /// PROBE_BW cycle starts at (the kernel's `prandom_u32_max`).
     random: u64,
@@ -144,14 +178,15 @@ pub struct Bbr {
 
 impl Default for Bbr {
     fn default() -> Self {
-        Self::new()
+        Self::new(BbrConfig::DEFAULT)
     }
 }
 
 impl Bbr {
     /// `bbr_init`: STARTUP, no bandwidth, the minimum RTT unknown.
-    pub fn new() -> Self {
+    pub fn new(cfg: BbrConfig) -> Self {
         Bbr {
+            cfg,
             mode: Mode::Startup,
             bw: MaxFilter::default(),
             min_rtt: None,
@@ -181,6 +216,9 @@ impl Bbr {
             extra_acked_win_rounds: 0,
             extra_acked_win_idx: 0,
             last_ack: 0,
+            delivered: 0,
+            lost: 0,
+            lt: LongTerm::default(),
             random: 0,
         }
     }
@@ -206,6 +244,39 @@ impl Bbr {
     }
     pub fn rounds(&self) -> u64 {
         self.rtt_cnt
+    }
+    /// `bbr_bw`: the policed rate while the long-term sampling uses it, else the max.
+    pub fn bw(&self) -> u64 {
+        self.lt.bw().unwrap_or(self.max_bw())
+    }
+    pub fn policed(&self) -> bool {
+        self.lt.bw().is_some()
+    }
+
+    /// What the long-term sampling reads now.
+    fn lt_input(&self, losses: u64, app_limited: bool) -> LtInput {
+        LtInput {
+            delivered: self.delivered,
+            delivered_time: self.delivered_time,
+            lost: self.lost,
+            losses,
+            round_start: self.round_start,
+            app_limited,
+            probe_bw: self.mode == Mode::ProbeBw,
+        }
+    }
+
+    /// `bbr_lt_bw_sampling` and what its decision changes.
+    fn lt_bw_sampling(&mut self, losses: u64, app_limited: bool) {
+        if !self.cfg.long_term {
+            return;
+        }
+        match self.lt.on_sample(&self.lt_input(losses, app_limited)) {
+            LtDecision::Nothing => {}
+            // `bbr_lt_bw_interval_done`: try to avoid drops.
+            LtDecision::Policed => self.pacing_gain = UNIT,
+            LtDecision::Expired => self.reset_probe_bw_mode(),
+        }
     }
 
     /// The next draw of the connection's random stream (splitmix64).
@@ -282,8 +353,8 @@ impl Bbr {
         }
     }
 
-    /// `bbr_update_bw`: count rounds, and feed the filter with the sample's rate unless
-    /// it is app-limited and below the estimate.
+    /// `bbr_update_bw`: count rounds, sample for a policer, and feed the filter with the
+    /// sample's rate unless it is app-limited and below the estimate.
     fn update_bw(&mut self, rs: &RateSample) {
         self.round_start = false;
         let Some(bw) = rs.rate_bytes_per_sec() else { return };
@@ -293,6 +364,7 @@ impl Bbr {
             self.round_start = true;
             self.packet_conservation = false;
         }
+        self.lt_bw_sampling(rs.losses, rs.is_app_limited);
         if !rs.is_app_limited || bw >= self.max_bw() {
             self.bw.update(BW_FILTER_ROUNDS, self.rtt_cnt, bw);
         }
@@ -313,7 +385,7 @@ impl Bbr {
             }
         }
         let epoch = self.delivered_time.since(self.ack_epoch_stamp);
-        let mut expected = (self.max_bw() as u128 * epoch.as_nanos() as u128 / 1_000_000_000) as u64;
+        let mut expected = (self.bw() as u128 * epoch.as_nanos() as u128 / 1_000_000_000) as u64;
         if self.ack_epoch_acked <= expected {
             self.ack_epoch_acked = 0;
             self.ack_epoch_stamp = self.delivered_time;
@@ -331,7 +403,7 @@ impl Bbr {
         if !self.full_bw_reached {
             return 0;
         }
-        let max_aggr = (self.max_bw() as u128 * EXTRA_ACKED_MAX.as_nanos() as u128 / 1_000_000_000) as u64;
+        let max_aggr = (self.bw() as u128 * EXTRA_ACKED_MAX.as_nanos() as u128 / 1_000_000_000) as u64;
         self.extra_acked[0].max(self.extra_acked[1]).min(max_aggr)
     }
 
@@ -343,7 +415,8 @@ impl Bbr {
         let bw = self.max_bw();
         match self.pacing_gain.cmp(&UNIT) {
             std::cmp::Ordering::Equal => full_length,
-            std::cmp::Ordering::Greater => full_length && rs.prior_in_flight >= self.inflight(bw, self.pacing_gain, mss),
+            // Not persisting after a loss: the path may not hold pacing_gain × BDP.
+            std::cmp::Ordering::Greater => full_length && (rs.losses > 0 || rs.prior_in_flight >= self.inflight(bw, self.pacing_gain, mss)),
             std::cmp::Ordering::Less => full_length || rs.prior_in_flight <= self.inflight(bw, UNIT, mss),
         }
     }
@@ -452,6 +525,7 @@ impl Bbr {
         (self.pacing_gain, self.cwnd_gain) = match self.mode {
             Mode::Startup => (HIGH_GAIN, HIGH_GAIN),
             Mode::Drain => (DRAIN_GAIN, HIGH_GAIN),
+            Mode::ProbeBw if self.policed() => (UNIT, CWND_GAIN),
             Mode::ProbeBw => (PACING_GAIN_CYCLE[self.cycle_idx], CWND_GAIN),
             Mode::ProbeRtt => (UNIT, UNIT),
         };
@@ -460,8 +534,9 @@ impl Bbr {
     /// `bbr_set_cwnd_to_recover_or_restore`: packet conservation in the first round of
     /// recovery (cwnd = in flight + what this ACK delivered), the window from before the
     /// loss restored when recovery ends. Returns the window and whether conservation holds.
-    fn recover_or_restore(&mut self, state: CaState, cwnd: u64, rs: &RateSample) -> (u64, bool) {
-        let mut cwnd = cwnd;
+    fn recover_or_restore(&mut self, state: CaState, cwnd: u64, rs: &RateSample, mss: u64) -> (u64, bool) {
+        // An ACK for P segments releases at most 2P: first the lost ones are taken off.
+        let mut cwnd = if rs.losses > 0 { cwnd.saturating_sub(rs.losses).max(mss) } else { cwnd };
         if state == CaState::Recovery && self.prev_ca_state != CaState::Recovery {
             self.packet_conservation = true;
             // The round starts now.
@@ -485,11 +560,10 @@ impl Bbr {
         let acked = rs.newly_delivered;
         let mut cwnd = w.cwnd;
         if acked > 0 {
-            let (c, conserving) = self.recover_or_restore(state, cwnd, rs);
+            let (c, conserving) = self.recover_or_restore(state, cwnd, rs, mss);
             cwnd = c;
             if !conserving {
-                let target =
-                    self.quantization_budget(self.bdp_segments(self.max_bw(), self.cwnd_gain, mss) + self.ack_aggregation_cwnd().div_ceil(mss), mss) * mss;
+                let target = self.quantization_budget(self.bdp_segments(self.bw(), self.cwnd_gain, mss) + self.ack_aggregation_cwnd().div_ceil(mss), mss) * mss;
                 if self.full_bw_reached {
                     cwnd = (cwnd + acked).min(target);
                 } else if cwnd < target || rs.total_delivered < INIT_CWND_SEGMENTS * mss {
@@ -529,6 +603,7 @@ impl CongestionControl for Bbr {
         if rs.newly_delivered > 0 {
             self.delivered_time = ctx.now;
         }
+        (self.delivered, self.lost) = (rs.total_delivered, rs.total_lost);
         self.update_bw(rs);
         self.update_ack_aggregation(rs, w.cwnd);
         if self.mode == Mode::ProbeBw && self.is_next_cycle_phase(rs, ctx.mss) {
@@ -538,7 +613,7 @@ impl CongestionControl for Bbr {
         self.check_drain(w, rs, ctx.mss);
         self.update_min_rtt(ctx.now, w, rs, ctx.mss);
         self.update_gains();
-        self.set_pacing_rate(self.max_bw(), self.pacing_gain, w.cwnd, ctx.measure.srtt());
+        self.set_pacing_rate(self.bw(), self.pacing_gain, w.cwnd, ctx.measure.srtt());
         self.set_cwnd(w, state, rs, ctx.mss);
     }
 
@@ -552,6 +627,7 @@ impl CongestionControl for Bbr {
             self.prev_ca_state = CaState::Loss;
             self.full_bw = 0;
             self.round_start = true;
+            self.lt_bw_sampling(1, false);
             self.loss_high = Some(self.last_ack + ev.flight_bytes);
         }
         w.ssthresh
@@ -567,7 +643,7 @@ impl CongestionControl for Bbr {
         self.ack_epoch_stamp = now;
         self.ack_epoch_acked = 0;
         match self.mode {
-            Mode::ProbeBw => self.set_pacing_rate(self.max_bw(), UNIT, w.cwnd, None),
+            Mode::ProbeBw => self.set_pacing_rate(self.bw(), UNIT, w.cwnd, None),
             Mode::ProbeRtt => self.check_probe_rtt_done(now, w),
             Mode::Startup | Mode::Drain => {}
         }

@@ -16,12 +16,15 @@ struct Path {
     /// How much less than C.delivered a sample's segment saw at its send: zero when each
     /// ACK's segment was sent after the previous ACK (each ACK then ends a round).
     lag: u64,
+    /// Bytes counted lost at each ACK, and so far.
+    loss_per_ack: u64,
+    lost: u64,
     measure: Measure,
 }
 
 impl Path {
     fn new() -> Self {
-        Path { now: Time::ZERO, delivered: 0, lag: 0, measure: Measure::new(RtoConfig::default()) }
+        Path { now: Time::ZERO, delivered: 0, lag: 0, loss_per_ack: 0, lost: 0, measure: Measure::new(RtoConfig::default()) }
     }
 
     /// One ACK `a.step` after the last, delivering `a.bw × a.step` bytes, its sample taken
@@ -41,9 +44,12 @@ impl Path {
             in_flight: a.in_flight,
             total_delivered: self.delivered + d,
             rtt: Some(a.rtt),
+            losses: self.loss_per_ack,
+            total_lost: self.lost + self.loss_per_ack,
             valid: true,
         };
         self.delivered += d;
+        self.lost += self.loss_per_ack;
         let ctx = AckCtx { rate: Some(&rs), in_recovery: a.in_recovery, ..ack_ctx(self.now, MSS, &self.measure) };
         b.on_ack(w, &ctx);
     }
@@ -85,7 +91,7 @@ fn into_probe_bw(b: &mut Bbr, w: &mut Window, p: &mut Path, bw: u64) {
 /// (`bbr_check_drain`), and ssthresh marks the exit.
 #[test]
 fn bbr_check_full_bw_reached_after_three_rounds_without_25_percent_growth() {
-    let (mut b, mut w, mut p) = (Bbr::new(), window(), Path::new());
+    let (mut b, mut w, mut p) = (Bbr::default(), window(), Path::new());
     // Rounds of 1, 2, 4, 5 MB/s: each grows by 25 % or more.
     for bw in [1_000_000, 2_000_000, 4_000_000, 5_000_000] {
         p.round(&mut b, &mut w, bw, 1000 * MSS);
@@ -108,7 +114,7 @@ fn bbr_check_full_bw_reached_after_three_rounds_without_25_percent_growth() {
 /// `bbr_check_full_bw_reached` skips app-limited rounds: they neither count nor reset.
 #[test]
 fn bbr_check_full_bw_reached_ignores_app_limited_rounds() {
-    let (mut b, mut w, mut p) = (Bbr::new(), window(), Path::new());
+    let (mut b, mut w, mut p) = (Bbr::default(), window(), Path::new());
     p.round(&mut b, &mut w, 1_000_000, 1000 * MSS);
     for _ in 0..5 {
         p.ack(&mut b, &mut w, Ack { bw: 1_000_000, step: RTT, rtt: RTT, in_flight: 1000 * MSS, app_limited: true, in_recovery: false });
@@ -119,7 +125,7 @@ fn bbr_check_full_bw_reached_ignores_app_limited_rounds() {
 /// `bbr_check_drain`: DRAIN ends once in flight is down to the BDP (plus the quantum).
 #[test]
 fn bbr_check_drain_enters_probe_bw_at_the_bdp() {
-    let (mut b, mut w, mut p) = (Bbr::new(), window(), Path::new());
+    let (mut b, mut w, mut p) = (Bbr::default(), window(), Path::new());
     into_probe_bw(&mut b, &mut w, &mut p, 1_000_000);
     assert_eq!(b.mode(), Mode::ProbeBw);
 }
@@ -130,7 +136,7 @@ fn bbr_check_drain_enters_probe_bw_at_the_bdp() {
 fn bbr_reset_probe_bw_mode_starts_anywhere_but_the_draining_phase() {
     let mut seen = [0u32; 8];
     for seed in 0..400 {
-        let (mut b, mut w, mut p) = (Bbr::new(), window(), Path::new());
+        let (mut b, mut w, mut p) = (Bbr::default(), window(), Path::new());
         b.seed_random(seed);
         into_probe_bw(&mut b, &mut w, &mut p, 1_000_000);
         seen[b.cycle_idx()] += 1;
@@ -145,7 +151,7 @@ fn bbr_reset_probe_bw_mode_starts_anywhere_but_the_draining_phase() {
 /// target and does not fall to the BDP early.
 #[test]
 fn bbr_probe_bw_gain_cycle_is_5_4_then_3_4_then_six_phases_at_1() {
-    let (mut b, mut w, mut p) = (Bbr::new(), window(), Path::new());
+    let (mut b, mut w, mut p) = (Bbr::default(), window(), Path::new());
     into_probe_bw(&mut b, &mut w, &mut p, 1_000_000);
     let mut phases = vec![(b.cycle_idx(), b.pacing_gain(), p.now)];
     let step = Duration::from_millis(10);
@@ -171,7 +177,7 @@ fn bbr_probe_bw_gain_cycle_is_5_4_then_3_4_then_six_phases_at_1() {
 /// `bbr_is_next_cycle_phase`: the 3/4 phase ends as soon as in flight is down to the BDP.
 #[test]
 fn bbr_draining_phase_ends_early_when_in_flight_reaches_the_bdp() {
-    let (mut b, mut w, mut p) = (Bbr::new(), window(), Path::new());
+    let (mut b, mut w, mut p) = (Bbr::default(), window(), Path::new());
     into_probe_bw(&mut b, &mut w, &mut p, 1_000_000);
     while b.cycle_idx() != 1 {
         p.ack(&mut b, &mut w, Ack { bw: 1_000_000, step: Duration::from_millis(10), rtt: RTT, in_flight: 1000 * MSS, app_limited: false, in_recovery: false });
@@ -186,7 +192,7 @@ fn bbr_draining_phase_ends_early_when_in_flight_reaches_the_bdp() {
 /// (`bbr_check_probe_rtt_done`).
 #[test]
 fn bbr_probe_rtt_after_10_s_without_a_new_min_rtt_lasts_200_ms_at_4_segments() {
-    let (mut b, mut w, mut p) = (Bbr::new(), window(), Path::new());
+    let (mut b, mut w, mut p) = (Bbr::default(), window(), Path::new());
     into_probe_bw(&mut b, &mut w, &mut p, 1_000_000);
     let min_rtt_at = p.now;
     // Every later sample is above the min RTT (a standing queue).
@@ -236,7 +242,7 @@ fn bbr_probe_rtt_after_10_s_without_a_new_min_rtt_lasts_200_ms_at_4_segments() {
 /// `bbr_update_bw`: an app-limited sample below the estimate does not drag the filter down.
 #[test]
 fn bbr_update_bw_ignores_app_limited_samples_below_the_estimate() {
-    let (mut b, mut w, mut p) = (Bbr::new(), window(), Path::new());
+    let (mut b, mut w, mut p) = (Bbr::default(), window(), Path::new());
     into_probe_bw(&mut b, &mut w, &mut p, 1_000_000);
     let bw = b.max_bw();
     for _ in 0..20 {
@@ -253,7 +259,7 @@ fn bbr_update_bw_ignores_app_limited_samples_below_the_estimate() {
 /// cwnd = in flight + delivered; the end of recovery restores the window from before.
 #[test]
 fn bbr_packet_conservation_on_recovery_entry_and_restore_at_its_end() {
-    let (mut b, mut w, mut p) = (Bbr::new(), window(), Path::new());
+    let (mut b, mut w, mut p) = (Bbr::default(), window(), Path::new());
     into_probe_bw(&mut b, &mut w, &mut p, 1_000_000);
     let before = w.cwnd;
     // The ACKs in recovery are of segments sent before it began: one round.
@@ -280,7 +286,7 @@ fn bbr_packet_conservation_on_recovery_entry_and_restore_at_its_end() {
 /// estimate itself (gain 1, less the 1 % margin), not at the phase's gain.
 #[test]
 fn bbr_restart_from_idle_in_probe_bw_paces_at_the_estimate() {
-    let (mut b, mut w, mut p) = (Bbr::new(), window(), Path::new());
+    let (mut b, mut w, mut p) = (Bbr::default(), window(), Path::new());
     into_probe_bw(&mut b, &mut w, &mut p, 1_000_000);
     while b.pacing_gain() != PACING_GAIN_CYCLE[0] {
         p.ack(&mut b, &mut w, Ack { bw: 1_000_000, step: Duration::from_millis(10), rtt: RTT, in_flight: 1000 * MSS, app_limited: false, in_recovery: false });
@@ -298,8 +304,60 @@ fn bbr_restart_from_idle_in_probe_bw_paces_at_the_estimate() {
 /// `bbr_init_pacing_rate_from_rtt`: before the model has a bandwidth, high_gain × cwnd / RTT.
 #[test]
 fn bbr_initial_pacing_rate_is_high_gain_cwnd_over_srtt() {
-    let b = Bbr::new();
+    let b = Bbr::default();
     let ctx = PaceCtx { cwnd: 10 * MSS, ssthresh: u64::MAX, flight: 0, srtt: Some(RTT), cc_rate: None };
     // 10,000 bytes per 100 ms = 100 kB/s, × 739/256, × 99 %.
     assert_eq!(b.pacing_rate(&ctx), Some(Rate::from_bps(100_000 * 739 / 256 * 99 / 100 * 8)));
+}
+
+/// `bbr_lt_bw_sampling`: a policer. After the first loss, two intervals of four rounds
+/// each with 30 % loss and the same delivery rate: BBR takes that rate as its bandwidth
+/// and paces at gain 1 (`bbr_lt_bw_interval_done`), for 48 rounds of PROBE_BW
+/// (`bbr_lt_bw_max_rtts`), then cycles again.
+#[test]
+fn bbr_lt_bw_sampling_finds_a_policer_and_uses_its_rate_for_48_rounds() {
+    let (mut b, mut w, mut p) = (Bbr::new(BbrConfig { long_term: true }), window(), Path::new());
+    into_probe_bw(&mut b, &mut w, &mut p, 1_000_000);
+    // 500 kB/s delivered, 50 kB per round; 15 kB lost with it.
+    p.loss_per_ack = 15_000;
+    let mut rounds = 0;
+    while !b.policed() {
+        p.round(&mut b, &mut w, 500_000, 100 * MSS);
+        rounds += 1;
+        assert!(rounds <= 2 * 4 * 4, "no policer found in {rounds} rounds");
+    }
+    assert_eq!(b.bw(), 500_000, "the two intervals' average rate");
+    assert_eq!(b.pacing_gain(), UNIT);
+    println!("policer found after {rounds} lossy rounds; bw {} (max filter {})", b.bw(), b.max_bw());
+    for k in 1..long_term::MAX_ROUNDS {
+        p.round(&mut b, &mut w, 500_000, 100 * MSS);
+        assert!(b.policed(), "round {k} of 48");
+        assert_eq!(b.pacing_gain(), UNIT);
+    }
+    p.round(&mut b, &mut w, 500_000, 100 * MSS);
+    assert!(!b.policed(), "48 rounds on, the gain cycle again");
+    assert_eq!(b.mode(), Mode::ProbeBw);
+    // Off (the default), the same losses find nothing.
+    let (mut b, mut w, mut p) = (Bbr::default(), window(), Path::new());
+    into_probe_bw(&mut b, &mut w, &mut p, 1_000_000);
+    p.loss_per_ack = 15_000;
+    for _ in 0..rounds {
+        p.round(&mut b, &mut w, 500_000, 100 * MSS);
+    }
+    assert!(!b.policed());
+}
+
+/// `bbr_lt_bw_interval_done`: lossy intervals whose rates differ by more than 1/8 (and
+/// 4 kbit/s) are no policer.
+#[test]
+fn bbr_lt_bw_sampling_needs_consistent_rates() {
+    let (mut b, mut w, mut p) = (Bbr::new(BbrConfig { long_term: true }), window(), Path::new());
+    into_probe_bw(&mut b, &mut w, &mut p, 1_000_000);
+    p.loss_per_ack = 15_000;
+    // Rates alternating between 500 and 400 kB/s, interval by interval, stay unpoliced.
+    for round in 0..40u64 {
+        let bw = if (round / 4) % 2 == 0 { 500_000 } else { 400_000 };
+        p.round(&mut b, &mut w, bw, 100 * MSS);
+        assert!(!b.policed(), "round {round}");
+    }
 }
