@@ -93,7 +93,7 @@ fn a_part_table_names_its_keys() {
         r#"cc = { kind = "vegas", alfa = 2.0 }"#,
         r#"flow[0].tcp.cc.alfa: unknown key: cc kind "vegas" takes only alpha, beta, gamma, rtt, slow_start_exit"#,
     );
-    error("", r#"cc = { kind = "reno" }"#, r#"flow[0].tcp.cc: unknown cc "reno", expected one of `newreno`, `vegas`, `cubic`, `hoe`"#);
+    error("", r#"cc = { kind = "reno" }"#, r#"flow[0].tcp.cc: unknown cc "reno", expected one of `newreno`, `vegas`, `cubic`, `bbr`, `hoe`"#);
     error("", r#"cc = { alpha = 2.0 }"#, "flow[0].tcp.cc: missing field `kind`");
     error("", r#"cc = 3"#, "flow[0].tcp.cc: invalid type: integer `3`, expected a name, or a table with its `kind` and settings");
 }
