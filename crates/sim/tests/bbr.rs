@@ -140,8 +140,15 @@ fn bbr_takes_linux_pacing_and_refuses_what_it_replaces() {
     let with = |extra: &str| scenario(1, &flow(0, "0s").replace("cc = \"bbr\"", &format!("cc = \"bbr\"{extra}")), "1s");
     let tcp = &rampup_sim::scenario::parse(&with("")).expect("valid").flows[0].tcp;
     assert_eq!(format!("{:?} {:?}", tcp.pacing, tcp.restart), "Some(PacingConfig { rate: Linux, unpaced_segments: 10 }) Nssr");
-    for (extra, key) in [(", pacing = \"none\"", "pacing"), (", pacing = \"quic\"", "pacing"), (", prr = true", "prr"), (", startup = \"hystart\"", "startup")]
-    {
+    let refused = [
+        (", pacing = \"none\"", "pacing"),
+        (", pacing = \"quic\"", "pacing"),
+        (", prr = true", "prr"),
+        (", startup = \"hystart\"", "startup"),
+        (", restart = \"ssr\"", "restart"),
+        (", rate_limited_increase = true", "rate_limited_increase"),
+    ];
+    for (extra, key) in refused {
         let e = rampup_sim::scenario::parse(&with(extra)).unwrap_err().to_string();
         assert!(e.starts_with(&format!("flow[0].tcp.{key}: ")) && !e.contains('\n'), "{extra}: {e}");
     }
@@ -163,4 +170,18 @@ fn long_term_sampling_is_a_key_of_the_part() {
         out.table("flows").u64s("retransmits")[0],
         percentile(&mut q, 0.5)
     );
+}
+
+/// With `profile = "linux"` BBR takes the profile's segment size, timers and SACK, and
+/// leaves out what Linux's `cong_control` bypasses (HyStart, PRR, the restart, the
+/// rate-limited increase), as the kernel does with `tcp_bbr`.
+#[test]
+fn the_linux_profile_with_bbr_leaves_out_what_bbr_replaces() {
+    let text = scenario(1, "[[flow]]\nfrom = \"s0\"\nto = \"r0\"\napp = { kind = \"bulk\" }\ntcp = { profile = \"linux\", cc = \"bbr\" }\n", "1s");
+    let tcp = &rampup_sim::scenario::parse(&text).expect("valid").flows[0].tcp;
+    let shown = format!(
+        "{} {} {:?} {} {:?} {:?} {} {}",
+        tcp.mss_bytes, tcp.initial_window_segments, tcp.startup, tcp.prr, tcp.restart, tcp.pacing, tcp.rate_limited_increase, tcp.rack_tlp
+    );
+    assert_eq!(shown, "1448 10 SlowStart(()) false Nssr Some(PacingConfig { rate: Linux, unpaced_segments: 10 }) false true");
 }

@@ -260,8 +260,15 @@ impl TcpFile {
         if self.recovery.is_some_and(|r| r != RecoveryName::Sack) {
             (merged.rack_tlp, merged.prr, merged.sack_permitted) = (self.rack_tlp, self.prr, self.sack_permitted);
         }
-        if self.cc.as_ref().is_some_and(|c| c.kind == "vegas") {
-            (merged.startup, merged.byte_counting) = (self.startup, self.byte_counting);
+        match self.cc.as_ref().map(|c| c.kind.as_str()) {
+            Some("vegas") => (merged.startup, merged.byte_counting) = (self.startup, self.byte_counting),
+            Some("bbr") => {
+                // What Linux's `cong_control` bypasses: the slow start and growth, PRR, the
+                // restart after idle and the rate-limited increase.
+                (merged.startup, merged.byte_counting, merged.prr) = (self.startup, self.byte_counting, self.prr);
+                (merged.restart, merged.rate_limited_increase) = (self.restart, self.rate_limited_increase);
+            }
+            _ => {}
         }
         merged
     }
@@ -428,6 +435,12 @@ pub(super) fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError
     let bbr = matches!(cc, CcKind::Bbr(_));
     if bbr && t.prr == Some(true) {
         return err(format!("{p}.prr"), "cc = \"bbr\" sets cwnd in recovery itself (Linux's cong_control bypasses PRR): leave prr out");
+    }
+    if bbr && t.rate_limited_increase == Some(true) {
+        return err(format!("{p}.rate_limited_increase"), "cc = \"bbr\" sets cwnd itself (Linux's cong_control bypasses tcp_cong_avoid): leave it out");
+    }
+    if bbr && t.restart.as_ref().is_some_and(|r| r.kind != "nssr") {
+        return err(format!("{p}.restart"), "cc = \"bbr\" restarts from idle itself (bbr_cwnd_event): leave restart out or give \"nssr\"");
     }
     let restart = match &t.restart {
         // Linux skips slow-start restart for a controller with `cong_control`
