@@ -128,7 +128,7 @@ fn an_error_in_the_tcp_defaults_names_the_key_written() {
 
 #[test]
 fn unknown_algorithm_lists_the_known_ones() {
-    assert_error("cc = \"newreno\"", "cc = \"bbr\"", &["flow[0].tcp.cc", "bbr", "newreno", "vegas", "cubic"]);
+    assert_error("cc = \"newreno\"", "cc = \"bbr3\"", &["flow[0].tcp.cc", "bbr3", "newreno", "vegas", "cubic", "bbr"]);
     assert_error("kind = \"dumbbell\"", "kind = \"ring\"", &["topology.kind", "dumbbell", "lan", "custom"]);
     assert_error("mss = 1000", "mss = 1000\nsack_permitted = \"yes\"", &["flow[0].tcp.sack_permitted", "as-recovery", "always", "never"]);
 }

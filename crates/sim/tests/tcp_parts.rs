@@ -98,7 +98,7 @@ fn a_part_table_names_its_keys() {
     error("", r#"cc = { kind = "hoe", gamma = 2.0, beta = 1.0 }"#, r#"flow[0].tcp.cc.beta: applies to cc kind "vegas" or "cubic" only"#);
     error("", r#"cc = { kind = "ssthreshless", alfa = 2.0 }"#, r#"flow[0].tcp.cc.alfa: unknown key: cc kind "ssthreshless" takes only"#);
     error("", r#"preemptive = { k = 3 }"#, "flow[0].tcp.preemptive.k: unknown key: preemptive takes only factor, cutout");
-    error("", r#"cc = { kind = "reno" }"#, r#"flow[0].tcp.cc: unknown cc "reno", expected one of `newreno`, `vegas`, `cubic`, `hoe`"#);
+    error("", r#"cc = { kind = "reno" }"#, r#"flow[0].tcp.cc: unknown cc "reno", expected one of `newreno`, `vegas`, `cubic`, `bbr`, `hoe`"#);
     error("", r#"cc = { alpha = 2.0 }"#, "flow[0].tcp.cc: missing field `kind`");
     error("", r#"cc = 3"#, "flow[0].tcp.cc: invalid type: integer `3`, expected a name, or a table with its `kind` and settings");
 }

@@ -2,7 +2,7 @@
 //! endpoint built from it gets fresh controllers.
 
 pub use crate::cc::StartupKind;
-use crate::cc::{Avoidance, Cc, Cubic, CubicConfig, NewReno, Vegas, VegasConfig, CC_PARTS};
+use crate::cc::{Avoidance, Bbr, BbrConfig, Cc, Cubic, CubicConfig, NewReno, Vegas, VegasConfig, CC_PARTS};
 use crate::measure::{RtoConfig, RtoRule};
 use crate::pacing::PacingConfig;
 use crate::preemptive::PreemptiveConfig;
@@ -15,9 +15,13 @@ use crate::time::Duration;
 /// The avoidance controller (`cc` in a scenario).
 #[derive(Clone, Debug, PartialEq)]
 pub enum CcKind {
-    NewReno { byte_counting: bool },
+    NewReno {
+        byte_counting: bool,
+    },
     Vegas(VegasConfig),
     Cubic(CubicConfig),
+    /// BBRv1 (Linux's `tcp_bbr.c`); it paces, so a config with it has `pacing` set.
+    Bbr(BbrConfig),
 }
 
 impl CcKind {
@@ -26,6 +30,7 @@ impl CcKind {
             CcKind::NewReno { .. } => 0,
             CcKind::Vegas(_) => 1,
             CcKind::Cubic(_) => 2,
+            CcKind::Bbr(_) => 3,
         };
         &CC_PARTS[i]
     }
@@ -43,6 +48,7 @@ impl CcKind {
             "newreno" => Ok(CcKind::NewReno { byte_counting }),
             "vegas" => VegasConfig::read(s).map(CcKind::Vegas),
             "cubic" => CubicConfig::read(s, byte_counting).map(CcKind::Cubic),
+            "bbr" => Ok(CcKind::Bbr(BbrConfig::read(s))),
             _ => return None,
         })
     }
@@ -52,6 +58,7 @@ impl CcKind {
             CcKind::NewReno { byte_counting } => Avoidance::NewReno(NewReno::new(*byte_counting)),
             CcKind::Vegas(cfg) => Avoidance::Vegas(Vegas::new(*cfg)),
             CcKind::Cubic(cfg) => Avoidance::Cubic(Cubic::new(*cfg)),
+            CcKind::Bbr(cfg) => Avoidance::Bbr(Box::new(Bbr::new(*cfg))),
         }
     }
 }
@@ -277,10 +284,15 @@ mod tests {
         for p in registry::parts() {
             let cfg = match p.family {
                 Family::Cc => TcpConfig {
-                    cc: [CcKind::NewReno { byte_counting: false }, CcKind::Vegas(VegasConfig::default()), CcKind::Cubic(CubicConfig::default())]
-                        .into_iter()
-                        .find(|c| c.name() == p.name)
-                        .expect("a controller for each cc part"),
+                    cc: [
+                        CcKind::NewReno { byte_counting: false },
+                        CcKind::Vegas(VegasConfig::default()),
+                        CcKind::Cubic(CubicConfig::default()),
+                        CcKind::Bbr(BbrConfig::default()),
+                    ]
+                    .into_iter()
+                    .find(|c| c.name() == p.name)
+                    .expect("a controller for each cc part"),
                     ..d()
                 },
                 Family::Startup => {
@@ -334,13 +346,14 @@ mod tests {
         }
     }
 
-    /// The parts known to act on every segment say so: pacing all the time and RBP's paced
+    /// The parts known to act on every segment say so: BBR (a rate sample per ACK, its
+    /// pacing), pacing all the time and RBP's paced
     /// restart (the pacer), RACK-TLP's timers, Preemptive Retransmission, quick ACKs, ECN's
     /// codepoints and echo.
     #[test]
     fn the_per_segment_parts_are_the_known_ones() {
         let per_segment: Vec<_> = registry::parts().filter(|p| p.per_segment).map(|p| p.name).collect();
-        assert_eq!(per_segment, ["rbp-rate", "rbp-cwnd", "linux", "quic", "rack-tlp", "preemptive", "quickack", "ecn"]);
+        assert_eq!(per_segment, ["bbr", "rbp-rate", "rbp-cwnd", "linux", "quic", "rack-tlp", "preemptive", "quickack", "ecn"]);
     }
 
     /// Each registered part's keys have defaults of their own unit, and the part's checks

@@ -9,6 +9,7 @@ pub mod endpoint;
 pub mod measure;
 pub mod pacing;
 pub mod preemptive;
+pub mod rate_sample;
 pub mod receiver;
 pub mod recovery;
 pub mod registry;

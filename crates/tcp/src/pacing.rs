@@ -8,7 +8,7 @@
 //! `may_send` and runs `Timer::Pace` to the release time `on_send` returns.
 
 use crate::registry::{Family, Key, PartInfo, Refusal, Settings, Unit, Value};
-use crate::time::{Duration, Time};
+use crate::time::{Duration, Rate, Time};
 
 const UNPACED: Key = Key {
     name: "unpaced",
@@ -107,6 +107,9 @@ pub struct PaceCtx {
     pub ssthresh: u64,
     pub flight: u64,
     pub srtt: Option<Duration>,
+    /// The congestion controller's own pacing rate (`CongestionControl::pacing_rate`,
+    /// BBR's pacing_gain × bw); when set it replaces the pacing part's rule.
+    pub cc_rate: Option<Rate>,
 }
 
 impl PacingRate {
@@ -116,6 +119,9 @@ impl PacingRate {
     /// The time `len` bytes take at the rate; `None` (unpaced) before the first RTT sample,
     /// as in Linux, where a zero srtt leaves the rate unlimited.
     pub fn interval(&self, len: u64, ctx: &PaceCtx) -> Option<Duration> {
+        if let Some(rate) = ctx.cc_rate {
+            return (rate.bps() > 0).then(|| rate.tx_time(len));
+        }
         let srtt = ctx.srtt.filter(|s| *s > Duration::ZERO)?;
         let (percent, window) = match *self {
             PacingRate::Linux if ctx.cwnd < ctx.ssthresh / 2 => (Self::LINUX_SS_RATIO_PERCENT, ctx.cwnd.max(ctx.flight)),
@@ -209,6 +215,7 @@ mod tests {
             ssthresh: ssthresh_segments.saturating_mul(MSS),
             flight: flight_segments * MSS,
             srtt: Some(Duration::from_millis(100)),
+            cc_rate: None,
         }
     }
 
@@ -283,6 +290,15 @@ mod tests {
         // 100 ms × 1000 / 20,000 / 1.25 = 4 ms, whatever the flight or ssthresh.
         assert_eq!(quic.interval(MSS, &ctx(20, 40, 0)), Some(Duration::from_millis(4)));
         assert_eq!(quic.interval(MSS, &ctx(20, u64::MAX, 35)), Some(Duration::from_millis(4)));
+    }
+
+    /// A controller's pacing rate (BBR's `bbr_set_pacing_rate`) replaces the part's rule:
+    /// 8 Mb/s spaces 1000-byte segments 1 ms apart whatever cwnd and srtt say.
+    #[test]
+    fn a_controllers_rate_replaces_the_rule() {
+        let c = PaceCtx { cc_rate: Some(Rate::from_bps(8_000_000)), srtt: None, ..ctx(20, 40, 0) };
+        assert_eq!(PacingRate::Linux.interval(MSS, &c), Some(MS));
+        assert_eq!(PacingRate::Quic { n_percent: 125 }.interval(MSS, &c), Some(MS));
     }
 
     #[test]

@@ -21,7 +21,19 @@ pub const HANDSHAKE_RTT: Duration = Duration::from_millis(20);
 /// application-limited, inside a rate epoch, no rounds counted (ack and snd_nxt 0). A part's
 /// test sets what it reads: `AckCtx { rtt_sample, ..ack_ctx(now, mss, &m) }`.
 pub fn ack_ctx(now: Time, mss: u64, measure: &Measure) -> AckCtx<'_> {
-    AckCtx { now, mss, acked_bytes: mss, rtt_sample: None, app_limited: false, measure, rate_epoch: RateEpoch::Running, ack: 0, snd_nxt: 0 }
+    AckCtx {
+        now,
+        mss,
+        acked_bytes: mss,
+        rtt_sample: None,
+        app_limited: false,
+        measure,
+        rate_epoch: RateEpoch::Running,
+        ack: 0,
+        snd_nxt: 0,
+        rate: None,
+        in_recovery: false,
+    }
 }
 
 /// The peer's pure ACK once established (its SYN took sequence number 0).

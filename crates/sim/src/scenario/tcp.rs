@@ -5,7 +5,8 @@ use rampup_tcp::measure::{RtoConfig, RtoRule};
 use rampup_tcp::registry::{self, Family, Refusal};
 use rampup_tcp::restart::{IdleThreshold, Restart};
 use rampup_tcp::{
-    CcKind, Duration, LossWindow, PacingConfig, PreemptiveConfig, RecoveryKind, RtoInRecovery, RtoTiming, SackPermitted, SackPipe, StartupKind, TcpConfig,
+    CcKind, Duration, LossWindow, PacingConfig, PacingRate, PreemptiveConfig, RecoveryKind, RtoInRecovery, RtoTiming, SackPermitted, SackPipe, StartupKind,
+    TcpConfig,
 };
 use serde::Deserialize;
 
@@ -252,8 +253,15 @@ impl TcpFile {
         if self.recovery.is_some_and(|r| r != RecoveryName::Sack) {
             (merged.rack_tlp, merged.prr, merged.sack_permitted) = (self.rack_tlp, self.prr, self.sack_permitted);
         }
-        if self.cc.as_ref().is_some_and(|c| c.kind == "vegas") {
-            (merged.startup, merged.byte_counting) = (self.startup, self.byte_counting);
+        match self.cc.as_ref().map(|c| c.kind.as_str()) {
+            Some("vegas") => (merged.startup, merged.byte_counting) = (self.startup, self.byte_counting),
+            Some("bbr") => {
+                // What Linux's `cong_control` bypasses: the slow start and growth, PRR, the
+                // restart after idle and the rate-limited increase.
+                (merged.startup, merged.byte_counting, merged.prr) = (self.startup, self.byte_counting, self.prr);
+                (merged.restart, merged.rate_limited_increase) = (self.restart, self.rate_limited_increase);
+            }
+            _ => {}
         }
         merged
     }
@@ -379,6 +387,15 @@ pub(super) fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError
         ("vegas", ..) if t.byte_counting == Some(true) => {
             return err(format!("{p}.byte_counting"), "applies to cc = \"newreno\" or \"cubic\" (RFC 3465), not to cc = \"vegas\"");
         }
+        ("bbr", ..) if t.byte_counting == Some(true) => {
+            return err(format!("{p}.byte_counting"), "applies to cc = \"newreno\" or \"cubic\" (RFC 3465), not to cc = \"bbr\"");
+        }
+        ("bbr", _, Some(s)) if s != "slow-start" => {
+            return err(
+                format!("{p}.startup"),
+                "cc = \"bbr\" has its own STARTUP (it ends when the bandwidth stops growing); a startup composes with cc = \"newreno\" or \"cubic\"",
+            );
+        }
         ("vegas", _, Some(s)) if s != "slow-start" => {
             let why = "cc = \"vegas\" has its own slow start (it ends when the backlog exceeds gamma); a startup composes with cc = \"newreno\" or \"cubic\"";
             return err(format!("{p}.startup"), why);
@@ -408,14 +425,32 @@ pub(super) fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError
         None => None,
         Some(_) => Some(read(Family::Extra, "preemptive").with(|_, s| Some(PreemptiveConfig::read(s)))?),
     };
+    let bbr = matches!(cc, CcKind::Bbr(_));
+    if bbr && t.prr == Some(true) {
+        return err(format!("{p}.prr"), "cc = \"bbr\" sets cwnd in recovery itself (Linux's cong_control bypasses PRR): leave prr out");
+    }
+    if bbr && t.rate_limited_increase == Some(true) {
+        return err(format!("{p}.rate_limited_increase"), "cc = \"bbr\" sets cwnd itself (Linux's cong_control bypasses tcp_cong_avoid): leave it out");
+    }
+    if bbr && t.restart.as_ref().is_some_and(|r| r.kind != "nssr") {
+        return err(format!("{p}.restart"), "cc = \"bbr\" restarts from idle itself (bbr_cwnd_event): leave restart out or give \"nssr\"");
+    }
     let restart = match &t.restart {
+        // Linux skips slow-start restart for a controller with `cong_control`
+        // (`tcp_slow_start_after_idle_check`): BBR restarts from idle at its own rate.
+        None if bbr => Restart::Nssr,
         None => d.restart,
         Some(r) => read(Family::Restart, &r.kind).with(Restart::read)?,
     };
     let pacing = match &t.pacing {
+        // BBR paces all the time at its own rate, from the 11th data segment as Linux does.
+        None if bbr => Some(PacingConfig { rate: PacingRate::Linux, unpaced_segments: PacingConfig::LINUX_UNPACED_SEGMENTS }),
         None => None,
         Some(r) => read(Family::Pacing, &r.kind).with(PacingConfig::read)?,
     };
+    if bbr && pacing.is_none_or(|c| c.rate != PacingRate::Linux) {
+        return err(format!("{p}.pacing"), "cc = \"bbr\" paces at its own rate (bbr_set_pacing_rate): leave pacing out or give \"linux\"");
+    }
     let rcv_window = t.rcv_window.map_or(d.rcv_window_bytes as u64, |s| s.0);
     if rcv_window < mss {
         return err(format!("{p}.rcv_window"), "must be at least one mss");

@@ -2,7 +2,7 @@
 //!
 //! Two families, each a trait with its built-in parts in one enum that dispatches each hook
 //! at one point (`dispatch!`), so the call stays static: the avoidance controllers
-//! (`CongestionControl`, stored in `Avoidance`: NewReno, Vegas, CUBIC) and the startups that
+//! (`CongestionControl`, stored in `Avoidance`: NewReno, Vegas, CUBIC, BBR) and the startups that
 //! replace or bound slow start (`Startup`, stored in `StartupPart`: Hoe, Limited Slow
 //! Start, SSthreshless Start, Linux's HyStart, HyStart++). `Cc` composes one of each. The window itself is kept by `Congestion` (`window.rs`), the only
 //! place in the crate that writes cwnd and ssthresh: it applies the rules every algorithm
@@ -13,6 +13,7 @@
 //! and changes only the window it is handed. Loss *recovery* (what to retransmit) belongs
 //! to `recovery`, which tells `Congestion` what happened.
 
+pub mod bbr;
 mod cubic;
 mod newreno;
 #[macro_use]
@@ -31,6 +32,7 @@ startups! {
     Search => search::Boxed,
 }
 
+pub use bbr::{Bbr, BbrConfig};
 pub use cubic::{Cubic, CubicConfig};
 pub use hoe::{Hoe, PacketPair};
 pub use hystart::HyStart;
@@ -44,8 +46,10 @@ pub use vegas::{Vegas, VegasConfig, VegasRtt, VegasSlowStartExit};
 pub use window::{Congestion, CongestionEvent, CongestionKind, RecoveryWindow, SlowStartExit, Window};
 
 use crate::measure::{Measure, RateEpoch};
+use crate::pacing::PaceCtx;
+use crate::rate_sample::RateSample;
 use crate::registry::PartInfo;
-use crate::time::{Duration, Time};
+use crate::time::{Duration, Rate, Time};
 
 /// What a controller may read when new data is acknowledged.
 pub struct AckCtx<'a> {
@@ -68,6 +72,13 @@ pub struct AckCtx<'a> {
     /// RFC 9406 does (windowEnd = SND.NXT at a round's start) reads them.
     pub ack: u64,
     pub snd_nxt: u64,
+    /// The ACK's delivery-rate sample, for a controller that asks for them
+    /// (`CongestionControl::wants_rate_samples`); None otherwise, and when the ACK
+    /// delivered nothing.
+    pub rate: Option<&'a RateSample>,
+    /// The ACK came during fast recovery (only a controller that
+    /// `sets_window_in_recovery` hears of such ACKs).
+    pub in_recovery: bool,
 }
 
 /// The loss response that RFC 5681 eq. (4) gives: ssthresh = max(FlightSize / 2, 2 * SMSS).
@@ -106,6 +117,40 @@ pub trait CongestionControl {
     /// CA_EVENT_TX_START); None while data is outstanding.
     fn on_sent(&mut self, _now: Time, _bytes: u64, _quiet: Option<Duration>) {}
 
+    /// A data segment goes out with nothing in flight (Linux's CA_EVENT_TX_START);
+    /// `app_limited`: the estimator marks the flow application-limited. Heard only by a
+    /// controller that `wants_rate_samples`.
+    fn on_tx_start(&mut self, _w: &mut Window, _now: Time, _app_limited: bool) {}
+
+    /// The controller reads a delivery-rate sample from each ACK (`AckCtx::rate`): the
+    /// sender then keeps the estimator's snapshots (`crate::rate_sample`). Asked once, when
+    /// the sender is made.
+    fn wants_rate_samples(&self) -> bool {
+        false
+    }
+
+    /// The controller sets cwnd on every ACK, in recovery too, in place of the recovery
+    /// part's window rules (Linux's `cong_control` hook, which bypasses PRR and the
+    /// fast-retransmit window).
+    fn sets_window_in_recovery(&self) -> bool {
+        false
+    }
+
+    /// What is sent now is application-limited whatever the application does (BBR's
+    /// PROBE_RTT sets `tp->app_limited`); read with the rate samples.
+    fn marks_app_limited(&self) -> bool {
+        false
+    }
+
+    /// The rate the pacer spaces data segments at, when the controller sets one (Linux's
+    /// `sk_pacing_rate` written by the controller); None: the pacing part's own rule.
+    fn pacing_rate(&self, _ctx: &PaceCtx) -> Option<Rate> {
+        None
+    }
+
+    /// Seed the controller's random choices from the connection's seeded stream.
+    fn seed_random(&mut self, _seed: u64) {}
+
     /// The phase a trace shows: "slow_start" or "congestion_avoidance" (RFC 5681 §3.1), or
     /// a startup's mode while it sets the growth.
     fn mode_name(&self, w: &Window) -> &'static str {
@@ -114,7 +159,7 @@ pub trait CongestionControl {
 }
 
 /// The avoidance controllers in the registry, in `Avoidance`'s order.
-pub const CC_PARTS: [PartInfo; 3] = [NewReno::INFO, VegasConfig::INFO, CubicConfig::INFO];
+pub const CC_PARTS: [PartInfo; 4] = [NewReno::INFO, VegasConfig::INFO, CubicConfig::INFO, bbr::INFO];
 
 /// The avoidance controllers built in; chosen by `cc` in a scenario. Adding one: its file,
 /// a variant here and in `dispatch!`, and its name in `config::CcKind`.
@@ -128,6 +173,7 @@ pub enum Avoidance {
     NewReno(NewReno),
     Vegas(Vegas),
     Cubic(Cubic),
+    Bbr(Box<Bbr>),
 }
 
 /// The one dispatch point: `$c` is the inner controller in every arm.
@@ -137,6 +183,7 @@ macro_rules! dispatch {
             Avoidance::NewReno($c) => $body,
             Avoidance::Vegas($c) => $body,
             Avoidance::Cubic($c) => $body,
+            Avoidance::Bbr($c) => $body,
         }
     };
 }
@@ -162,6 +209,24 @@ impl CongestionControl for Avoidance {
     #[inline]
     fn on_sent(&mut self, now: Time, bytes: u64, quiet: Option<Duration>) {
         dispatch!(self, c => c.on_sent(now, bytes, quiet))
+    }
+    fn on_tx_start(&mut self, w: &mut Window, now: Time, app_limited: bool) {
+        dispatch!(self, c => c.on_tx_start(w, now, app_limited))
+    }
+    fn wants_rate_samples(&self) -> bool {
+        dispatch!(self, c => c.wants_rate_samples())
+    }
+    fn sets_window_in_recovery(&self) -> bool {
+        dispatch!(self, c => c.sets_window_in_recovery())
+    }
+    fn marks_app_limited(&self) -> bool {
+        dispatch!(self, c => c.marks_app_limited())
+    }
+    fn pacing_rate(&self, ctx: &PaceCtx) -> Option<Rate> {
+        dispatch!(self, c => c.pacing_rate(ctx))
+    }
+    fn seed_random(&mut self, seed: u64) {
+        dispatch!(self, c => c.seed_random(seed))
     }
     fn mode_name(&self, w: &Window) -> &'static str {
         dispatch!(self, c => c.mode_name(w))
@@ -228,6 +293,24 @@ impl CongestionControl for Cc {
     #[inline]
     fn on_sent(&mut self, now: Time, bytes: u64, quiet: Option<Duration>) {
         self.avoidance.on_sent(now, bytes, quiet)
+    }
+    fn on_tx_start(&mut self, w: &mut Window, now: Time, app_limited: bool) {
+        self.avoidance.on_tx_start(w, now, app_limited)
+    }
+    fn wants_rate_samples(&self) -> bool {
+        self.avoidance.wants_rate_samples()
+    }
+    fn sets_window_in_recovery(&self) -> bool {
+        self.avoidance.sets_window_in_recovery()
+    }
+    fn marks_app_limited(&self) -> bool {
+        self.avoidance.marks_app_limited()
+    }
+    fn pacing_rate(&self, ctx: &PaceCtx) -> Option<Rate> {
+        self.avoidance.pacing_rate(ctx)
+    }
+    fn seed_random(&mut self, seed: u64) {
+        self.avoidance.seed_random(seed)
     }
     fn mode_name(&self, w: &Window) -> &'static str {
         self.startup.mode_name(w).unwrap_or_else(|| self.avoidance.mode_name(w))

@@ -126,6 +126,10 @@ impl Congestion {
         // RFC 5681 §3.1-3.2: a loss ends slow start whatever the window.
         self.note_slow_start_exit(ev.now);
         self.w.ssthresh = self.cc.on_congestion_event(&self.w, ev);
+        if self.cc.sets_window_in_recovery() && ev.kind != CongestionKind::Rto {
+            // The controller sets cwnd on the ACKs that follow (Linux's `cong_control`).
+            return;
+        }
         match ev.kind {
             CongestionKind::FastRetransmit { inflation_bytes } => self.w.cwnd = self.w.ssthresh + inflation_bytes,
             // RFC 3168 §6.1.2: cwnd halves with ssthresh (to the controller's ssthresh).
@@ -136,6 +140,9 @@ impl Congestion {
 
     /// A window change that recovery decided on an ACK during recovery.
     pub fn on_recovery_ack(&mut self, change: RecoveryWindow, mss: u64) {
+        if self.cc.sets_window_in_recovery() {
+            return;
+        }
         self.w.cwnd = match change {
             RecoveryWindow::Inflate => self.w.cwnd + mss,
             RecoveryWindow::Deflate { acked_bytes } => {
@@ -148,7 +155,9 @@ impl Congestion {
     /// RFC 5681 §3.2 step 6 / RFC 6582 §3.2 step 6 option 2 (as ns-2): recovery is over;
     /// deflate the window to ssthresh.
     pub fn on_recovery_end(&mut self, now: Time) {
-        self.w.cwnd = self.w.ssthresh;
+        if !self.cc.sets_window_in_recovery() {
+            self.w.cwnd = self.w.ssthresh;
+        }
         self.cc.on_recovery_end(now);
     }
 
@@ -186,6 +195,21 @@ impl Congestion {
     /// the connection's own. At least one segment.
     pub fn set_by_share(&mut self, cwnd: u64, mss: u64) {
         self.w.cwnd = cwnd.max(mss);
+    }
+
+    /// See `CongestionControl::seed_random`.
+    pub fn seed_random(&mut self, seed: u64) {
+        self.cc.seed_random(seed);
+    }
+
+    /// An ACK during recovery, for a controller that `sets_window_in_recovery`.
+    pub fn on_ack_in_recovery(&mut self, ctx: &AckCtx) {
+        self.cc.on_ack(&mut self.w, ctx);
+    }
+
+    /// A data segment went out with nothing in flight (`CongestionControl::on_tx_start`).
+    pub fn on_tx_start(&mut self, now: Time, app_limited: bool) {
+        self.cc.on_tx_start(&mut self.w, now, app_limited);
     }
 
     /// A data segment went out.

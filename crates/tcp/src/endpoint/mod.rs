@@ -16,6 +16,7 @@ use crate::config::TcpConfig;
 use crate::ecn::EcnState;
 use std::collections::VecDeque;
 
+use crate::cc::CongestionControl;
 use crate::measure::{next_tick, Measure};
 use crate::pacing::{PaceCtx, Pacer};
 use crate::preemptive::{Preemptive, PreemptiveStats, TimerCmd};
@@ -245,6 +246,12 @@ impl Endpoint {
     #[doc(hidden)]
     pub fn use_general_paths(&mut self) {
         self.plain = false;
+    }
+
+    /// Seed the congestion controller's random choices (BBR's first PROBE_BW phase) from
+    /// the connection's seeded stream; without it they follow a fixed seed.
+    pub fn seed_random(&mut self, seed: u64) {
+        self.sender.seed_random(seed);
     }
 
     /// Start recording events for `poll_event`; whoever turns them on must poll them.
@@ -754,5 +761,6 @@ mod tests;
 /// What the pacer's rate reads when a segment leaves.
 fn pace_ctx(sender: &Sender, measure: &Measure) -> PaceCtx {
     let w = sender.window();
-    PaceCtx { cwnd: w.cwnd, ssthresh: w.ssthresh, flight: sender.flight(), srtt: measure.srtt() }
+    let ctx = PaceCtx { cwnd: w.cwnd, ssthresh: w.ssthresh, flight: sender.flight(), srtt: measure.srtt(), cc_rate: None };
+    PaceCtx { cc_rate: sender.congestion().cc().pacing_rate(&ctx), ..ctx }
 }

@@ -4,8 +4,9 @@
 //! decisions, and decides *what* to send next; the endpoint decides *when* (timers,
 //! handshake) and builds the segment.
 
-use crate::cc::{AckCtx, Cc, Congestion, CongestionEvent, CongestionKind, Window};
+use crate::cc::{AckCtx, Cc, Congestion, CongestionControl, CongestionEvent, CongestionKind, Window};
 use crate::measure::Measure;
+use crate::rate_sample::{RateSample, RateSampler};
 use crate::recovery::{self, DupAck, NewAck, NextSend, Recovery, RecoveryKind, SackPipe, SendCtx};
 use crate::restart::{self, Plan, RestartCtx, RestartPolicy, SentCtx, Validation};
 use crate::segment::SeqRange;
@@ -13,6 +14,7 @@ use crate::send_queue::SendQueue;
 use crate::time::{Duration, Time};
 
 mod rack_tlp;
+mod rate;
 
 pub use rack_tlp::{RackTlp, INFO as RACK_TLP};
 
@@ -160,9 +162,14 @@ pub struct Sender {
     /// The rate-limited increase rule's maxFS: the largest flight since cwnd was last
     /// reduced; `None` when the rule is off.
     max_flight: Option<u64>,
-    last_send: Option<Time>,
+    /// When the last data segment went out; `Time::MAX` before the first (a plain `Time`
+    /// keeps the endpoint within its cache lines, `world::conns`).
+    last_send: Time,
     /// See `cc::AckCtx::app_limited`.
     app_limited: bool,
+    /// The delivery-rate estimator's snapshots, kept only for a controller that reads rate
+    /// samples (`CongestionControl::wants_rate_samples`); boxed, as `rack_tlp`.
+    rate: Option<Box<RateSampler>>,
     stats: SenderStats,
 }
 
@@ -170,6 +177,7 @@ impl Sender {
     /// `iss` is our initial sequence number; data starts at `iss + 1`.
     pub fn new(cfg: &SenderConfig, cc: Cc, restart: restart::Part, iss: u64) -> Self {
         let first = iss + 1;
+        let rate = cc.wants_rate_samples().then(Box::default);
         Sender {
             mss: cfg.mss_bytes,
             snd_una: first,
@@ -194,8 +202,9 @@ impl Sender {
             probe_due: false,
             rto_samples: cfg.rto_samples,
             max_flight: cfg.rate_limited_increase.then_some(cfg.initial_window_segments as u64 * cfg.mss_bytes),
-            last_send: None,
+            last_send: Time::MAX,
             app_limited: false,
+            rate,
             stats: SenderStats::default(),
         }
     }
@@ -238,7 +247,7 @@ impl Sender {
         self.stats
     }
     pub fn last_send(&self) -> Option<Time> {
-        self.last_send
+        (self.last_send != Time::MAX).then_some(self.last_send)
     }
     /// See `cc::AckCtx::app_limited`.
     pub fn app_limited(&self) -> bool {
@@ -277,6 +286,11 @@ impl Sender {
         }
     }
 
+    /// See `Endpoint::seed_random`.
+    pub fn seed_random(&mut self, seed: u64) {
+        self.congestion.seed_random(seed);
+    }
+
     // ---- application commands ----
     pub fn write(&mut self, bytes: u64) {
         debug_assert!(!self.closing, "write after close");
@@ -311,12 +325,15 @@ impl Sender {
             // Acknowledges data never sent: ignore it (RFC 793 §3.9, "SEG.ACK > SND.NXT").
             return AckResult::default();
         }
+        if self.rate.is_some() {
+            return self.on_ack_sampled(now, ack, sack, pure, measure);
+        }
         if self.rack_tlp.is_some() {
-            return self.on_ack_with_rack_tlp(now, ack, sack, pure, measure);
+            return self.on_ack_with_rack_tlp(now, ack, sack, pure, measure, None);
         }
         self.rec.on_sack(&mut self.queue, sack);
         if ack > self.snd_una {
-            return self.on_new_ack(now, ack, measure);
+            return self.on_new_ack(now, ack, measure, None);
         }
         if ack == self.snd_una && pure && self.outstanding() {
             self.on_dupack(now);
@@ -328,7 +345,7 @@ impl Sender {
     /// and the RACK-TLP one): it runs at every new ACK, where a call is a share of the
     /// benchmark's work worth saving (docs/performance.md, "Figures behind the comments").
     #[inline(always)]
-    fn on_new_ack(&mut self, now: Time, ack: u64, measure: &mut Measure) -> AckResult {
+    fn on_new_ack(&mut self, now: Time, ack: u64, measure: &mut Measure, rate: Option<&RateSample>) -> AckResult {
         let acked = self.queue.on_cumulative_ack(ack, now);
         let rtt_sample = acked.rtt_sample;
         if let Some(rtt) = rtt_sample {
@@ -342,7 +359,28 @@ impl Sender {
         self.snd_una = ack;
         self.snd_nxt = self.snd_nxt.max(ack);
         let rate_epoch = measure.on_ack(now, ack, acked_bytes, self.snd_nxt);
-        let ctx = AckCtx { now, mss: self.mss, acked_bytes, rtt_sample, app_limited: self.app_limited, measure, rate_epoch, ack, snd_nxt: self.snd_nxt };
+        let in_recovery = self.rec.in_recovery();
+        let counted;
+        let rate = match rate {
+            Some(rs) => {
+                counted = self.loss_aware(rs);
+                Some(&counted)
+            }
+            None => None,
+        };
+        let ctx = AckCtx {
+            now,
+            mss: self.mss,
+            acked_bytes,
+            rtt_sample,
+            app_limited: self.app_limited,
+            measure,
+            rate_epoch,
+            ack,
+            snd_nxt: self.snd_nxt,
+            rate,
+            in_recovery,
+        };
         let validation = self.restart.on_ack(self.congestion.window(), &ctx);
         let restart_rto = match self.rec.on_new_ack(ack, acked_bytes, self.mss) {
             NewAck::Outside => {
@@ -355,11 +393,18 @@ impl Sender {
             }
             NewAck::End => {
                 self.recovery_ended(now);
+                if rate.is_some() {
+                    // The controller sets the window after recovery itself.
+                    self.congestion.on_ack_in_recovery(&AckCtx { in_recovery: false, ..ctx });
+                }
                 true
             }
             NewAck::Partial(d) => {
                 if let Some(change) = d.window {
                     self.congestion.on_recovery_ack(change, self.mss);
+                }
+                if rate.is_some() {
+                    self.congestion.on_ack_in_recovery(&ctx);
                 }
                 self.retransmit_first_pending |= d.retransmit_first;
                 d.restart_rto
@@ -442,6 +487,9 @@ impl Sender {
         // after resending everything outstanding (see `Measure::on_timeout`).
         measure.on_timeout();
         self.rec.on_rto(&mut self.queue, self.snd_max);
+        if let Some(r) = &mut self.rate {
+            r.on_rto();
+        }
         if let Some(rt) = &mut self.rack_tlp {
             rt.on_rto();
         }
@@ -584,7 +632,7 @@ impl Sender {
         if in_rec {
             self.resent_in_recovery += s.len as u64;
         }
-        self.on_sent(now, s.len as u64);
+        self.on_sent(now, s.seq, s.len as u64, s.fin, true);
         self.stats.retransmits += 1;
         Some(TxData { seq: s.seq, len: s.len, fin: s.fin, retransmission: true, probe: false })
     }
@@ -592,9 +640,13 @@ impl Sender {
     /// A segment of `len` payload bytes went out (snd_max counts it): the parts hear of it,
     /// the counters count it. Always inlined into its two callers: once per segment.
     #[inline(always)]
-    fn on_sent(&mut self, now: Time, len: u64) {
+    fn on_sent(&mut self, now: Time, seq: u64, len: u64, fin: bool, retransmission: bool) {
         let flight_bytes = self.flight();
-        let quiet = if flight_bytes <= len { self.last_send.map(|t| now.since(t)) } else { None };
+        let quiet = if flight_bytes <= len { self.last_send().map(|t| now.since(t)) } else { None };
+        if self.rate.is_some() {
+            let tx_start = flight_bytes <= len && !retransmission;
+            self.sample_sent(now, seq, seq + len + fin as u64, retransmission, tx_start);
+        }
         self.congestion.on_sent(now, len, quiet);
         let sent = SentCtx { now, flight_bytes, window: self.congestion.window() };
         if let Some(m) = &mut self.max_flight {
@@ -605,7 +657,7 @@ impl Sender {
         }
         self.stats.segments_sent += 1;
         self.stats.bytes_sent += len;
-        self.last_send = Some(now);
+        self.last_send = now;
     }
 
     /// The payload length of the next new segment and whether the FIN rides on it, if the
@@ -657,7 +709,7 @@ impl Sender {
         self.queue.push_new(seq, len as u32, fin, now);
         self.snd_nxt += len + fin as u64;
         self.snd_max = self.snd_nxt;
-        self.on_sent(now, len);
+        self.on_sent(now, seq, len, fin, false);
         TxData { seq, len: len as u32, fin, retransmission: false, probe: false }
     }
 }

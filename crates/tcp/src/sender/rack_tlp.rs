@@ -6,6 +6,7 @@
 use super::{AckResult, Sender, TxData};
 use crate::cc::CongestionKind;
 use crate::measure::Measure;
+use crate::rate_sample::RateSample;
 use crate::recovery::{ProbeOutcome, Rack, Tlp};
 use crate::registry::{Family, PartInfo};
 use crate::segment::SeqRange;
@@ -59,6 +60,7 @@ impl Sender {
         sack: impl IntoIterator<Item = SeqRange> + Clone,
         pure: bool,
         measure: &mut Measure,
+        rate: Option<&RateSample>,
     ) -> AckResult {
         // What was outstanding before this ACK: the flight in which a probe's repair found
         // its loss (§7.4).
@@ -66,12 +68,13 @@ impl Sender {
         self.rack_on_ack(now, ack, sack.clone(), measure);
         let newly_sacked = self.rec.on_sack(&mut self.queue, sack);
         let (result, dup) = if ack > self.snd_una {
-            (self.on_new_ack(now, ack, measure), false)
+            (self.on_new_ack(now, ack, measure, rate), false)
         } else {
             let dup = ack == self.snd_una && pure && self.outstanding();
             if dup {
                 self.on_dupack(now);
             }
+            self.on_delivered_without_new_ack(now, ack, measure, rate);
             // A duplicate ACK that SACKs nothing new (§7.4).
             (AckResult::default(), dup && newly_sacked == 0)
         };

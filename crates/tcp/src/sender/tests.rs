@@ -392,3 +392,25 @@ fn rfc_7661_4_4_1_a_sack_recovery_in_the_nvp_ends_at_d_minus_r_over_two() {
     let w = window_after_a_loss_following_a_quiet_spell(Restart::Ssr);
     assert_eq!((w.cwnd, w.ssthresh), (10 * MSS, 10 * MSS));
 }
+
+/// The estimator's snapshots are kept only for a controller that reads rate samples.
+#[test]
+fn only_a_controller_that_reads_rate_samples_gets_the_estimator() {
+    let (s, _) = sender(RecoveryKind::Sack, |_| {});
+    assert!(s.rate.is_none());
+    let bbr = Sender::new(&config(RecoveryKind::Sack), Cc::slow_start(Avoidance::Bbr(Box::default())), Restart::Nssr.build(0), 0);
+    assert!(bbr.rate.is_some());
+}
+
+/// `bbr_set_cwnd_to_recover_or_restore` with in flight as Linux's `tcp_packets_in_flight`
+/// counts it: at recovery's entry cwnd = in flight + delivered, the lost segment not in
+/// flight (RFC 6675's pipe: segments 5 to 10, six), the SACKed ones neither.
+#[test]
+fn bbr_conserves_packets_at_recovery_entry_with_the_lost_segment_out_of_flight() {
+    let mut s = Sender::new(&config(RecoveryKind::Sack), Cc::slow_start(Avoidance::Bbr(Box::default())), Restart::Nssr.build(0), 0);
+    s.write_unlimited();
+    let mut m = Measure::new(RtoConfig::default());
+    lose_first(&mut s, &mut m, 3);
+    assert!(s.in_recovery());
+    assert_eq!(s.window().cwnd, 7 * MSS, "pipe 6 segments + the one this ACK SACKed");
+}
