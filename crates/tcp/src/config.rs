@@ -18,6 +18,8 @@ pub enum CcKind {
     NewReno { byte_counting: bool },
     Vegas(VegasConfig),
     Cubic(CubicConfig),
+    /// A controller written outside the crate (`cc::external`).
+    External(crate::cc::external::Factory<dyn crate::cc::ExternalController>),
 }
 
 impl CcKind {
@@ -26,13 +28,17 @@ impl CcKind {
             CcKind::NewReno { .. } => 0,
             CcKind::Vegas(_) => 1,
             CcKind::Cubic(_) => 2,
+            CcKind::External(_) => return &crate::cc::external::EXTERNAL_CC,
         };
         &CC_PARTS[i]
     }
 
-    /// The name used in scenarios and results.
-    pub fn name(&self) -> &'static str {
-        self.info().name
+    /// The name used in scenarios and results (an external controller's own).
+    pub fn name(&self) -> &str {
+        match self {
+            CcKind::External(f) => &f.name,
+            _ => self.info().name,
+        }
     }
 
     /// The controller named `name` with `s` its settings, slow start counting bytes or not
@@ -52,6 +58,7 @@ impl CcKind {
             CcKind::NewReno { byte_counting } => Avoidance::NewReno(NewReno::new(*byte_counting)),
             CcKind::Vegas(cfg) => Avoidance::Vegas(Vegas::new(*cfg)),
             CcKind::Cubic(cfg) => Avoidance::Cubic(Cubic::new(*cfg)),
+            CcKind::External(f) => Avoidance::External(f.build()),
         }
     }
 }
@@ -214,6 +221,12 @@ impl TcpConfig {
     /// (`Endpoint::handle_segment`).
     pub fn is_plain(&self) -> bool {
         self.parts().all(|p| !p.per_segment)
+    }
+
+    /// Whether a part of this config was written outside the crate (`cc::external`): such a
+    /// run is kept to one thread, as the part's own state may be shared with its maker.
+    pub fn has_external_part(&self) -> bool {
+        matches!(self.cc, CcKind::External(_)) || matches!(self.startup, StartupKind::External(_))
     }
 
     /// A fresh congestion control for one endpoint: the startup composed with the controller.

@@ -14,6 +14,7 @@
 //! to `recovery`, which tells `Congestion` what happened.
 
 mod cubic;
+pub mod external;
 mod newreno;
 #[macro_use]
 mod startup;
@@ -32,6 +33,7 @@ startups! {
 }
 
 pub use cubic::{Cubic, CubicConfig};
+pub use external::{ExternalController, ExternalStartup, WindowBounds};
 pub use hoe::{Hoe, PacketPair};
 pub use hystart::HyStart;
 pub use hystart_pp::HyStartPlusPlus;
@@ -117,7 +119,8 @@ pub trait CongestionControl {
 pub const CC_PARTS: [PartInfo; 3] = [NewReno::INFO, VegasConfig::INFO, CubicConfig::INFO];
 
 /// The avoidance controllers built in; chosen by `cc` in a scenario. Adding one: its file,
-/// a variant here and in `dispatch!`, and its name in `config::CcKind`.
+/// a variant here and in `dispatch!`, and its name in `config::CcKind`. `External` holds a
+/// controller written outside the crate (`external.rs`).
 ///
 /// A plain tag byte (`repr(u8)`), not a niche in a variant's field: the sender matches on
 /// the controller at every new ACK, and decoding the niche cost six instructions each time.
@@ -127,6 +130,7 @@ pub enum Avoidance {
     NewReno(NewReno),
     Vegas(Vegas),
     Cubic(Cubic),
+    External(Box<dyn ExternalController>),
 }
 
 /// The one dispatch point: `$c` is the inner controller in every arm.
@@ -136,6 +140,7 @@ macro_rules! dispatch {
             Avoidance::NewReno($c) => $body,
             Avoidance::Vegas($c) => $body,
             Avoidance::Cubic($c) => $body,
+            Avoidance::External($c) => $body,
         }
     };
 }

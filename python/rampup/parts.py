@@ -1,0 +1,174 @@
+"""Startups and congestion controllers written in Python, run inside the engine
+(docs/python-parts.md).
+
+A scenario names a part by its class and gives its constructor's arguments beside it::
+
+    [tcp]
+    startup = { kind = "python", class = "mypkg.mystart:MyStart", growth_pct = 25 }
+    cc = { kind = "python", class = "examples.newreno:NewReno" }
+
+(or by a name given to `register_part`, for a class defined in a notebook). Each endpoint gets
+its own object, made from the class with those arguments. The engine calls its hooks with
+read-only contexts (`AckContext`, `CongestionContext`: units in the field names) and applies
+what they return, after checking it: a window below one segment, or a cwnd above the receive
+window, stops the run with a `PartError` (a `ScenarioError`) naming the part, the hook and the
+value; an exception in a hook stops it with a `PartException` whose ``__cause__`` is the
+exception. A run with a Python part runs on one thread.
+
+Startup (`Startup`): on each ACK outside recovery, ``on_ack`` returns None (the controller's
+own rule grows the window) or ``Set(cwnd_bytes=...)`` (the startup grew it; the controller
+leaves this ACK alone), optionally with ``ssthresh_bytes`` (a startup may end slow start
+by setting ssthresh, as Hoe's does, and leave the growth to the controller with
+``Set(ssthresh_bytes=...)`` alone).
+
+Controller (`Controller`): ``on_ack`` returns None (no change) or a `Set`;
+``on_congestion_event`` returns the new ssthresh in bytes, or None for RFC 5681 eq. (4)
+(max(FlightSize / 2, 2 * SMSS)); the engine then sets cwnd as the event's rule says
+(fast retransmit: ssthresh plus the inflation; timeout: one segment, at ``on_rto``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import tomllib
+from typing import Any, ClassVar
+
+from ._engine import AckContext, CongestionContext, PartError, PartException
+
+__all__ = ["AckContext", "Controller", "CongestionContext", "PartError", "PartException", "Set", "Startup", "register_part"]
+
+#: The ssthresh before the first loss: RFC 5681 §3.1's "arbitrarily high" initial value.
+INITIAL_SSTHRESH_BYTES = 2**64 - 1
+
+
+class Set:
+    """A hook's decision: the new cwnd and/or ssthresh in bytes (None: leave it)."""
+
+    __slots__ = ("cwnd_bytes", "ssthresh_bytes")
+
+    def __init__(self, *, cwnd_bytes: int | None = None, ssthresh_bytes: int | None = None) -> None:
+        self.cwnd_bytes = cwnd_bytes
+        self.ssthresh_bytes = ssthresh_bytes
+
+    def __repr__(self) -> str:
+        return f"Set(cwnd_bytes={self.cwnd_bytes}, ssthresh_bytes={self.ssthresh_bytes})"
+
+
+class Startup:
+    """A startup: how the window grows before the first loss, composed with the scenario's
+    controller (`cc`, NewReno by default). Define ``on_ack``; the other hooks are optional
+    (a hook the class does not define costs no call into Python)."""
+
+    #: The name results show (the flows table's ``cc``); the class's name if not given.
+    name: ClassVar[str | None] = None
+
+    def on_ack(self, ctx: AckContext) -> Set | None:  # pragma: no cover - the hook to define
+        """New data was acknowledged outside loss recovery."""
+        raise NotImplementedError
+
+    def on_congestion_event(self, ctx: CongestionContext) -> None:
+        """A loss (or an ECN mark) before the controller sets ssthresh; the return is ignored."""
+
+    def in_slow_start(self, cwnd_bytes: int, ssthresh_bytes: int) -> bool:
+        """Whether the window is still in the first slow start (asked after each ACK until
+        False; the flows table's slow-start exit). Default: cwnd < ssthresh (RFC 5681 §3.1)."""
+        return cwnd_bytes < ssthresh_bytes
+
+
+class Controller:
+    """A congestion-avoidance controller. Define ``on_ack``; the other hooks are optional."""
+
+    name: ClassVar[str | None] = None
+
+    def on_ack(self, ctx: AckContext) -> Set | None:  # pragma: no cover - the hook to define
+        """New data was acknowledged outside loss recovery (after the startup left it)."""
+        raise NotImplementedError
+
+    def on_congestion_event(self, ctx: CongestionContext) -> int | None:
+        """A fast retransmit, the first timeout of the data, or an ECN mark: the new ssthresh
+        in bytes, or None for RFC 5681 eq. (4)."""
+        return None
+
+    def on_recovery_end(self, now_ns: int) -> None:
+        """Fast recovery ended; cwnd is back at ssthresh."""
+
+    def on_rto(self, now_ns: int) -> None:
+        """The retransmission timer expired; cwnd is one segment."""
+
+    def on_idle_end(self, now_ns: int, idle_ns: int) -> None:
+        """The application has data after an idle; the restart policy set the window."""
+
+    def on_sent(self, now_ns: int, bytes_sent: int, quiet_ns: int | None) -> None:
+        """A data segment went out; ``quiet_ns``: with nothing in flight, the time since the
+        sender last sent. Called on every segment: define it only if needed."""
+
+
+class PartLoadError(ValueError):
+    """The class a scenario names cannot be used: one line, the cause."""
+
+
+_BASES: dict[str, type] = {"startup": Startup, "controller": Controller}
+_HOOKS: dict[str, tuple[str, ...]] = {
+    "startup": ("on_ack", "on_congestion_event", "in_slow_start"),
+    "controller": ("on_ack", "on_congestion_event", "on_recovery_end", "on_rto", "on_idle_end", "on_sent"),
+}
+_REGISTERED: dict[str, type] = {}
+
+
+def register_part(name: str, cls: type) -> None:
+    """Make ``cls`` (a `Startup` or `Controller` subclass, e.g. defined in a notebook) the
+    class that ``class = "NAME"`` names in a scenario run in this process."""
+    if not isinstance(cls, type) or not issubclass(cls, (Startup, Controller)):
+        raise TypeError(f"register_part({name!r}, ...): a subclass of rampup.parts.Startup or rampup.parts.Controller, not {cls!r}")
+    if not name or ":" in name:
+        raise ValueError(f"register_part({name!r}, ...): a name without ':' (that spells module:Class)")
+    _REGISTERED[name] = cls
+
+
+def _class(path: str) -> type:
+    if path in _REGISTERED:
+        return _REGISTERED[path]
+    module_name, sep, qualname = path.partition(":")
+    if not sep or not module_name or not qualname:
+        known = f"; registered: {', '.join(sorted(_REGISTERED))}" if _REGISTERED else ""
+        raise PartLoadError(f"is neither module.path:Class nor a name given to rampup.register_part{known}")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as e:
+        if e.name is not None and module_name.startswith(e.name):
+            raise PartLoadError(f"no module named {e.name!r} (is it on PYTHONPATH?)") from None
+        raise
+    obj: Any = module
+    for attr in qualname.split("."):
+        obj = getattr(obj, attr, None)
+        if obj is None:
+            raise PartLoadError(f"module {module_name!r} has no {qualname!r}")
+    if not isinstance(obj, type):
+        raise PartLoadError(f"{qualname!r} is not a class")
+    return obj
+
+
+def _load(family: str, path: str, args_toml: str) -> tuple[type, str, list[str], dict[str, Any]]:
+    """The class ``path`` names, checked as a part of ``family`` ("startup" or "controller")
+    that takes ``args_toml``'s keys: (class, name in results, the hooks it defines, the
+    constructor's arguments). `PartLoadError` for a class that cannot be so used; an exception
+    that the user's module or constructor raises goes through as it is."""
+    cls = _class(path)
+    base = _BASES[family]
+    if not issubclass(cls, base):
+        other = "Controller" if base is Startup else "Startup"
+        hint = f" (it is a rampup.parts.{other}: name it as {'cc' if base is Startup else 'startup'})" if issubclass(cls, _BASES[
+            "controller" if base is Startup else "startup"]) else ""
+        raise PartLoadError(f"is not a subclass of rampup.parts.{base.__name__}{hint}")
+    if getattr(cls, "on_ack") is getattr(base, "on_ack"):
+        raise PartLoadError(f"defines no on_ack method: a {base.__name__} defines on_ack(self, ctx)")
+    kwargs = tomllib.loads(args_toml)
+    try:
+        inspect.signature(cls).bind(**kwargs)
+    except TypeError as e:
+        raise PartLoadError(f"the scenario's keys do not fit the constructor {cls.__name__}{inspect.signature(cls)}: {e}") from None
+    cls(**kwargs)  # an exception here is the user's code's, and so is the run's
+    hooks = [h for h in _HOOKS[family] if getattr(cls, h) is not getattr(base, h)]
+    name = cls.name if isinstance(cls.name, str) and cls.name else cls.__name__
+    return cls, name, hooks, kwargs
