@@ -10,9 +10,9 @@ A scenario names a part by its class and gives its constructor's arguments besid
 (or by a name given to `register_part`, for a class defined in a notebook). Each endpoint gets
 its own object, made from the class with those arguments. The engine calls its hooks with
 read-only contexts (`AckContext`, `CongestionContext`: units in the field names) and applies
-what they return, after checking it: a window below one segment, or a cwnd above the receive
-window, stops the run with a `PartError` (a `ScenarioError`) naming the part, the hook and the
-value; an exception in a hook stops it with a `PartException` whose ``__cause__`` is the
+what they return, after checking it: a window below one segment, or a cwnd that leaps above
+the receive window (by more than the 2 segments one ACK may add), stops the run with a
+`PartError` (a `ScenarioError`) naming the part, the hook and the value; an exception in a hook stops it with a `PartException` whose ``__cause__`` is the
 exception. A run with a Python part runs on one thread.
 
 Startup (`Startup`): on each ACK outside recovery, ``on_ack`` returns None (the controller's
@@ -164,11 +164,17 @@ def _load(family: str, path: str, args_toml: str) -> tuple[type, str, list[str],
     if getattr(cls, "on_ack") is getattr(base, "on_ack"):
         raise PartLoadError(f"defines no on_ack method: a {base.__name__} defines on_ack(self, ctx)")
     kwargs = tomllib.loads(args_toml)
+    signature = inspect.signature(cls)
+    takes = ", ".join(str(p.replace(annotation=inspect.Parameter.empty)) for p in signature.parameters.values())
     try:
-        inspect.signature(cls).bind(**kwargs)
+        signature.bind(**kwargs)
     except TypeError as e:
-        raise PartLoadError(f"the scenario's keys do not fit the constructor {cls.__name__}{inspect.signature(cls)}: {e}") from None
-    cls(**kwargs)  # an exception here is the user's code's, and so is the run's
+        raise PartLoadError(f"the scenario's keys do not fit the constructor {cls.__name__}({takes}): {e}") from None
+    try:
+        cls(**kwargs)
+    except (ValueError, TypeError) as e:  # the constructor refused its arguments: bad input
+        raise PartLoadError(f"{cls.__name__}({takes}) refused the scenario's keys: {type(e).__name__}: {e}") from None
+    # Any other exception is the user's code's, and goes through as it is.
     hooks = [h for h in _HOOKS[family] if getattr(cls, h) is not getattr(base, h)]
     name = cls.name if isinstance(cls.name, str) and cls.name else cls.__name__
     return cls, name, hooks, kwargs

@@ -139,8 +139,8 @@ impl PyPart {
     /// A `Set` returned by `on_ack` applied to `w`; true when it set cwnd.
     fn apply(&self, hook: &str, ctx: Option<Py<AckContext>>, w: &mut Window) -> bool {
         let Some(ctx) = ctx else { return false };
-        let bounds = self.bounds;
-        let set = self.call(hook, |py| PyTuple::new(py, [ctx]), |v| read_set(v, bounds));
+        let (bounds, before) = (self.bounds, w.cwnd);
+        let set = self.call(hook, |py| PyTuple::new(py, [ctx]), |v| read_set(v, bounds, before));
         match set.flatten() {
             Some((cwnd, ssthresh)) => {
                 if let Some(s) = ssthresh {
@@ -174,13 +174,13 @@ fn bytes_of(v: &Bound<'_, PyAny>, key: &str) -> Result<Option<u64>, String> {
 }
 
 /// `None` (leave the window alone), or a `rampup.parts.Set`: its cwnd and ssthresh, each
-/// checked against `bounds`.
-fn read_set(v: &Bound<'_, PyAny>, bounds: WindowBounds) -> Result<Option<(Option<u64>, Option<u64>)>, String> {
+/// checked against `bounds` (cwnd was `before`).
+fn read_set(v: &Bound<'_, PyAny>, bounds: WindowBounds, before: u64) -> Result<Option<(Option<u64>, Option<u64>)>, String> {
     if v.is_none() {
         return Ok(None);
     }
     let field = |key: &str| v.getattr(key).map_err(|_| format!("returned {}, not None or rampup.parts.Set(cwnd_bytes=..., ssthresh_bytes=...)", type_name(v)));
-    let cwnd = bytes_of(&field("cwnd_bytes")?, "cwnd_bytes")?.map(|c| bounds.cwnd(c)).transpose()?;
+    let cwnd = bytes_of(&field("cwnd_bytes")?, "cwnd_bytes")?.map(|c| bounds.cwnd(before, c)).transpose()?;
     let ssthresh = bytes_of(&field("ssthresh_bytes")?, "ssthresh_bytes")?.map(|s| bounds.ssthresh(s)).transpose()?;
     Ok(Some((cwnd, ssthresh)))
 }

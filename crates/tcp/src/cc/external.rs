@@ -80,9 +80,12 @@ impl<T: ?Sized> PartialEq for Factory<T> {
 }
 
 /// The windows a part written outside the crate may decide on: at least one segment (the
-/// loss window of RFC 5681 §3.1, the least window a sender can send with) and at most the
-/// receive window, which a sender never uses past (RFC 9293 §3.8.6.2.1); ssthresh has the
-/// same floor and no ceiling (the initial ssthresh is "arbitrarily high", RFC 5681 §3.1).
+/// loss window of RFC 5681 §3.1, the least window a sender can send with) and not past the
+/// receive window in one leap. A sender uses min(cwnd, rwnd) (RFC 9293 §3.8.6.2.1) and
+/// RFC 5681's growth does not stop at rwnd, so a cwnd already at or near the receive window
+/// may go on growing by what one ACK may add (at most L = 2 SMSS, RFC 3465 §2.2); a decision
+/// that takes cwnd above the receive window by more than that at once is refused. ssthresh
+/// has the same floor and no ceiling (the initial ssthresh is "arbitrarily high", RFC 5681 §3.1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WindowBounds {
     pub mss_bytes: u64,
@@ -90,12 +93,12 @@ pub struct WindowBounds {
 }
 
 impl WindowBounds {
-    /// `cwnd`, or why it is refused, in one line.
-    pub fn cwnd(&self, cwnd: u64) -> Result<u64, String> {
+    /// `cwnd`, decided on an ACK that found `before`, or why it is refused, in one line.
+    pub fn cwnd(&self, before: u64, cwnd: u64) -> Result<u64, String> {
         if cwnd < self.mss_bytes {
             Err(format!("cwnd_bytes = {cwnd} is below one segment ({} bytes)", self.mss_bytes))
-        } else if cwnd > self.rcv_window_bytes {
-            Err(format!("cwnd_bytes = {cwnd} is above the receive window ({} bytes)", self.rcv_window_bytes))
+        } else if cwnd > self.rcv_window_bytes && cwnd > before.saturating_add(2 * self.mss_bytes) {
+            Err(format!("cwnd_bytes = {cwnd} is above the receive window ({} bytes) by more than one ACK may grow it (2 segments, from {before})", self.rcv_window_bytes))
         } else {
             Ok(cwnd)
         }
@@ -115,16 +118,23 @@ impl WindowBounds {
 mod tests {
     use super::*;
 
-    /// RFC 5681 §3.1's one-segment loss window is the floor; RFC 9293 §3.8.6.2.1's receive
-    /// window the ceiling of cwnd; ssthresh has only the floor.
+    /// RFC 5681 §3.1's one-segment loss window is the floor; past the receive window (RFC
+    /// 9293 §3.8.6.2.1) cwnd grows by at most RFC 3465 §2.2's L = 2 SMSS per ACK; ssthresh
+    /// has only the floor.
     #[test]
-    fn rfc_5681_3_1_windows_below_one_segment_or_cwnd_above_the_receive_window_are_refused() {
+    fn rfc_5681_3_1_windows_below_one_segment_or_leaps_past_the_receive_window_are_refused() {
         let b = WindowBounds { mss_bytes: 1000, rcv_window_bytes: 64_000 };
-        assert_eq!(b.cwnd(1000), Ok(1000));
-        assert_eq!(b.cwnd(64_000), Ok(64_000));
-        assert_eq!(b.cwnd(999), Err("cwnd_bytes = 999 is below one segment (1000 bytes)".into()));
-        assert_eq!(b.cwnd(0), Err("cwnd_bytes = 0 is below one segment (1000 bytes)".into()));
-        assert_eq!(b.cwnd(64_001), Err("cwnd_bytes = 64001 is above the receive window (64000 bytes)".into()));
+        assert_eq!(b.cwnd(10_000, 1000), Ok(1000));
+        assert_eq!(b.cwnd(10_000, 64_000), Ok(64_000));
+        assert_eq!(b.cwnd(10_000, 999), Err("cwnd_bytes = 999 is below one segment (1000 bytes)".into()));
+        assert_eq!(b.cwnd(10_000, 0), Err("cwnd_bytes = 0 is below one segment (1000 bytes)".into()));
+        assert_eq!(b.cwnd(63_500, 65_500), Ok(65_500), "one ACK's growth past the receive window");
+        assert_eq!(b.cwnd(90_000, 92_000), Ok(92_000), "and on, as RFC 5681's growth goes");
+        assert_eq!(
+            b.cwnd(63_500, 65_501),
+            Err("cwnd_bytes = 65501 is above the receive window (64000 bytes) by more than one ACK may grow it (2 segments, from 63500)".into())
+        );
+        assert!(b.cwnd(10_000, u64::MAX).is_err());
         assert_eq!(b.ssthresh(u64::MAX), Ok(u64::MAX));
         assert!(b.ssthresh(1).is_err());
     }
