@@ -54,3 +54,72 @@ pub(super) fn read<T>(spec: &PartSpec, at: &str, bounds: WindowBounds, make: imp
     let request = Request { at, class: &class, args_toml: &args_toml, bounds };
     make(maker.as_ref(), &request).map_err(|why| ScenarioError(format!("{at} ({class}): {why}")))
 }
+
+#[cfg(test)]
+mod tests {
+    use rampup_tcp::cc::{AckCtx, CongestionControl, CongestionEvent, NewReno, Window};
+
+    use super::*;
+
+    const DEMO: &str = include_str!("../../../../scenarios/demo.toml");
+
+    /// The engine's NewReno behind the external variant, as an embedding side would wrap a
+    /// part of its own.
+    #[derive(Clone, Debug)]
+    struct Wrapped(NewReno);
+
+    impl CongestionControl for Wrapped {
+        fn on_ack(&mut self, w: &mut Window, ctx: &AckCtx) {
+            self.0.on_ack(w, ctx)
+        }
+        fn on_congestion_event(&mut self, w: &Window, ev: &CongestionEvent) -> u64 {
+            self.0.on_congestion_event(w, ev)
+        }
+    }
+
+    impl ExternalController for Wrapped {
+        fn boxed_clone(&self) -> Box<dyn ExternalController> {
+            Box::new(self.clone())
+        }
+    }
+
+    struct Wrapping;
+
+    impl Maker for Wrapping {
+        fn startup(&self, r: &Request) -> Result<Factory<dyn ExternalStartup>, String> {
+            Err(format!("no startup {}", r.class))
+        }
+        fn controller(&self, r: &Request) -> Result<Factory<dyn ExternalController>, String> {
+            match r.class {
+                "newreno" => Ok(Factory::new("wrapped".into(), r.class.into(), || Box::new(Wrapped(NewReno::new(false))) as Box<dyn ExternalController>)),
+                other => Err(format!("no class {other}")),
+            }
+        }
+    }
+
+    fn with_cc(cc: &str) -> String {
+        DEMO.replace("cc = \"newreno\"", cc)
+    }
+
+    /// One test, as the maker is registered once per process: before it, a scenario that
+    /// names a Python part is refused in one line; after it, the part runs through the
+    /// external variant with the built-in part's tables, on one thread.
+    #[test]
+    fn an_external_part_needs_a_maker_and_runs_as_the_part_it_wraps() {
+        let python = with_cc("cc = { kind = \"python\", class = \"newreno\" }");
+        let e = crate::scenario::parse(&python).unwrap_err().to_string();
+        assert!(e.starts_with("flow[0].tcp.cc: kind = \"python\" is a part written in Python: run the scenario with the Python front"), "{e}");
+        let e = crate::scenario::parse(&with_cc("cc = { kind = \"python\" }")).unwrap_err().to_string();
+        assert!(e.starts_with("flow[0].tcp.cc.class: is missing"), "{e}");
+
+        assert!(register(Box::new(Wrapping)));
+        let e = crate::scenario::parse(&with_cc("cc = { kind = \"python\", class = \"cubic\" }")).unwrap_err().to_string();
+        assert_eq!(e, "flow[0].tcp.cc (cubic): no class cubic");
+        let sc = crate::scenario::parse(&python).unwrap();
+        assert!(sc.has_external_parts() && !crate::scenario::parse(DEMO).unwrap().has_external_parts());
+        let (ours, theirs) = (crate::run_toml(DEMO, None).unwrap(), crate::run_toml(&python, None).unwrap());
+        assert_eq!(theirs.table("flows").strs("cc"), ["wrapped"]);
+        let tables = |o: &crate::RunOutput| o.tables.iter().filter(|(n, _)| n != "flows").map(|(n, t)| format!("{n} {t:?}")).collect::<Vec<_>>();
+        assert_eq!(tables(&ours), tables(&theirs));
+    }
+}
