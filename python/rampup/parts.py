@@ -29,9 +29,14 @@ Controller (`Controller`): ``on_ack`` returns None (no change) or a `Set`;
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import inspect
+import json
+import marshal
+import sys
 import tomllib
+from collections.abc import Iterator
 from typing import Any, ClassVar
 
 from ._engine import AckContext, CongestionContext, PartError, PartException
@@ -178,3 +183,52 @@ def _load(family: str, path: str, args_toml: str) -> tuple[type, str, list[str],
     hooks = [h for h in _HOOKS[family] if getattr(cls, h) is not getattr(base, h)]
     name = cls.name if isinstance(cls.name, str) and cls.name else cls.__name__
     return cls, name, hooks, kwargs
+
+
+def _named_classes(doc: Any) -> Iterator[str]:
+    if isinstance(doc, dict):
+        if doc.get("kind") == "python" and isinstance(doc.get("class"), str):
+            yield doc["class"]
+        for v in doc.values():
+            yield from _named_classes(v)
+    elif isinstance(doc, list):
+        for v in doc:
+            yield from _named_classes(v)
+
+
+def _code(namespace: dict[str, Any]) -> Iterator[bytes]:
+    """The compiled code of the functions in ``namespace`` and the repr of its plain values."""
+    for key, value in sorted(namespace.items(), key=lambda kv: kv[0]):
+        value = getattr(value, "__func__", value)  # a staticmethod's or classmethod's function
+        if inspect.isfunction(value):
+            yield key.encode() + marshal.dumps(value.__code__) + repr(value.__defaults__).encode()
+        elif isinstance(value, (int, float, str, bytes, bool, tuple, type(None))):
+            yield key.encode() + repr(value).encode()
+
+
+def sources_key(scenario_text: str) -> str:
+    """A hash of the code of every Python part that ``scenario_text`` names, as loaded in this
+    process (the functions and plain values of each class and its bases, and of their modules),
+    for the run cache's key (`rampup.cache.Job.key`): an edited and reloaded class, or a cell
+    run again, runs again. "" for a scenario with no Python part."""
+    if '"python"' not in scenario_text:
+        return ""
+    try:
+        doc = json.loads(scenario_text) if scenario_text.lstrip().startswith("{") else tomllib.loads(scenario_text)
+    except ValueError:
+        return ""  # not a scenario: the engine says why
+    h = hashlib.sha256()
+    for name in sorted(set(_named_classes(doc))):
+        h.update(name.encode())
+        try:
+            cls = _class(name)
+        except Exception:  # a class that does not load: the run says why, and nothing is cached
+            continue
+        for base in cls.__mro__:
+            if base.__module__ in ("builtins", __name__):
+                continue
+            module = sys.modules.get(base.__module__)
+            for namespace in (dict(vars(base)), dict(vars(module)) if module is not None else {}):
+                for code in _code(namespace):
+                    h.update(code)
+    return h.hexdigest()[:32]

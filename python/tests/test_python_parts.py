@@ -161,3 +161,40 @@ def test_rampup_check_imports_and_validates_the_class(run_cli: Any, demo_text: s
     assert proc.returncode == 2
     assert proc.stderr == ("rampup: error: s.toml: flow[0].tcp.startup (examples.rtt_growth:RttGrowthExit): RttGrowthExit(growth_pct=25.0) "
                            "refused the scenario's keys: ValueError: growth_pct must be above 0 (got -1)\n")
+
+
+EXIT_AT = '''
+from rampup.parts import Set, Startup
+
+class ExitAt(Startup):
+    def __init__(self, segments=8):
+        self.segments = segments
+
+    def on_ack(self, ctx):
+        if ctx.cwnd_bytes >= self.segments * ctx.mss_bytes and ctx.ssthresh_bytes > ctx.cwnd_bytes:
+            return Set(ssthresh_bytes=ctx.cwnd_bytes)
+        return None
+'''
+
+
+def test_a_sweep_runs_a_python_part_and_keys_its_cache_by_the_part_s_code(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, demo_text: str) -> None:
+    import importlib
+
+    import rampup
+    from rampup.cache import Job
+
+    (tmp_path / "exit_at.py").write_text(EXIT_AT, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    text = _demo_with(demo_text, 'startup = { kind = "python", class = "exit_at:ExitAt" }')
+    df = rampup.sweep(text, {"flow[0].tcp.startup.segments": [4, 40]}, cache=tmp_path / "cache", progress=False)
+    exits = dict(zip(df["flow[0].tcp.startup.segments"], df["slow_start_exit_cwnd_bytes"], strict=True))
+    # The exit comes at the ACK that finds cwnd at the given segments (the controller then
+    # adds its congestion-avoidance share of that ACK, under one segment).
+    assert 4000 <= exits[4] < 5000 and 40_000 <= exits[40] < 41_000, exits
+    key = Job(text, 1).key
+    assert Job(text, 1).key == key and Job(demo_text, 1).key != key
+    import exit_at  # type: ignore[import-not-found]
+
+    (tmp_path / "exit_at.py").write_text(EXIT_AT.replace("segments=8", "segments=9"), encoding="utf-8")
+    importlib.reload(exit_at)
+    assert Job(text, 1).key != key, "an edited class runs again"

@@ -36,7 +36,7 @@ impl CcKind {
     /// The name used in scenarios and results (an external controller's own).
     pub fn name(&self) -> &str {
         match self {
-            CcKind::External(f) => &f.name,
+            CcKind::External(f) => f.name(),
             _ => self.info().name,
         }
     }

@@ -45,37 +45,45 @@ pub const EXTERNAL_CC: PartInfo =
 
 /// How each endpoint gets its own part: `name` is what results show, `spec` tells two
 /// factories apart (the class and its constructor's arguments), `make` builds a fresh part.
-pub struct Factory<T: ?Sized> {
-    pub name: String,
-    pub spec: String,
-    make: Arc<dyn Fn() -> Box<T> + Send + Sync>,
+/// One pointer wide: a config (`TcpConfig`) holds it in its part's enum and an endpoint holds
+/// the config, so the built-in parts' configs keep their size.
+pub struct Factory<T: ?Sized>(Arc<Made<T>>);
+
+struct Made<T: ?Sized> {
+    name: String,
+    spec: String,
+    make: Box<dyn Fn() -> Box<T> + Send + Sync>,
 }
 
 impl<T: ?Sized> Factory<T> {
     pub fn new(name: String, spec: String, make: impl Fn() -> Box<T> + Send + Sync + 'static) -> Self {
-        Factory { name, spec, make: Arc::new(make) }
+        Factory(Arc::new(Made { name, spec, make: Box::new(make) }))
     }
 
     pub fn build(&self) -> Box<T> {
-        (self.make)()
+        (self.0.make)()
+    }
+
+    pub fn name(&self) -> &str {
+        &self.0.name
     }
 }
 
 impl<T: ?Sized> Clone for Factory<T> {
     fn clone(&self) -> Self {
-        Factory { name: self.name.clone(), spec: self.spec.clone(), make: Arc::clone(&self.make) }
+        Factory(Arc::clone(&self.0))
     }
 }
 
 impl<T: ?Sized> fmt::Debug for Factory<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Factory({})", self.spec)
+        write!(f, "Factory({})", self.0.spec)
     }
 }
 
 impl<T: ?Sized> PartialEq for Factory<T> {
     fn eq(&self, other: &Self) -> bool {
-        self.spec == other.spec
+        self.0.spec == other.0.spec
     }
 }
 

@@ -136,7 +136,7 @@ macro_rules! startups {
             /// The name used in scenarios and results (an external part's own).
             pub fn name(&self) -> &str {
                 match self {
-                    StartupKind::External(f) => &f.name,
+                    StartupKind::External(f) => f.name(),
                     _ => self.info().name,
                 }
             }
