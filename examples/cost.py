@@ -14,11 +14,11 @@ from __future__ import annotations
 import os
 import time
 
+from examples.newreno import NewReno
+
 from rampup import _engine, parts
 from rampup.bench import bench_scenario
 from rampup.parts import AckContext, Set, Startup
-
-from examples.newreno import NewReno
 
 REPEAT = 3
 DURATION_S = {1: 20.0, 100: 5.0}

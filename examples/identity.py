@@ -11,8 +11,8 @@ of the comparison: it holds the part's name, which differs by design (`newreno` 
 from __future__ import annotations
 
 import copy
-import tomllib
 import hashlib
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any

@@ -1,14 +1,15 @@
 """A startup written from scratch (docs/python-parts.md): slow start doubles the window each
 round until the round's least RTT has grown by `growth_pct` percent over the least RTT seen
 before, the sign that a queue is building; then it ends slow start at the window it has
-(ssthresh = cwnd), and the controller goes on in congestion avoidance.
+(ssthresh = cwnd), and the controller goes on in congestion avoidance. A loss before that
+ends it too (the controller's loss response then sets ssthresh).
 
     startup = { kind = "python", class = "examples.rtt_growth:RttGrowthExit", growth_pct = 25 }
 """
 
 from __future__ import annotations
 
-from rampup.parts import AckContext, Set, Startup
+from rampup.parts import AckContext, CongestionContext, Set, Startup
 
 
 class RttGrowthExit(Startup):
@@ -38,3 +39,7 @@ class RttGrowthExit(Startup):
             self.exited = True
             return Set(ssthresh_bytes=max(ctx.cwnd_bytes, 2 * ctx.mss_bytes))
         return None  # the controller's slow start: one segment per ACK, a doubling per round
+
+    def on_congestion_event(self, ctx: CongestionContext) -> None:
+        # A loss first: it ends slow start itself, and this startup's part is over.
+        self.exited = True

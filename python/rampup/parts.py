@@ -37,7 +37,7 @@ import marshal
 import sys
 import tomllib
 from collections.abc import Iterator
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from ._engine import AckContext, CongestionContext, PartError, PartException
 
@@ -162,11 +162,11 @@ def _load(family: str, path: str, args_toml: str) -> tuple[type, str, list[str],
     cls = _class(path)
     base = _BASES[family]
     if not issubclass(cls, base):
-        other = "Controller" if base is Startup else "Startup"
-        hint = f" (it is a rampup.parts.{other}: name it as {'cc' if base is Startup else 'startup'})" if issubclass(cls, _BASES[
-            "controller" if base is Startup else "startup"]) else ""
+        other = Controller if base is Startup else Startup
+        hint = f" (it is a rampup.parts.{other.__name__}: name it as {'cc' if other is Controller else 'startup'})" if issubclass(cls, other) else ""
         raise PartLoadError(f"is not a subclass of rampup.parts.{base.__name__}{hint}")
-    if getattr(cls, "on_ack") is getattr(base, "on_ack"):
+    part = cast("type[Startup] | type[Controller]", cls)
+    if part.on_ack is getattr(base, "on_ack"):  # noqa: B009 - `base` is either class
         raise PartLoadError(f"defines no on_ack method: a {base.__name__} defines on_ack(self, ctx)")
     kwargs = tomllib.loads(args_toml)
     signature = inspect.signature(cls)
@@ -181,7 +181,7 @@ def _load(family: str, path: str, args_toml: str) -> tuple[type, str, list[str],
         raise PartLoadError(f"{cls.__name__}({takes}) refused the scenario's keys: {type(e).__name__}: {e}") from None
     # Any other exception is the user's code's, and goes through as it is.
     hooks = [h for h in _HOOKS[family] if getattr(cls, h) is not getattr(base, h)]
-    name = cls.name if isinstance(cls.name, str) and cls.name else cls.__name__
+    name = part.name if isinstance(part.name, str) and part.name else cls.__name__
     return cls, name, hooks, kwargs
 
 

@@ -223,35 +223,37 @@ fn run<'py>(
     Vec::<u64>::new().into_pyarray(py);
     let mut signal: Option<PyErr> = None;
     let mut sink_error: Option<PyErr> = None;
-    let (out, failures) = detached(py, || with_failures(|failures| {
-        let mut last_check = Instant::now();
-        let mut report = |fraction: f64| {
-            if failures.failed() {
-                return ControlFlow::Break(());
-            }
-            if let Some(cell) = &cell {
-                cell.store(fraction.to_bits(), Ordering::Relaxed);
-            }
-            if last_check.elapsed() >= SIGNAL_CHECK_EVERY {
-                last_check = Instant::now();
-                // Python runs signal handlers on its main thread only; elsewhere this is Ok.
-                if let Err(e) = Python::attach(|py| py.check_signals()) {
-                    signal = Some(e);
+    let (out, failures) = detached(py, || {
+        with_failures(|failures| {
+            let mut last_check = Instant::now();
+            let mut report = |fraction: f64| {
+                if failures.failed() {
                     return ControlFlow::Break(());
                 }
+                if let Some(cell) = &cell {
+                    cell.store(fraction.to_bits(), Ordering::Relaxed);
+                }
+                if last_check.elapsed() >= SIGNAL_CHECK_EVERY {
+                    last_check = Instant::now();
+                    // Python runs signal handlers on its main thread only; elsewhere this is Ok.
+                    if let Err(e) = Python::attach(|py| py.check_signals()) {
+                        signal = Some(e);
+                        return ControlFlow::Break(());
+                    }
+                }
+                ControlFlow::Continue(())
+            };
+            match &sink {
+                None => rampup_sim::collected(|sink| rampup_sim::run_toml_streaming(&text, seed, memory_budget, &mut report, sink)),
+                Some(target) => {
+                    let mut to_python = PySink { target, error: None };
+                    let out = rampup_sim::run_toml_streaming(&text, seed, memory_budget, &mut report, &mut to_python);
+                    sink_error = to_python.error;
+                    out
+                }
             }
-            ControlFlow::Continue(())
-        };
-        match &sink {
-            None => rampup_sim::collected(|sink| rampup_sim::run_toml_streaming(&text, seed, memory_budget, &mut report, sink)),
-            Some(target) => {
-                let mut to_python = PySink { target, error: None };
-                let out = rampup_sim::run_toml_streaming(&text, seed, memory_budget, &mut report, &mut to_python);
-                sink_error = to_python.error;
-                out
-            }
-        }
-    }))?;
+        })
+    })?;
     if let Some(e) = signal.or_else(|| part_failure(py, &failures)).or(sink_error) {
         return Err(e);
     }
@@ -381,12 +383,12 @@ fn addresses(py: Python<'_>, scenario_toml: &str) -> PyResult<Vec<(String, Strin
 #[pymodule]
 mod _engine {
     #[pymodule_export]
+    use super::python_parts::{AckContext, CongestionContext};
+    #[pymodule_export]
     use super::{
         addresses, check, completed_connections, defaults, delivered_packets, estimate, heap_bytes, parse_size, parts, paths, reset_heap_peak, run, PartError,
         PartException, Progress, ScenarioError,
     };
-    #[pymodule_export]
-    use super::python_parts::{AckContext, CongestionContext};
 
     use pyo3::prelude::*;
 

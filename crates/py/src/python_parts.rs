@@ -111,7 +111,12 @@ impl PyPart {
     /// Calls `hook` with `args` and reads its result with `read`; on an exception or a
     /// refused decision, notes the failure and returns None. Nothing is called after the
     /// run's first failure.
-    fn call<T>(&self, hook: &str, args: impl FnOnce(Python<'_>) -> PyResult<Bound<'_, PyTuple>>, read: impl FnOnce(&Bound<'_, PyAny>) -> Result<T, String>) -> Option<T> {
+    fn call<T>(
+        &self,
+        hook: &str,
+        args: impl FnOnce(Python<'_>) -> PyResult<Bound<'_, PyTuple>>,
+        read: impl FnOnce(&Bound<'_, PyAny>) -> Result<T, String>,
+    ) -> Option<T> {
         if self.failures.failed() {
             return None;
         }
@@ -170,7 +175,9 @@ fn bytes_of(v: &Bound<'_, PyAny>, key: &str) -> Result<Option<u64>, String> {
     if v.is_none() {
         return Ok(None);
     }
-    v.extract::<u64>().map(Some).map_err(|_| format!("{key} = {} is not a whole number of bytes (0 to 2**64 - 1)", v.repr().map(|r| r.to_string()).unwrap_or_default()))
+    v.extract::<u64>()
+        .map(Some)
+        .map_err(|_| format!("{key} = {} is not a whole number of bytes (0 to 2**64 - 1)", v.repr().map(|r| r.to_string()).unwrap_or_default()))
 }
 
 /// `None` (leave the window alone), or a `rampup.parts.Set`: its cwnd and ssthresh, each
@@ -318,7 +325,11 @@ impl Startup for PyStartup {
         if !self.part.hooks.in_slow_start {
             return w.cwnd < w.ssthresh;
         }
-        let asked = self.part.call("in_slow_start", |py| PyTuple::new(py, [w.cwnd, w.ssthresh]), |v| v.extract::<bool>().map_err(|_| format!("returned {}, not True or False", type_name(v))));
+        let asked = self.part.call(
+            "in_slow_start",
+            |py| PyTuple::new(py, [w.cwnd, w.ssthresh]),
+            |v| v.extract::<bool>().map_err(|_| format!("returned {}, not True or False", type_name(v))),
+        );
         asked.unwrap_or(w.cwnd < w.ssthresh)
     }
 }

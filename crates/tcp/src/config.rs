@@ -15,7 +15,9 @@ use crate::time::Duration;
 /// The avoidance controller (`cc` in a scenario).
 #[derive(Clone, Debug, PartialEq)]
 pub enum CcKind {
-    NewReno { byte_counting: bool },
+    NewReno {
+        byte_counting: bool,
+    },
     Vegas(VegasConfig),
     Cubic(CubicConfig),
     /// A controller written outside the crate (`cc::external`).

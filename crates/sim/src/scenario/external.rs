@@ -40,7 +40,12 @@ pub fn register(maker: Box<dyn Maker>) -> bool {
 }
 
 /// The part `spec` names at `at`, made by `make` with the registered maker.
-pub(super) fn read<T>(spec: &PartSpec, at: &str, bounds: WindowBounds, make: impl FnOnce(&dyn Maker, &Request) -> Result<T, String>) -> Result<T, ScenarioError> {
+pub(super) fn read<T>(
+    spec: &PartSpec,
+    at: &str,
+    bounds: WindowBounds,
+    make: impl FnOnce(&dyn Maker, &Request) -> Result<T, String>,
+) -> Result<T, ScenarioError> {
     let mut args = spec.settings.clone();
     let class = match args.remove("class") {
         Some(toml::Value::String(c)) if !c.trim().is_empty() => c,

@@ -106,7 +106,10 @@ impl WindowBounds {
         if cwnd < self.mss_bytes {
             Err(format!("cwnd_bytes = {cwnd} is below one segment ({} bytes)", self.mss_bytes))
         } else if cwnd > self.rcv_window_bytes && cwnd > before.saturating_add(2 * self.mss_bytes) {
-            Err(format!("cwnd_bytes = {cwnd} is above the receive window ({} bytes) by more than one ACK may grow it (2 segments, from {before})", self.rcv_window_bytes))
+            Err(format!(
+                "cwnd_bytes = {cwnd} is above the receive window ({} bytes) by more than one ACK may grow it (2 segments, from {before})",
+                self.rcv_window_bytes
+            ))
         } else {
             Ok(cwnd)
         }
