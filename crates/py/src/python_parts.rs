@@ -147,7 +147,7 @@ impl PyPart {
         let (bounds, before) = (self.bounds, w.cwnd);
         let set = self.call(hook, |py| PyTuple::new(py, [ctx]), |v| read_set(v, bounds, before));
         match set.flatten() {
-            Some((cwnd, ssthresh)) => {
+            Some(Decision { cwnd, ssthresh }) => {
                 if let Some(s) = ssthresh {
                     w.ssthresh = s;
                 }
@@ -180,16 +180,22 @@ fn bytes_of(v: &Bound<'_, PyAny>, key: &str) -> Result<Option<u64>, String> {
         .map_err(|_| format!("{key} = {} is not a whole number of bytes (0 to 2**64 - 1)", v.repr().map(|r| r.to_string()).unwrap_or_default()))
 }
 
+/// A `rampup.parts.Set`, checked: the window a hook decided on, each half optional.
+struct Decision {
+    cwnd: Option<u64>,
+    ssthresh: Option<u64>,
+}
+
 /// `None` (leave the window alone), or a `rampup.parts.Set`: its cwnd and ssthresh, each
 /// checked against `bounds` (cwnd was `before`).
-fn read_set(v: &Bound<'_, PyAny>, bounds: WindowBounds, before: u64) -> Result<Option<(Option<u64>, Option<u64>)>, String> {
+fn read_set(v: &Bound<'_, PyAny>, bounds: WindowBounds, before: u64) -> Result<Option<Decision>, String> {
     if v.is_none() {
         return Ok(None);
     }
     let field = |key: &str| v.getattr(key).map_err(|_| format!("returned {}, not None or rampup.parts.Set(cwnd_bytes=..., ssthresh_bytes=...)", type_name(v)));
     let cwnd = bytes_of(&field("cwnd_bytes")?, "cwnd_bytes")?.map(|c| bounds.cwnd(before, c)).transpose()?;
     let ssthresh = bytes_of(&field("ssthresh_bytes")?, "ssthresh_bytes")?.map(|s| bounds.ssthresh(s)).transpose()?;
-    Ok(Some((cwnd, ssthresh)))
+    Ok(Some(Decision { cwnd, ssthresh }))
 }
 
 fn type_name(v: &Bound<'_, PyAny>) -> String {
