@@ -141,11 +141,11 @@ impl PyPart {
         PyPart { obj, hooks: self.hooks, label: Arc::clone(&self.label), bounds: self.bounds, failures: Arc::clone(&self.failures) }
     }
 
-    /// A `Set` returned by `on_ack` applied to `w`; true when it set cwnd.
-    fn apply(&self, hook: &str, ctx: Option<Py<AckContext>>, w: &mut Window) -> bool {
-        let Some(ctx) = ctx else { return false };
-        let (bounds, before) = (self.bounds, w.cwnd);
-        let set = self.call(hook, |py| PyTuple::new(py, [ctx]), |v| read_set(v, bounds, before));
+    /// `on_ack` called with the ACK's context, and the `Set` it returned applied to `w`;
+    /// true when it set cwnd. One taking of the GIL for the context and the call.
+    fn on_ack(&self, w: &mut Window, ctx: &AckCtx, round_start: bool) -> bool {
+        let (bounds, seen) = (self.bounds, *w);
+        let set = self.call("on_ack", |py| PyTuple::new(py, [ack_context(py, &seen, ctx, round_start)?]), |v| read_set(v, bounds, seen.cwnd));
         match set.flatten() {
             Some(Decision { cwnd, ssthresh }) => {
                 if let Some(s) = ssthresh {
@@ -317,8 +317,7 @@ impl fmt::Debug for PyStartup {
 impl Startup for PyStartup {
     fn on_ack(&mut self, w: &mut Window, ctx: &AckCtx) -> bool {
         let round_start = self.rounds.on_ack(ctx.ack, ctx.snd_nxt);
-        let context = if self.part.failures.failed() { None } else { Python::attach(|py| ack_context(py, w, ctx, round_start).ok()) };
-        self.part.apply("on_ack", context, w)
+        self.part.on_ack(w, ctx, round_start)
     }
 
     fn on_congestion_event(&mut self, w: &Window, ev: &CongestionEvent) {
@@ -361,8 +360,7 @@ impl fmt::Debug for PyController {
 impl CongestionControl for PyController {
     fn on_ack(&mut self, w: &mut Window, ctx: &AckCtx) {
         let round_start = self.rounds.on_ack(ctx.ack, ctx.snd_nxt);
-        let context = if self.part.failures.failed() { None } else { Python::attach(|py| ack_context(py, w, ctx, round_start).ok()) };
-        self.part.apply("on_ack", context, w);
+        self.part.on_ack(w, ctx, round_start);
     }
 
     fn on_congestion_event(&mut self, w: &Window, ev: &CongestionEvent) -> u64 {
