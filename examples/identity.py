@@ -1,9 +1,9 @@
-"""The Python twins of the engine's parts (`newreno.py`, `hoe.py`) against the parts
-themselves, on scenarios/demo.toml and on each paper's example scenario (the one its report
-writes as example-scenario.toml): the same scenario run with the Rust part and with the
-Python one must give the same tables to the byte. The flows table's `cc` column is left out
-of the comparison: it holds the part's name, which differs by design (`newreno` against
-`newreno-py`).
+"""The Python twins of the engine's parts (`newreno.py`, `hoe.py`, `ssr.py`) against the parts
+themselves, on scenarios/demo.toml, scenarios/restart-after-idle.toml and each paper's example
+scenario (the one its report writes as example-scenario.toml): the same scenario run with the Rust part and with the
+Python one must give the same tables to the byte. The flows table's `cc` and `restart`
+columns are left out of the comparison: they hold the parts' names, which differ by design
+(`newreno` against `newreno-py`).
 
     PYTHONPATH=python:. python3 examples/identity.py      # prints one digest line per run
 """
@@ -27,11 +27,13 @@ PAPERS = {"rbp": "Rbp", "ssthreshless": "Ssthreshless", "preemptive": "Preemptiv
 SHORTHANDS = ("hoe", "limited-slow-start", "ssthreshless")
 PY_NEWRENO = "examples.newreno:NewReno"
 PY_HOE = "examples.hoe:Hoe"
+PY_SSR = "examples.ssr:Ssr"
 
 
 def scenarios() -> Iterator[tuple[str, dict[str, Any]]]:
-    """(name, scenario document): the demo and each paper's example run."""
-    yield "demo", tomllib.loads((ROOT / "scenarios" / "demo.toml").read_text(encoding="utf-8"))
+    """(name, scenario document): the demo, the restart after idle and each paper's example run."""
+    for name in ("demo", "restart-after-idle"):
+        yield name, tomllib.loads((ROOT / "scenarios" / f"{name}.toml").read_text(encoding="utf-8"))
     for paper, cls in PAPERS.items():
         yield paper, getattr(load(paper).report, cls)().example_scenario()[1]
 
@@ -69,24 +71,42 @@ def with_hoe(doc: dict[str, Any], python: bool) -> dict[str, Any]:
     return doc
 
 
+def with_ssr(doc: dict[str, Any], python: bool) -> dict[str, Any]:
+    """``doc`` with every flow restarting after an idle by RFC 5681 §4.1: the engine's
+    policy, or the Python twin."""
+    doc = copy.deepcopy(doc)
+    for t in _tcp_tables(doc):
+        t.pop("restart", None)
+    doc["tcp"]["restart"] = {"kind": "python", "class": PY_SSR} if python else "ssr"
+    return doc
+
+
+#: The flows table's columns that name the parts.
+NAME_COLUMNS = ("cc", "restart")
+
+
 def digest(out: dict[str, Any]) -> str:
-    """SHA-256 over every table of a run's output, column by column (the flows table's `cc`
-    column left out)."""
+    """SHA-256 over every table of a run's output, column by column (the flows table's
+    columns that name the parts left out)."""
     h = hashlib.sha256()
     for name, table in sorted(out["tables"].items()):
         h.update(name.encode())
         for column, values in table.items():
-            if name == "flows" and column == "cc":
+            if name == "flows" and column in NAME_COLUMNS:
                 continue
             h.update(column.encode())
             h.update(repr(values).encode() if isinstance(values, list) else values.dtype.str.encode() + values.tobytes())
     return h.hexdigest()
 
 
+#: Each twin's part and how a scenario is set to run it.
+VARIANTS = {"newreno": with_controller, "hoe": with_hoe, "ssr": with_ssr}
+
+
 def pairs() -> Iterator[tuple[str, str, dict[str, Any], dict[str, Any]]]:
     """(scenario, part, the run with the engine's part, the run with the Python twin)."""
     for name, doc in scenarios():
-        for part, variant in (("newreno", with_controller), ("hoe", with_hoe)):
+        for part, variant in VARIANTS.items():
             yield name, part, variant(doc, False), variant(doc, True)
 
 

@@ -39,9 +39,10 @@ import tomllib
 from collections.abc import Iterator
 from typing import Any, ClassVar, cast
 
-from ._engine import AckContext, CongestionContext, PartError, PartException
+from ._engine import AckContext, CongestionContext, IdleContext, PartError, PartException
 
-__all__ = ["AckContext", "Controller", "CongestionContext", "PartError", "PartException", "Set", "Startup", "register_part"]
+__all__ = ["HOLD", "AckContext", "Controller", "CongestionContext", "IdleContext", "PartError", "PartException", "RestartPolicy", "Set", "Startup",
+           "register_part"]
 
 #: The ssthresh before the first loss: RFC 5681 §3.1's "arbitrarily high" initial value.
 INITIAL_SSTHRESH_BYTES = 2**64 - 1
@@ -109,14 +110,41 @@ class Controller:
         sender last sent. Called on every segment: define it only if needed."""
 
 
+#: A restart policy's ``on_ack``: the window stands still (the ACK is no evidence the path
+#: carries it, RFC 7661 §4.3).
+HOLD = "hold"
+
+
+class RestartPolicy:
+    """A restart-after-idle and window-validation policy (`restart` in a scenario). Define
+    ``on_idle_end``; ``on_ack`` is optional. A Python policy paces nothing: it sets the window."""
+
+    name: ClassVar[str | None] = None
+
+    def on_idle_end(self, ctx: IdleContext) -> Set | None:  # pragma: no cover - the hook to define
+        """The application has data after an idle longer than the threshold, with nothing
+        outstanding: the window to restart with, or None to keep the window (no restart)."""
+        raise NotImplementedError
+
+    def on_ack(self, ctx: AckContext) -> Set | str | None:
+        """A new ACK: None (congestion control grows the window as usual), `HOLD` (the
+        window stands still) or a `Set` (the window becomes it, with no growth from the ACK)."""
+        return None
+
+
 class PartLoadError(ValueError):
     """The class a scenario names cannot be used: one line, the cause."""
 
 
-_BASES: dict[str, type] = {"startup": Startup, "controller": Controller}
+_BASES: dict[str, type] = {"startup": Startup, "controller": Controller, "restart": RestartPolicy}
+#: The hook each family's class must define.
+_REQUIRED = {"startup": "on_ack", "controller": "on_ack", "restart": "on_idle_end"}
+#: The scenario key that names a part of each family.
+_KEYS = {Startup: "startup", Controller: "cc", RestartPolicy: "restart"}
 _HOOKS: dict[str, tuple[str, ...]] = {
     "startup": ("on_ack", "on_congestion_event", "in_slow_start"),
     "controller": ("on_ack", "on_congestion_event", "on_recovery_end", "on_rto", "on_idle_end", "on_sent"),
+    "restart": ("on_idle_end", "on_ack"),
 }
 _REGISTERED: dict[str, type] = {}
 
@@ -124,8 +152,8 @@ _REGISTERED: dict[str, type] = {}
 def register_part(name: str, cls: type) -> None:
     """Make ``cls`` (a `Startup` or `Controller` subclass, e.g. defined in a notebook) the
     class that ``class = "NAME"`` names in a scenario run in this process."""
-    if not isinstance(cls, type) or not issubclass(cls, (Startup, Controller)):
-        raise TypeError(f"register_part({name!r}, ...): a subclass of rampup.parts.Startup or rampup.parts.Controller, not {cls!r}")
+    if not isinstance(cls, type) or not issubclass(cls, (Startup, Controller, RestartPolicy)):
+        raise TypeError(f"register_part({name!r}, ...): a subclass of rampup.parts.Startup, Controller or RestartPolicy, not {cls!r}")
     if not name or ":" in name:
         raise ValueError(f"register_part({name!r}, ...): a name without ':' (that spells module:Class)")
     _REGISTERED[name] = cls
@@ -155,19 +183,20 @@ def _class(path: str) -> type:
 
 
 def _load(family: str, path: str, args_toml: str) -> tuple[type, str, list[str], dict[str, Any]]:
-    """The class ``path`` names, checked as a part of ``family`` ("startup" or "controller")
+    """The class ``path`` names, checked as a part of ``family`` ("startup", "controller", "restart")
     that takes ``args_toml``'s keys: (class, name in results, the hooks it defines, the
     constructor's arguments). `PartLoadError` for a class that cannot be so used; an exception
     that the user's module or constructor raises goes through as it is."""
     cls = _class(path)
     base = _BASES[family]
     if not issubclass(cls, base):
-        other = Controller if base is Startup else Startup
-        hint = f" (it is a rampup.parts.{other.__name__}: name it as {'cc' if other is Controller else 'startup'})" if issubclass(cls, other) else ""
+        other = next((b for b in _KEYS if issubclass(cls, b)), None)
+        hint = f" (it is a rampup.parts.{other.__name__}: name it as {_KEYS[other]})" if other is not None else ""
         raise PartLoadError(f"is not a subclass of rampup.parts.{base.__name__}{hint}")
-    part = cast("type[Startup] | type[Controller]", cls)
-    if part.on_ack is getattr(base, "on_ack"):  # noqa: B009 - `base` is either class
-        raise PartLoadError(f"defines no on_ack method: a {base.__name__} defines on_ack(self, ctx)")
+    part = cast("type[Startup] | type[Controller] | type[RestartPolicy]", cls)
+    required = _REQUIRED[family]
+    if getattr(part, required) is getattr(base, required):
+        raise PartLoadError(f"defines no {required} method: a {base.__name__} defines {required}(self, ctx)")
     kwargs = tomllib.loads(args_toml)
     signature = inspect.signature(cls)
     takes = ", ".join(str(p.replace(annotation=inspect.Parameter.empty)) for p in signature.parameters.values())

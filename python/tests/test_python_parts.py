@@ -42,14 +42,15 @@ class NotAPart:
 '''
 
 
-@pytest.mark.parametrize(("scenario", "part"), [(name, part) for name, _ in identity.scenarios() for part in ("newreno", "hoe")])
+@pytest.mark.parametrize(("scenario", "part"), [(name, part) for name, _ in identity.scenarios() for part in identity.VARIANTS])
 def test_python_twin_gives_the_engine_parts_tables_byte_for_byte(scenario: str, part: str) -> None:
     doc = dict(identity.scenarios())[scenario]
-    variant = identity.with_controller if part == "newreno" else identity.with_hoe
+    variant = identity.VARIANTS[part]
     rust, python = identity.run(variant(doc, False)), identity.run(variant(doc, True))
     assert identity.digest(python) == identity.digest(rust)
     # Results name the Python part: `newreno-py`, or `newreno-py+ssthreshless` with a startup.
-    assert all(f"{part}-py" in name.split("+") for name in python["tables"]["flows"]["cc"]), python["tables"]["flows"]["cc"]
+    names = python["tables"]["flows"]["restart" if part == "ssr" else "cc"]
+    assert all(f"{part}-py" in name.split("+") for name in names), names
 
 
 def test_the_digest_tells_the_parts_apart() -> None:

@@ -1,4 +1,4 @@
-//! Startups and avoidance controllers written in Python (`rampup.parts`, docs/python-parts.md):
+//! Startups, avoidance controllers and restart policies written in Python (`rampup.parts`, docs/python-parts.md):
 //! the maker the scenario layer calls for `kind = "python"` (`rampup_sim::scenario::external`),
 //! and the parts it makes, which call the Python object's hooks under the GIL with read-only
 //! contexts and check the decisions they return.
@@ -17,7 +17,10 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 use rampup_sim::scenario::external::{Maker, Request};
 use rampup_tcp::cc::external::Factory;
-use rampup_tcp::cc::{AckCtx, CongestionControl, CongestionEvent, CongestionKind, ExternalController, ExternalStartup, Rounds, Startup, Window, WindowBounds};
+use rampup_tcp::cc::{
+    AckCtx, CongestionControl, CongestionEvent, CongestionKind, ExternalController, ExternalRestart, ExternalStartup, Rounds, Startup, Window, WindowBounds,
+};
+use rampup_tcp::restart::{IdleDecision, RestartCtx, RestartPolicy, Validation};
 use rampup_tcp::{Duration, Time};
 
 /// A part's failure: one line naming the part, the hook and the cause, and the exception
@@ -81,6 +84,7 @@ struct Hooks {
     on_rto: bool,
     on_idle_end: bool,
     on_sent: bool,
+    on_ack: bool,
 }
 
 impl Hooks {
@@ -93,6 +97,7 @@ impl Hooks {
             on_rto: has("on_rto"),
             on_idle_end: has("on_idle_end"),
             on_sent: has("on_sent"),
+            on_ack: has("on_ack"),
         }
     }
 }
@@ -405,6 +410,91 @@ impl ExternalController for PyController {
     }
 }
 
+/// What a restart policy's `on_idle_end` reads (`rampup.parts.IdleContext`).
+#[pyclass(frozen, get_all, module = "rampup._engine")]
+pub struct IdleContext {
+    now_ns: u64,
+    mss_bytes: u64,
+    initial_window_bytes: u64,
+    /// What NSSR would send at once: cwnd capped by the window limit and the peer's window.
+    usable_window_bytes: u64,
+    idle_ns: u64,
+    cwnd_bytes: u64,
+    ssthresh_bytes: u64,
+    srtt_ns: Option<u64>,
+    rto_ns: u64,
+}
+
+#[pymethods]
+impl IdleContext {
+    fn __repr__(&self) -> String {
+        format!(
+            "IdleContext(now_ns={}, idle_ns={}, cwnd_bytes={}, initial_window_bytes={})",
+            self.now_ns, self.idle_ns, self.cwnd_bytes, self.initial_window_bytes
+        )
+    }
+}
+
+/// A restart-after-idle policy written in Python, in one endpoint: `on_idle_end` decides the
+/// window to restart with (paced restarts are the engine's own), `on_ack` validates the window.
+struct PyRestart {
+    part: PyPart,
+    rounds: Rounds,
+}
+
+impl fmt::Debug for PyRestart {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "PyRestart({})", self.part.label)
+    }
+}
+
+impl RestartPolicy for PyRestart {
+    fn on_ack(&mut self, w: Window, ctx: &AckCtx) -> Validation {
+        if !self.part.hooks.on_ack {
+            return Validation::Grow;
+        }
+        let round_start = self.rounds.on_ack(ctx.ack, ctx.snd_nxt);
+        let bounds = self.part.bounds;
+        let read = |v: &Bound<'_, PyAny>| {
+            if v.extract::<String>().is_ok_and(|s| s == "hold") {
+                return Ok(Validation::Hold);
+            }
+            Ok(match read_set(v, bounds, w.cwnd)? {
+                None => Validation::Grow,
+                Some(Decision { cwnd, ssthresh }) => Validation::Set(Window { cwnd: cwnd.unwrap_or(w.cwnd), ssthresh: ssthresh.unwrap_or(w.ssthresh) }),
+            })
+        };
+        self.part.call("on_ack", |py| PyTuple::new(py, [ack_context(py, &w, ctx, round_start)?]), read).unwrap_or(Validation::Grow)
+    }
+
+    fn on_idle_end(&mut self, w: Window, ctx: &RestartCtx) -> IdleDecision {
+        let bounds = self.part.bounds;
+        let c = IdleContext {
+            now_ns: ns(ctx.now.since(Time::ZERO)),
+            mss_bytes: ctx.mss,
+            initial_window_bytes: ctx.initial_window_bytes,
+            usable_window_bytes: ctx.usable_window_bytes,
+            idle_ns: ns(ctx.idle),
+            cwnd_bytes: w.cwnd,
+            ssthresh_bytes: w.ssthresh,
+            srtt_ns: ctx.measure.srtt().map(ns),
+            rto_ns: ns(ctx.measure.rto()),
+        };
+        let set = self.part.call("on_idle_end", |py| PyTuple::new(py, [Py::new(py, c)?]), |v| read_set(v, bounds, w.cwnd));
+        let window = match set.flatten() {
+            Some(Decision { cwnd, ssthresh }) => Window { cwnd: cwnd.unwrap_or(w.cwnd), ssthresh: ssthresh.unwrap_or(w.ssthresh) },
+            None => w,
+        };
+        IdleDecision { window, pace: None }
+    }
+}
+
+impl ExternalRestart for PyRestart {
+    fn boxed_clone(&self) -> Box<dyn ExternalRestart> {
+        Box::new(PyRestart { part: self.part.clone_part(), rounds: self.rounds })
+    }
+}
+
 /// The class a scenario names, loaded and checked by `rampup.parts._load`: the class, the
 /// name results show, the hooks it defines and its constructor's arguments.
 struct Loaded {
@@ -467,5 +557,10 @@ impl Maker for PyMaker {
     fn controller(&self, r: &Request) -> Result<Factory<dyn ExternalController>, String> {
         let (name, spec, make) = PyMaker::part(PyMaker::load("controller", r)?, r);
         Ok(Factory::new(name, spec, move || Box::new(PyController { part: make(), rounds: Rounds::default() }) as Box<dyn ExternalController>))
+    }
+
+    fn restart(&self, r: &Request) -> Result<Factory<dyn ExternalRestart>, String> {
+        let (name, spec, make) = PyMaker::part(PyMaker::load("restart", r)?, r);
+        Ok(Factory::new(name, spec, move || Box::new(PyRestart { part: make(), rounds: Rounds::default() }) as Box<dyn ExternalRestart>))
     }
 }

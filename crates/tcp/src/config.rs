@@ -228,7 +228,7 @@ impl TcpConfig {
     /// Whether a part of this config was written outside the crate (`cc::external`): such a
     /// run is kept to one thread, as the part's own state may be shared with its maker.
     pub fn has_external_part(&self) -> bool {
-        matches!(self.cc, CcKind::External(_)) || matches!(self.startup, StartupKind::External(_))
+        matches!(self.cc, CcKind::External(_)) || matches!(self.startup, StartupKind::External(_)) || matches!(self.restart, Restart::External(_))
     }
 
     /// A fresh congestion control for one endpoint: the startup composed with the controller.

@@ -1,5 +1,5 @@
-//! Parts a scenario names by `kind = "python"`: a startup or an avoidance controller written
-//! outside the engine (`rampup_tcp::cc::external`). The scenario gives the part's `class`
+//! Parts a scenario names by `kind = "python"`: a startup, an avoidance controller or a
+//! restart policy written outside the engine (`rampup_tcp::cc::external`). The scenario gives the part's `class`
 //! and its constructor's arguments (every other key of the table); the embedding side that
 //! can make such parts (the Python module) registers a `Maker`, which loads and checks the
 //! class as the scenario is read and returns the factory each endpoint's part comes from.
@@ -7,7 +7,7 @@
 use std::sync::OnceLock;
 
 use rampup_tcp::cc::external::Factory;
-use rampup_tcp::cc::{ExternalController, ExternalStartup, WindowBounds};
+use rampup_tcp::cc::{ExternalController, ExternalRestart, ExternalStartup, WindowBounds};
 
 use super::part::PartSpec;
 use super::{err, ScenarioError};
@@ -30,6 +30,7 @@ pub struct Request<'a> {
 pub trait Maker: Send + Sync {
     fn startup(&self, r: &Request) -> Result<Factory<dyn ExternalStartup>, String>;
     fn controller(&self, r: &Request) -> Result<Factory<dyn ExternalController>, String>;
+    fn restart(&self, r: &Request) -> Result<Factory<dyn ExternalRestart>, String>;
 }
 
 static MAKER: OnceLock<Box<dyn Maker>> = OnceLock::new();
@@ -99,6 +100,9 @@ mod tests {
                 "newreno" => Ok(Factory::new("wrapped".into(), r.class.into(), || Box::new(Wrapped(NewReno::new(false))) as Box<dyn ExternalController>)),
                 other => Err(format!("no class {other}")),
             }
+        }
+        fn restart(&self, r: &Request) -> Result<Factory<dyn ExternalRestart>, String> {
+            Err(format!("no restart {}", r.class))
         }
     }
 

@@ -215,7 +215,7 @@ impl TcpFile {
         ] {
             let Some(PartSpec { kind, settings }) = spec.take() else { continue };
             // A part written in Python keeps its table: its keys are its constructor's.
-            if kind == external::KIND && family != Some(Family::Restart) && family != Some(Family::Pacing) {
+            if kind == external::KIND && family != Some(Family::Pacing) {
                 *spec = Some(PartSpec { kind, settings });
                 continue;
             }
@@ -440,7 +440,8 @@ pub(super) fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError
         Some(_) => Some(read(Family::Extra, "preemptive").with(|_, s| Some(PreemptiveConfig::read(s)))?),
     };
     let restart = match &t.restart {
-        None => d.restart,
+        None => d.restart.clone(),
+        Some(r) if r.kind == external::KIND => Restart::External(external::read(r, &format!("{p}.restart"), bounds, |m, r| m.restart(r))?),
         Some(r) => read(Family::Restart, &r.kind).with(Restart::read)?,
     };
     let pacing = match &t.pacing {

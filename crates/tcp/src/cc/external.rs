@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use super::{CongestionControl, Startup};
 use crate::registry::{Family, PartInfo};
+use crate::restart::RestartPolicy;
 
 /// A startup made outside the crate. Endpoints are cloned (a listening end's template), so
 /// the part clones itself.
@@ -20,6 +21,17 @@ pub trait ExternalStartup: Startup + Send + fmt::Debug {
 /// An avoidance controller made outside the crate.
 pub trait ExternalController: CongestionControl + Send + fmt::Debug {
     fn boxed_clone(&self) -> Box<dyn ExternalController>;
+}
+
+/// A restart-after-idle or window-validation policy made outside the crate.
+pub trait ExternalRestart: RestartPolicy + Send + fmt::Debug {
+    fn boxed_clone(&self) -> Box<dyn ExternalRestart>;
+}
+
+impl Clone for Box<dyn ExternalRestart> {
+    fn clone(&self) -> Self {
+        self.boxed_clone()
+    }
 }
 
 impl Clone for Box<dyn ExternalStartup> {
@@ -42,6 +54,16 @@ pub const EXTERNAL_STARTUP: PartInfo =
 /// The registry's row of an avoidance controller written outside the crate.
 pub const EXTERNAL_CC: PartInfo =
     PartInfo { family: Family::Cc, name: "python", doc: "a congestion controller written in Python (docs/python-parts.md)", keys: &[], per_segment: false };
+
+/// The registry's row of a restart policy written outside the crate. It paces nothing, so it
+/// acts on no segment of its own.
+pub const EXTERNAL_RESTART: PartInfo = PartInfo {
+    family: Family::Restart,
+    name: "python",
+    doc: "a restart-after-idle policy written in Python (docs/python-parts.md)",
+    keys: &[],
+    per_segment: false,
+};
 
 /// How each endpoint gets its own part: `name` is what results show, `spec` tells two
 /// factories apart (the class and its constructor's arguments), `make` builds a fresh part.

@@ -33,7 +33,7 @@ startups! {
 }
 
 pub use cubic::{Cubic, CubicConfig};
-pub use external::{ExternalController, ExternalStartup, WindowBounds};
+pub use external::{ExternalController, ExternalRestart, ExternalStartup, WindowBounds};
 pub use hoe::{Hoe, PacketPair};
 pub use hystart::HyStart;
 pub use hystart_pp::HyStartPlusPlus;
