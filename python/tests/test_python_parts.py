@@ -23,7 +23,7 @@ from examples import identity  # noqa: E402
 
 #: The repository's examples and the tests' own bad parts importable in a fresh interpreter.
 BAD_PARTS = '''
-from rampup.parts import Controller, Set, Startup
+from rampup.parts import Controller, RestartPolicy, Set, Startup
 
 class Raises(Startup):
     def on_ack(self, ctx):
@@ -34,6 +34,9 @@ class ZeroWindow(Controller):
         return Set(cwnd_bytes=0)
 
 class NoOnAck(Startup):
+    pass
+
+class NoIdleEnd(RestartPolicy):
     pass
 
 class NotAPart:
@@ -120,6 +123,10 @@ def bad_parts(tmp_path: Path) -> Path:
      "s.toml: flow[0].tcp.cc (badparts:ZeroWindow).on_ack: cwnd_bytes = 0 is below one segment (1000 bytes)"),
     ('startup = { kind = "python", class = "badparts:NoOnAck" }', 2,
      "s.toml: flow[0].tcp.startup (badparts:NoOnAck): defines no on_ack method: a Startup defines on_ack(self, ctx)"),
+    ('restart = { kind = "python", class = "badparts:NoIdleEnd" }', 2,
+     "s.toml: flow[0].tcp.restart (badparts:NoIdleEnd): defines no on_idle_end method: a RestartPolicy defines on_idle_end(self, ctx)"),
+    ('startup = { kind = "python", class = "badparts:ZeroWindow" }', 2,
+     "s.toml: flow[0].tcp.startup (badparts:ZeroWindow): is not a subclass of rampup.parts.Startup (it is a rampup.parts.Controller: name it as cc)"),
     ('startup = { kind = "python", class = "badparts:NotAPart" }', 2,
      "s.toml: flow[0].tcp.startup (badparts:NotAPart): is not a subclass of rampup.parts.Startup"),
     ('startup = { kind = "python", class = "nosuchmodule:Start" }', 2,
@@ -199,3 +206,20 @@ def test_a_sweep_runs_a_python_part_and_keys_its_cache_by_the_part_s_code(tmp_pa
     (tmp_path / "exit_at.py").write_text(EXIT_AT.replace("segments=8", "segments=9"), encoding="utf-8")
     importlib.reload(exit_at)
     assert Job(text, 1).key != key, "an edited class runs again"
+
+
+def test_a_restart_policy_s_on_ack_validates_the_window(demo_text: str) -> None:
+    """RFC 7661 §4.3's hold: a policy that holds on every ACK keeps the initial window."""
+    from rampup.parts import HOLD, IdleContext, RestartPolicy
+
+    class Holds(RestartPolicy):
+        def on_idle_end(self, ctx: IdleContext) -> None:
+            return None
+
+        def on_ack(self, ctx: AckContext) -> str:
+            return HOLD
+
+    parts.register_part("holds", Holds)
+    out = _engine.run(_demo_with(demo_text, 'restart = { kind = "python", class = "holds" }'))
+    assert out["tables"]["flows"]["restart"] == ["Holds"]
+    assert set(out["tables"]["timeseries"]["cwnd_bytes"]) == {2 * 1000}, "the demo's initial window, held"
