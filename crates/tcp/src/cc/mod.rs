@@ -140,7 +140,7 @@ macro_rules! dispatch {
             Avoidance::NewReno($c) => $body,
             Avoidance::Vegas($c) => $body,
             Avoidance::Cubic($c) => $body,
-            Avoidance::External($c) => $body,
+            Avoidance::External($c) => external::out_of_line(|| $body),
         }
     };
 }

@@ -161,20 +161,20 @@ macro_rules! startups {
             // Always inlined, as `Avoidance::on_ack`.
             #[inline(always)]
             fn on_ack(&mut self, w: &mut $crate::cc::Window, ctx: &$crate::cc::AckCtx) -> bool {
-                match self { $(StartupPart::$variant(s) => s.on_ack(w, ctx),)* StartupPart::External(s) => s.on_ack(w, ctx) }
+                match self { $(StartupPart::$variant(s) => s.on_ack(w, ctx),)* StartupPart::External(s) => $crate::cc::external::out_of_line(|| s.on_ack(w, ctx)) }
             }
             fn on_congestion_event(&mut self, w: &$crate::cc::Window, ev: &$crate::cc::CongestionEvent) {
-                match self { $(StartupPart::$variant(s) => s.on_congestion_event(w, ev),)* StartupPart::External(s) => s.on_congestion_event(w, ev) }
+                match self { $(StartupPart::$variant(s) => s.on_congestion_event(w, ev),)* StartupPart::External(s) => $crate::cc::external::out_of_line(|| s.on_congestion_event(w, ev)) }
             }
             #[inline]
             fn in_slow_start(&self, w: &$crate::cc::Window) -> bool {
-                match self { $(StartupPart::$variant(s) => s.in_slow_start(w),)* StartupPart::External(s) => s.in_slow_start(w) }
+                match self { $(StartupPart::$variant(s) => s.in_slow_start(w),)* StartupPart::External(s) => $crate::cc::external::out_of_line(|| s.in_slow_start(w)) }
             }
             fn mode_name(&self, w: &$crate::cc::Window) -> Option<&'static str> {
-                match self { $(StartupPart::$variant(s) => s.mode_name(w),)* StartupPart::External(s) => s.mode_name(w) }
+                match self { $(StartupPart::$variant(s) => s.mode_name(w),)* StartupPart::External(s) => $crate::cc::external::out_of_line(|| s.mode_name(w)) }
             }
             fn metrics(&self) -> $crate::cc::StartupMetrics {
-                match self { $(StartupPart::$variant(s) => s.metrics(),)* StartupPart::External(s) => s.metrics() }
+                match self { $(StartupPart::$variant(s) => s.metrics(),)* StartupPart::External(s) => $crate::cc::external::out_of_line(|| s.metrics()) }
             }
         }
     };

@@ -278,7 +278,7 @@ macro_rules! dispatch {
             Part::RbpCwnd($p) => $body,
             Part::Cwv($p) => $body,
             Part::NewCwv($p) => $body,
-            Part::External($p) => $body,
+            Part::External($p) => crate::cc::external::out_of_line(|| $body),
         }
     };
 }
