@@ -26,6 +26,7 @@ import pandas as pd
 
 from . import _engine, cache_entry, cluster
 from .folders import FULL_DISK
+from .parts import sources_key
 
 __all__ = ["AHEAD", "CacheNotWritten", "Job", "Tables", "each_result", "engine_build", "run_job", "run_jobs", "store"]
 
@@ -41,9 +42,11 @@ class Job:
 
     @functools.cached_property
     def key(self) -> str:
-        """The cache folder's name: the engine build, scenario, seed and tables kept."""
+        """The cache folder's name: the engine build, scenario, seed and tables kept, and the
+        source of the Python parts the scenario names (`rampup.parts.sources_key`)."""
         h = hashlib.sha256()
-        for part in (engine_build(), self.scenario, str(self.seed), ",".join(self.keep)):
+        sources = sources_key(self.scenario)
+        for part in (engine_build(), self.scenario, str(self.seed), ",".join(self.keep), *([sources] if sources else [])):
             h.update(part.encode())
             h.update(b"\0")
         return h.hexdigest()[:32]

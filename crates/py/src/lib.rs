@@ -17,7 +17,22 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use rampup_sim::{Column, RunError, RunOutput, Table, TraceSink};
 
+mod python_parts;
+use python_parts::{with_failures, Failures};
+
 create_exception!(rampup._engine, ScenarioError, PyValueError, "The scenario is invalid. `str(e)` is one line: `key.path: what is wrong (allowed: ...)`.");
+create_exception!(
+    rampup._engine,
+    PartError,
+    ScenarioError,
+    "A part written in Python returned a decision the engine refuses (a window below one segment, above the receive window, not a number of bytes). `str(e)` is one line: the part, the hook and why."
+);
+create_exception!(
+    rampup._engine,
+    PartException,
+    PyRuntimeError,
+    "A part written in Python raised an exception. `str(e)` is one line: the part, the hook and the exception; `e.__cause__` is the exception, with its traceback."
+);
 
 /// The engine's heap, counted for a run's memory budget (`run(..., memory_budget=...)`).
 #[global_allocator]
@@ -27,10 +42,42 @@ fn scenario_error(e: rampup_sim::ScenarioError) -> PyErr {
     ScenarioError::new_err(e.to_string())
 }
 
+/// The error of a read or run whose Python parts failed, if they did: `PartException` with the
+/// user's exception as its cause, or `PartError`; it takes the place of the engine's own error
+/// (a scenario refused because a class failed to load, a run stopped at the failure).
+fn part_failure(py: Python<'_>, failures: &Failures) -> Option<PyErr> {
+    let f = failures.take()?;
+    Some(match f.raised {
+        Some(cause) => {
+            let e = PartException::new_err(f.line);
+            e.set_cause(py, Some(cause));
+            e
+        }
+        None => PartError::new_err(f.line),
+    })
+}
+
+/// `f` run on this thread without the GIL (`detached`), with the failures of the Python
+/// parts it makes raised in place of its own result.
+fn with_parts<T: Send>(py: Python<'_>, f: impl FnOnce(&Failures) -> T + Send) -> PyResult<T> {
+    let (out, failures) = detached(py, || with_failures(f))?;
+    match part_failure(py, &failures) {
+        Some(e) => Err(e),
+        None => Ok(out),
+    }
+}
+
+/// A run to its end unless a Python part fails first.
+fn run_parts(text: &str, seed: Option<u64>, failures: &Failures) -> Result<RunOutput, RunError> {
+    let mut until_failure = |_: f64| if failures.failed() { ControlFlow::Break(()) } else { ControlFlow::Continue(()) };
+    rampup_sim::collected(|sink| rampup_sim::run_toml_streaming(text, seed, None, &mut until_failure, sink))
+}
+
 /// A run's error: the scenario's, or a budget the run passed, as the one line of a
 /// ScenarioError (the line names the key or the budget).
 fn run_error(e: RunError) -> PyErr {
     match e {
+        RunError::Scenario(e) => scenario_error(e),
         RunError::Stopped => PyRuntimeError::new_err("engine bug: a run stopped without a signal"),
         e => ScenarioError::new_err(e.to_string()),
     }
@@ -179,39 +226,41 @@ fn run<'py>(
     Vec::<u64>::new().into_pyarray(py);
     let mut signal: Option<PyErr> = None;
     let mut sink_error: Option<PyErr> = None;
-    let out = detached(py, || {
-        let mut last_check = Instant::now();
-        let mut report = |fraction: f64| {
-            if let Some(cell) = &cell {
-                cell.store(fraction.to_bits(), Ordering::Relaxed);
-            }
-            if last_check.elapsed() >= SIGNAL_CHECK_EVERY {
-                last_check = Instant::now();
-                // Python runs signal handlers on its main thread only; elsewhere this is Ok.
-                if let Err(e) = Python::attach(|py| py.check_signals()) {
-                    signal = Some(e);
+    let (out, failures) = detached(py, || {
+        with_failures(|failures| {
+            let mut last_check = Instant::now();
+            let mut report = |fraction: f64| {
+                if failures.failed() {
                     return ControlFlow::Break(());
                 }
+                if let Some(cell) = &cell {
+                    cell.store(fraction.to_bits(), Ordering::Relaxed);
+                }
+                if last_check.elapsed() >= SIGNAL_CHECK_EVERY {
+                    last_check = Instant::now();
+                    // Python runs signal handlers on its main thread only; elsewhere this is Ok.
+                    if let Err(e) = Python::attach(|py| py.check_signals()) {
+                        signal = Some(e);
+                        return ControlFlow::Break(());
+                    }
+                }
+                ControlFlow::Continue(())
+            };
+            match &sink {
+                None => rampup_sim::collected(|sink| rampup_sim::run_toml_streaming(&text, seed, memory_budget, &mut report, sink)),
+                Some(target) => {
+                    let mut to_python = PySink { target, error: None };
+                    let out = rampup_sim::run_toml_streaming(&text, seed, memory_budget, &mut report, &mut to_python);
+                    sink_error = to_python.error;
+                    out
+                }
             }
-            ControlFlow::Continue(())
-        };
-        match &sink {
-            None => rampup_sim::collected(|sink| rampup_sim::run_toml_streaming(&text, seed, memory_budget, &mut report, sink)),
-            Some(target) => {
-                let mut to_python = PySink { target, error: None };
-                let out = rampup_sim::run_toml_streaming(&text, seed, memory_budget, &mut report, &mut to_python);
-                sink_error = to_python.error;
-                out
-            }
-        }
+        })
     })?;
-    if let Some(e) = signal.or(sink_error) {
+    if let Some(e) = signal.or_else(|| part_failure(py, &failures)).or(sink_error) {
         return Err(e);
     }
-    let out = match out {
-        Ok(out) => out,
-        Err(e) => return Err(run_error(e)),
-    };
+    let out = out.map_err(run_error)?;
     // A signal during the run's last events or while it made its tables counts too.
     py.check_signals()?;
     output_to_py(py, out)
@@ -225,7 +274,7 @@ fn run<'py>(
 #[pyfunction]
 fn delivered_packets(py: Python<'_>, scenario_toml: &str, mss: u64) -> PyResult<u64> {
     let text = scenario_toml.to_owned();
-    let out = detached(py, move || rampup_sim::run_toml(&text, None))?.map_err(run_error)?;
+    let out = with_parts(py, move |failures| run_parts(&text, None, failures))?.map_err(run_error)?;
     let flows = out.table("flows");
     Ok(flows.u64s("bytes_received").iter().map(|b| b / mss.max(1)).sum())
 }
@@ -239,14 +288,14 @@ fn delivered_packets(py: Python<'_>, scenario_toml: &str, mss: u64) -> PyResult<
 #[pyfunction]
 fn completed_connections(py: Python<'_>, scenario_toml: &str) -> PyResult<u64> {
     let text = scenario_toml.to_owned();
-    let out = detached(py, move || rampup_sim::run_toml(&text, None))?.map_err(run_error)?;
+    let out = with_parts(py, move |failures| run_parts(&text, None, failures))?.map_err(run_error)?;
     Ok(out.table("connections").f64s("duration_ns").iter().filter(|d| !d.is_nan()).count() as u64)
 }
 
 #[pyfunction]
 fn check(py: Python<'_>, scenario_toml: &str) -> PyResult<Vec<String>> {
     let text = scenario_toml.to_owned();
-    detached(py, move || rampup_sim::warnings_toml(&text))?.map_err(scenario_error)
+    with_parts(py, move |_| rampup_sim::warnings_toml(&text))?.map_err(scenario_error)
 }
 
 /// paths(scenario_toml) -> dict[str, numpy array]
@@ -257,7 +306,7 @@ fn check(py: Python<'_>, scenario_toml: &str) -> PyResult<Vec<String>> {
 #[pyfunction]
 fn paths<'py>(py: Python<'py>, scenario_toml: &str) -> PyResult<Bound<'py, PyDict>> {
     let text = scenario_toml.to_owned();
-    let t = detached(py, move || rampup_sim::paths::paths_toml(&text))?.map_err(scenario_error)?;
+    let t = with_parts(py, move |_| rampup_sim::paths::paths_toml(&text))?.map_err(scenario_error)?;
     table_to_py(py, t)
 }
 
@@ -269,7 +318,7 @@ fn paths<'py>(py: Python<'py>, scenario_toml: &str) -> PyResult<Bound<'py, PyDic
 #[pyfunction]
 fn estimate(py: Python<'_>, scenario_toml: &str) -> PyResult<Vec<(String, f64)>> {
     let text = scenario_toml.to_owned();
-    let e = detached(py, move || rampup_sim::scenario::parse(&text).map(|sc| rampup_sim::estimate::estimate(&sc)))?.map_err(scenario_error)?;
+    let e = with_parts(py, move |_| rampup_sim::scenario::parse(&text).map(|sc| rampup_sim::estimate::estimate(&sc)))?.map_err(scenario_error)?;
     Ok(e.fields().into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
 }
 
@@ -328,17 +377,20 @@ fn parts() -> Vec<(String, String, String, String)> {
 ///
 /// Each node's name and the IPv4 address its packets carry in a capture, in node order.
 #[pyfunction]
-fn addresses(scenario_toml: &str) -> PyResult<Vec<(String, String)>> {
-    rampup_sim::scenario::parse(scenario_toml).map(|sc| rampup_sim::paths::addresses(&sc)).map_err(scenario_error)
+fn addresses(py: Python<'_>, scenario_toml: &str) -> PyResult<Vec<(String, String)>> {
+    let text = scenario_toml.to_owned();
+    with_parts(py, move |_| rampup_sim::scenario::parse(&text).map(|sc| rampup_sim::paths::addresses(&sc)))?.map_err(scenario_error)
 }
 
 /// The rampup engine (Rust). Use the `rampup` package rather than this module.
 #[pymodule]
 mod _engine {
     #[pymodule_export]
+    use super::python_parts::{AckContext, CongestionContext, IdleContext};
+    #[pymodule_export]
     use super::{
-        addresses, check, completed_connections, defaults, delivered_packets, estimate, heap_bytes, parse_size, parts, paths, reset_heap_peak, run, Progress,
-        ScenarioError,
+        addresses, check, completed_connections, defaults, delivered_packets, estimate, heap_bytes, parse_size, parts, paths, reset_heap_peak, run, PartError,
+        PartException, Progress, ScenarioError,
     };
 
     use pyo3::prelude::*;
@@ -346,6 +398,8 @@ mod _engine {
     #[pymodule_init]
     fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+        // Once per process: a second import of the module (a subinterpreter) finds it made.
+        rampup_sim::scenario::external::register(Box::new(super::python_parts::PyMaker));
         m.add("TRACE_CHUNK_ROWS", rampup_sim::trace::CHUNK_ROWS)
     }
 }

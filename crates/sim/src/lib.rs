@@ -116,7 +116,9 @@ impl Drop for Running {
 /// Run a checked scenario with `seed`: on two threads when the network splits in two
 /// (`partition::plan`) and the process may use two CPUs, else on one. The tables are the
 /// same either way. A run that starts while another is in progress in this process (a
-/// sweep's) keeps to one thread, as does every run with `RAMPUP_THREADS=1`.
+/// sweep's) keeps to one thread, as does every run with `RAMPUP_THREADS=1` and every run
+/// with a part written outside the engine (`Scenario::has_external_parts`: such a part
+/// calls back into its maker, a Python object under the GIL, from the run's thread).
 pub fn run(sc: &Scenario, seed: u64, progress: Progress) -> Result<RunOutput, RunError> {
     collected(|sink| run_streaming(sc, seed, None, progress, sink))
 }
@@ -126,7 +128,7 @@ pub fn run(sc: &Scenario, seed: u64, progress: Progress) -> Result<RunOutput, Ru
 pub fn run_streaming(sc: &Scenario, seed: u64, memory_budget: Option<u64>, progress: Progress, sink: &mut dyn TraceSink) -> Result<RunOutput, RunError> {
     let alone = RUNNING.fetch_add(1, Ordering::Relaxed) == 0;
     let _running = Running;
-    let split = if alone && threads() > 1 && cores() > 1 { partition::plan(sc) } else { None };
+    let split = if alone && threads() > 1 && cores() > 1 && !sc.has_external_parts() { partition::plan(sc) } else { None };
     match split {
         Some(split) => world::World::run_split(sc, seed, &split, memory_budget, progress, sink),
         None => world::World::new(sc, seed).memory_budget(memory_budget).run(progress, sink),

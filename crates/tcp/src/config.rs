@@ -22,6 +22,8 @@ pub enum CcKind {
     Cubic(CubicConfig),
     /// BBRv1 (Linux's `tcp_bbr.c`); it paces, so a config with it has `pacing` set.
     Bbr(BbrConfig),
+    /// A controller written outside the crate (`cc::external`).
+    External(crate::cc::external::Factory<dyn crate::cc::ExternalController>),
 }
 
 impl CcKind {
@@ -31,13 +33,17 @@ impl CcKind {
             CcKind::Vegas(_) => 1,
             CcKind::Cubic(_) => 2,
             CcKind::Bbr(_) => 3,
+            CcKind::External(_) => return &crate::cc::external::EXTERNAL_CC,
         };
         &CC_PARTS[i]
     }
 
-    /// The name used in scenarios and results.
-    pub fn name(&self) -> &'static str {
-        self.info().name
+    /// The name used in scenarios and results (an external controller's own).
+    pub fn name(&self) -> &str {
+        match self {
+            CcKind::External(f) => f.name(),
+            _ => self.info().name,
+        }
     }
 
     /// The controller named `name` with `s` its settings, slow start counting bytes or not
@@ -59,6 +65,7 @@ impl CcKind {
             CcKind::Vegas(cfg) => Avoidance::Vegas(Vegas::new(*cfg)),
             CcKind::Cubic(cfg) => Avoidance::Cubic(Cubic::new(*cfg)),
             CcKind::Bbr(cfg) => Avoidance::Bbr(Box::new(Bbr::new(*cfg))),
+            CcKind::External(f) => Avoidance::External(f.build()),
         }
     }
 }
@@ -221,6 +228,12 @@ impl TcpConfig {
     /// (`Endpoint::handle_segment`).
     pub fn is_plain(&self) -> bool {
         self.parts().all(|p| !p.per_segment)
+    }
+
+    /// Whether a part of this config was written outside the crate (`cc::external`): such a
+    /// run is kept to one thread, as the part's own state may be shared with its maker.
+    pub fn has_external_part(&self) -> bool {
+        matches!(self.cc, CcKind::External(_)) || matches!(self.startup, StartupKind::External(_)) || matches!(self.restart, Restart::External(_))
     }
 
     /// A fresh congestion control for one endpoint: the startup composed with the controller.

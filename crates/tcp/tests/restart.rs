@@ -125,7 +125,7 @@ fn idle_shorter_than_the_threshold_runs_no_restart_policy() {
     // The first response ends well before 1 s; the RTO is 1 s (its minimum), so a write
     // 0.6 s after the last send is no restart: every policy sends the whole window at once.
     for restart in [Restart::Ssr, Restart::SsrLinux, Restart::RbpRate { scale: 1.0 }, Restart::RbpCwnd { fraction: 1.0 }] {
-        let mut p = pair(config(restart));
+        let mut p = pair(config(restart.clone()));
         p.ends[0].write(24 * MSS);
         p.run_until(at_secs(1));
         let last_send = *data_sent(&p).last().unwrap();

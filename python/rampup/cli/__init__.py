@@ -11,8 +11,10 @@ Exit codes, the same for every subcommand:
          ``rampup: error: <message>``
     130  interrupted (Ctrl-C), from the first instant rampup's code runs (`rampup.interrupts`
          holds Ctrl-C to this while the command imports); one line
-    1    a failure that is not the input's: the disk is full (one line saying so), or an
-         internal fault (one line asking for a report; ``RAMPUP_DEBUG=1`` shows the traceback)
+    1    a failure that is not the input's: the disk is full (one line saying so), an
+         exception raised by a Python part's code (one line naming the part, the hook and the
+         exception), or an internal fault (one line asking for a report); ``RAMPUP_DEBUG=1``
+         shows the traceback of either
 
 `app` has the command group and the exit codes; each other module holds a family of
 subcommands, added to the group here.

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shlex
 import sys
+import traceback
 import warnings
 from collections.abc import Sequence
 from typing import Any, NoReturn
@@ -14,6 +15,7 @@ import click
 from rich.console import Console
 
 from .. import __version__, interrupts
+from .._engine import PartException
 from ..folders import FULL_DISK
 
 EXIT_FAILURE = 1
@@ -45,7 +47,9 @@ REPORT = "this is a bug in rampup: please report it with the command you ran and
 class _Group(click.Group):
     """Holds every subcommand to the exit codes: 0 ok, 2 bad input (a `CliError`, or a
     usage error, as one line), 130 interrupted, 1 an internal fault (one line asking for
-    a report; the traceback with RAMPUP_DEBUG=1)."""
+    a report; the traceback with RAMPUP_DEBUG=1) or an exception raised by a Python part's
+    code (`rampup.parts`: one line naming the part and the hook; the traceback with
+    RAMPUP_DEBUG=1)."""
 
     #: The arguments the command was given, for the line that says how to resume it.
     argv: list[str] = []
@@ -56,6 +60,10 @@ class _Group(click.Group):
             return super().invoke(ctx)
         except CliError as e:
             fail(e, e.code)
+        except PartException as e:  # a Python part's own code raised: its one line, and its traceback on request
+            if os.environ.get("RAMPUP_DEBUG"):
+                traceback.print_exception(e.__cause__ or e)
+            fail(e, EXIT_FAILURE)
         except KeyboardInterrupt:  # here, before click turns it into a blank line and Abort
             fail("interrupted", EXIT_INTERRUPTED)
 

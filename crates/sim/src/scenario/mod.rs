@@ -8,6 +8,7 @@ use rand::Rng;
 use serde::Deserialize;
 
 pub mod defaults;
+pub mod external;
 mod part;
 mod profile;
 mod queue;
@@ -326,6 +327,14 @@ pub struct Scenario {
     pub shares: Vec<String>,
     /// One line for each key read in a deprecated spelling, naming the key and the new one.
     pub deprecated: Vec<String>,
+}
+
+impl Scenario {
+    /// Whether a flow's TCP has a part written outside the engine (`external`): such a run
+    /// keeps to one thread (`crate::run_streaming`).
+    pub fn has_external_parts(&self) -> bool {
+        self.flows.iter().any(|f| f.tcp.has_external_part())
+    }
 }
 
 /// Parse and check a scenario: TOML text, or the same document as JSON. A TOML document

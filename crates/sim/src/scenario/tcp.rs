@@ -1,6 +1,7 @@
 //! A flow's `tcp` table: its keys, their defaults (`TcpConfig::default()`) and the checks
 //! that turn them into a `TcpConfig`.
 
+use rampup_tcp::cc::WindowBounds;
 use rampup_tcp::measure::{RtoConfig, RtoRule};
 use rampup_tcp::registry::{self, Family, Refusal};
 use rampup_tcp::restart::{IdleThreshold, Restart};
@@ -10,6 +11,7 @@ use rampup_tcp::{
 };
 use serde::Deserialize;
 
+use super::external;
 use super::part::{self, PartSpec, Settings};
 use super::{err, within, ScenarioError};
 use crate::units::{SizeValue, TimeValue};
@@ -213,6 +215,11 @@ impl TcpFile {
             (&mut self.pacing, Some(Family::Pacing), "pacing"),
         ] {
             let Some(PartSpec { kind, settings }) = spec.take() else { continue };
+            // A part written in Python keeps its table: its keys are its constructor's.
+            if kind == external::KIND && family != Some(Family::Pacing) {
+                *spec = Some(PartSpec { kind, settings });
+                continue;
+            }
             let family = family.unwrap_or_else(|| cc_family(&kind));
             if !settings.is_empty() {
                 let info = part::find(family, &kind, &format!("{p}.{key}"))?;
@@ -374,11 +381,25 @@ pub(super) fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError
     if rto.max < rto.min {
         return err(format!("{p}.max_rto"), "must not be below min_rto");
     }
+    let rcv_window = t.rcv_window.map_or(d.rcv_window_bytes as u64, |s| s.0);
+    if rcv_window < mss {
+        return err(format!("{p}.rcv_window"), "must be at least one mss");
+    }
+    // A segment's window field is 32 bits (`Segment::window`); TCP itself advertises at
+    // most 2^30 bytes (RFC 7323 §2.3).
+    let Ok(rcv_window) = u32::try_from(rcv_window) else {
+        return err(format!("{p}.rcv_window"), "must be at most 4294967295 bytes (just under 4GiB)");
+    };
     let read = |family, name: &str| PartRead { t: &t, family, name: name.to_string(), mss, p };
+    let bounds = WindowBounds { mss_bytes: mss, rcv_window_bytes: rcv_window as u64 };
+    let startup_of = |named: Option<&str>| match t.startup.as_ref() {
+        Some(s) if s.kind == external::KIND => external::read(s, &format!("{p}.startup"), bounds, |m, r| m.startup(r)).map(StartupKind::External),
+        _ => read(Family::Startup, named.unwrap_or("slow-start")).with(StartupKind::read),
+    };
     let byte_counting = t.byte_counting.unwrap_or(false);
     let cc_name = t.cc.as_ref().map_or("newreno", |c| c.kind.as_str());
     let shorthand = CC_SHORTHANDS.contains(&cc_name);
-    if !shorthand && registry::find(Family::Cc, cc_name).is_none() {
+    if !shorthand && cc_name != external::KIND && registry::find(Family::Cc, cc_name).is_none() {
         let names: Vec<String> = registry::parts().filter(|p| p.family == Family::Cc).map(|p| p.name).chain(CC_SHORTHANDS).map(|n| format!("`{n}`")).collect();
         return err(format!("{p}.cc"), format!("unknown cc {}, expected one of {}", crate::units::shown(cc_name), names.join(", ")));
     }
@@ -405,9 +426,12 @@ pub(super) fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError
         }
         (shorthand, true, None) => (CcKind::NewReno { byte_counting }, read(Family::Startup, shorthand).with(StartupKind::read)?),
         (cc, false, named) => {
-            let startup =
-                if cc == "vegas" { StartupKind::SlowStart(()) } else { read(Family::Startup, named.unwrap_or("slow-start")).with(StartupKind::read)? };
-            (read(Family::Cc, cc).with(|name, s| CcKind::read(name, s, byte_counting))?, startup)
+            let startup = if cc == "vegas" { StartupKind::SlowStart(()) } else { startup_of(named)? };
+            let cc = match t.cc.as_ref() {
+                Some(spec) if cc == external::KIND => CcKind::External(external::read(spec, &format!("{p}.cc"), bounds, |m, r| m.controller(r))?),
+                _ => read(Family::Cc, cc).with(|name, s| CcKind::read(name, s, byte_counting))?,
+            };
+            (cc, startup)
         }
     };
     let recovery = match t.recovery.unwrap_or(RecoveryName::Newreno) {
@@ -439,7 +463,8 @@ pub(super) fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError
         // Linux skips slow-start restart for a controller with `cong_control`
         // (`tcp_slow_start_after_idle_check`): BBR restarts from idle at its own rate.
         None if bbr => Restart::Nssr,
-        None => d.restart,
+        None => d.restart.clone(),
+        Some(r) if r.kind == external::KIND => Restart::External(external::read(r, &format!("{p}.restart"), bounds, |m, r| m.restart(r))?),
         Some(r) => read(Family::Restart, &r.kind).with(Restart::read)?,
     };
     let pacing = match &t.pacing {
@@ -451,15 +476,6 @@ pub(super) fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError
     if bbr && pacing.is_none_or(|c| c.rate != PacingRate::Linux) {
         return err(format!("{p}.pacing"), "cc = \"bbr\" paces at its own rate (bbr_set_pacing_rate): leave pacing out or give \"linux\"");
     }
-    let rcv_window = t.rcv_window.map_or(d.rcv_window_bytes as u64, |s| s.0);
-    if rcv_window < mss {
-        return err(format!("{p}.rcv_window"), "must be at least one mss");
-    }
-    // A segment's window field is 32 bits (`Segment::window`); TCP itself advertises at
-    // most 2^30 bytes (RFC 7323 §2.3).
-    let Ok(rcv_window) = u32::try_from(rcv_window) else {
-        return err(format!("{p}.rcv_window"), "must be at most 4294967295 bytes (just under 4GiB)");
-    };
     Ok(TcpConfig {
         mss_bytes: mss as u32,
         initial_window_segments: iw,

@@ -15,6 +15,7 @@
 
 pub mod bbr;
 mod cubic;
+pub mod external;
 mod newreno;
 #[macro_use]
 mod startup;
@@ -34,6 +35,7 @@ startups! {
 
 pub use bbr::{Bbr, BbrConfig};
 pub use cubic::{Cubic, CubicConfig};
+pub use external::{ExternalController, ExternalRestart, ExternalStartup, WindowBounds};
 pub use hoe::{Hoe, PacketPair};
 pub use hystart::HyStart;
 pub use hystart_pp::HyStartPlusPlus;
@@ -162,7 +164,8 @@ pub trait CongestionControl {
 pub const CC_PARTS: [PartInfo; 4] = [NewReno::INFO, VegasConfig::INFO, CubicConfig::INFO, bbr::INFO];
 
 /// The avoidance controllers built in; chosen by `cc` in a scenario. Adding one: its file,
-/// a variant here and in `dispatch!`, and its name in `config::CcKind`.
+/// a variant here and in `dispatch!`, and its name in `config::CcKind`. `External` holds a
+/// controller written outside the crate (`external.rs`).
 ///
 /// A plain tag byte (`repr(u8)`), not a niche in a variant's field: the sender matches on
 /// the controller at every new ACK, and a tag byte is read where a niche must be decoded
@@ -174,6 +177,7 @@ pub enum Avoidance {
     Vegas(Vegas),
     Cubic(Cubic),
     Bbr(Box<Bbr>),
+    External(Box<dyn ExternalController>),
 }
 
 /// The one dispatch point: `$c` is the inner controller in every arm.
@@ -184,6 +188,7 @@ macro_rules! dispatch {
             Avoidance::Vegas($c) => $body,
             Avoidance::Cubic($c) => $body,
             Avoidance::Bbr($c) => $body,
+            Avoidance::External($c) => external::out_of_line(|| $body),
         }
     };
 }

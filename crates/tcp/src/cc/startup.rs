@@ -100,7 +100,8 @@ macro_rules! registered_without_settings {
 /// The startups built in, from one list (`cc/mod.rs`): each line `Variant => module::Part`
 /// declares the part's module and gives it a variant in `StartupKind` (its config, chosen by
 /// `startup` in a scenario) and in `StartupPart` (its state), one dispatch arm per hook, and
-/// its row in `STARTUPS`. The call through `StartupPart` stays static.
+/// its row in `STARTUPS`. The call through `StartupPart` stays static; one more variant,
+/// `External`, holds a startup written outside the crate (`external.rs`).
 macro_rules! startups {
     ($($variant:ident => $module:ident :: $part:ident,)*) => {
         $(pub mod $module;)*
@@ -110,6 +111,7 @@ macro_rules! startups {
         #[derive(Clone, Debug, PartialEq)]
         pub enum StartupKind {
             $($variant(<$module::$part as $crate::cc::RegisteredStartup>::Config),)*
+            External($crate::cc::external::Factory<dyn $crate::cc::ExternalStartup>),
         }
 
         /// A startup's state in one endpoint.
@@ -117,6 +119,7 @@ macro_rules! startups {
         #[repr(u8)]
         pub enum StartupPart {
             $($variant($module::$part),)*
+            External(Box<dyn $crate::cc::ExternalStartup>),
         }
 
         /// Every registered startup, in the list's order.
@@ -126,12 +129,16 @@ macro_rules! startups {
             pub fn info(&self) -> &'static PartInfo {
                 match self {
                     $(StartupKind::$variant(_) => &<$module::$part as $crate::cc::RegisteredStartup>::INFO,)*
+                    StartupKind::External(_) => &$crate::cc::external::EXTERNAL_STARTUP,
                 }
             }
 
-            /// The name used in scenarios and results.
-            pub fn name(&self) -> &'static str {
-                self.info().name
+            /// The name used in scenarios and results (an external part's own).
+            pub fn name(&self) -> &str {
+                match self {
+                    StartupKind::External(f) => f.name(),
+                    _ => self.info().name,
+                }
             }
 
             /// The startup named `name` with `s` its settings; None for no such startup.
@@ -145,6 +152,7 @@ macro_rules! startups {
             pub fn build(&self) -> StartupPart {
                 match self {
                     $(StartupKind::$variant(cfg) => StartupPart::$variant(<$module::$part as $crate::cc::RegisteredStartup>::new(cfg)),)*
+                    StartupKind::External(f) => StartupPart::External(f.build()),
                 }
             }
         }
@@ -153,20 +161,20 @@ macro_rules! startups {
             // Always inlined, as `Avoidance::on_ack`.
             #[inline(always)]
             fn on_ack(&mut self, w: &mut $crate::cc::Window, ctx: &$crate::cc::AckCtx) -> bool {
-                match self { $(StartupPart::$variant(s) => s.on_ack(w, ctx),)* }
+                match self { $(StartupPart::$variant(s) => s.on_ack(w, ctx),)* StartupPart::External(s) => $crate::cc::external::out_of_line(|| s.on_ack(w, ctx)) }
             }
             fn on_congestion_event(&mut self, w: &$crate::cc::Window, ev: &$crate::cc::CongestionEvent) {
-                match self { $(StartupPart::$variant(s) => s.on_congestion_event(w, ev),)* }
+                match self { $(StartupPart::$variant(s) => s.on_congestion_event(w, ev),)* StartupPart::External(s) => $crate::cc::external::out_of_line(|| s.on_congestion_event(w, ev)) }
             }
             #[inline]
             fn in_slow_start(&self, w: &$crate::cc::Window) -> bool {
-                match self { $(StartupPart::$variant(s) => s.in_slow_start(w),)* }
+                match self { $(StartupPart::$variant(s) => s.in_slow_start(w),)* StartupPart::External(s) => $crate::cc::external::out_of_line(|| s.in_slow_start(w)) }
             }
             fn mode_name(&self, w: &$crate::cc::Window) -> Option<&'static str> {
-                match self { $(StartupPart::$variant(s) => s.mode_name(w),)* }
+                match self { $(StartupPart::$variant(s) => s.mode_name(w),)* StartupPart::External(s) => $crate::cc::external::out_of_line(|| s.mode_name(w)) }
             }
             fn metrics(&self) -> $crate::cc::StartupMetrics {
-                match self { $(StartupPart::$variant(s) => s.metrics(),)* }
+                match self { $(StartupPart::$variant(s) => s.metrics(),)* StartupPart::External(s) => $crate::cc::external::out_of_line(|| s.metrics()) }
             }
         }
     };

@@ -22,6 +22,7 @@ pub use new_cwv::{NewCwv, NewCwvConfig, NewCwvForm, NvpLossResponse, PipeAck};
 pub use rbp::{Plan, RbpCwnd, RbpRate, MIN_SEGMENTS};
 pub use ssr::{Nssr, Ssr, SsrLinux};
 
+use crate::cc::external::{ExternalRestart, Factory};
 use crate::cc::{AckCtx, CongestionEvent, Window};
 use crate::measure::Measure;
 use crate::registry::{Family, Key, PartInfo, Refusal, Settings, Unit, Value};
@@ -47,7 +48,7 @@ impl IdleThreshold {
 
 /// The restart policy a connection is configured with; chosen by name in a scenario, and
 /// built into a fresh `Part` for each connection.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Restart {
     /// No slow-start restart: keep cwnd (paper §2, SunOS 4.1.3).
     Nssr,
@@ -65,6 +66,8 @@ pub enum Restart {
     /// new-CWV (paper 003 §3, RFC 7661): a rate-limited sender keeps its window for the
     /// non-validated period.
     NewCwv(NewCwvConfig),
+    /// A policy written outside the crate (`cc::external`).
+    External(Factory<dyn ExternalRestart>),
 }
 
 /// What a policy decides when the connection restarts.
@@ -122,7 +125,7 @@ pub const PARTS: [PartInfo; 7] = [
 ];
 
 impl Restart {
-    pub fn info(self) -> &'static PartInfo {
+    pub fn info(&self) -> &'static PartInfo {
         let i = match self {
             Restart::Nssr => 0,
             Restart::Ssr => 1,
@@ -131,13 +134,17 @@ impl Restart {
             Restart::RbpCwnd { .. } => 4,
             Restart::Cwv => 5,
             Restart::NewCwv(_) => 6,
+            Restart::External(_) => return &crate::cc::external::EXTERNAL_RESTART,
         };
         &PARTS[i]
     }
 
-    /// The name used in scenarios and results.
-    pub fn name(self) -> &'static str {
-        self.info().name
+    /// The name used in scenarios and results (an external policy's own).
+    pub fn name(&self) -> &str {
+        match self {
+            Restart::External(f) => f.name(),
+            _ => self.info().name,
+        }
     }
 
     /// The policy named `name` with `s` its settings; None for no such policy.
@@ -163,8 +170,8 @@ impl Restart {
     }
 
     /// A fresh part for a connection whose initial window is `initial_window_bytes`.
-    pub fn build(self, initial_window_bytes: u64) -> Part {
-        match self {
+    pub fn build(&self, initial_window_bytes: u64) -> Part {
+        match *self {
             Restart::Nssr => Part::Nssr(Nssr),
             Restart::Ssr => Part::Ssr(Ssr),
             Restart::SsrLinux => Part::SsrLinux(SsrLinux),
@@ -172,6 +179,7 @@ impl Restart {
             Restart::RbpCwnd { fraction } => Part::RbpCwnd(RbpCwnd::new(fraction)),
             Restart::Cwv => Part::Cwv(Cwv::new(initial_window_bytes)),
             Restart::NewCwv(cfg) => Part::NewCwv(Box::new(NewCwv::new(cfg, initial_window_bytes))),
+            Restart::External(ref f) => Part::External(f.build()),
         }
     }
 }
@@ -256,6 +264,7 @@ pub enum Part {
     Cwv(Cwv),
     /// Boxed: its 136 bytes would make every part that big (48 bytes now).
     NewCwv(Box<NewCwv>),
+    External(Box<dyn ExternalRestart>),
 }
 
 /// The one dispatch point: `$p` is the inner part in every arm.
@@ -269,6 +278,7 @@ macro_rules! dispatch {
             Part::RbpCwnd($p) => $body,
             Part::Cwv($p) => $body,
             Part::NewCwv($p) => $body,
+            Part::External($p) => crate::cc::external::out_of_line(|| $body),
         }
     };
 }

@@ -181,7 +181,7 @@ fn test_idle_rbp_rate_without_rate_sample_paces_two_over_srtt() {
 #[test]
 fn test_idle_shorter_than_rto_write_runs_no_restart_policy() {
     for restart in [Restart::Ssr, Restart::SsrLinux, Restart::RbpRate { scale: 1.0 }, Restart::RbpCwnd { fraction: 1.0 }] {
-        let (mut ep, now) = restart_after(config(restart), ms(900));
+        let (mut ep, now) = restart_after(config(restart.clone()), ms(900));
         assert_eq!(send(&mut ep, now).len(), 16, "{restart:?}: the whole cwnd, back to back");
         assert_eq!(ep.stats().idle_restarts, 0);
     }
