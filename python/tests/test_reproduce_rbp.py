@@ -92,17 +92,48 @@ def test_schedule_is_seeded_and_within_the_window() -> None:
 #: The quick run's verdicts, pinned (the runs are deterministic): main, mss 512, RFC defaults,
 #: the queue in packets, and today's bottleneck (FQ-CoDel with ECN).
 PINNED = {
-    "a": ["does not hold (0/2 sub-claims)", "does not hold (0/2 sub-claims)", "does not hold (0/2 sub-claims)", "does not hold (0/2 sub-claims)", "holds (2/2 sub-claims)"],
-    "b": ["does not hold (2/4 sub-claims)", "does not hold (3/4 sub-claims)", "does not hold (2/4 sub-claims)", "does not hold (2/4 sub-claims)", "does not hold (3/4 sub-claims)"],
-    "c": ["does not hold (1/3 sub-claims)", "does not hold (1/3 sub-claims)", "does not hold (1/3 sub-claims)", "does not hold (2/3 sub-claims)", "does not hold (0/2 sub-claims, 1 not testable)"],
-    "d": ["does not hold (2/3 sub-claims)", "holds (3/3 sub-claims)", "does not hold (2/3 sub-claims)", "does not hold (2/3 sub-claims)", "does not hold (2/3 sub-claims)"],
-    "e": ["does not hold (2/4 sub-claims)", "does not hold (2/4 sub-claims)", "does not hold (2/4 sub-claims)", "does not hold (2/4 sub-claims)", "does not hold (2/4 sub-claims)"],
-    "f": ["does not hold (2/4 sub-claims)", "does not hold (2/4 sub-claims)", "does not hold (1/4 sub-claims)", "does not hold (1/4 sub-claims)", "does not hold (1/3 sub-claims, 1 not testable)"],
-    "g": ["does not hold (0/1 sub-claims)", "holds (1/1 sub-claims)", "does not hold (0/1 sub-claims)", "does not hold (0/1 sub-claims)", "does not hold (0/1 sub-claims)"],
-    "h": ["holds (5/5 sub-claims)", "holds (5/5 sub-claims)", "does not hold (4/5 sub-claims)", "holds (5/5 sub-claims)", "holds (5/5 sub-claims)"],
-    "i": ["holds (1/1 sub-claims)", "holds (1/1 sub-claims)", "holds (1/1 sub-claims)", "holds (1/1 sub-claims)", "holds (1/1 sub-claims)"],
-    "j": ["does not hold (0/1 sub-claims)", "does not hold (0/1 sub-claims)", "does not hold (0/1 sub-claims)", "does not hold (0/1 sub-claims)", "does not hold (0/1 sub-claims)"],
-    "k": ["does not hold (0/3 sub-claims)", "does not hold (0/3 sub-claims)", "does not hold (1/3 sub-claims)", "does not hold (0/3 sub-claims)", "does not hold (1/3 sub-claims)"],
+    "a": [
+        "does not hold (0/2 sub-claims)", "does not hold (0/2 sub-claims)", "does not hold (0/2 sub-claims)", "does not hold (0/2 sub-claims)",
+        "holds (2/2 sub-claims)",
+    ],
+    "b": [
+        "does not hold (2/4 sub-claims)", "does not hold (3/4 sub-claims)", "does not hold (2/4 sub-claims)", "does not hold (2/4 sub-claims)",
+        "does not hold (3/4 sub-claims)",
+    ],
+    "c": [
+        "does not hold (1/3 sub-claims)", "does not hold (1/3 sub-claims)", "does not hold (1/3 sub-claims)", "does not hold (2/3 sub-claims)",
+        "does not hold (0/2 sub-claims, 1 not testable)",
+    ],
+    "d": [
+        "does not hold (2/3 sub-claims)", "holds (3/3 sub-claims)", "does not hold (2/3 sub-claims)", "does not hold (2/3 sub-claims)",
+        "does not hold (2/3 sub-claims)",
+    ],
+    "e": [
+        "does not hold (2/4 sub-claims)", "does not hold (2/4 sub-claims)", "does not hold (2/4 sub-claims)", "does not hold (2/4 sub-claims)",
+        "does not hold (2/4 sub-claims)",
+    ],
+    "f": [
+        "does not hold (2/4 sub-claims)", "does not hold (2/4 sub-claims)", "does not hold (1/4 sub-claims)", "does not hold (1/4 sub-claims)",
+        "does not hold (1/3 sub-claims, 1 not testable)",
+    ],
+    "g": [
+        "does not hold (0/1 sub-claims)", "holds (1/1 sub-claims)", "does not hold (0/1 sub-claims)", "does not hold (0/1 sub-claims)",
+        "does not hold (0/1 sub-claims)",
+    ],
+    "h": [
+        "holds (5/5 sub-claims)", "holds (5/5 sub-claims)", "does not hold (4/5 sub-claims)", "holds (5/5 sub-claims)", "holds (5/5 sub-claims)",
+    ],
+    "i": [
+        "holds (1/1 sub-claims)", "holds (1/1 sub-claims)", "holds (1/1 sub-claims)", "holds (1/1 sub-claims)", "holds (1/1 sub-claims)",
+    ],
+    "j": [
+        "does not hold (0/1 sub-claims)", "does not hold (0/1 sub-claims)", "does not hold (0/1 sub-claims)", "does not hold (0/1 sub-claims)",
+        "does not hold (0/1 sub-claims)",
+    ],
+    "k": [
+        "does not hold (0/3 sub-claims)", "does not hold (0/3 sub-claims)", "does not hold (1/3 sub-claims)", "does not hold (0/3 sub-claims)",
+        "does not hold (1/3 sub-claims)",
+    ],
 }
 
 

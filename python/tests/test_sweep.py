@@ -65,7 +65,7 @@ def test_bad_keys_and_values_fail_before_running(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match=r"no flow\[3\]"):
         rampup.sweep(SCENARIO, {"flow[3].tcp.cc": ["vegas"]}, cache=tmp_path)
     with pytest.raises(rampup.ScenarioError, match="cc"):
-        rampup.sweep(SCENARIO, {"flow[0].tcp.cc": ["bbr"]}, cache=tmp_path)
+        rampup.sweep(SCENARIO, {"flow[0].tcp.cc": ["bbr3"]}, cache=tmp_path)
 
 
 def test_a_key_the_scenario_overrides_is_refused(tmp_path: Path) -> None:
