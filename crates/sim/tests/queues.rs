@@ -91,3 +91,31 @@ fn cubic_with_ecn_through_fq_codel_is_marked_not_dropped() {
     assert!(median < 5.0, "median queueing delay {median} ms, target 5 ms");
     assert!(goodput > 0.0);
 }
+
+/// A `[[change]]` of the rate on a CoDel or FQ-CoDel port: the link carries at the new rate
+/// from then on, and the queue settles as on a link of that rate throughout (CoDel reads
+/// sojourn times only, RFC 8289 §5); under RED and PIE, which take the rate as fixed, the
+/// change is refused.
+#[test]
+fn codel_and_fq_codel_take_a_change_of_rate_red_and_pie_refuse_it() {
+    let halved = |queue: &str, secs: u32| format!("{}[[change]]\nat = \"5s\"\nlink = \"left-right\"\nrate = \"10Mbps\"\n", dumbbell(queue, 4, secs));
+    for queue in ["kind = \"codel\"", "kind = \"fq-codel\""] {
+        let received = |secs| -> u64 {
+            let out = run_toml(&halved(queue, secs), None).unwrap_or_else(|e| panic!("{queue}: {e}"));
+            u64s(out.table("flows").column("bytes_received")).iter().sum()
+        };
+        // From 6 s to 10 s, at 10 Mb/s less headers (1000 of 1040 bytes): 4.8 MB.
+        let later = received(10) - received(6);
+        let at_10_mbps = 10e6 / 8.0 * 4.0 * 1000.0 / 1040.0;
+        println!("{queue}: {later} bytes from 6 s to 10 s, {at_10_mbps:.0} at 10 Mb/s");
+        assert!((later as f64 - at_10_mbps).abs() < 0.05 * at_10_mbps, "{queue}: {later} bytes, not 10 Mb/s");
+        let (after, _) = median_delay_ms(&halved(queue, 30), 15.0);
+        let (throughout, _) = median_delay_ms(&dumbbell(queue, 4, 30).replace("\"20Mbps\"", "\"10Mbps\""), 15.0);
+        println!("{queue}: median queue after the change {after:.2} ms, at 10 Mb/s throughout {throughout:.2} ms (both read at 20 Mb/s)");
+        assert!((after - throughout).abs() <= 0.25 * throughout, "{queue}: {after} ms after the change, {throughout} ms at 10 Mb/s throughout");
+    }
+    for (queue, kind) in [("kind = \"red\"", "red"), ("kind = \"pie\"", "pie")] {
+        let e = rampup_sim::check_toml(&halved(queue, 10)).unwrap_err().to_string();
+        assert!(e.starts_with(&format!("change[0].rate: link \"left-right\" runs {kind}, which takes the link's rate as fixed")), "{e}");
+    }
+}

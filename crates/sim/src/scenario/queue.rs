@@ -200,9 +200,10 @@ fn positive(v: Option<f64>, path: &str, default: f64) -> Result<f64, ScenarioErr
 }
 
 /// What a port with a discipline does not (yet) combine with: a token bucket (tc's `tbf`
-/// has a drop-tail child queue here), a `[[change]]` of its rate (RED's idle decay and PIE's
-/// delay estimate take the rate as fixed) and the per-packet trace (which logs a port's
-/// departures in its arrival order, and a discipline reorders and drops at dequeue).
+/// has a drop-tail child queue here), a `[[change]]` of its rate under RED or PIE (RED's
+/// idle decay and PIE's delay estimate take the rate as fixed; CoDel and FQ-CoDel read only
+/// sojourn times, RFC 8289 §5) and the per-packet trace (which logs a port's departures in
+/// its arrival order, and a discipline reorders and drops at dequeue).
 pub(super) fn check_disciplines(net: &NetSpec, changes: &[Change], packets_traced: bool) -> Result<(), ScenarioError> {
     let disciplined = |l: &LinkSpec| l.discipline.iter().any(Option::is_some);
     let name = |l: &LinkSpec| format!("{}-{}", net.nodes[l.a].name, net.nodes[l.b].name);
@@ -214,8 +215,15 @@ pub(super) fn check_disciplines(net: &NetSpec, changes: &[Change], packets_trace
             return err("trace.packets", format!("not with a queue discipline (link {:?}): trace its queue with queues = true", name(l)));
         }
     }
-    if let Some((i, c)) = changes.iter().enumerate().find(|(_, c)| c.rate.is_some() && disciplined(&net.links[c.link])) {
-        return err(format!("change[{i}].rate"), format!("link {:?} runs a queue discipline; its rate cannot change during a run", name(&net.links[c.link])));
+    let rate_bound = |l: &LinkSpec| l.discipline.iter().flatten().find(|d| matches!(d, QueueKind::Red(_) | QueueKind::Pie(_))).map(QueueKind::name);
+    for (i, c) in changes.iter().enumerate().filter(|(_, c)| c.rate.is_some()) {
+        if let Some(kind) = rate_bound(&net.links[c.link]) {
+            let why = format!(
+                "link {:?} runs {kind}, which takes the link's rate as fixed; its rate cannot change during a run (under codel or fq-codel it can)",
+                name(&net.links[c.link])
+            );
+            return err(format!("change[{i}].rate"), why);
+        }
     }
     Ok(())
 }
