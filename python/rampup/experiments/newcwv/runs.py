@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from .. import profiles
-from ..readings import Reading
+from ..readings import Reading, todays_bottleneck
 
 STANDARD, CWV, NEWCWV, NEWCWV_RW, NEWCWV_STD, NEWCWV_RFC, PADDING = (
     "standard", "tcp-cwv", "new-cwv", "new-cwv-rw", "new-cwv-std", "new-cwv-rfc7661", "padding")
@@ -163,4 +163,5 @@ READINGS = (
             "ns-2 times RTTs and the RTO in 10 ms ticks; rampup's clock is exact, and the RTO is what resets the "
             "variants at 800 ms (claim e).", _ns2_clock,
             {"sweep": ("clean-idle", "clean-limited", "rtt")}, "aes"),
+    todays_bottleneck({"sweep": ("idle", "limited", "rtt"), "scheme": (STANDARD, NEWCWV, NEWCWV_RW, NEWCWV_STD, PADDING)}, "bcdemnops"),
 )
