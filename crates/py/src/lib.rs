@@ -279,11 +279,9 @@ fn delivered_packets(py: Python<'_>, scenario_toml: &str, mss: u64) -> PyResult<
     Ok(flows.u64s("bytes_received").iter().map(|b| b / mss.max(1)).sum())
 }
 
-/// check(scenario_toml) -> list[str]
+/// completed_connections(scenario_toml) -> int
 ///
-/// Parses and validates the scenario without running it; returns its warnings (valid
-/// but likely a mistake, one line each). Raises ScenarioError if the scenario is invalid.
-/// Run a scenario and count its connections whose every response arrived whole (the
+/// Runs the scenario and counts its connections whose every response arrived whole (the
 /// `connections` table's rows with a duration): what `rampup bench --web` times.
 #[pyfunction]
 fn completed_connections(py: Python<'_>, scenario_toml: &str) -> PyResult<u64> {
@@ -292,6 +290,10 @@ fn completed_connections(py: Python<'_>, scenario_toml: &str) -> PyResult<u64> {
     Ok(out.table("connections").f64s("duration_ns").iter().filter(|d| !d.is_nan()).count() as u64)
 }
 
+/// check(scenario_toml) -> list[str]
+///
+/// Parses and validates the scenario without running it; returns its warnings (valid
+/// but likely a mistake, one line each). Raises ScenarioError if the scenario is invalid.
 #[pyfunction]
 fn check(py: Python<'_>, scenario_toml: &str) -> PyResult<Vec<String>> {
     let text = scenario_toml.to_owned();
