@@ -1,4 +1,4 @@
-"""Startups and congestion controllers written in Python, run inside the engine
+"""Startups, congestion controllers and restart policies written in Python, run inside the engine
 (docs/python-parts.md).
 
 A scenario names a part by its class and gives its constructor's arguments beside it::
@@ -43,10 +43,6 @@ from ._engine import AckContext, CongestionContext, IdleContext, PartError, Part
 
 __all__ = ["HOLD", "AckContext", "Controller", "CongestionContext", "IdleContext", "PartError", "PartException", "RestartPolicy", "Set", "Startup",
            "register_part"]
-
-#: The ssthresh before the first loss: RFC 5681 §3.1's "arbitrarily high" initial value.
-INITIAL_SSTHRESH_BYTES = 2**64 - 1
-
 
 class Set:
     """A hook's decision: the new cwnd and/or ssthresh in bytes (None: leave it)."""
@@ -150,7 +146,7 @@ _REGISTERED: dict[str, type] = {}
 
 
 def register_part(name: str, cls: type) -> None:
-    """Make ``cls`` (a `Startup` or `Controller` subclass, e.g. defined in a notebook) the
+    """Make ``cls`` (a `Startup`, `Controller` or `RestartPolicy` subclass, e.g. defined in a notebook) the
     class that ``class = "NAME"`` names in a scenario run in this process."""
     if not isinstance(cls, type) or not issubclass(cls, (Startup, Controller, RestartPolicy)):
         raise TypeError(f"register_part({name!r}, ...): a subclass of rampup.parts.Startup, Controller or RestartPolicy, not {cls!r}")
@@ -240,7 +236,7 @@ def sources_key(scenario_text: str) -> str:
     process (the functions and plain values of each class and its bases, and of their modules),
     for the run cache's key (`rampup.cache.Job.key`): an edited and reloaded class, or a cell
     run again, runs again. "" for a scenario with no Python part."""
-    if '"python"' not in scenario_text:
+    if "python" not in scenario_text:
         return ""
     try:
         doc = json.loads(scenario_text) if scenario_text.lstrip().startswith("{") else tomllib.loads(scenario_text)

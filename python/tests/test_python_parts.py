@@ -223,3 +223,19 @@ def test_a_restart_policy_s_on_ack_validates_the_window(demo_text: str) -> None:
     out = _engine.run(_demo_with(demo_text, 'restart = { kind = "python", class = "holds" }'))
     assert out["tables"]["flows"]["restart"] == ["Holds"]
     assert set(out["tables"]["timeseries"]["cwnd_bytes"]) == {2 * 1000}, "the demo's initial window, held"
+
+
+def test_the_cache_key_reads_the_class_in_either_string_quoting(demo_text: str) -> None:
+    # TOML spells a string in double or single quotes; either names the Python part whose
+    # code goes into the run cache's key.
+    class Keyed(Startup):
+        name = "keyed"
+
+        def on_ack(self, ctx: AckContext) -> Set | None:
+            return None
+
+    parts.register_part("keyed", Keyed)
+    double = parts.sources_key(_demo_with(demo_text, 'startup = { kind = "python", class = "keyed" }'))
+    single = parts.sources_key(_demo_with(demo_text, "startup = { kind = 'python', class = 'keyed' }"))
+    assert double != "" and single == double
+    assert parts.sources_key(demo_text) == ""

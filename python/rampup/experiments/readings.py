@@ -21,7 +21,7 @@ import pandas as pd
 
 from .checks import HOLDS, UNTESTED
 
-__all__ = ["MAIN", "NONE", "Reading", "expand", "holds_under", "matrix", "todays_bottleneck"]
+__all__ = ["MAIN", "NONE", "Reading", "expand", "fq_codel_ecn", "holds_under", "matrix", "todays_bottleneck"]
 
 #: The primary reading's tag: the reproduction as its report's set-up states it.
 MAIN = "main"
@@ -52,14 +52,10 @@ class Reading:
 #: LAN's switch ports.
 _BOTTLENECK_QUEUE = {"dumbbell": "bottleneck_queue", "lan": "queue"}
 
-#: FQ-CoDel marking ECN-capable packets: today's bottleneck (`todays_bottleneck`).
-FQ_CODEL_ECN = {"kind": "fq-codel", "ecn": True}
-
-
 def fq_codel_ecn(queue: dict[str, Any], tcp: dict[str, Any]) -> None:
     """A drop-tail queue's table made FQ-CoDel with ECN marks at the same limit, and ECN
     (RFC 3168) asked for by the TCP table of both ends."""
-    queue.update(FQ_CODEL_ECN)
+    queue.update(kind="fq-codel", ecn=True)
     tcp["ecn"] = True
 
 

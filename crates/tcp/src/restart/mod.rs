@@ -262,7 +262,7 @@ pub enum Part {
     RbpRate(RbpRate),
     RbpCwnd(RbpCwnd),
     Cwv(Cwv),
-    /// Boxed: its 136 bytes would make every part that big (48 bytes now).
+    /// Boxed: its state is several times the other parts', and every part would be that big.
     NewCwv(Box<NewCwv>),
     External(Box<dyn ExternalRestart>),
 }

@@ -295,7 +295,8 @@ fn bbr_restart_from_idle_in_probe_bw_paces_at_the_estimate() {
     let probing = b.pacing_rate(&ctx).expect("a rate");
     b.on_tx_start(&mut w, p.now + Duration::from_secs(1), true);
     let restart = b.pacing_rate(&ctx).expect("a rate");
-    assert_eq!(restart, Rate::from_bps(b.max_bw() * 99 / 100 * 8), "bw × 1 × 99 %");
+    assert_eq!(b.max_bw(), 1_000_000, "the path's delivery rate");
+    assert_eq!(restart, Rate::from_bps(1_000_000 * 99 / 100 * 8), "bw × 1 × 99 %");
     assert!(restart < probing);
     b.on_tx_start(&mut w, p.now + Duration::from_secs(2), false);
     assert_eq!(b.pacing_rate(&ctx), Some(restart), "a start that is not app-limited changes nothing");
