@@ -74,6 +74,11 @@ impl Congestion {
         Congestion { w: initial, cc, slow_start_exit: None }
     }
 
+    /// See `CongestionControl::sets_window_in_recovery`.
+    pub fn sets_window_in_recovery(&self) -> bool {
+        self.cc.sets_window_in_recovery()
+    }
+
     pub fn window(&self) -> Window {
         self.w
     }

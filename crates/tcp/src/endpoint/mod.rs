@@ -403,7 +403,7 @@ impl Endpoint {
             self.sender.on_first_ack_after_pacing();
         }
         if seg.flags.ack {
-            let r = self.sender.on_ack(now, seg.ack, seg.sack_blocks(), seg.is_pure_ack(), &mut self.measure);
+            let r = self.sender.on_ack_as::<PLAIN>(now, seg.ack, seg.sack_blocks(), seg.is_pure_ack(), &mut self.measure);
             if let Some(rtt) = r.rtt_sample {
                 self.emit(Event::RttSample { rtt, cwnd: self.sender.window().cwnd });
             }
@@ -613,7 +613,7 @@ impl Endpoint {
             return self.poll_handshake(now);
         }
         self.restart_after_idle(now);
-        let tx = if PLAIN || self.pacer.may_send(now) { self.sender.poll(now) } else { None };
+        let tx = if PLAIN || self.pacer.may_send(now) { self.sender.poll_as::<PLAIN>(now) } else { None };
         if let Some(tx) = tx {
             self.measure.on_segment_sent(now, tx.seq, tx.retransmission);
             if !PLAIN && tx.probe {
@@ -660,8 +660,12 @@ impl Endpoint {
     #[inline(always)]
     fn restart_after_idle(&mut self, now: Time) {
         let s = &self.sender;
+        // Data outstanding first: the test that ends nearly every call.
+        if s.outstanding() {
+            return;
+        }
         let Some(last_send) = s.last_send() else { return };
-        if s.outstanding() || !s.has_unsent_data() || self.restarted_after == Some(last_send) {
+        if !s.has_unsent_data() || self.restarted_after == Some(last_send) {
             return;
         }
         let idle = now.since(last_send);

@@ -315,28 +315,60 @@ impl Sender {
     // ---- input ----
     /// Process the acknowledgement fields of an incoming segment. `pure` is true when the
     /// segment carries no data, SYN or FIN (only such an ACK can be a duplicate ACK).
-    /// Always inlined: most segments a data receiver gets acknowledge nothing new, and
-    /// neither caller (the endpoint's plain and featured makes, `Endpoint::handle_segment`)
-    /// should pay a call to find that out; with two callers the compiler's heuristics keep
-    /// it out of line.
-    #[inline(always)]
     pub fn on_ack(&mut self, now: Time, ack: u64, sack: impl IntoIterator<Item = SeqRange> + Clone, pure: bool, measure: &mut Measure) -> AckResult {
+        self.on_ack_as::<false>(now, ack, sack, pure, measure)
+    }
+
+    /// `on_ack`, made twice as `Endpoint::handle_segment` is: `PLAIN` for a config that
+    /// `is_plain()`, whose sender has neither rate samples nor RACK-TLP (both
+    /// `PartInfo::per_segment`), without their tests. Always inlined: most segments a data
+    /// receiver gets acknowledge nothing new, and neither of the endpoint's makes should pay
+    /// a call to find that out; with two callers the compiler's heuristics keep it out of
+    /// line.
+    #[inline(always)]
+    pub fn on_ack_as<const PLAIN: bool>(
+        &mut self,
+        now: Time,
+        ack: u64,
+        sack: impl IntoIterator<Item = SeqRange> + Clone,
+        pure: bool,
+        measure: &mut Measure,
+    ) -> AckResult {
+        debug_assert!(!PLAIN || (self.rate.is_none() && self.rack_tlp.is_none()), "the plain make for a sender with per-segment parts");
         if ack > self.snd_max {
             // Acknowledges data never sent: ignore it (RFC 793 §3.9, "SEG.ACK > SND.NXT").
             return AckResult::default();
         }
-        if self.rate.is_some() {
+        if !PLAIN && self.rate.is_some() {
             return self.on_ack_sampled(now, ack, sack, pure, measure);
         }
-        if self.rack_tlp.is_some() {
-            return self.on_ack_with_rack_tlp(now, ack, sack, pure, measure, None);
+        self.on_ack_rated::<PLAIN>(now, ack, sack, pure, measure, None)
+    }
+
+    /// `on_ack` once the ACK's delivery-rate sample, if any, is taken (`rate.rs`). Always
+    /// inlined, so that the path without samples tests none of `rate`'s options.
+    #[inline(always)]
+    fn on_ack_rated<const PLAIN: bool>(
+        &mut self,
+        now: Time,
+        ack: u64,
+        sack: impl IntoIterator<Item = SeqRange> + Clone,
+        pure: bool,
+        measure: &mut Measure,
+        rate: Option<&RateSample>,
+    ) -> AckResult {
+        if !PLAIN && self.rack_tlp.is_some() {
+            return self.on_ack_with_rack_tlp(now, ack, sack, pure, measure, rate);
         }
         self.rec.on_sack(&mut self.queue, sack);
         if ack > self.snd_una {
-            return self.on_new_ack(now, ack, measure, None);
+            return self.on_new_ack(now, ack, measure, rate);
         }
         if ack == self.snd_una && pure && self.outstanding() {
             self.on_dupack(now);
+        }
+        if let Some(rs) = rate {
+            self.on_delivered_without_new_ack(now, ack, measure, rs);
         }
         AckResult::default()
     }
@@ -359,7 +391,6 @@ impl Sender {
         self.snd_una = ack;
         self.snd_nxt = self.snd_nxt.max(ack);
         let rate_epoch = measure.on_ack(now, ack, acked_bytes, self.snd_nxt);
-        let in_recovery = self.rec.in_recovery();
         let counted;
         let rate = match rate {
             Some(rs) => {
@@ -379,7 +410,9 @@ impl Sender {
             ack,
             snd_nxt: self.snd_nxt,
             rate,
-            in_recovery,
+            // An ACK outside recovery (`NewAck::Outside`) or the one that ends it; a partial
+            // ACK's context says otherwise below.
+            in_recovery: false,
         };
         let validation = self.restart.on_ack(self.congestion.window(), &ctx);
         let restart_rto = match self.rec.on_new_ack(ack, acked_bytes, self.mss) {
@@ -393,9 +426,9 @@ impl Sender {
             }
             NewAck::End => {
                 self.recovery_ended(now);
-                if rate.is_some() {
+                if rate.is_some() && self.congestion.sets_window_in_recovery() {
                     // The controller sets the window after recovery itself.
-                    self.congestion.on_ack_in_recovery(&AckCtx { in_recovery: false, ..ctx });
+                    self.congestion.on_ack_in_recovery(&ctx);
                 }
                 true
             }
@@ -403,8 +436,8 @@ impl Sender {
                 if let Some(change) = d.window {
                     self.congestion.on_recovery_ack(change, self.mss);
                 }
-                if rate.is_some() {
-                    self.congestion.on_ack_in_recovery(&ctx);
+                if rate.is_some() && self.congestion.sets_window_in_recovery() {
+                    self.congestion.on_ack_in_recovery(&AckCtx { in_recovery: true, ..ctx });
                 }
                 self.retransmit_first_pending |= d.retransmit_first;
                 d.restart_rto
@@ -537,11 +570,16 @@ impl Sender {
     }
 
     // ---- output ----
-    /// The next data segment to send now, if the window and the data allow one. Inlined into
-    /// `Endpoint::poll_transmit`, which calls it several times per packet, mostly to learn
-    /// that nothing can go; always, as `on_ack` is.
-    #[inline(always)]
+    /// The next data segment to send now, if the window and the data allow one.
     pub fn poll(&mut self, now: Time) -> Option<TxData> {
+        self.poll_as::<false>(now)
+    }
+
+    /// `poll`, made twice as `on_ack_as` is (`PLAIN`: no rate samples to take per segment).
+    /// Inlined into `Endpoint::poll_transmit`, which calls it several times per packet,
+    /// mostly to learn that nothing can go; always, as `on_ack` is.
+    #[inline(always)]
+    pub fn poll_as<const PLAIN: bool>(&mut self, now: Time) -> Option<TxData> {
         // What a timer of a mechanism outside the window asked for: tested together, as both
         // are rare and this runs several times per packet.
         if self.probe_due | self.retransmit_first_requested {
@@ -582,7 +620,7 @@ impl Sender {
             self.app_limited = self.flight() < self.congestion.cwnd();
             return None;
         };
-        self.send_new(now, len, fin, self.usable_window())
+        self.send_new::<PLAIN>(now, len, fin, self.usable_window())
     }
 
     /// The tail loss probe (RFC 8985 §7.3) or a retransmission of the first unacknowledged
@@ -611,7 +649,7 @@ impl Sender {
             NextSend::Window => return None,
             NextSend::Hold => None,
             NextSend::Retransmit(seq) => self.retransmit(seq, now),
-            NextSend::NewData => self.next_new_segment().and_then(|(len, fin)| self.send_new(now, len, fin, u64::MAX)),
+            NextSend::NewData => self.next_new_segment().and_then(|(len, fin)| self.send_new::<false>(now, len, fin, u64::MAX)),
         };
         if tx.is_some() {
             self.rec.on_sent_in_recovery(self.mss);
@@ -632,7 +670,7 @@ impl Sender {
         if in_rec {
             self.resent_in_recovery += s.len as u64;
         }
-        self.on_sent(now, s.seq, s.len as u64, s.fin, true);
+        self.on_sent::<false>(now, s.seq, s.len as u64, s.fin, true);
         self.stats.retransmits += 1;
         Some(TxData { seq: s.seq, len: s.len, fin: s.fin, retransmission: true, probe: false })
     }
@@ -640,10 +678,10 @@ impl Sender {
     /// A segment of `len` payload bytes went out (snd_max counts it): the parts hear of it,
     /// the counters count it. Always inlined into its two callers: once per segment.
     #[inline(always)]
-    fn on_sent(&mut self, now: Time, seq: u64, len: u64, fin: bool, retransmission: bool) {
+    fn on_sent<const PLAIN: bool>(&mut self, now: Time, seq: u64, len: u64, fin: bool, retransmission: bool) {
         let flight_bytes = self.flight();
         let quiet = if flight_bytes <= len { self.last_send().map(|t| now.since(t)) } else { None };
-        if self.rate.is_some() {
+        if !PLAIN && self.rate.is_some() {
             let tx_start = flight_bytes <= len && !retransmission;
             self.sample_sent(now, seq, seq + len + fin as u64, retransmission, tx_start);
         }
@@ -683,7 +721,7 @@ impl Sender {
     /// second caller of `push_new` the compiler's heuristics keep it out of line
     /// (docs/performance.md, "Figures behind the comments").
     #[inline(always)]
-    fn send_new(&mut self, now: Time, len: u64, fin: bool, wnd: u64) -> Option<TxData> {
+    fn send_new<const PLAIN: bool>(&mut self, now: Time, len: u64, fin: bool, wnd: u64) -> Option<TxData> {
         let in_flight = self.snd_nxt - self.snd_una;
         if self.nagle && len > 0 && len < self.mss && in_flight > 0 {
             // Nagle: the short segment goes when all sent is acknowledged (BSD's tcp_output
@@ -699,17 +737,17 @@ impl Sender {
             // Only the limited-transmit allowance of `usable_window` let it go.
             self.rec.on_limited_transmit(len);
         }
-        Some(self.push_new(now, len, fin))
+        Some(self.push_new::<PLAIN>(now, len, fin))
     }
 
     /// A new segment of `len` bytes (and the FIN, if `fin`) goes out now.
     #[inline(always)]
-    fn push_new(&mut self, now: Time, len: u64, fin: bool) -> TxData {
+    fn push_new<const PLAIN: bool>(&mut self, now: Time, len: u64, fin: bool) -> TxData {
         let seq = self.snd_nxt;
         self.queue.push_new(seq, len as u32, fin, now);
         self.snd_nxt += len + fin as u64;
         self.snd_max = self.snd_nxt;
-        self.on_sent(now, seq, len, fin, false);
+        self.on_sent::<PLAIN>(now, seq, len, fin, false);
         TxData { seq, len: len as u32, fin, retransmission: false, probe: false }
     }
 }

@@ -74,7 +74,9 @@ impl Sender {
             if dup {
                 self.on_dupack(now);
             }
-            self.on_delivered_without_new_ack(now, ack, measure, rate);
+            if let Some(rs) = rate {
+                self.on_delivered_without_new_ack(now, ack, measure, rs);
+            }
             // A duplicate ACK that SACKs nothing new (§7.4).
             (AckResult::default(), dup && newly_sacked == 0)
         };
@@ -163,7 +165,7 @@ impl Sender {
         self.probe_due = false;
         let new = if self.snd_nxt == self.snd_max { self.next_new_segment() } else { None };
         let tx = match new.filter(|&(len, _)| self.flight() + len <= self.peer_window) {
-            Some((len, fin)) => self.push_new(now, len, fin),
+            Some((len, fin)) => self.push_new::<false>(now, len, fin),
             None => {
                 let last = self.queue.last()?.seq;
                 self.retransmit(last, now)?

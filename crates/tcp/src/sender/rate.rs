@@ -26,24 +26,16 @@ impl Sender {
         measure: &mut Measure,
     ) -> AckResult {
         let rs = self.rate.as_mut().and_then(|r| r.on_ack(now, ack, sack.clone(), measure.min_rtt()));
-        if self.rack_tlp.is_some() {
-            return self.on_ack_with_rack_tlp(now, ack, sack, pure, measure, rs.as_ref());
-        }
-        self.rec.on_sack(&mut self.queue, sack);
-        if ack > self.snd_una {
-            return self.on_new_ack(now, ack, measure, rs.as_ref());
-        }
-        if ack == self.snd_una && pure && self.outstanding() {
-            self.on_dupack(now);
-        }
-        self.on_delivered_without_new_ack(now, ack, measure, rs.as_ref());
-        AckResult::default()
+        self.on_ack_rated::<false>(now, ack, sack, pure, measure, rs.as_ref())
     }
 
     /// An ACK that delivered data by SACK alone, heard by a controller that reads rate
-    /// samples.
-    pub(super) fn on_delivered_without_new_ack(&mut self, now: Time, ack: u64, measure: &Measure, rate: Option<&RateSample>) {
-        let Some(rs) = rate else { return };
+    /// samples and sets the window on every ACK.
+    #[cold]
+    pub(super) fn on_delivered_without_new_ack(&mut self, now: Time, ack: u64, measure: &Measure, rs: &RateSample) {
+        if !self.congestion.sets_window_in_recovery() {
+            return;
+        }
         let counted = self.loss_aware(rs);
         let rate = Some(&counted);
         let ctx = AckCtx {
