@@ -37,7 +37,10 @@ def testbed_check() -> None:
               help="Capture each real run at the client's link into this folder (tcpdump or dumpcap).")
 @click.option("--delay", type=click.Choice(["auto", "netem", "delay-line"]), default="auto", show_default=True,
               help="The one-way delay by netem, by rampup's delay line, or netem where the kernel has it.")
-def testbed_run(experiment: str, reps: int, nbytes: int | None, pcap_dir: Path | None, delay: str) -> None:
+@click.option("--cc", "ccs", type=click.Choice(sorted(te.CC_KEYS)), multiple=True,
+              help="A congestion control to run (repeat for more): bulk and two-flows take cubic, reno and bbr (default cubic "
+                   "and reno); restart and exchange take cubic and bbr (default cubic).")
+def testbed_run(experiment: str, reps: int, nbytes: int | None, pcap_dir: Path | None, delay: str, ccs: tuple[str, ...]) -> None:
     """Run EXPERIMENT (scenarios/testbed/EXPERIMENT.toml) on a real path with each stack, and
     print its table (docs/testbed.md).
 
@@ -46,10 +49,24 @@ def testbed_run(experiment: str, reps: int, nbytes: int | None, pcap_dir: Path |
     and 2, SSR and NSSR. exchange: two requests answered by 24 KB after 5 s of thought, on
     restart's path; IW 4, SSR and NSSR. two-flows: 10 MB from each of two clients, 20 and 100
     ms RTT, over 20 Mb/s and a 100-packet queue, with CUBIC and Reno. Each by the kernel's TCP,
-    rampup's over UDP, and the simulator."""
+    rampup's over UDP, and the simulator. `--cc bbr` runs Linux's BBR (tcp_bbr.c) beside
+    rampup's model of it (docs/bbr.md)."""
     # The experiments package draws figures: matplotlib is slow to import, so only here.
     from ..experiments.present import docs_table
 
+    restarts = experiment in ("restart", "exchange")
+    known = te.RESTART_KNOWN if restarts else tuple(te.CC_KEYS)
+    for cc in ccs:
+        if cc not in known:
+            fail(f"--cc: {experiment} takes {' or '.join(known)} (got {cc})", EXIT_BAD_INPUT)
+    ccs = tuple(dict.fromkeys(ccs)) or (te.RESTART_CCS if restarts else te.DEFAULT_CCS)
+    try:
+        have = tb.congestion_controls()
+    except OSError as e:
+        fail(f"--cc: the kernel does not say which congestion controls it has ({e})", EXIT_BAD_INPUT)
+    for cc in ccs:
+        if cc not in have:
+            fail(f"--cc: this kernel has no {cc} (it has {' '.join(have)}; try `modprobe tcp_{cc}`)", EXIT_BAD_INPUT)
     for gone in tb.remove_leftovers():
         click.echo(f"removed {gone}, left by an earlier run", err=True)
     # Everything the run needs, before the first stack runs: a program missing after the
@@ -62,9 +79,9 @@ def testbed_run(experiment: str, reps: int, nbytes: int | None, pcap_dir: Path |
 
     try:
         if experiment == "bulk":
-            rows = te.bulk(nbytes, reps, progress, pcap_dir, delay)
+            rows = te.bulk(nbytes, reps, progress, pcap_dir, delay, ccs)
         else:
-            rows = {"restart": te.restart, "exchange": te.exchange, "two-flows": te.two_flows}[experiment](reps, progress, pcap_dir, delay)
+            rows = {"restart": te.restart, "exchange": te.exchange, "two-flows": te.two_flows}[experiment](reps, progress, pcap_dir, delay, ccs)
     except tb.TestbedError as e:
         fail(e, EXIT_BAD_INPUT)
     df = pd.DataFrame(rows)

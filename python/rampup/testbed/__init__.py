@@ -13,9 +13,9 @@ by rampup's over UDP, beside the simulator.
 
 from __future__ import annotations
 
-from .needs import QDISCS, Finding, check, unmet
+from .needs import QDISCS, Finding, check, congestion_controls, unmet
 from .owner import leftovers, remove_leftovers
 from .path import DELAYS, PREFIX, Path, PathSpec, TestbedError, program
 
-__all__ = ["DELAYS", "PREFIX", "QDISCS", "Finding", "Path", "PathSpec", "TestbedError", "check", "leftovers", "program", "remove_leftovers",
-           "unmet"]
+__all__ = ["DELAYS", "PREFIX", "QDISCS", "Finding", "Path", "PathSpec", "TestbedError", "check", "congestion_controls", "leftovers", "program",
+           "remove_leftovers", "unmet"]

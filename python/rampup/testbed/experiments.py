@@ -136,59 +136,79 @@ def _table(runs: list[tuple[str, str, Any]], reps: int, progress: Any, pcap_dir:
 
 
 #: The kernel's congestion control -> the flow keys that model it (the linux profile; Linux's
-#: Reno has no HyStart).
+#: Reno has no HyStart; tcp_bbr.c is BBRv1, docs/bbr.md).
 CC_KEYS = {
     "cubic": 'profile = "linux"',
     "reno": 'profile = "linux", cc = "newreno", startup = "slow-start"',
+    "bbr": 'profile = "linux", cc = "bbr"',
 }
 
+#: What `bulk` and `two-flows` run unless asked for others.
+DEFAULT_CCS = ("cubic", "reno")
 
-def _by_cc(exp: Experiment, reps: int, progress: Any, pcap_dir: FsPath | None) -> list[dict[str, Any]]:
-    """``exp`` with CUBIC and Reno (`CC_KEYS`), every stack ``reps`` times."""
-    runs = [run for cc, keys in CC_KEYS.items() for run in _stacks(cc, exp, keys, cc=cc)]
+
+def _by_cc(exp: Experiment, reps: int, progress: Any, pcap_dir: FsPath | None, ccs: tuple[str, ...]) -> list[dict[str, Any]]:
+    """``exp`` with each congestion control of ``ccs`` (`CC_KEYS`), every stack ``reps`` times."""
+    runs = [run for cc in ccs for run in _stacks(cc, exp, CC_KEYS[cc], cc=cc)]
     return _table(runs, reps, progress, pcap_dir)
 
 
-def bulk(nbytes: int | None, reps: int, progress: Any = print, pcap_dir: FsPath | None = None, delay: str = "auto") -> list[dict[str, Any]]:
-    """scenarios/testbed/bulk.toml with CUBIC and Reno, every stack ``reps`` times; ``nbytes``
-    in place of the file's write."""
+def bulk(nbytes: int | None, reps: int, progress: Any = print, pcap_dir: FsPath | None = None, delay: str = "auto",
+         ccs: tuple[str, ...] = DEFAULT_CCS) -> list[dict[str, Any]]:
+    """scenarios/testbed/bulk.toml with each congestion control of ``ccs`` (CUBIC and Reno),
+    every stack ``reps`` times; ``nbytes`` in place of the file's write."""
     exp = experiment("bulk", delay)
     if nbytes is not None:
         [[(_, at)]] = exp.plans
         [flow] = exp.scenario["flow"]
         app = {**flow["app"], "schedule": [{**flow["app"]["schedule"][0], "bytes": nbytes}]}
         exp = replace(exp, plans=[[(nbytes, at)]], scenario={**exp.scenario, "flow": [{**flow, "app": app}]})
-    return _by_cc(exp, reps, progress, pcap_dir)
+    return _by_cc(exp, reps, progress, pcap_dir, ccs)
 
 
-def two_flows(reps: int, progress: Any = print, pcap_dir: FsPath | None = None, delay: str = "auto") -> list[dict[str, Any]]:
-    """scenarios/testbed/two-flows.toml with CUBIC and Reno: two clients of different RTTs
-    share the bottleneck; every stack ``reps`` times."""
-    return _by_cc(experiment("two-flows", delay), reps, progress, pcap_dir)
+def two_flows(reps: int, progress: Any = print, pcap_dir: FsPath | None = None, delay: str = "auto",
+              ccs: tuple[str, ...] = DEFAULT_CCS) -> list[dict[str, Any]]:
+    """scenarios/testbed/two-flows.toml with each congestion control of ``ccs`` (CUBIC and
+    Reno): two clients of different RTTs share the bottleneck; every stack ``reps`` times."""
+    return _by_cc(experiment("two-flows", delay), reps, progress, pcap_dir, ccs)
 
 
-def _restarts(exp: Experiment, initial_windows: tuple[int, ...]) -> list[tuple[str, str, Any]]:
-    """``exp``'s runs with each initial window, slow-start restart (Linux's) and none, and for
-    none the kernel's pacing too."""
+def _restarts(exp: Experiment, initial_windows: tuple[int, ...], ccs: tuple[str, ...]) -> list[tuple[str, str, Any]]:
+    """``exp``'s runs with each initial window: for CUBIC, slow-start restart (Linux's) and none,
+    and for none the kernel's pacing too; for BBR, which paces itself, its own restart
+    (`bbr_cwnd_event`) without the kernel's slow-start restart."""
     runs = []
     for iw in initial_windows:
-        for ssr in (True, False):
-            for paced in (False, True) if not ssr else (False,):
-                case = f"IW {iw}, {'SSR' if ssr else 'NSSR'}{' + pacing' if paced else ''}"
-                keys = f'profile = "linux", initial_window = {iw}, restart = "{"ssr-linux" if ssr else "nssr"}"' + \
-                    (', pacing = "linux"' if paced else "")
-                runs += _stacks(case, exp, keys, cc="cubic", slow_start_after_idle=ssr, initcwnd=iw, pacing=paced)
+        if "cubic" in ccs:
+            for ssr in (True, False):
+                for paced in (False, True) if not ssr else (False,):
+                    case = f"IW {iw}, {'SSR' if ssr else 'NSSR'}{' + pacing' if paced else ''}"
+                    keys = f'profile = "linux", initial_window = {iw}, restart = "{"ssr-linux" if ssr else "nssr"}"' + \
+                        (', pacing = "linux"' if paced else "")
+                    runs += _stacks(case, exp, keys, cc="cubic", slow_start_after_idle=ssr, initcwnd=iw, pacing=paced)
+        if "bbr" in ccs:
+            runs += _stacks(f"IW {iw}, BBR", exp, f'{CC_KEYS["bbr"]}, initial_window = {iw}', cc="bbr", slow_start_after_idle=False, initcwnd=iw)
     return runs
 
 
-def restart(reps: int, progress: Any = print, pcap_dir: FsPath | None = None, delay: str = "auto") -> list[dict[str, Any]]:
-    """scenarios/testbed/restart.toml with initial window 4 and 2, slow-start restart (Linux's)
-    and none, and for none the kernel's pacing too: every stack ``reps`` times."""
-    return _table(_restarts(experiment("restart", delay), (4, 2)), reps, progress, pcap_dir)
+#: What `restart` and `exchange` run unless asked for others.
+RESTART_CCS = ("cubic",)
+
+#: The congestion controls `restart` and `exchange` know.
+RESTART_KNOWN = ("cubic", "bbr")
 
 
-def exchange(reps: int, progress: Any = print, pcap_dir: FsPath | None = None, delay: str = "auto") -> list[dict[str, Any]]:
+def restart(reps: int, progress: Any = print, pcap_dir: FsPath | None = None, delay: str = "auto",
+            ccs: tuple[str, ...] = RESTART_CCS) -> list[dict[str, Any]]:
+    """scenarios/testbed/restart.toml with initial window 4 and 2: CUBIC with slow-start restart
+    (Linux's) and none, and for none the kernel's pacing too; BBR if ``ccs`` names it. Every
+    stack ``reps`` times."""
+    return _table(_restarts(experiment("restart", delay), (4, 2), ccs), reps, progress, pcap_dir)
+
+
+def exchange(reps: int, progress: Any = print, pcap_dir: FsPath | None = None, delay: str = "auto",
+             ccs: tuple[str, ...] = RESTART_CCS) -> list[dict[str, Any]]:
     """scenarios/testbed/exchange.toml, requests answered after an idle longer than the RTO:
     initial window 4, slow-start restart and none, and for none the kernel's pacing too, set
-    at the server (the sending end); every stack ``reps`` times."""
-    return _table(_restarts(experiment("exchange", delay), (4,)), reps, progress, pcap_dir)
+    at the server (the sending end); BBR if ``ccs`` names it. Every stack ``reps`` times."""
+    return _table(_restarts(experiment("exchange", delay), (4,), ccs), reps, progress, pcap_dir)

@@ -104,9 +104,14 @@ def unmet(found: list[Finding], delay: str = "auto", pcap: bool = False) -> list
     return [f for f in found if not f.ok and f.name not in spare]
 
 
+def congestion_controls() -> list[str]:
+    """The congestion controls the kernel has loaded or can load (OSError if it does not say)."""
+    return CONGESTION_CONTROLS.read_text().split()
+
+
 def _congestion_controls() -> list[Finding]:
     try:
-        have = CONGESTION_CONTROLS.read_text().split()
+        have = congestion_controls()
     except OSError as e:
         return [Finding("congestion controls", False, f"unknown: {e}")]
     missing = [c for c in ("reno", "cubic") if c not in have]
