@@ -412,13 +412,15 @@ def yours_section(rep: Report, exp: Experiment, verdicts: Sequence[Verdict],
     scheme it stands beside, beside that scheme's."""
     primary = {v.rule.id: v for v in verdicts}
     for part, theirs in judged:
-        b = exp.beside[part.kind]
-        rep.heading(f"Your {part.kind}: {part.label} beside {b.what or b.scheme}")
+        b, word = exp.beside[part.kind], yours.WORDS[part.kind]
+        others = [s.scheme for s in b.sources[1:]]
+        rep.heading(f"Your {word}: {part.label} beside {b.what or b.scheme}")
         rep.text(f"`--with {part.given}` runs `{part.cls}` as one more scheme, {part.label}: at every point where "
-                 f"{b.scheme} runs, and where the paper compares {part.kind}s without it, on the same set-up, readings "
-                 f"and seeds, in place of the {part.kind} of the flows that ran the paper's. It is in every table and "
-                 f"figure of those points and in the then-and-now table. Below, each claim about {b.what or b.scheme} "
-                 f"judged again with {part.label} in its place, by the same rules, on the primary reading. "
+                 f"{b.scheme} runs" + (f", and beside {', '.join(others)} where {b.scheme} does not" if others else "")
+                 + f", on the same set-up and seeds, in place of the {word} of the flows that ran the paper's. It is in "
+                 f"every table and figure of those points and in the then-and-now table. Below, each claim about "
+                 f"{b.what or b.scheme} judged again with {part.label} in its place, by the same rules, on the primary "
+                 f"reading; the numbers are {part.label}'s where the claim's words name {b.scheme}. "
                  + (f"The other claims are not judged with it: {b.not_judged}" if b.not_judged else ""))
         rows = [{"claim": v.rule.id, "statement": v.rule.statement, f"{b.scheme}": primary[v.rule.id].cell(),
                  part.label: v.cell(), f"{part.label}'s numbers": v.ours,

@@ -21,13 +21,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import _toml
-from ..parts import PartLoadError, _load
+from ..parts import PartException, PartLoadError, _load
 
-__all__ = ["KINDS", "Beside", "Source", "UserPart", "WithError", "copies", "parse", "then_now_pairs"]
+__all__ = ["KINDS", "WORDS", "Beside", "Source", "UserPart", "WithError", "copies", "parse", "then_now_pairs"]
 
 #: ``--with KIND=...``: the scenario key that names a part of the family, and the family's
 #: name in `rampup.parts`.
 KINDS: dict[str, str] = {"startup": "startup", "cc": "controller", "restart": "restart"}
+#: Each family in words, as a report names it.
+WORDS: dict[str, str] = {"startup": "startup", "cc": "congestion controller", "restart": "restart policy"}
 #: What ``--with`` takes, as its errors say it.
 SPELLING = "KIND=module.path:Class[,key=value...] with KIND one of startup, cc, restart"
 
@@ -77,7 +79,10 @@ def parse(text: str) -> UserPart:
     try:
         _, name, _, _ = _load(KINDS[kind], cls.strip(), _toml.dumps(args))
     except PartLoadError as e:
-        raise WithError(f"--with {text}: {cls.strip()} {e}") from None
+        why = str(e).replace("the scenario's keys", "the keys given")
+        raise WithError(f"--with {text}: {cls.strip()}: {why}") from None
+    except Exception as e:  # the user's module or constructor raised: their code's fault, with its traceback
+        raise PartException(f"--with {text}: {cls.strip()}: {type(e).__name__}: {e}") from e
     return UserPart(kind, cls.strip(), args, name, text)
 
 
@@ -112,11 +117,11 @@ class Beside:
 
 
 def _swapped(doc: dict[str, Any], key: str, kind: str, part: UserPart) -> tuple[dict[str, Any], int]:
-    """``doc`` with ``part`` in place of every flow's ``key`` of ``kind``, and how many."""
+    """``doc`` with ``part`` in place of ``key`` of ``kind`` in the scenario's ``[tcp]`` and
+    in every flow's, and how many it replaced."""
     out = copy.deepcopy(doc)
     swapped = 0
-    for flow in out.get("flow", []):
-        tcp = flow.get("tcp", {})
+    for tcp in (out.get("tcp", {}), *(flow.get("tcp", {}) for flow in out.get("flow", []))):
         if _kind(tcp.get(key)) == kind:
             tcp[key] = part.table()
             swapped += 1

@@ -133,10 +133,17 @@ BESIDE_STARTUP = Beside(
     not_judged=f"({'), ('.join(sorted(ABOUT_GAMMA))}) are about SSthreshless Start's γ, and the others about slow "
                "start's ssthresh, Vegas or the paper's TCP around every scheme.")
 
+#: A ``--with`` congestion controller stands beside Vegas, the one controller the paper
+#: compares with the NewReno schemes, at Vegas's points (in both readings), playing Vegas in
+#: the claims about it.
+BESIDE_CC = Beside(
+    VEGAS, VEGAS, "hl", (Source(VEGAS, "vegas"),), what="Vegas",
+    not_judged="the others are about the startups, which run over NewReno.")
+
 
 class Ssthreshless(Experiment):
     name = "ssthreshless"
-    beside = {"startup": BESIDE_STARTUP}
+    beside = {"startup": BESIDE_STARTUP, "cc": BESIDE_CC}
     ns2 = ns2.Column()
     index_figure = "fig6"
     then_now_rows, then_now_pairs, then_now_where = THEN_NOW, THEN_NOW_PAIRS, {"reading": MAIN}
