@@ -42,7 +42,7 @@ from typing import Any, ClassVar, cast
 from ._engine import AckContext, CongestionContext, IdleContext, PartError, PartException
 
 __all__ = ["HOLD", "AckContext", "Controller", "CongestionContext", "IdleContext", "PartError", "PartException", "RestartPolicy", "Set", "Startup",
-           "register_part"]
+           "differs_here", "register_part", "sources_key"]
 
 class Set:
     """A hook's decision: the new cwnd and/or ssthresh in bytes (None: leave it)."""
@@ -231,6 +231,14 @@ def _code(namespace: dict[str, Any]) -> Iterator[bytes]:
             yield key.encode() + repr(value).encode()
 
 
+def _parse(scenario_text: str) -> Any:
+    """The scenario as data, or None where it is not one (the engine says why)."""
+    try:
+        return json.loads(scenario_text) if scenario_text.lstrip().startswith("{") else tomllib.loads(scenario_text)
+    except ValueError:
+        return None
+
+
 def sources_key(scenario_text: str) -> str:
     """A hash of the code of every Python part that ``scenario_text`` names, as loaded in this
     process (the functions and plain values of each class and its bases, and of their modules),
@@ -238,10 +246,9 @@ def sources_key(scenario_text: str) -> str:
     run again, runs again. "" for a scenario with no Python part."""
     if "python" not in scenario_text:
         return ""
-    try:
-        doc = json.loads(scenario_text) if scenario_text.lstrip().startswith("{") else tomllib.loads(scenario_text)
-    except ValueError:
-        return ""  # not a scenario: the engine says why
+    doc = _parse(scenario_text)
+    if doc is None:
+        return ""
     h = hashlib.sha256()
     for name in sorted(set(_named_classes(doc))):
         h.update(name.encode())
@@ -257,3 +264,22 @@ def sources_key(scenario_text: str) -> str:
                 for code in _code(namespace):
                     h.update(code)
     return h.hexdigest()[:32]
+
+
+def differs_here(scenario_text: str, key: str) -> str | None:
+    """Why the Python parts that ``scenario_text`` names, as this process (a Dask worker)
+    loads them, are not those whose code hashes to ``key`` (`sources_key` in the process that
+    keyed the run): a class this process cannot import, or another version of it; None when
+    they are the same."""
+    if sources_key(scenario_text) == key:
+        return None
+    names = sorted(set(_named_classes(_parse(scenario_text))))
+    for name in names:
+        try:
+            _class(name)
+        except (PartLoadError, ImportError) as e:
+            return (f"a worker cannot import the Python part {name!r} ({e}): a worker imports a part by its module path, so "
+                    "install its module there or put it on the worker's PYTHONPATH (a name given to register_part is known "
+                    "only in the process that gave it)")
+    return (f"a worker has other code for the Python part{'s' * (len(names) > 1)} {', '.join(map(repr, names))} than this "
+            "process: give the workers the same version of the module")
