@@ -125,4 +125,5 @@ def test_a_worker_without_the_parts_code_is_refused(client: Any, demo_text: str,
     (tmp_path / "only_here.py").write_text((ROOT / "examples" / "rtt_growth.py").read_text(encoding="utf-8"), encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
     with pytest.raises(DaskError, match=r"^a worker cannot import the Python part 'only_here:RttGrowthExit' \(no module named 'only_here'"):
-        rampup.sweep(_with_startup(demo_text, "only_here"), {"flow[0].tcp.startup.growth_pct": [5]}, cache=tmp_path / "c", progress=False, backend="dask", client=client)
+        rampup.sweep(_with_startup(demo_text, "only_here"), {"flow[0].tcp.startup.growth_pct": [5]}, cache=tmp_path / "c",
+                     progress=False, backend="dask", client=client)

@@ -15,7 +15,6 @@ import pytest
 from conftest import ROOT
 
 from rampup.cache import Job, each_result
-from rampup.parts import PartException
 from rampup.experiments import Context, load
 from rampup.experiments.framework import judge
 from rampup.experiments.rbp.claims import claim_rules as rbp_claims
@@ -24,6 +23,7 @@ from rampup.experiments.ssthreshless.claims import ABOUT_A_STARTUP
 from rampup.experiments.ssthreshless.report import BESIDE_STARTUP, Ssthreshless
 from rampup.experiments.view import View
 from rampup.experiments.yours import UserPart, WithError, copies, parse
+from rampup.parts import PartException
 
 sys.path.insert(0, str(ROOT))  # `examples.*`, as --with names the classes
 
@@ -94,18 +94,22 @@ def test_its_verdicts_are_judged_on_its_own_runs(startup: tuple[Path, Context]) 
     assert p["rtt-growth"] not in (p["SLS"], p["SS (A)"])
 
 
-def test_a_python_ssr_beside_rbp_gives_reno_ssrs_points_and_verdicts(tmp_path_factory: pytest.TempPathFactory, quick_cache: Path) -> None:
+def test_the_engines_rules_in_python_beside_rbp_give_the_engines_points_and_verdicts(tmp_path_factory: pytest.TempPathFactory,
+                                                                                        quick_cache: Path) -> None:
     """The engine's SSR rewritten in Python (examples/ssr.py) where RBP/cwnd runs (NewReno, Reno
-    recovery) is reno-ssr, point for point; so its verdicts in RBP's role are reno-ssr's there."""
-    md, _ = _reproduce(tmp_path_factory, quick_cache, "rbp", "restart=examples.ssr:Ssr")
+    recovery) is reno-ssr, point for point, and NewReno in Python where vegas-nssr runs is
+    reno-nssr; so the SSR's verdicts in RBP's role are reno-ssr's there."""
+    md, _ = _reproduce(tmp_path_factory, quick_cache, "rbp", "restart=examples.ssr:Ssr", "cc=examples.newreno:NewReno")
     points = pd.read_csv(md.parent / "points.csv")
     main = points[points["variant"] == "main"]
     cols = [c for c in main.columns if c.startswith(("restart_", "startup_"))]
-    ours, theirs = (main[main["scheme"] == k].set_index(["sweep", "x"])[cols] for k in ("ssr-py", "reno-ssr"))
-    assert len(ours) == len(theirs) > 0
-    pd.testing.assert_frame_equal(ours, theirs)
+    for mine, engines in (("ssr-py", "reno-ssr"), ("newreno-py", "reno-nssr")):
+        ours, theirs = (main[main["scheme"] == k].set_index(["sweep", "x"])[cols] for k in (mine, engines))
+        assert len(ours) == len(theirs) > 0
+        pd.testing.assert_frame_equal(ours, theirs)
     text = md.read_text(encoding="utf-8")
-    section = text[text.index("## Your restart policy: ssr-py"):text.index("## Verdict rules")]
+    start = text.index("## Your restart policy: ssr-py")
+    section = text[start:text.index("\n## ", start)]  # up to the next section, the controller's
     cells = {r[1].strip(): r[4].strip() for r in (line.split("|") for line in section.splitlines() if re.match(r"\| [a-z] \|", line))}
     assert set(cells) == set(BESIDE_RESTART.claims)
     as_reno_ssr = judge([r for r in rbp_claims() if r.id in BESIDE_RESTART.claims], View(points, {"variant": "main"}, {"RBP": "reno-ssr"}))

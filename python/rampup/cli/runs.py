@@ -223,9 +223,11 @@ def reproduce(paper: str | None, list_papers: bool, out: Path | None, overwrite:
     PAPER is rbp, ssthreshless, preemptive, newcwv or vrate (papers 000-004; --list says what
     each runs), or all: every one of them into one folder with an index page.
 
-    With --with, your part runs beside the paper's part of its family (a startup beside
-    SSthreshless Start in ssthreshless, a restart policy beside RBP in rbp and new-CWV in
-    newcwv) and the report gives its verdicts on the claims about that part.
+    With --with, your Python part runs as one more scheme beside the paper's part of its
+    family, on the same points and seeds: a startup beside SSthreshless Start (ssthreshless),
+    a restart policy beside RBP (rbp) and new-CWV (newcwv), a congestion controller beside
+    Vegas (ssthreshless, rbp); the report gives its verdicts on the claims about that part
+    (docs/python-parts.md). Its runs are cached by the class's code: an edited class runs again.
     """
     # The reproductions draw figures: matplotlib is slow to import, so only this command does.
     from ..experiments import PAPERS, reproduce_into
