@@ -81,9 +81,9 @@ THEN_NOW_TEXT = (
     "linux-rbp are compared there with today's default, linux-ssr, and linux-rbp with linux-pacing. " + then_now.RULES)
 
 
-#: A ``--with`` restart policy sets windows and paces nothing, so it stands where RBP/cwnd
-#: does (NewReno and Reno recovery on the paper's TCP, the baselines' controller): at RBP/cwnd's
-#: points of the main variant, playing RBP in the claims that speak of it.
+#: A ``--with`` restart policy stands where RBP/cwnd does: on NewReno and Reno recovery, the
+#: controller of reno-ssr and reno-nssr, which the claims hold RBP against (RBP/rate runs on
+#: Vegas), at RBP/cwnd's points of the main variant, playing RBP in the claims about it.
 BESIDE_RESTART = Beside(
     RBP_CWND, "RBP", "abcdefgij", (Source(RBP_CWND, "rbp-cwnd", lambda tags: tags["variant"] == "main"),),
     what="RBP (RBP/cwnd's set-up)",
