@@ -1,4 +1,4 @@
-"""The Python twins of the engine's parts (`newreno.py`, `hoe.py`, `ssr.py`) against the parts
+"""The Python twins of the engine's parts (`newreno.py`, `hoe.py`, `ssr.py`, `rbp_cwnd.py`) against the parts
 themselves, on scenarios/demo.toml, scenarios/restart-after-idle.toml and each paper's example
 scenario (the one its report writes as example-scenario.toml): the same scenario run with the Rust part and with the
 Python one must give the same tables to the byte. The flows table's `cc` and `restart`
@@ -28,6 +28,7 @@ SHORTHANDS = ("hoe", "limited-slow-start", "ssthreshless")
 PY_NEWRENO = "examples.newreno:NewReno"
 PY_HOE = "examples.hoe:Hoe"
 PY_SSR = "examples.ssr:Ssr"
+PY_RBP_CWND = "examples.rbp_cwnd:RbpCwnd"
 
 
 def scenarios() -> Iterator[tuple[str, dict[str, Any]]]:
@@ -71,14 +72,25 @@ def with_hoe(doc: dict[str, Any], python: bool) -> dict[str, Any]:
     return doc
 
 
-def with_ssr(doc: dict[str, Any], python: bool) -> dict[str, Any]:
-    """``doc`` with every flow restarting after an idle by RFC 5681 §4.1: the engine's
-    policy, or the Python twin."""
+def _with_restart(doc: dict[str, Any], restart: Any) -> dict[str, Any]:
+    """``doc`` with every flow restarting after an idle by ``restart``."""
     doc = copy.deepcopy(doc)
     for t in _tcp_tables(doc):
         t.pop("restart", None)
-    doc["tcp"]["restart"] = {"kind": "python", "class": PY_SSR} if python else "ssr"
+    doc["tcp"]["restart"] = restart
     return doc
+
+
+def with_ssr(doc: dict[str, Any], python: bool) -> dict[str, Any]:
+    """``doc`` with every flow restarting after an idle by RFC 5681 §4.1: the engine's
+    policy, or the Python twin."""
+    return _with_restart(doc, {"kind": "python", "class": PY_SSR} if python else "ssr")
+
+
+def with_rbp_cwnd(doc: dict[str, Any], python: bool) -> dict[str, Any]:
+    """``doc`` with every flow restarting after an idle by RBP/cwnd, a paced restart (paper
+    000 §3.3): the engine's policy, or the Python twin."""
+    return _with_restart(doc, {"kind": "python", "class": PY_RBP_CWND, "scale": 1.0} if python else {"kind": "rbp-cwnd", "scale": 1.0})
 
 
 #: The flows table's columns that name the parts.
@@ -100,7 +112,7 @@ def digest(out: dict[str, Any]) -> str:
 
 
 #: Each twin's part and how a scenario is set to run it.
-VARIANTS = {"newreno": with_controller, "hoe": with_hoe, "ssr": with_ssr}
+VARIANTS = {"newreno": with_controller, "hoe": with_hoe, "ssr": with_ssr, "rbp-cwnd": with_rbp_cwnd}
 
 
 def pairs() -> Iterator[tuple[str, str, dict[str, Any], dict[str, Any]]]:
@@ -118,4 +130,4 @@ if __name__ == "__main__":
     for name, part, rust, python in pairs():
         a, b = run(rust), run(python)
         same = "identical" if digest(a) == digest(b) else "DIFFERENT"
-        print(f"{name:13} {part:8} rust {digest(a)[:16]}  python {digest(b)[:16]}  {same}  ({b['events']} events)")
+        print(f"{name:13} {part:9} rust {digest(a)[:16]}  python {digest(b)[:16]}  {same}  ({b['events']} events)")

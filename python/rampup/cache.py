@@ -26,7 +26,7 @@ import pandas as pd
 
 from . import _engine, cache_entry, cluster
 from .folders import FULL_DISK
-from .parts import sources_key
+from .parts import differs_here, sources_key
 
 __all__ = ["AHEAD", "CacheNotWritten", "Job", "Tables", "each_result", "engine_build", "run_job", "run_jobs", "store"]
 
@@ -41,11 +41,17 @@ class Job:
     keep: tuple[str, ...] = ("flows", "transfers")
 
     @functools.cached_property
+    def sources(self) -> str:
+        """The code of the Python parts the scenario names, as this process loads them
+        (`rampup.parts.sources_key`; "" for none)."""
+        return sources_key(self.scenario)
+
+    @functools.cached_property
     def key(self) -> str:
         """The cache folder's name: the engine build, scenario, seed and tables kept, and the
-        source of the Python parts the scenario names (`rampup.parts.sources_key`)."""
+        source of the Python parts the scenario names (`sources`)."""
         h = hashlib.sha256()
-        sources = sources_key(self.scenario)
+        sources = self.sources
         for part in (engine_build(), self.scenario, str(self.seed), ",".join(self.keep), *([sources] if sources else [])):
             h.update(part.encode())
             h.update(b"\0")
@@ -79,6 +85,16 @@ class _Keep:
 
     def pcap(self, link: str, data: bytes) -> None:
         pass
+
+
+def run_job_keyed(job_and_sources: tuple[Job, str]) -> dict[str, pd.DataFrame]:
+    """On a Dask worker: `run_job`, once the Python parts the job names load there with the code
+    the caller keyed the run by (`Job.sources`), so that the cache never holds another
+    version's tables under this version's key; `cluster.DaskError` if they do not."""
+    job, sources = job_and_sources
+    if sources and (why := differs_here(job.scenario, sources)) is not None:
+        raise cluster.DaskError(why)
+    return run_job(job)
 
 
 def run_job(job: Job) -> dict[str, pd.DataFrame]:
@@ -188,7 +204,9 @@ def each_result(
             _store_or_note(jobs[i], cache, tables, unstored)
             finished(i, tables)
 
-        cluster.run_on_dask(client, jobs, todo, stored, run=run_job, build_of=engine_build, ahead=AHEAD)
+        # Each job goes with the code of its Python parts, which the worker checks (`run_job_keyed`).
+        keyed = [(job, job.sources) for job in jobs]
+        cluster.run_on_dask(client, keyed, todo, stored, run=run_job_keyed, build_of=engine_build, ahead=AHEAD)
     if unstored:
         e = unstored[0]
         why = "no space left on the device" if e.errno in FULL_DISK else (e.strerror or str(e))

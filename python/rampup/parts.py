@@ -39,10 +39,10 @@ import tomllib
 from collections.abc import Iterator
 from typing import Any, ClassVar, cast
 
-from ._engine import AckContext, CongestionContext, IdleContext, PartError, PartException
+from ._engine import AckContext, CongestionContext, IdleContext, PartError, PartException, SentContext
 
-__all__ = ["HOLD", "AckContext", "Controller", "CongestionContext", "IdleContext", "PartError", "PartException", "RestartPolicy", "Set", "Startup",
-           "register_part"]
+__all__ = ["HOLD", "AckContext", "Controller", "CongestionContext", "IdleContext", "Pace", "PartError", "PartException", "RestartPolicy",
+           "SentContext", "Set", "Startup", "differs_here", "register_part", "sources_key"]
 
 class Set:
     """A hook's decision: the new cwnd and/or ssthresh in bytes (None: leave it)."""
@@ -111,21 +111,60 @@ class Controller:
 HOLD = "hold"
 
 
+class Pace(Set):
+    """``on_idle_end``'s paced restart (paper 000 §3, RBP): send ``segments`` segments
+    ``interval_ns`` apart, until the first ACK ends the pacing and hands the window back (cwnd
+    = the data outstanding, at least one segment); with the window of a `Set` (the paced
+    segments are the window until that ACK, so RBP's cwnd is min(cwnd, segments × MSS))."""
+
+    __slots__ = ("interval_ns", "segments")
+
+    def __init__(self, *, segments: int, interval_ns: int, cwnd_bytes: int | None = None, ssthresh_bytes: int | None = None) -> None:
+        super().__init__(cwnd_bytes=cwnd_bytes, ssthresh_bytes=ssthresh_bytes)
+        self.segments = segments
+        self.interval_ns = interval_ns
+
+    def __repr__(self) -> str:
+        return (f"Pace(segments={self.segments}, interval_ns={self.interval_ns}, cwnd_bytes={self.cwnd_bytes}, "
+                f"ssthresh_bytes={self.ssthresh_bytes})")
+
+
 class RestartPolicy:
     """A restart-after-idle and window-validation policy (`restart` in a scenario). Define
-    ``on_idle_end``; ``on_ack`` is optional. A Python policy paces nothing: it sets the window."""
+    ``on_idle_end``; the other hooks are optional (one the class does not define costs no
+    call into Python). Its connections take the engine's general paths, which can pace."""
 
     name: ClassVar[str | None] = None
 
     def on_idle_end(self, ctx: IdleContext) -> Set | None:  # pragma: no cover - the hook to define
         """The application has data after an idle longer than the threshold, with nothing
-        outstanding: the window to restart with, or None to keep the window (no restart)."""
+        outstanding: the window to restart with (a `Set`, or a `Pace` to pace it), or None to
+        keep the window (no restart)."""
         raise NotImplementedError
 
     def on_ack(self, ctx: AckContext) -> Set | str | None:
         """A new ACK: None (congestion control grows the window as usual), `HOLD` (the
         window stands still) or a `Set` (the window becomes it, with no growth from the ACK)."""
         return None
+
+    def on_sent(self, ctx: SentContext) -> Set | None:
+        """A data segment went out: a window to use instead (RFC 2861's decay of a window
+        the sender does not fill), or None. Called on every segment: define it only if needed."""
+        return None
+
+    def on_congestion_event(self, ctx: CongestionContext) -> Set | None:
+        """A fast retransmit, the first timeout of the data or an ECN mark, after congestion
+        control set the window (``ctx``'s): a window to use instead (new-CWV's response in the
+        non-validated phase, RFC 7661 §4.4.1), or None."""
+        return None
+
+    def on_recovery_end(self, cwnd_bytes: int, ssthresh_bytes: int, resent_bytes: int) -> Set | None:
+        """Fast recovery ended with this window; ``resent_bytes`` were retransmitted in it
+        (RFC 7661's R): a window to use instead, or None."""
+        return None
+
+    def on_rto(self) -> None:
+        """The retransmission timer expired."""
 
 
 class PartLoadError(ValueError):
@@ -140,7 +179,7 @@ _KEYS = {Startup: "startup", Controller: "cc", RestartPolicy: "restart"}
 _HOOKS: dict[str, tuple[str, ...]] = {
     "startup": ("on_ack", "on_congestion_event", "in_slow_start"),
     "controller": ("on_ack", "on_congestion_event", "on_recovery_end", "on_rto", "on_idle_end", "on_sent"),
-    "restart": ("on_idle_end", "on_ack"),
+    "restart": ("on_idle_end", "on_ack", "on_sent", "on_congestion_event", "on_recovery_end", "on_rto"),
 }
 _REGISTERED: dict[str, type] = {}
 
@@ -231,6 +270,14 @@ def _code(namespace: dict[str, Any]) -> Iterator[bytes]:
             yield key.encode() + repr(value).encode()
 
 
+def _parse(scenario_text: str) -> Any:
+    """The scenario as data, or None where it is not one (the engine says why)."""
+    try:
+        return json.loads(scenario_text) if scenario_text.lstrip().startswith("{") else tomllib.loads(scenario_text)
+    except ValueError:
+        return None
+
+
 def sources_key(scenario_text: str) -> str:
     """A hash of the code of every Python part that ``scenario_text`` names, as loaded in this
     process (the functions and plain values of each class and its bases, and of their modules),
@@ -238,10 +285,9 @@ def sources_key(scenario_text: str) -> str:
     run again, runs again. "" for a scenario with no Python part."""
     if "python" not in scenario_text:
         return ""
-    try:
-        doc = json.loads(scenario_text) if scenario_text.lstrip().startswith("{") else tomllib.loads(scenario_text)
-    except ValueError:
-        return ""  # not a scenario: the engine says why
+    doc = _parse(scenario_text)
+    if doc is None:
+        return ""
     h = hashlib.sha256()
     for name in sorted(set(_named_classes(doc))):
         h.update(name.encode())
@@ -257,3 +303,22 @@ def sources_key(scenario_text: str) -> str:
                 for code in _code(namespace):
                     h.update(code)
     return h.hexdigest()[:32]
+
+
+def differs_here(scenario_text: str, key: str) -> str | None:
+    """Why the Python parts that ``scenario_text`` names, as this process (a Dask worker)
+    loads them, are not those whose code hashes to ``key`` (`sources_key` in the process that
+    keyed the run): a class this process cannot import, or another version of it; None when
+    they are the same."""
+    if sources_key(scenario_text) == key:
+        return None
+    names = sorted(set(_named_classes(_parse(scenario_text))))
+    for name in names:
+        try:
+            _class(name)
+        except (PartLoadError, ImportError) as e:
+            return (f"a worker cannot import the Python part {name!r} ({e}): a worker imports a part by its module path, so "
+                    "install its module there or put it on the worker's PYTHONPATH (a name given to register_part is known "
+                    "only in the process that gave it)")
+    return (f"a worker has other code for the Python part{'s' * (len(names) > 1)} {', '.join(map(repr, names))} than this "
+            "process: give the workers the same version of the module")

@@ -5,17 +5,24 @@ refused before anything runs."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import ROOT
 
 import rampup
 from rampup import cache as run_cache
 from rampup import cache_entry as entry
 from rampup.cluster import DaskError, _run_checked, check_workers
 from rampup.experiments import reproduce_into
+from rampup.experiments.yours import parse
+
+# `examples.*`, as the scenarios name the Python parts: the worker processes start with this
+# process's path, so they import the classes by the same module path.
+sys.path.insert(0, str(ROOT))
 
 distributed = pytest.importorskip("dask.distributed", reason="the dask extra is not installed")
 
@@ -84,3 +91,39 @@ def test_a_scheduler_that_is_not_there_is_one_line(run_cli, demo_path: Path, tmp
                    "--out", tmp_path / "x.csv", "--cache", tmp_path / "c")
     assert proc.returncode == 2 and proc.stderr.startswith("rampup: error: --backend dask: scheduler 'tcp://127.0.0.1:9': cannot connect")
     assert "Traceback" not in proc.stderr and not (tmp_path / "x.csv").exists()
+
+
+def _with_startup(demo_text: str, module: str = "examples.rtt_growth") -> str:
+    text = demo_text.replace('cc = "newreno"', f'startup = {{ kind = "python", class = "{module}:RttGrowthExit" }}')
+    assert text != demo_text
+    return text
+
+
+def test_a_sweep_of_a_python_part_on_worker_processes_is_the_thread_sweep(client: Any, demo_text: str, tmp_path: Path) -> None:
+    text, grid = _with_startup(demo_text), {"flow[0].tcp.startup.growth_pct": [5, 20]}
+    on_dask = rampup.sweep(text, grid, cache=tmp_path / "dask", progress=False, backend="dask", client=client)
+    assert on_dask.to_csv(index=False) == rampup.sweep(text, grid, cache=tmp_path / "threads", progress=False).to_csv(index=False)
+    assert set(on_dask["cc"]) == {"rtt-growth"}  # the runs ran the Python part
+
+
+def test_a_reproduction_with_a_python_part_on_worker_processes_writes_the_thread_backends_tables(client: Any, tmp_path: Path) -> None:
+    outs = {}
+    for name, backend in (("threads", {}), ("dask", {"backend": "dask", "client": client})):
+        outs[name] = tmp_path / name
+        reproduce_into("rbp", outs[name], cache=tmp_path / f"cache-{name}", quick=True, parts=(parse("restart=examples.ssr:Ssr"),), **backend)
+    assert "ssr-py" in (outs["dask"] / "runs.csv").read_text()
+    for table in TABLES:
+        assert (outs["dask"] / table).read_bytes() == (outs["threads"] / table).read_bytes(), table
+
+
+def test_a_worker_without_the_parts_code_is_refused(client: Any, demo_text: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    job = run_cache.Job(_with_startup(demo_text), 1)
+    assert run_cache.run_job_keyed((job, job.sources))["flows"] is not None  # here: the code it was keyed by
+    with pytest.raises(DaskError, match=r"^a worker has other code for the Python part 'examples.rtt_growth:RttGrowthExit' than this process"):
+        client.submit(run_cache.run_job_keyed, (job, "0" * 32), pure=False).result()
+    # A module this process imports from a folder the workers' path does not have.
+    (tmp_path / "only_here.py").write_text((ROOT / "examples" / "rtt_growth.py").read_text(encoding="utf-8"), encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(DaskError, match=r"^a worker cannot import the Python part 'only_here:RttGrowthExit' \(no module named 'only_here'"):
+        rampup.sweep(_with_startup(demo_text, "only_here"), {"flow[0].tcp.startup.growth_pct": [5]}, cache=tmp_path / "c",
+                     progress=False, backend="dask", client=client)

@@ -52,7 +52,7 @@ def test_python_twin_gives_the_engine_parts_tables_byte_for_byte(scenario: str, 
     rust, python = identity.run(variant(doc, False)), identity.run(variant(doc, True))
     assert identity.digest(python) == identity.digest(rust)
     # Results name the Python part: `newreno-py`, or `newreno-py+ssthreshless` with a startup.
-    names = python["tables"]["flows"]["restart" if part == "ssr" else "cc"]
+    names = python["tables"]["flows"]["restart" if part in ("ssr", "rbp-cwnd") else "cc"]
     assert all(f"{part}-py" in name.split("+") for name in names), names
 
 

@@ -20,7 +20,7 @@ use rampup_tcp::cc::external::Factory;
 use rampup_tcp::cc::{
     AckCtx, CongestionControl, CongestionEvent, CongestionKind, ExternalController, ExternalRestart, ExternalStartup, Rounds, Startup, Window, WindowBounds,
 };
-use rampup_tcp::restart::{IdleDecision, RestartCtx, RestartPolicy, Validation};
+use rampup_tcp::restart::{IdleDecision, Plan, RestartCtx, RestartPolicy, SentCtx, Validation};
 use rampup_tcp::{Duration, Time};
 
 /// A part's failure: one line naming the part, the hook and the cause, and the exception
@@ -435,8 +435,51 @@ impl IdleContext {
     }
 }
 
+/// What a restart policy's `on_sent` reads (`rampup.parts.SentContext`): a data segment
+/// went out.
+#[pyclass(frozen, get_all, module = "rampup._engine")]
+pub struct SentContext {
+    now_ns: u64,
+    /// FlightSize with the segment out.
+    flight_bytes: u64,
+    cwnd_bytes: u64,
+    ssthresh_bytes: u64,
+}
+
+#[pymethods]
+impl SentContext {
+    fn __repr__(&self) -> String {
+        format!(
+            "SentContext(now_ns={}, flight_bytes={}, cwnd_bytes={}, ssthresh_bytes={})",
+            self.now_ns, self.flight_bytes, self.cwnd_bytes, self.ssthresh_bytes
+        )
+    }
+}
+
+/// A `Set`'s window applied to `w` (each half it leaves as None stays).
+fn set_window(w: Window, d: Decision) -> Window {
+    Window { cwnd: d.cwnd.unwrap_or(w.cwnd), ssthresh: d.ssthresh.unwrap_or(w.ssthresh) }
+}
+
+/// What `on_idle_end` returned: None (keep the window), a `Set`, or a `Pace` (a `Set` whose
+/// restart is paced: `segments` spaced `interval_ns` apart until the first ACK, paper 000 §3).
+fn read_idle(v: &Bound<'_, PyAny>, bounds: WindowBounds, w: Window) -> Result<IdleDecision, String> {
+    let window = read_set(v, bounds, w.cwnd)?.map_or(w, |d| set_window(w, d));
+    let Ok(interval) = v.getattr("interval_ns") else {
+        return Ok(IdleDecision { window, pace: None });
+    };
+    let whole = |key: &str, x: Bound<'_, PyAny>| match x.extract::<u64>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!("{key} = {} is not a whole number of 1 or more", x.repr().map(|r| r.to_string()).unwrap_or_default())),
+    };
+    let segments = whole("segments", v.getattr("segments").map_err(|_| "returned a Pace without segments".to_string())?)?;
+    let interval_ns = whole("interval_ns", interval)?;
+    Ok(IdleDecision { window, pace: Some(Plan { segments, interval: Duration::from_nanos(interval_ns) }) })
+}
+
 /// A restart-after-idle policy written in Python, in one endpoint: `on_idle_end` decides the
-/// window to restart with (paced restarts are the engine's own), `on_ack` validates the window.
+/// window to restart with and whether to pace it, `on_ack` validates the window, and the
+/// other hooks may set a window of their own.
 struct PyRestart {
     part: PyPart,
     rounds: Rounds,
@@ -459,10 +502,7 @@ impl RestartPolicy for PyRestart {
             if v.extract::<String>().is_ok_and(|s| s == "hold") {
                 return Ok(Validation::Hold);
             }
-            Ok(match read_set(v, bounds, w.cwnd)? {
-                None => Validation::Grow,
-                Some(Decision { cwnd, ssthresh }) => Validation::Set(Window { cwnd: cwnd.unwrap_or(w.cwnd), ssthresh: ssthresh.unwrap_or(w.ssthresh) }),
-            })
+            Ok(read_set(v, bounds, w.cwnd)?.map_or(Validation::Grow, |d| Validation::Set(set_window(w, d))))
         };
         self.part.call("on_ack", |py| PyTuple::new(py, [ack_context(py, &w, ctx, round_start)?]), read).unwrap_or(Validation::Grow)
     }
@@ -480,12 +520,42 @@ impl RestartPolicy for PyRestart {
             srtt_ns: ctx.measure.srtt().map(ns),
             rto_ns: ns(ctx.measure.rto()),
         };
-        let set = self.part.call("on_idle_end", |py| PyTuple::new(py, [Py::new(py, c)?]), |v| read_set(v, bounds, w.cwnd));
-        let window = match set.flatten() {
-            Some(Decision { cwnd, ssthresh }) => Window { cwnd: cwnd.unwrap_or(w.cwnd), ssthresh: ssthresh.unwrap_or(w.ssthresh) },
-            None => w,
-        };
-        IdleDecision { window, pace: None }
+        let decided = self.part.call("on_idle_end", |py| PyTuple::new(py, [Py::new(py, c)?]), |v| read_idle(v, bounds, w));
+        decided.unwrap_or(IdleDecision { window: w, pace: None })
+    }
+
+    fn on_sent(&mut self, s: &SentCtx) -> Option<Window> {
+        if !self.part.hooks.on_sent {
+            return None;
+        }
+        let (w, bounds) = (s.window, self.part.bounds);
+        let c = SentContext { now_ns: ns(s.now.since(Time::ZERO)), flight_bytes: s.flight_bytes, cwnd_bytes: w.cwnd, ssthresh_bytes: w.ssthresh };
+        let set = self.part.call("on_sent", |py| PyTuple::new(py, [Py::new(py, c)?]), |v| read_set(v, bounds, w.cwnd));
+        set.flatten().map(|d| set_window(w, d))
+    }
+
+    fn on_congestion_event(&mut self, w: Window, ev: &CongestionEvent) -> Option<Window> {
+        if !self.part.hooks.on_congestion_event {
+            return None;
+        }
+        let bounds = self.part.bounds;
+        let set = self.part.call("on_congestion_event", |py| congestion_context(py, &w, ev), |v| read_set(v, bounds, w.cwnd));
+        set.flatten().map(|d| set_window(w, d))
+    }
+
+    fn on_rto(&mut self) {
+        if self.part.hooks.on_rto {
+            self.part.call("on_rto", |py| Ok(PyTuple::empty(py)), |_| Ok(()));
+        }
+    }
+
+    fn on_recovery_end(&mut self, w: Window, resent_bytes: u64) -> Option<Window> {
+        if !self.part.hooks.on_recovery_end {
+            return None;
+        }
+        let bounds = self.part.bounds;
+        let set = self.part.call("on_recovery_end", |py| PyTuple::new(py, [w.cwnd, w.ssthresh, resent_bytes]), |v| read_set(v, bounds, w.cwnd));
+        set.flatten().map(|d| set_window(w, d))
     }
 }
 

@@ -212,16 +212,27 @@ def _sweep_bar(tally: _Tally) -> Iterator[Callable[[int, int], None]]:
 @click.option("--seeds", type=click.IntRange(1, 1000), help="Seeds per point (default: the paper's).")
 @run_options
 @click.option("--quick", is_flag=True, help="Fewer points and seeds: a smoke test of the pipeline.")
+@click.option("--with", "with_parts", multiple=True, metavar="KIND=module.path:Class[,key=value...]",
+              help="Your Python part (docs/python-parts.md) as one more scheme beside the paper's of its family, in every "
+              "table, figure and then-and-now row, with its own verdicts: KIND is startup, cc or restart, the keys go "
+              "to its constructor, e.g. startup=examples.rtt_growth:RttGrowthExit,growth_pct=10. Repeatable.")
 def reproduce(paper: str | None, list_papers: bool, out: Path | None, overwrite: bool, cache: Path, seeds: int | None,
-              workers: int | None, backend: str, scheduler: str | None, quick: bool) -> None:
+              workers: int | None, backend: str, scheduler: str | None, quick: bool, with_parts: tuple[str, ...]) -> None:
     """Re-run every experiment of PAPER and write a report with figures and claim verdicts.
 
     PAPER is rbp, ssthreshless, preemptive, newcwv or vrate (papers 000-004; --list says what
     each runs), or all: every one of them into one folder with an index page.
+
+    With --with, your Python part runs as one more scheme beside the paper's part of its
+    family, on the same points and seeds: a startup beside SSthreshless Start (ssthreshless),
+    a restart policy beside RBP (rbp) and new-CWV (newcwv), a congestion controller beside
+    Vegas (ssthreshless, rbp); the report gives its verdicts on the claims about that part
+    (docs/python-parts.md). Its runs are cached by the class's code: an edited class runs again.
     """
     # The reproductions draw figures: matplotlib is slow to import, so only this command does.
     from ..experiments import PAPERS, reproduce_into
     from ..experiments.site import listing, reproduce_all
+    from ..experiments.yours import WithError
 
     if list_papers:
         return click.echo("\n".join(listing()))
@@ -229,6 +240,7 @@ def reproduce(paper: str | None, list_papers: bool, out: Path | None, overwrite:
         raise CliError(f"paper: give one of {', '.join(PAPERS)} or all (rampup reproduce --list says what each runs)")
     if paper != "all" and paper not in PAPERS:
         raise CliError(f"paper: {paper!r} is not one of {', '.join(sorted(PAPERS))} or all")
+    parts = _parts(paper, with_parts)
     out = out if out is not None else Path("results") / "reproduce" / paper
     try:
         check_target(out, overwrite)  # before any run, not after
@@ -261,7 +273,7 @@ def reproduce(paper: str | None, list_papers: bool, out: Path | None, overwrite:
         try:
             client = stack.enter_context(cluster_client(backend, scheduler))
             settings = dict(cache=cache, seeds=seeds, workers=workers, backend=backend, client=client, quick=quick,
-                            progress=progress)
+                            progress=progress, **({"parts": parts} if parts else {}))
             if paper == "all":
                 md, page, done = reproduce_all(out, overwrite, started=started, **settings)
                 runs, cached = sum(d.runs for d in done), sum(d.cached for d in done)
@@ -271,6 +283,8 @@ def reproduce(paper: str | None, list_papers: bool, out: Path | None, overwrite:
                 runs, cached = ctx.runs, ctx.cached
         except OutputError as e:
             raise CliError(f"--out {e}") from None
+        except WithError as e:
+            raise CliError(str(e)) from None
         except DaskError as e:
             raise CliError(f"--backend dask: {e}") from None
         except KeyboardInterrupt:
@@ -280,3 +294,27 @@ def reproduce(paper: str | None, list_papers: bool, out: Path | None, overwrite:
                 raise CliError(stopped(full_disk(e)), EXIT_FAILURE) from None
             raise CliError(f"writing {out}: {e.strerror or e}", EXIT_FAILURE) from None
     click.echo(f"report: {page} ({md.name}); {runs} runs ({cached} cached) in {time.perf_counter() - start:.1f} s")
+
+
+def _parts(paper: str, given: tuple[str, ...]) -> tuple[Any, ...]:
+    """The --with parts, each imported and checked, and checked against the paper's families
+    before any run (a `CliError` naming the flag otherwise)."""
+    from ..experiments import PAPERS, families
+    from ..experiments.yours import WithError, parse
+
+    if given and paper == "all":
+        raise CliError("--with: goes with one paper, not all (give the paper whose schemes your part stands beside)")
+    try:
+        parts = tuple(parse(text) for text in given)
+    except WithError as e:
+        raise CliError(str(e)) from None
+    takes = families(paper) if parts else {}
+    for part in parts:
+        if part.kind not in takes:
+            where = [p for p in PAPERS if part.kind in families(p)]
+            raise CliError(f"--with {part.given}: paper {paper} runs no {part.kind} of its own for a {part.kind} of yours "
+                           f"to stand beside; a {part.kind} goes with {', '.join(where) or 'no paper yet'}")
+    labels = [p.label for p in parts]
+    if len(set(labels)) < len(labels):
+        raise CliError(f"--with: two parts are named {max(labels, key=labels.count)!r}; give each class its own name")
+    return parts

@@ -10,6 +10,7 @@ when everything is written (`rampup.folders`).
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -18,10 +19,12 @@ from .. import _engine
 from ..cache import Job
 from ..folders import check_target, staged_folder
 from .context import Context
+from .framework import Experiment
 from .report import Claim, Report
 from .stats import mean_ci90
+from .yours import Beside
 
-__all__ = ["PAPERS", "Claim", "Context", "Job", "Report", "load", "mean_ci90", "reproduce_into"]
+__all__ = ["PAPERS", "Claim", "Context", "Job", "Report", "families", "load", "mean_ci90", "reproduce_into"]
 
 #: Paper name -> module in this package.
 PAPERS: dict[str, str] = {"rbp": "rbp", "ssthreshless": "ssthreshless", "preemptive": "preemptive", "newcwv": "newcwv",
@@ -30,6 +33,14 @@ PAPERS: dict[str, str] = {"rbp": "rbp", "ssthreshless": "ssthreshless", "preempt
 
 def load(paper: str) -> ModuleType:
     return importlib.import_module(f".{PAPERS[paper]}", __name__)
+
+
+def families(paper: str) -> Mapping[str, Beside]:
+    """The families of part a ``--with`` part may come from in ``paper``, and where each stands
+    (its experiment's `Experiment.beside`)."""
+    module = load(paper)
+    exp = next(v for v in vars(module).values() if isinstance(v, type) and issubclass(v, Experiment) and v.name == paper)
+    return exp.beside
 
 
 def reproduce_into(paper: str, out: Path, overwrite: bool = False, **context: Any) -> tuple[Path, Path, Context]:

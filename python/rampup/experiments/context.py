@@ -3,6 +3,7 @@ what it found that the index of `rampup reproduce all` shows."""
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,6 +13,7 @@ import pandas as pd
 
 from ..cache import Job, Tables, each_result
 from .report import Report
+from .yours import UserPart
 
 __all__ = ["Context"]
 
@@ -33,6 +35,8 @@ class Context:
     #: The command that asked for the reproduction, as its report quotes it (None: the
     #: `rampup reproduce` command these settings stand for).
     invoked_as: str | None = None
+    #: The Python parts ``--with`` adds, each as one more scheme (`yours`).
+    parts: tuple[UserPart, ...] = ()
     runs: int = field(default=0, init=False)
     cached: int = field(default=0, init=False)
     #: Each claim's verdict, as the reproduction judged it ("holds", "partly", ...).
@@ -72,7 +76,8 @@ class Context:
         if self.invoked_as:
             return self.invoked_as
         flags = [("--quick", self.quick), (f"--seeds {self.seeds}", self.seeds is not None)]
-        return " ".join(["rampup reproduce", paper, *(f for f, on in flags if on)])
+        given = [f"--with {shlex.quote(p.given)}" for p in self.parts]
+        return " ".join(["rampup reproduce", paper, *(f for f, on in flags if on), *given])
 
     def report(self, title: str) -> Report:
         return Report(title=title, folder=self.out)

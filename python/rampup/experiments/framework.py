@@ -32,7 +32,7 @@ import pandas as pd
 
 from .. import _engine, _toml
 from ..cache import Job, engine_build
-from . import ns2_column, readings, reduced, then_now
+from . import ns2_column, readings, reduced, then_now, yours
 from .checks import MEANING, Check, by_part, count, rule_table, verdict
 from .context import Context
 from .present import docs_table
@@ -145,6 +145,8 @@ class Results:
     examples: dict[int, dict[str, pd.DataFrame]]  # point index -> its slimmed tables
     data: pd.DataFrame | None = None  # the experiment's `data_table` of every main run, with a ``run`` column
     every_reading: pd.DataFrame | None = None  # with `readings`: the figure points of every reading
+    #: The schemes of the parts ``--with`` added (`yours`), in the order given.
+    yours: tuple[str, ...] = ()
 
     @property
     def all_points(self) -> pd.DataFrame:
@@ -194,6 +196,9 @@ class Experiment:
     #: ns-2.35's own numbers at the figures' points (`ns2_column.Ns2Column`; None: ns-2 has
     #: none of the paper's baselines), shown beside ours in a section of the report.
     ns2: Any = None
+    #: Where a Python part of each family (``startup``, ``cc``, ``restart``) given by ``--with``
+    #: stands (`yours.Beside`); a family not here has nothing of its own to stand beside.
+    beside: Mapping[str, yours.Beside] = MappingProxyType({})
 
     def points(self, ctx: Context) -> list[Point]:
         raise NotImplementedError
@@ -233,9 +238,20 @@ class Experiment:
         raise NotImplementedError
 
 
-def then_now_table(exp: Experiment, res: Results) -> pd.DataFrame:
-    """The experiment's then-and-now table (`then_now.table`; empty if it has no `then_now_rows`)."""
-    return then_now.table(View(res.summary, exp.then_now_where), exp.then_now_rows, exp.then_now_pairs)
+def then_now_table(exp: Experiment, res: Results, parts: Sequence[yours.UserPart] = ()) -> pd.DataFrame:
+    """The experiment's then-and-now table (`then_now.table`; empty if it has no `then_now_rows`),
+    with the rows of the ``--with`` parts."""
+    return then_now.table(View(res.summary, exp.then_now_where), exp.then_now_rows,
+                          yours.then_now_pairs(exp.then_now_pairs, exp.beside, parts))
+
+
+def check_beside(exp: Experiment, parts: Sequence[yours.UserPart]) -> None:
+    """`yours.WithError` for a part of a family the paper compares none of."""
+    for part in parts:
+        if part.kind not in exp.beside:
+            takes = ", ".join(sorted(exp.beside)) or "none"
+            raise yours.WithError(f"--with {part.given}: paper {exp.name} runs no {part.kind} of its own for it to stand "
+                                  f"beside (the families it takes: {takes})")
 
 
 def _group(exp: Experiment) -> tuple[str, ...]:
@@ -247,7 +263,16 @@ def run_points(exp: Experiment, ctx: Context) -> Results:
     """Every point of ``exp`` (and of its readings), each distinct scenario run once and
     reduced as it comes; or the reduction stored by an earlier run of the same points and code
     (`reduced`)."""
-    points = readings.expand(exp.points(ctx), exp.readings) if exp.readings else exp.points(ctx)
+    check_beside(exp, ctx.parts)
+    points = exp.points(ctx)
+    schemes = {p.tags.get("scheme") for p in points}
+    for part in ctx.parts:
+        if part.label in schemes:
+            raise yours.WithError(f"--with {part.given}: the part's name {part.label!r} is a scheme of paper {exp.name}; "
+                                  "give the class another name (its name attribute)")
+    points += [c for part in ctx.parts for c in yours.copies(points, exp.beside[part.kind], part)]
+    if exp.readings:
+        points = readings.expand(points, exp.readings)
     jobs = [p.job() for p in points]
     by_key: dict[str, list[int]] = {}
     for i, job in enumerate(jobs):
@@ -263,10 +288,11 @@ def run_points(exp: Experiment, ctx: Context) -> Results:
             ctx.progress(len(by_key), len(by_key))
     runs, examples, data = found
     summary = summarize(runs, _group(exp), exp.metrics, exp.totals, exp.firsts)
+    labels = tuple(part.label for part in ctx.parts)
     if not exp.readings:
-        return Results(points, runs, summary, examples, data)
+        return Results(points, runs, summary, examples, data, yours=labels)
     main = summary[summary["reading"] == MAIN].reset_index(drop=True)
-    return Results(points, runs, main, examples, data, every_reading=summary)
+    return Results(points, runs, main, examples, data, every_reading=summary, yours=labels)
 
 
 def _reduce(exp: Experiment, ctx: Context, points: list[Point], jobs: list[Job], by_key: dict[str, list[int]]) -> reduced.Reduction:
@@ -368,16 +394,51 @@ def readings_matrix(rep: Report, exp: Experiment, verdicts: list[Verdict]) -> No
                                for v in verdicts], [r.label for r in exp.readings]), "Claim × reading → verdict")
 
 
+def judge_yours(exp: Experiment, view: View, verdicts: Sequence[Verdict],
+                parts: Sequence[yours.UserPart]) -> list[tuple[yours.UserPart, list[Verdict]]]:
+    """Each ``--with`` part's verdicts: the claims about the scheme it stands beside, judged on
+    the primary view with the part in that scheme's role."""
+    out = []
+    for part in parts:
+        b = exp.beside[part.kind]
+        theirs = View(view.points, view.where, {**view.roles, b.role: part.label})
+        out.append((part, judge([v.rule for v in verdicts if v.rule.id in b.claims], theirs)))
+    return out
+
+
+def yours_section(rep: Report, exp: Experiment, verdicts: Sequence[Verdict],
+                  judged: Sequence[tuple[yours.UserPart, list[Verdict]]]) -> None:
+    """One section per ``--with`` part: where it ran, and its verdict on each claim about the
+    scheme it stands beside, beside that scheme's."""
+    primary = {v.rule.id: v for v in verdicts}
+    for part, theirs in judged:
+        b, word = exp.beside[part.kind], yours.WORDS[part.kind]
+        others = [s.scheme for s in b.sources[1:]]
+        rep.heading(f"Your {word}: {part.label} beside {b.what or b.scheme}")
+        rep.text(f"`--with {part.given}` runs `{part.cls}` as one more scheme, {part.label}: at every point where "
+                 f"{b.scheme} runs" + (f", and beside {', '.join(others)} where {b.scheme} does not" if others else "")
+                 + f", on the same set-up and seeds, in place of the {word} of the flows that ran the paper's. It is in "
+                 f"every table and figure of those points and in the then-and-now table. Below, each claim about "
+                 f"{b.what or b.scheme} judged again with {part.label} in its place, by the same rules, on the primary "
+                 f"reading; the numbers are {part.label}'s where the claim's words name {b.scheme}. "
+                 + (f"The other claims are not judged with it: {b.not_judged}" if b.not_judged else ""))
+        rows = [{"claim": v.rule.id, "statement": v.rule.statement, f"{b.scheme}": primary[v.rule.id].cell(),
+                 part.label: v.cell(), f"{part.label}'s numbers": v.ours,
+                 "sub-claims": by_part(v.checks, v.rule.unit)} for v in theirs]
+        rep.table(pd.DataFrame(rows), f"The claims about {b.scheme}, with {part.label} in its place")
+
+
 def reproduce(exp: Experiment, ctx: Context) -> tuple[Path, Path]:
     """Runs ``exp`` and writes its data and report into ``ctx.out``: (report.md, report.html)."""
     res = run_points(exp, ctx)
     _write_data(exp, ctx, res)
     view, alternates = exp.views(res.all_points)
     verdicts = judge(exp.claims(), view, alternates)
+    judged = judge_yours(exp, view, verdicts, ctx.parts)
     ctx.verdicts = [v.verdict for v in verdicts]
     ctx.claims = [(v.rule.id, v.rule.statement, v.cell(), v.holds_under()) for v in verdicts]
     ctx.index_figure = exp.index_figure
-    ctx.then_now = now = then_now_table(exp, res) if exp.then_now_rows else None
+    ctx.then_now = now = then_now_table(exp, res, ctx.parts) if exp.then_now_rows else None
     (ctx.out / DOCS_TABLE).write_text(exp.docs_table(res, verdicts) + "\n" + sentence_counts(exp.name) + "\n", encoding="utf-8")
     rep = ctx.report(exp.title)
     rep.intro = about(exp, ctx)
@@ -385,6 +446,7 @@ def reproduce(exp: Experiment, ctx: Context) -> tuple[Path, Path]:
         rep.claim(Claim(id=v.rule.id, text=v.rule.statement, paper=v.rule.paper, ours=v.ours, verdict=v.verdict,
                         reason=v.reason(exp.alternates_intro), checks=count(v.checks)))
     exp.setup(rep, res, ctx)
+    yours_section(rep, exp, verdicts, judged)
     verdict_rules(rep, exp, verdicts)
     readings_matrix(rep, exp, verdicts)
     sentences_section(rep, exp)

@@ -29,6 +29,16 @@ def x_table(series: Mapping[str, pd.DataFrame], xs: Sequence[float], cols: Seque
     return out
 
 
+#: The line of each ``--with`` part in a figure, in the order given: colours none of the
+#: papers' schemes use, so that the reader finds theirs.
+YOURS_STYLES = (dict(color="magenta", marker="*"), dict(color="darkgreen", marker="*"), dict(color="darkblue", marker="*"))
+
+
+def with_yours(styles: Mapping[str, dict[str, Any]], yours: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """``styles`` and a style for each ``--with`` part's scheme (`YOURS_STYLES`, in turn)."""
+    return {**styles, **{k: dict(YOURS_STYLES[i % len(YOURS_STYLES)]) for i, k in enumerate(yours)}}
+
+
 def errorbars(ax: Any, series: Mapping[str, pd.DataFrame], col: str, styles: Mapping[str, dict[str, Any]], scale: float = 1.0) -> None:
     """Each series' mean of ``col`` against x with its 90% CI as error bars."""
     for name, p in series.items():

@@ -64,14 +64,15 @@ pub const EXTERNAL_STARTUP: PartInfo =
 pub const EXTERNAL_CC: PartInfo =
     PartInfo { family: Family::Cc, name: "python", doc: "a congestion controller written in Python (docs/python-parts.md)", keys: &[], per_segment: false };
 
-/// The registry's row of a restart policy written outside the crate. It paces nothing, so it
-/// acts on no segment of its own.
+/// The registry's row of a restart policy written outside the crate. It may pace a restart
+/// (a `Plan` in its `IdleDecision`), which the endpoint's pacer carries out segment by
+/// segment, so its connections take the general paths (`TcpConfig::is_plain`).
 pub const EXTERNAL_RESTART: PartInfo = PartInfo {
     family: Family::Restart,
     name: "python",
     doc: "a restart-after-idle policy written in Python (docs/python-parts.md)",
     keys: &[],
-    per_segment: false,
+    per_segment: true,
 };
 
 /// How each endpoint gets its own part: `name` is what results show, `spec` tells two

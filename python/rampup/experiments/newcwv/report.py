@@ -5,6 +5,7 @@ path RTT)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -13,9 +14,10 @@ from matplotlib.figure import Figure
 
 from ..context import Context
 from ..framework import ClaimRule, Experiment, Point, Results, Verdict
-from ..present import errorbars, settings_table, x_table
+from ..present import errorbars, settings_table, with_yours, x_table
 from ..report import Report
 from ..view import View
+from ..yours import Beside, Source
 from . import ns2
 from .claims import BEHIND, DROPS, LATER_DROPS, RATE, SENT, SHARE, THEN_NOW, THEN_NOW_PAIRS, claim_rules
 from .runs import (
@@ -64,8 +66,17 @@ SCHEMES_TEXT = (
     "received rate leaves out (the wire carries it).")
 
 
+#: A ``--with`` restart policy stands beside new-CWV (the paper's form, (D−R)/2) at each of
+#: its points, in the main reading, playing it in the claims about new-CWV as a mechanism.
+BESIDE_RESTART = Beside(
+    NEWCWV, NEWCWV, "abdfhioprst", (Source(NEWCWV, "new-cwv"),), what="new-CWV",
+    not_judged="(c), (e), (m) and (n) compare new-CWV's own loss responses, and (g), (j), (k), (l) and (q) are about "
+               "standard TCP and TCP-CWV.")
+
+
 class NewCwv(Experiment):
     name = "newcwv"
+    beside = {"restart": BESIDE_RESTART}
     ns2 = ns2.Column()
     index_figure = "fig4-5"
     then_now_rows, then_now_pairs = THEN_NOW, THEN_NOW_PAIRS
@@ -141,17 +152,18 @@ class NewCwv(Experiment):
 
     def sections(self, rep: Report, res: Results, verdicts: list[Verdict], ctx: Context) -> None:
         v = View(res.summary, {})
-        _clean(rep, res, v)
+        _clean(rep, res, v, res.yours)
         for sweep, figs, what in (("idle", "4 and 5", f"a {PAUSE_LEN_S} s idle"),
                                   ("limited", "6 and 7", f"{PAUSE_LEN_S} s at {LIMITED_KBPS} kb/s")):
-            _transient(rep, v, sweep, figs, what)
-        _rtt(rep, v)
+            _transient(rep, v, sweep, figs, what, res.yours)
+        _rtt(rep, v, res.yours)
         rep.heading("The queue: a set-up detail the paper leaves out (16 flows, idle)")
-        series = {s: p for s in SCHEMES if not (p := v.of(s, sweep="queue")).empty}
-        base = {s: v.of(s, sweep="idle") for s in SCHEMES}
+        schemes = (*SCHEMES, *res.yours)
+        series = {s: p for s in schemes if not (p := v.of(s, sweep="queue")).empty}
+        base = {s: v.of(s, sweep="idle") for s in schemes}
         rep.table(x_table(series, sorted(series[NEWCWV].index), [(RATE, "kb/s", 1, "{:.0f}"), (DROPS, "drops %", 100, "{:.1f}")]),
                   f"By bottleneck queue (packets); one BDP at 100 Mb/s, the paper's, is {Setup().queue_packets} packets: "
-                  + ", ".join(f"{s} {base[s].at[16.0, RATE]:.0f} kb/s" for s in SCHEMES if 16.0 in base[s].index))
+                  + ", ".join(f"{s} {base[s].at[16.0, RATE]:.0f} kb/s" for s in schemes if 16.0 in base[s].index))
 
 
 def _at(q: pd.DataFrame, t_ns: float, col: str = "drops") -> float:
@@ -161,16 +173,16 @@ def _at(q: pd.DataFrame, t_ns: float, col: str = "drops") -> float:
     return float(before[col].iloc[-1]) if len(before) else 0.0
 
 
-def _clean(rep: Report, res: Results, v: View) -> None:
+def _clean(rep: Report, res: Results, v: View, yours: Sequence[str] = ()) -> None:
     rep.heading("Fig. 2 and 3: one flow on a clean path")
     fig = Figure(figsize=(9, 4), layout="constrained")
     for ax, sweep, title in zip(fig.subplots(1, 2), ("clean-idle", "clean-limited"),
                                 (f"after a {PAUSE_LEN_S} s idle", f"after {PAUSE_LEN_S} s at {LIMITED_KBPS} kb/s"), strict=True):
-        for scheme in FIG23:
+        for scheme in (*FIG23, *yours):
             tp = res.example(sweep=sweep, scheme=scheme, seed=1)["throughput"]
             t, mb = tp["t_ns"] / 1e9, tp["data_bytes"].cumsum() / 1e6
             near = (t >= PAUSE_S + PAUSE_LEN_S - 1) & (t <= PAUSE_S + PAUSE_LEN_S + 3)
-            ax.plot(t[near], mb[near], label=scheme, color=COLORS[scheme])
+            ax.plot(t[near], mb[near], label=scheme, color=with_yours(STYLE, yours)[scheme]["color"])
         ax.set_title(title)
         ax.set_xlabel("time (s)")
         ax.set_ylabel("data received (MB)")
@@ -178,21 +190,22 @@ def _clean(rep: Report, res: Results, v: View) -> None:
         ax.legend(fontsize="small")
     rep.figure(fig, "fig2-3", "Data received over time around the restart (seed 1): the paper plots sequence numbers.")
     rows = []
-    for scheme in FIG23:
+    for scheme in (*FIG23, *yours):
         rows.append({"scheme": scheme, "behind after the idle (s)": f"{v.of(scheme, sweep='clean-idle').at[1.0, BEHIND]:.1f}",
                      "behind after 12 kb/s (s)": f"{v.of(scheme, sweep='clean-limited').at[1.0, BEHIND]:.1f}"})
     rep.table(pd.DataFrame(rows), "How long the received data fell behind the application after its restart (one RTT: 0.2 s)")
 
 
-def _transient(rep: Report, v: View, sweep: str, figs: str, what: str) -> None:
+def _transient(rep: Report, v: View, sweep: str, figs: str, what: str, yours: Sequence[str] = ()) -> None:
     rep.heading(f"Fig. {figs}: a capacity drop during {what}")
-    series = {s: p for s in SCHEMES if not (p := v.of(s, sweep=sweep)).empty}
+    series = {s: p for s in (*SCHEMES, *yours) if not (p := v.of(s, sweep=sweep)).empty}
+    styles = with_yours(STYLE, yours)
     fig = Figure(figsize=(10, 4), layout="constrained")
     ax1, ax2 = fig.subplots(1, 2)
-    errorbars(ax1, series, RATE, STYLE)
+    errorbars(ax1, series, RATE, styles)
     xs = np.array(sorted(series[NEWCWV].index))
     ax1.plot(xs, [min(APP_KBPS, LOW_MBPS * 1000 / x) for x in xs], "k--", label="fair share")
-    errorbars(ax2, series, DROPS, STYLE, scale=100)
+    errorbars(ax2, series, DROPS, styles, scale=100)
     for ax, label in ((ax1, "received rate after the restart (kb/s)"), (ax2, f"drop rate, first {DROP_RTTS} RTTs (%)")):
         ax.set_xscale("log", base=2)
         ax.set_xlabel("number of flows")
@@ -205,13 +218,13 @@ def _transient(rep: Report, v: View, sweep: str, figs: str, what: str) -> None:
     rep.table(x_table(series, list(xs), [(DROPS, "drops %", 100, "{:.1f}")]), f"Drop rate (%) in the first {DROP_RTTS} RTTs, by number of flows")
 
 
-def _rtt(rep: Report, v: View) -> None:
+def _rtt(rep: Report, v: View, yours: Sequence[str] = ()) -> None:
     rep.heading("The path RTT: the loss responses (16 flows, idle)")
-    series = {s: p for s in SCHEMES if not (p := v.of(s, sweep="rtt")).empty}
+    series = {s: p for s in (*SCHEMES, *yours) if not (p := v.of(s, sweep="rtt")).empty}
     xs = sorted(series[NEWCWV].index)
     fig = Figure(figsize=(7, 4), layout="constrained")
     ax = fig.add_subplot()
-    errorbars(ax, series, RATE, STYLE)
+    errorbars(ax, series, RATE, with_yours(STYLE, yours))
     ax.set_xscale("log", base=2)
     ax.set_xlabel("path RTT (ms)")
     ax.set_ylabel("received rate after the restart (kb/s)")

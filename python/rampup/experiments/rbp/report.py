@@ -12,9 +12,10 @@ from matplotlib.figure import Figure
 from .. import then_now
 from ..context import Context
 from ..framework import Alternate, ClaimRule, Experiment, Point, Results, Verdict, judge, then_now_table
-from ..present import docs_table, errorbars, settings_table, x_table
+from ..present import docs_table, errorbars, settings_table, with_yours, x_table
 from ..report import Report
 from ..view import View
+from ..yours import Beside, Source
 from . import ns2
 from .claims import THEN_NOW, claim_rules
 from .runs import LINUX_PACING, LINUX_RBP, LINUX_SSR, MODERN, NSSR, RBP, RBP_CWND, SCHEMES, SSR, THEN_NOW_PAIRS, VARIANTS, VEGAS, Setup, scenario, sweeps
@@ -80,8 +81,26 @@ THEN_NOW_TEXT = (
     "linux-rbp are compared there with today's default, linux-ssr, and linux-rbp with linux-pacing. " + then_now.RULES)
 
 
+#: A ``--with`` restart policy stands where RBP/cwnd does: on NewReno and Reno recovery, the
+#: controller of reno-ssr and reno-nssr, which the claims hold RBP against (RBP/rate runs on
+#: Vegas), at RBP/cwnd's points of the main variant, playing RBP in the claims about it.
+BESIDE_RESTART = Beside(
+    RBP_CWND, "RBP", "abcdefgij", (Source(RBP_CWND, "rbp-cwnd", lambda tags: tags["variant"] == "main"),),
+    what="RBP (RBP/cwnd's set-up)",
+    not_judged="(h) is about every scheme's growth with the delay, (k) about RBP/cwnd against RBP/rate; the robustness "
+               "variants run the paper's schemes only.")
+
+#: A ``--with`` congestion controller stands beside Vegas (vegas-nssr: restart with the window
+#: kept, as reno-nssr), the controller the paper compares with Reno, at its points of the
+#: main variant, playing Vegas in the claims that speak of it.
+BESIDE_CC = Beside(
+    VEGAS, VEGAS, "bcefg", (Source(VEGAS, "vegas", lambda tags: tags["variant"] == "main"),), what="Vegas (vegas-nssr)",
+    not_judged="the others are about the restart schemes over Reno and RBP/rate, which runs over Vegas.")
+
+
 class Rbp(Experiment):
     name = "rbp"
+    beside = {"restart": BESIDE_RESTART, "cc": BESIDE_CC}
     index_figure = "fig6"
     then_now_rows, then_now_pairs, then_now_where = THEN_NOW, THEN_NOW_PAIRS, {"variant": "main"}
     title = "Paper 000 (RBP): restart after idle — reproduction of §4, Figures 6-10"
@@ -160,12 +179,13 @@ class Rbp(Experiment):
         main = View(res.summary, {"variant": "main"})
         for name, sweep_name, col, ylabel, scale, title in FIGURES:
             rep.heading(title)
-            rep.figure(_figure(main, sweep_name, col, ylabel, scale, ctx.quick), name, "Mean over seeds with 90% CI; restarts (rounds 2-10).")
-        _figure_data(rep, main)
+            rep.figure(_figure(main, sweep_name, col, ylabel, scale, ctx.quick, res.yours), name,
+                       "Mean over seeds with 90% CI; restarts (rounds 2-10).")
+        _figure_data(rep, main, res.yours)
         rep.heading("Then and now: RBP against today's Linux")
         rep.text(THEN_NOW_TEXT)
         rep.table(ctx.then_now, "Claim by claim: RBP against today's Linux")
-        _startup(rep, res, main)
+        _startup(rep, res, main, res.yours)
         for variant in (k for k in VARIANTS if k != "main"):
             _robustness(rep, res, variant, verdicts, ctx.quick)
 
@@ -178,21 +198,23 @@ def _judge_variant(summary: pd.DataFrame, variant: str) -> list[Verdict]:
     return judge(claim_rules(), _view(summary, variant, RBP))
 
 
-def _series(v: View, sweep: str) -> dict[str, pd.DataFrame]:
-    """The schemes that ran in ``v``'s variant (today's run in the main one only)."""
-    return {k: p for k in SCHEMES if len(p := v.of(k, sweep=sweep))}
+def _series(v: View, sweep: str, yours: Sequence[str] = ()) -> dict[str, pd.DataFrame]:
+    """The schemes that ran in ``v``'s variant (today's run and the ``--with`` parts' in the
+    main one only)."""
+    return {k: p for k in (*SCHEMES, *yours) if len(p := v.of(k, sweep=sweep))}
 
 
-def _figure(v: View, sweep: str, col: str, ylabel: str, scale: float, quick: bool) -> Figure:
+def _figure(v: View, sweep: str, col: str, ylabel: str, scale: float, quick: bool, yours: Sequence[str] = ()) -> Figure:
     """One paper figure: every scheme's mean of ``col`` with its CI against the sweep's x."""
     fig = Figure(figsize=(7, 4.5), layout="constrained")
-    _panel(fig.add_subplot(), v, sweep, col, ylabel, scale, quick)
+    _panel(fig.add_subplot(), v, sweep, col, ylabel, scale, quick, yours=yours)
     return fig
 
 
-def _panel(ax: Any, v: View, sweep: str, col: str, ylabel: str, scale: float, quick: bool, title: str = "") -> None:
+def _panel(ax: Any, v: View, sweep: str, col: str, ylabel: str, scale: float, quick: bool, title: str = "",
+           yours: Sequence[str] = ()) -> None:
     """On ``ax``: every scheme's mean of ``col`` with its CI against the sweep's x."""
-    errorbars(ax, _series(v, sweep), col, STYLE, scale)
+    errorbars(ax, _series(v, sweep, yours), col, with_yours(STYLE, yours), scale)
     ax.set_xlabel(next(s for s in sweeps(quick) if s.name == sweep).xlabel)
     ax.set_ylabel(ylabel)
     if title:  # a panel's; a figure's own title is its report heading
@@ -202,27 +224,27 @@ def _panel(ax: Any, v: View, sweep: str, col: str, ylabel: str, scale: float, qu
     ax.legend(fontsize="small")
 
 
-def _table(v: View, sweep: str, cols: Sequence[tuple[str, str, float, str]]) -> pd.DataFrame:
+def _table(v: View, sweep: str, cols: Sequence[tuple[str, str, float, str]], yours: Sequence[str] = ()) -> pd.DataFrame:
     """x rows, one column per scheme and metric: "mean ± ci"."""
-    return x_table(_series(v, sweep), sorted(v.points[v.points["sweep"] == sweep]["x"].unique()), cols)
+    return x_table(_series(v, sweep, yours), sorted(v.points[v.points["sweep"] == sweep]["x"].unique()), cols)
 
 
-def _figure_data(rep: Report, v: View) -> None:
+def _figure_data(rep: Report, v: View, yours: Sequence[str] = ()) -> None:
     rep.heading("Figure data (restarts, mean ± 90% CI)")
     elapsed, drops = [("restart_elapsed_s", "elapsed s", 1, "{:.3f}")], [("restart_drops", "losses", 1, "{:.2f}")]
-    rep.table(_table(v, "burst", elapsed), "Fig. 6: x = burst (KB)")
-    rep.table(_table(v, "burst", [("restart_drop_rate", "drop %", 100, "{:.1f}")]), "Fig. 7: x = burst (KB)")
-    rep.table(_table(v, "delay24", elapsed), "Fig. 8: x = one-way delay (ms)")
-    rep.table(_table(v, "delay24", drops), "Fig. 9: x = one-way delay (ms)")
-    rep.table(_table(v, "delay10", drops), "Fig. 10: x = one-way delay (ms)")
-    rep.table(_table(v, "delay10", [("restart_retx_rate", "retx %", 100, "{:.1f}")]), "Fig. 10 as retransmitted fraction (claim e)")
+    rep.table(_table(v, "burst", elapsed, yours), "Fig. 6: x = burst (KB)")
+    rep.table(_table(v, "burst", [("restart_drop_rate", "drop %", 100, "{:.1f}")], yours), "Fig. 7: x = burst (KB)")
+    rep.table(_table(v, "delay24", elapsed, yours), "Fig. 8: x = one-way delay (ms)")
+    rep.table(_table(v, "delay24", drops, yours), "Fig. 9: x = one-way delay (ms)")
+    rep.table(_table(v, "delay10", drops, yours), "Fig. 10: x = one-way delay (ms)")
+    rep.table(_table(v, "delay10", [("restart_retx_rate", "retx %", 100, "{:.1f}")], yours), "Fig. 10 as retransmitted fraction (claim e)")
 
 
-def _startup(rep: Report, res: Results, v: View) -> None:
+def _startup(rep: Report, res: Results, v: View, yours: Sequence[str] = ()) -> None:
     rep.heading("Round 1 (startup), reported separately")
     rep.text("Startup is the same slow start for every Reno-based scheme (RBP acts only after an idle), so reno-ssr, "
              "reno-nssr and RBP/cwnd coincide here, as do vegas-nssr and RBP/rate.")
-    rep.table(_table(v, "burst", [("startup_elapsed_s", "elapsed s", 1, "{:.3f}"), ("startup_drop_rate", "drop %", 100, "{:.1f}")]),
+    rep.table(_table(v, "burst", [("startup_elapsed_s", "elapsed s", 1, "{:.3f}"), ("startup_drop_rate", "drop %", 100, "{:.1f}")], yours),
               "Round 1, Fig. 6/7 set-up: x = burst (KB)")
     runs = res.runs[res.runs["variant"] == "main"]
     incomplete = int(runs[[f"{p}_incomplete" for p in PARTS]].to_numpy().sum())

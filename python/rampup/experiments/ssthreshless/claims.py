@@ -499,6 +499,11 @@ NUMBERS: dict[str, Callable[[View], str]] = {
     "w": numbers_w, "x": numbers_x, "y": numbers_y, "z": numbers_z}
 #: Claims about SSthreshless Start, judged again with the 10 ms tick (the others are about slow start).
 ABOUT_SLS = set("abcdefhqrstwyz")
+#: Claims about SSthreshless Start's own parameter γ (Table II's sweep).
+ABOUT_GAMMA = set("dqr")
+#: The claims a ``--with`` startup is judged on in SSthreshless Start's place: those about
+#: SSthreshless Start but its γ's, which a startup of the user's does not have.
+ABOUT_A_STARTUP = ABOUT_SLS - ABOUT_GAMMA
 
 
 def claim_rules() -> list[ClaimRule]:

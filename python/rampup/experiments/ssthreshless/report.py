@@ -3,7 +3,7 @@ paper's tables and figures beside ours, and the data."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -14,11 +14,12 @@ from .. import then_now
 from ..checks import count, verdict
 from ..context import Context
 from ..framework import Alternate, ClaimRule, Experiment, Point, Results, Verdict, then_now_table
-from ..present import docs_table, errorbars, settings_table
+from ..present import docs_table, errorbars, settings_table, with_yours
 from ..report import Report
 from ..view import View
+from ..yours import Beside, Source
 from . import ns2
-from .claims import ABOUT_SLS, THEN_NOW, claim_rules
+from .claims import ABOUT_A_STARTUP, ABOUT_GAMMA, ABOUT_SLS, DEFAULT_GAMMA, THEN_NOW, claim_rules
 from .metrics import METRICS, acked_at, jain, measure, points_of, series_of
 from .paper import PAPER_LABEL
 from .runs import (
@@ -73,9 +74,8 @@ STYLE = {
 }
 
 
-def _line_style(k: str) -> dict[str, Any]:
-    st = {a: b for a, b in STYLE[k].items() if a in ("color", "linestyle")}
-    return st
+def _line_style(k: str, styles: Mapping[str, dict[str, Any]] = STYLE) -> dict[str, Any]:
+    return {a: b for a, b in styles[k].items() if a in ("color", "linestyle")}
 
 
 def _series(ts: pd.DataFrame, flow: int = 0) -> pd.DataFrame:
@@ -101,11 +101,11 @@ def _grid_and_legend(axes: Any) -> None:
         ax.legend(fontsize="small")
 
 
-def fig_sweep(points: pd.DataFrame, sw: Sweep, title: str) -> Figure:
+def fig_sweep(points: pd.DataFrame, sw: Sweep, title: str, yours: Sequence[str] = ()) -> Figure:
     fig = Figure(figsize=(13, 4.8), layout="constrained")
     axes = fig.subplots(1, 2, sharey=True)
     for ax, r in zip(axes, (MAIN, NS2), strict=True):
-        errorbars(ax, series_of(points, sw.name, r, SWEEP_SCHEMES + MODERN), "util_pct", STYLE)
+        errorbars(ax, series_of(points, sw.name, r, SWEEP_SCHEMES + MODERN + list(yours)), "util_pct", with_yours(STYLE, yours))
         ax.set_xlabel(sw.xlabel)
         ax.set_title(f"reading {r}: {READINGS[r].label}", fontsize="small")
         ax.set_ylim(0, 100)
@@ -121,8 +121,29 @@ def fig_sweep(points: pd.DataFrame, sw: Sweep, title: str) -> Figure:
 FIGURE_EXPS = {"I", "fig3", "II", "III", "VII", "fig10"}
 
 
+#: A ``--with`` startup stands beside SSthreshless Start: at each of its points (Table II's
+#: at the default γ alone: the sweep is of SSthreshless Start's parameter), and beside today's
+#: startups in Table I, where SSthreshless Start does not run; it plays SSthreshless Start in
+#: the claims about it, and then and now holds it against today's startups and against SLS.
+BESIDE_STARTUP = Beside(
+    SLS, "SLS", "".join(sorted(ABOUT_A_STARTUP)),
+    (Source(SLS, "ssthreshless", lambda tags: tags["exp"] != "II" or tags["x"] == DEFAULT_GAMMA),
+     Source(HPP, "hystart++", lambda tags: tags["exp"] == "I")),
+    what="SSthreshless Start",
+    not_judged=f"({'), ('.join(sorted(ABOUT_GAMMA))}) are about SSthreshless Start's γ, and the others about slow "
+               "start's ssthresh, Vegas or the paper's TCP around every scheme.")
+
+#: A ``--with`` congestion controller stands beside Vegas, the one controller the paper
+#: compares with the NewReno schemes, at Vegas's points (in both readings), playing Vegas in
+#: the claims about it.
+BESIDE_CC = Beside(
+    VEGAS, VEGAS, "hl", (Source(VEGAS, "vegas"),), what="Vegas",
+    not_judged="the others are about the startups, which run over NewReno.")
+
+
 class Ssthreshless(Experiment):
     name = "ssthreshless"
+    beside = {"startup": BESIDE_STARTUP, "cc": BESIDE_CC}
     ns2 = ns2.Column()
     index_figure = "fig6"
     then_now_rows, then_now_pairs, then_now_where = THEN_NOW, THEN_NOW_PAIRS, {"reading": MAIN}
@@ -218,7 +239,7 @@ def _example(res: Results, exp: str, reading: str, scheme: str, x: float | None 
 def _table1_fig2(rep: Report, res: Results, ctx: Context) -> None:
     points = res.summary
     rep.heading("Table I and Fig. 2: slow start with ssthresh 5000 / 500 / 32 (buffer 250)")
-    rep.table(table1(points), "Table I: link utilization over 10 s (mean ± 90% CI) in every reading of ACK policy × "
+    rep.table(table1(points, res.yours), "Table I: link utilization over 10 s (mean ± 90% CI) in every reading of ACK policy × "
                               "window cap, beside the paper; new segs = distinct segments sent (the paper's highest "
                               "sequence number sent)")
     fig = Figure(figsize=(13, 8), layout="constrained")
@@ -262,7 +283,7 @@ def _table2_fig4(rep: Report, res: Results, ctx: Context) -> None:
     rep.heading("Table II and Fig. 4: sensitivity to γ (buffer 250)")
     rep.text("The paper's three γ values were lost in extraction; we place its 'small / medium / large' rows beside "
              "γ = 1, 3 (our default) and 10, and sweep further.")
-    rep.table(table2(points), "Table II: SSthreshless Start's link utilization by γ (mean ± 90% CI)")
+    rep.table(table2(points, res.yours), "Table II: SSthreshless Start's link utilization by γ (mean ± 90% CI)")
     fig = Figure(figsize=(15, 4.5), layout="constrained")
     axes = fig.subplots(1, 3)
     gam = sorted(points_of(points, "II", MAIN, SLS).index)
@@ -294,14 +315,15 @@ def _table2_fig4(rep: Report, res: Results, ctx: Context) -> None:
 def _table3_fig5(rep: Report, res: Results, ctx: Context) -> None:
     points = res.summary
     rep.heading("Table III and Fig. 5: buffer 200 (0.4 BDP): cwnd and backlog")
-    rep.table(table3(points), "Table III: link utilization over 10 s (mean ± 90% CI) beside the paper")
+    rep.table(table3(points, res.yours), "Table III: link utilization over 10 s (mean ± 90% CI) beside the paper")
     fig = Figure(figsize=(13, 7), layout="constrained")
     axes = fig.subplots(2, 1, sharex=True)
-    for k in (SS_A, VEGAS, SLS, SLS_TICK):
+    styles = with_yours(STYLE, res.yours)
+    for k in (SS_A, VEGAS, SLS, SLS_TICK, *res.yours):
         t = _example(res, "III", MAIN, k)
         s, q = _series(t["timeseries"]), _queue(t["queues"], step=0.02)
-        axes[0].plot(s["t"], s["cwnd"], label=k, drawstyle="steps-post", **_line_style(k))
-        axes[1].plot(q["t"], q["packets"], label=k, linewidth=0.8, **_line_style(k))
+        axes[0].plot(s["t"], s["cwnd"], label=k, drawstyle="steps-post", **_line_style(k, styles))
+        axes[1].plot(q["t"], q["packets"], label=k, linewidth=0.8, **_line_style(k, styles))
     axes[0].axhline(500, color="gray", linestyle=":", linewidth=1, label="BDP")
     axes[0].set_ylim(0, 1200)  # SS (A)'s window inflated by duplicate ACKs in fast recovery is clipped
     axes[1].axhline(200, color="gray", linestyle=":", linewidth=1, label="buffer")
@@ -320,14 +342,14 @@ def _sweeps(rep: Report, res: Results, ctx: Context) -> None:
                                     "Fig. 7: link utilization vs bottleneck one-way delay (40 Mb/s, buffer BDP/2)",
                                     "Fig. 8: link utilization vs bottleneck bandwidth (48 ms, buffer BDP/2)"), strict=True):
         rep.heading(f"{title.split(':')[0]} and Table {sw.table}")
-        rep.figure(fig_sweep(points, sw, title), fig_name, f"{title}. Mean over seeds with 90% CI.")
+        rep.figure(fig_sweep(points, sw, title, res.yours), fig_name, f"{title}. Mean over seeds with 90% CI.")
         unit = {"buffer": "packets", "delay": "ms", "rate": "Mb/s"}[sw.name]
-        rep.table(table_sweep_point(points, sw),
+        rep.table(table_sweep_point(points, sw, res.yours),
                   f"Table {sw.table}: x = {sw.table_x:g} {unit}. Throughput ratio = SLS's utilization over the "
                   f"scheme's (×100%), as in the paper; 'ratio (tick)' uses SLS with the 10 ms tick")
         name = title.split(":")[0]
-        rep.table(table_sweep(points, sw, MAIN), f"{name} data, reading main: utilization % (x in {unit})")
-        rep.table(table_sweep(points, sw, NS2), f"{name} data, reading ns2: utilization % (x in {unit})")
+        rep.table(table_sweep(points, sw, MAIN, res.yours), f"{name} data, reading main: utilization % (x in {unit})")
+        rep.table(table_sweep(points, sw, NS2, res.yours), f"{name} data, reading ns2: utilization % (x in {unit})")
         if sw.name in ("delay", "rate"):
             rep.table(tick_table(points, sw),
                       f"The 10 ms tick reading against the base RTT (x in {unit}): a sample is rounded to whole 10 ms "
@@ -338,17 +360,18 @@ def _sweeps(rep: Report, res: Results, ctx: Context) -> None:
 def _table7_fig9(rep: Report, res: Results, ctx: Context) -> None:
     points = res.summary
     rep.heading("Table VII and Fig. 9: 10 Mb/s UDP from 1 s to 5 s")
-    rep.table(table7(points), "Table VII: TCP goodput over 10 s (Mb/s, mean ± 90% CI) beside the paper (whose Mb/s is "
+    rep.table(table7(points, res.yours), "Table VII: TCP goodput over 10 s (Mb/s, mean ± 90% CI) beside the paper (whose Mb/s is "
                               "its highest sequence number × 8000 bit / 10 s)")
     fig = Figure(figsize=(13, 7), layout="constrained")
     axes = fig.subplots(2, 1, sharex=True)
-    for k in (SLS, SLS_TICK, SS_S, VEGAS):
+    styles = with_yours(STYLE, res.yours)
+    for k in (SLS, SLS_TICK, SS_S, VEGAS, *res.yours):
         t = _example(res, "VII", MAIN, k)
         s = _series(t["timeseries"])
-        axes[0].plot(s["t"], s["cwnd"], label=k, drawstyle="steps-post", **_line_style(k))
+        axes[0].plot(s["t"], s["cwnd"], label=k, drawstyle="steps-post", **_line_style(k, styles))
         edges = np.arange(0, 10.01, 0.25)
         a = acked_at(t["timeseries"][t["timeseries"]["flow"] == 0], edges)
-        axes[1].step(edges[1:], np.diff(a) * 8 / 0.25 / 1e6, where="pre", label=k, **_line_style(k))
+        axes[1].step(edges[1:], np.diff(a) * 8 / 0.25 / 1e6, where="pre", label=k, **_line_style(k, styles))
     for ax in axes:
         ax.axvspan(1, 5, color="gray", alpha=0.12, label="UDP 10 Mb/s")
         ax.grid(alpha=0.3)
@@ -369,11 +392,12 @@ def _fig10(rep: Report, res: Results, ctx: Context) -> None:
              f"0 s (+ up to 10 ms jitter), flow 5 at {late:g} s; {dur:g} s; buffer 250. Jain's index over the "
              f"last third of the run from each flow's goodput; 'late flow catch-up' = flow 5's mean cwnd 10-20 s "
              f"after its start over flows 1-4's mean.")
-    rep.table(table10(points), "Fig. 10: fairness over the last third (mean over seeds; per-flow Mb/s / mean cwnd)")
-    fig = Figure(figsize=(14, 8), layout="constrained")
-    axes = fig.subplots(2, 2, sharex=True)
+    rep.table(table10(points, res.yours), "Fig. 10: fairness over the last third (mean over seeds; per-flow Mb/s / mean cwnd)")
+    shown = (SLS, SLS_TICK, *res.yours)
+    fig = Figure(figsize=(7 * len(shown), 8), layout="constrained")
+    axes = fig.subplots(2, len(shown), sharex=True)
     colors = ["tab:blue", "tab:cyan", "tab:red", "tab:orange", "tab:green"]
-    for col, s in enumerate((SLS, SLS_TICK)):
+    for col, s in enumerate(shown):
         t = _example(res, "fig10", MAIN, s)["timeseries"]
         for i in range(5):
             ser = _series(t, i)
@@ -385,7 +409,7 @@ def _fig10(rep: Report, res: Results, ctx: Context) -> None:
         jt = [jain(rates[:, j] if edges[j] >= late else rates[:4, j]) for j in range(len(edges) - 1)]
         axes[1, col].plot(edges[1:], jt, color="black", drawstyle="steps-pre", label="Jain's index (1 s bins)")
         axes[0, col].axhline(100, color="gray", linestyle=":", linewidth=1, label="BDP/5")
-        axes[0, col].set_title(f"SSthreshless flows: {s}; reading main, seed 1", fontsize="small")
+        axes[0, col].set_title(f"flows 3-5: {s}; reading main, seed 1", fontsize="small")
         axes[0, col].set_ylabel("cwnd (segments)")
         axes[1, col].set_ylabel("Jain's fairness index")
         axes[1, col].set_ylim(0, 1.05)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
@@ -17,8 +18,9 @@ def _fmt(v: float | None, fmt: str = "{:.2f}") -> str:
     return "" if v is None or (isinstance(v, float) and math.isnan(v)) else fmt.format(v)
 
 
-def table1(points: pd.DataFrame) -> pd.DataFrame:
-    """Table I's slow starts in every reading, then today's startups (reading main only)."""
+def table1(points: pd.DataFrame, yours: Sequence[str] = ()) -> pd.DataFrame:
+    """Table I's slow starts in every reading, then today's startups and the ``--with``
+    startups (`yours`; reading main only)."""
     rows = []
     for k in (SS_L, SS_A, SS_S):
         row: dict[str, Any] = {"scheme": PAPER_LABEL[k], "paper util %": _fmt(paper("I", k, 0)),
@@ -33,13 +35,15 @@ def table1(points: pd.DataFrame) -> pd.DataFrame:
         row["drops / timeouts [main]"] = f"{m.at[250, 'drops']:.0f} / {m.at[250, 'timeouts']:.1f}"
         row["drops / timeouts [ns2]"] = f"{n.at[250, 'drops']:.0f} / {n.at[250, 'timeouts']:.1f}"
         rows.append(row)
-    for k, m in series_of(points, "I", MAIN, MODERN).items():
+    for k, m in series_of(points, "I", MAIN, MODERN + list(yours)).items():
         rows.append({"scheme": k, "util % [main]": pm(m, 250, "util_pct"), "new segs [main]": pm(m, 250, "new_segments", "{:.0f}"),
                      "drops / timeouts [main]": f"{m.at[250, 'drops']:.0f} / {m.at[250, 'timeouts']:.1f}"})
     return pd.DataFrame(rows).fillna("")
 
 
-def table2(points: pd.DataFrame) -> pd.DataFrame:
+def table2(points: pd.DataFrame, yours: Sequence[str] = ()) -> pd.DataFrame:
+    """SSthreshless Start by γ; a ``--with`` startup, which has no γ, ran once at the set-up's
+    defaults and stands in every row."""
     rows = []
     xs = sorted(points_of(points, "II", MAIN, SLS).index)
     for g in xs:
@@ -50,13 +54,17 @@ def table2(points: pd.DataFrame) -> pd.DataFrame:
             for s in (SLS, SLS_TICK):
                 row[f"{s} util % [{r}]"] = pm(points_of(points, "II", r, s), g, "util_pct")
         row["SLS drops [main]"] = f"{points_of(points, 'II', MAIN, SLS).at[g, 'drops']:.0f}"
+        for k in yours:
+            for r in (MAIN, NS2):
+                p = points_of(points, "II", r, k)
+                row[f"{k} util % [{r}] (no γ)"] = pm(p, p.index[0], "util_pct") if len(p) else ""
         rows.append(row)
     return pd.DataFrame(rows)
 
 
-def table3(points: pd.DataFrame) -> pd.DataFrame:
+def table3(points: pd.DataFrame, yours: Sequence[str] = ()) -> pd.DataFrame:
     rows = []
-    for k in (SLS, SLS_TICK, SS_A, VEGAS, VEGAS_RFC):
+    for k in (SLS, SLS_TICK, SS_A, VEGAS, VEGAS_RFC, *yours):
         lab = PAPER_LABEL.get(k, "")
         m, n = points_of(points, "III", MAIN, k), points_of(points, "III", NS2, k)
         rows.append({
@@ -70,12 +78,13 @@ def table3(points: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def table_sweep_point(points: pd.DataFrame, sw: Sweep) -> pd.DataFrame:
-    """Tables IV-VI: every scheme at the sweep's table point, utilization and throughput ratio."""
+def table_sweep_point(points: pd.DataFrame, sw: Sweep, yours: Sequence[str] = ()) -> pd.DataFrame:
+    """Tables IV-VI: every scheme (and each ``--with`` startup) at the sweep's table point,
+    utilization and throughput ratio."""
     x = float(sw.table_x)
     rows = []
     base = {r: {s: points_of(points, sw.name, r, s) for s in (SLS, SLS_TICK)} for r in (MAIN, NS2)}
-    for k in SWEEP_SCHEMES + MODERN:
+    for k in SWEEP_SCHEMES + MODERN + list(yours):
         pr, ps = paper(sw.table, k, 2), paper(sw.table, SLS, 0)
         row: dict[str, Any] = {"scheme": k, "paper util %": _fmt(paper(sw.table, k, 0)),
                                "paper ratio %": _fmt(pr),
@@ -93,10 +102,10 @@ def table_sweep_point(points: pd.DataFrame, sw: Sweep) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def table_sweep(points: pd.DataFrame, sw: Sweep, reading: str) -> pd.DataFrame:
+def table_sweep(points: pd.DataFrame, sw: Sweep, reading: str, yours: Sequence[str] = ()) -> pd.DataFrame:
     """Figure data: x rows, one column per scheme, mean utilization ± 90% CI."""
     xs = sorted(points_of(points, sw.name, reading, SLS).index)
-    return x_table(series_of(points, sw.name, reading, SWEEP_SCHEMES + MODERN), xs, [("util_pct", "", 1.0, "{:.1f}")])
+    return x_table(series_of(points, sw.name, reading, SWEEP_SCHEMES + MODERN + list(yours)), xs, [("util_pct", "", 1.0, "{:.1f}")])
 
 
 def tick_table(points: pd.DataFrame, sw: Sweep) -> pd.DataFrame:
@@ -118,9 +127,9 @@ def tick_table(points: pd.DataFrame, sw: Sweep) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def table7(points: pd.DataFrame) -> pd.DataFrame:
+def table7(points: pd.DataFrame, yours: Sequence[str] = ()) -> pd.DataFrame:
     rows = []
-    for k in SWEEP_SCHEMES:
+    for k in SWEEP_SCHEMES + list(yours):
         m, n = points_of(points, "VII", MAIN, k), points_of(points, "VII", NS2, k)
         rows.append({
             "scheme": k, "paper Mb/s": _fmt(paper("VII", k, 3)),
@@ -133,16 +142,17 @@ def table7(points: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def table10(points: pd.DataFrame) -> pd.DataFrame:
+def table10(points: pd.DataFrame, yours: Sequence[str] = ()) -> pd.DataFrame:
+    """Fig. 10's runs: flows 3-5 run SSthreshless Start, in either RTT reading, or a ``--with`` startup."""
     rows = []
     for r in (MAIN, NS2):
-        for s in (SLS, SLS_TICK):
+        for s in (SLS, SLS_TICK, *yours):
             p = points_of(points, "fig10", r, s).iloc[0]
-            row: dict[str, Any] = {"reading": r, "SSthreshless flows": s,
+            row: dict[str, Any] = {"reading": r, "flows 3-5": s,
                                    "Jain (last third)": f"{p['jain_end']:.3f} ± {p['jain_end_ci90']:.3f}"}
             for i in range(1, 6):
-                kind = "SS (S)" if i <= 2 else "SLS"
-                row[f"flow {i} ({kind}) Mb/s / cwnd"] = f"{p[f'flow{i}_mbps_end']:.1f} / {p[f'flow{i}_cwnd_end']:.0f}"
+                kind = " (SS (S))" if i <= 2 else ""  # flows 3-5 run the row's startup
+                row[f"flow {i}{kind} Mb/s / cwnd"] = f"{p[f'flow{i}_mbps_end']:.1f} / {p[f'flow{i}_cwnd_end']:.0f}"
             row["late flow catch-up"] = f"{p['late_catchup']:.2f}"
             rows.append(row)
     return pd.DataFrame(rows)
