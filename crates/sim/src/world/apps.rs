@@ -63,6 +63,12 @@ impl<'s> World<'s> {
         fs.opened += 1;
         fs.open += 1;
         self.conns.slots[slot as usize].opened = Some(now);
+        for side in [Side::Active, Side::Passive] {
+            let c = &mut self.conns[EndId::new(slot, side).index()];
+            if let Some(s) = self.flows.saved.remove(&(c.node, c.peer_node)) {
+                c.ep.resume_from(s, now);
+            }
+        }
         match &self.sc.flows[f as usize].app {
             App::Writes { schedule } => {
                 for (k, (at, _)) in schedule.iter().enumerate() {
@@ -176,6 +182,12 @@ impl<'s> World<'s> {
         let state = c.ep.state();
         let was = std::mem::replace(&mut c.seen, state);
         let slot = &mut self.conns.slots[end.conn() as usize];
+        if done_sending(state) && !done_sending(was) {
+            // Careful Resume §3.1: the end's observation of the path, for a later connection.
+            if let Some(s) = c.ep.saved_path(now) {
+                self.flows.saved.insert((c.node, c.peer_node), s);
+            }
+        }
         if state == State::Closed {
             slot.ends_closed += 1;
             if slot.ends_closed == 2 {
@@ -209,6 +221,11 @@ impl<'s> World<'s> {
         }
         // Read only now: `flow` is not in the line an ACK reads (`Conn`).
         c.next_done_at = self.flows.complete_transfers(c.flow, acked, now, c.ep.stats().retransmits);
+        // Careful Resume §3.1: a flow's one connection saves its observation of the path as
+        // each transfer is done, for a later connection between the same hosts.
+        if let Some(s) = c.ep.saved_path(now) {
+            self.flows.saved.insert((c.node, c.peer_node), s);
+        }
     }
 
     // ---------------------------------------------------------------- rate-limited flows
@@ -297,4 +314,9 @@ impl<'s> World<'s> {
             self.schedule_release(g, now);
         }
     }
+}
+
+/// The end's own FIN is acknowledged (or the connection is gone): it sends no more.
+fn done_sending(s: State) -> bool {
+    matches!(s, State::FinWait2 | State::TimeWait | State::Closed)
 }
