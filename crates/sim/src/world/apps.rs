@@ -244,7 +244,15 @@ impl<'s> World<'s> {
     }
 
     /// Phase `k` of flow `f` begins: its first write is due now, unless it writes nothing.
+    /// The writer saves what it observed of the path so far (Careful Resume §3.1): a phase
+    /// ends the rate it was observed at, and an idle may be the connection's last.
     pub(super) fn phase(&mut self, f: u32, k: u32) {
+        if let Some(slot) = self.flows[f as usize].conn.filter(|_| k > 0) {
+            let c = &self.conns[EndId::new(slot, Side::Active).index()];
+            if let Some(saved) = c.ep.saved_path(self.now) {
+                self.flows.saved.insert((c.node, c.peer_node), saved);
+            }
+        }
         let s = spec(&self.sc.flows[f as usize].app);
         let st = self.flows[f as usize].rate.as_deref_mut().expect("made when the flow started");
         if st.begin_phase(k, s) {
