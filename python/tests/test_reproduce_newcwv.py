@@ -13,7 +13,7 @@ from conftest import checked_report, quick_reproduction, second_run_is_all_cache
 
 from rampup import _toml
 from rampup.experiments import Context
-from rampup.experiments.newcwv.runs import NEWCWV, PADDING, SCHEMES, Setup, scenario
+from rampup.experiments.newcwv.runs import CAREFUL_RESUME, NEWCWV, PADDING, SCHEMES, Setup, scenario
 
 FIGURES = ["fig2-3", "fig4-5", "fig6-7", "rtt"]
 
@@ -84,4 +84,11 @@ def test_the_scenario_is_the_papers_set_up() -> None:
     assert s.fair_share_kbps == 125.0
     with pytest.raises(ValueError, match="scheme"):
         scenario("reno", s, 1)
-    assert len(SCHEMES) == 7
+    assert len(SCHEMES) == 8
+    # Careful Resume: the restart on a second flow between the same hosts, after an idle only.
+    cr = scenario(CAREFUL_RESUME, s, 3)["flow"]
+    assert len(cr) == 32 and [f["from"] for f in cr[16:]] == [f["from"] for f in cr[:16]]
+    assert [p["name"] for p in cr[0]["app"]["phases"]] == ["idle"]
+    assert cr[16]["start"] == "33s" and [p["name"] for p in cr[16]["app"]["phases"]] == ["restart"]
+    with pytest.raises(ValueError, match="after an idle only"):
+        scenario(CAREFUL_RESUME, Setup(kind="limited"), 1)

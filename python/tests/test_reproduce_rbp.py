@@ -149,7 +149,8 @@ def test_then_and_now_compares_rbp_with_todays_linux_claim_by_claim(quick: tuple
     part = text[text.index("## Then and now"):]
     part = part[:part.index("\n## ", 1)]
     rows = [[c.strip() for c in line.split("|")[1:-1]] for line in part.splitlines() if line.startswith("| ") and "---" not in line][1:]
-    pairs = [("RBP/rate", "linux-ssr"), ("linux-rbp", "linux-ssr"), ("linux-rbp", "linux-pacing")]
+    pairs = [("RBP/rate", "linux-ssr"), ("linux-rbp", "linux-ssr"), ("linux-rbp", "linux-pacing"), ("RBP/rate", "linux-cr"),
+             ("linux-rbp", "linux-cr")]
     assert [(r[0], r[3], r[5]) for r in rows] == [(c, m, t) for c in "abcde" for m, t in pairs]
     for r in rows:
         assert r[8] in ("still beats", "does not beat", "mixed"), r

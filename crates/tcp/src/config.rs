@@ -325,6 +325,7 @@ mod tests {
                         Restart::RbpCwnd { fraction: 1.0 },
                         Restart::Cwv,
                         Restart::NewCwv(Default::default()),
+                        Restart::CarefulResume(Default::default()),
                     ];
                     TcpConfig { restart: all.into_iter().find(|r| r.name() == p.name).expect("a restart"), ..d() }
                 }
@@ -360,13 +361,13 @@ mod tests {
     }
 
     /// The parts known to act on every segment say so: BBR (a rate sample per ACK, its
-    /// pacing), pacing all the time and RBP's paced
-    /// restart (the pacer), RACK-TLP's timers, Preemptive Retransmission, quick ACKs, ECN's
+    /// pacing), pacing all the time, RBP's paced restart and Careful Resume's paced
+    /// Unvalidated Phase (the pacer), RACK-TLP's timers, Preemptive Retransmission, quick ACKs, ECN's
     /// codepoints and echo.
     #[test]
     fn the_per_segment_parts_are_the_known_ones() {
         let per_segment: Vec<_> = registry::parts().filter(|p| p.per_segment).map(|p| p.name).collect();
-        assert_eq!(per_segment, ["bbr", "rbp-rate", "rbp-cwnd", "linux", "quic", "rack-tlp", "preemptive", "quickack", "ecn"]);
+        assert_eq!(per_segment, ["bbr", "rbp-rate", "rbp-cwnd", "careful-resume", "linux", "quic", "rack-tlp", "preemptive", "quickack", "ecn"]);
     }
 
     /// Each registered part's keys have defaults of their own unit, and the part's checks

@@ -141,9 +141,21 @@ pub struct Pacer {
     next_release: Time,
     /// Data segments sent (for `PacingConfig::unpaced_segments`), counted up to that limit.
     data_segments: u32,
+    /// The restart policy paces past the first ACK (`Restart::paces_by_phase`): its paced
+    /// restart ends when the policy says, not at the first ACK. Set when made.
+    follows_phases: bool,
 }
 
 impl Pacer {
+    /// A pacer for an endpoint whose restart policy paces by phase, or not.
+    pub fn new(follows_phases: bool) -> Self {
+        Pacer { follows_phases, ..Pacer::default() }
+    }
+
+    pub fn follows_phases(&self) -> bool {
+        self.follows_phases
+    }
+
     /// Start a paced restart at one segment per `interval`; a segment may go at `now`.
     pub fn start_restart(&mut self, now: Time, interval: Duration) {
         self.restart = Some(interval);

@@ -63,6 +63,12 @@ impl<'s> World<'s> {
         fs.opened += 1;
         fs.open += 1;
         self.conns.slots[slot as usize].opened = Some(now);
+        for side in [Side::Active, Side::Passive] {
+            let c = &mut self.conns[EndId::new(slot, side).index()];
+            if let Some(s) = self.flows.saved.remove(&(c.node, c.peer_node)) {
+                c.ep.resume_from(s, now);
+            }
+        }
         match &self.sc.flows[f as usize].app {
             App::Writes { schedule } => {
                 for (k, (at, _)) in schedule.iter().enumerate() {
@@ -176,6 +182,12 @@ impl<'s> World<'s> {
         let state = c.ep.state();
         let was = std::mem::replace(&mut c.seen, state);
         let slot = &mut self.conns.slots[end.conn() as usize];
+        if done_sending(state) && !done_sending(was) {
+            // Careful Resume §3.1: the end's observation of the path, for a later connection.
+            if let Some(s) = c.ep.saved_path(now) {
+                self.flows.saved.insert((c.node, c.peer_node), s);
+            }
+        }
         if state == State::Closed {
             slot.ends_closed += 1;
             if slot.ends_closed == 2 {
@@ -209,6 +221,11 @@ impl<'s> World<'s> {
         }
         // Read only now: `flow` is not in the line an ACK reads (`Conn`).
         c.next_done_at = self.flows.complete_transfers(c.flow, acked, now, c.ep.stats().retransmits);
+        // Careful Resume §3.1: a flow's one connection saves its observation of the path as
+        // each transfer is done, for a later connection between the same hosts.
+        if let Some(s) = c.ep.saved_path(now) {
+            self.flows.saved.insert((c.node, c.peer_node), s);
+        }
     }
 
     // ---------------------------------------------------------------- rate-limited flows
@@ -227,7 +244,15 @@ impl<'s> World<'s> {
     }
 
     /// Phase `k` of flow `f` begins: its first write is due now, unless it writes nothing.
+    /// The writer saves what it observed of the path so far (Careful Resume §3.1): a phase
+    /// ends the rate it was observed at, and an idle may be the connection's last.
     pub(super) fn phase(&mut self, f: u32, k: u32) {
+        if let Some(slot) = self.flows[f as usize].conn.filter(|_| k > 0) {
+            let c = &self.conns[EndId::new(slot, Side::Active).index()];
+            if let Some(saved) = c.ep.saved_path(self.now) {
+                self.flows.saved.insert((c.node, c.peer_node), saved);
+            }
+        }
         let s = spec(&self.sc.flows[f as usize].app);
         let st = self.flows[f as usize].rate.as_deref_mut().expect("made when the flow started");
         if st.begin_phase(k, s) {
@@ -297,4 +322,9 @@ impl<'s> World<'s> {
             self.schedule_release(g, now);
         }
     }
+}
+
+/// The end's own FIN is acknowledged (or the connection is gone): it sends no more.
+fn done_sending(s: State) -> bool {
+    matches!(s, State::FinWait2 | State::TimeWait | State::Closed)
 }

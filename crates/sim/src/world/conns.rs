@@ -6,6 +6,7 @@
 use std::num::Wrapping;
 use std::ops::{Index, IndexMut};
 
+use rampup_tcp::restart::RestartMetrics;
 use rampup_tcp::{Duration, Endpoint, Snapshot, State, Time};
 
 use super::flows::FlowState;
@@ -266,6 +267,9 @@ pub(super) struct ConnRow {
     request_bytes: u64,
     response_bytes: u64,
     handshake_rtt: Option<Duration>,
+    /// The restart policies' figures, of whichever end has them (Careful Resume's jump and
+    /// Safe Retreat windows).
+    resume: RestartMetrics,
 }
 
 impl ConnRow {
@@ -300,6 +304,13 @@ impl ConnRow {
             request_bytes,
             response_bytes,
             handshake_rtt: a.ep.measure().handshake_rtt(),
+            resume: {
+                let (ra, rp) = (a.ep.restart_metrics(), p.ep.restart_metrics());
+                RestartMetrics {
+                    jump_cwnd_bytes: ra.jump_cwnd_bytes.max(rp.jump_cwnd_bytes),
+                    retreat_cwnd_bytes: ra.retreat_cwnd_bytes.max(rp.retreat_cwnd_bytes),
+                }
+            },
         }
     }
 }
@@ -346,6 +357,8 @@ pub(super) fn connections_table(rows: &[ConnRow], from: impl Fn(usize) -> String
             ),
         ),
         ("handshake_rtt_s", Column::F64(rows.iter().map(|r| r.handshake_rtt.map_or(f64::NAN, |d| d.as_secs_f64())).collect())),
+        ("resume_jump_bytes", u(|r| r.resume.jump_cwnd_bytes)),
+        ("resume_retreat_bytes", u(|r| r.resume.retreat_cwnd_bytes)),
     ])
 }
 

@@ -1,9 +1,11 @@
 //! What the world counts per flow, per transfer, per UDP source and per packet, for the
 //! `flows`, `transfers`, `udp` and `packet_totals` tables.
 
+use std::collections::BTreeMap;
 use std::ops::{Index, IndexMut};
 
 use rampup_tcp::cc::SlowStartExit;
+use rampup_tcp::restart::SavedPath;
 use rampup_tcp::{Endpoint, Time};
 
 use super::rate::RateState;
@@ -60,6 +62,11 @@ pub(super) struct FlowState {
 pub(super) struct Flows {
     pub(super) state: Vec<FlowState>,
     pub(super) transfers: Vec<Transfer>,
+    /// What a connection's end saved of the path when its data was done, by (its node, its
+    /// peer's node): the remote endpoint that a later connection between the two resumes
+    /// with (Careful Resume, draft-ietf-tsvwg-careful-resume §3.1, §2.2). Taken by the end
+    /// that uses it, as only one may (§3.2).
+    pub(super) saved: BTreeMap<(u32, u32), SavedPath>,
 }
 
 impl Index<usize> for Flows {

@@ -21,7 +21,7 @@ use crate::measure::{next_tick, Measure};
 use crate::pacing::{PaceCtx, Pacer};
 use crate::preemptive::{Preemptive, PreemptiveStats, TimerCmd};
 use crate::receiver::{self, AckUrgency, Receiver};
-use crate::restart::RestartCtx;
+use crate::restart::{RestartCtx, RestartMetrics, SavedPath};
 use crate::segment::{Ecn, Flags, SackBlocks, Segment, SeqRange};
 use crate::sender::{Sender, SenderStats};
 use crate::time::{Duration, Time};
@@ -211,6 +211,7 @@ impl Endpoint {
         let receiver = Receiver::new(ISS, cfg.delayed_ack, cfg.ack_every);
         let preemptive = cfg.preemptive.map(Preemptive::new);
         let plain = cfg.is_plain();
+        let pacer = Pacer::new(cfg.restart.paces_by_phase());
         let state = match (cfg.handshake, role) {
             (false, _) => State::Established,
             (true, Role::Active) => State::SynSent,
@@ -230,7 +231,7 @@ impl Endpoint {
             ack_due: false,
             bytes_received: 0,
             reached: Reached::default(),
-            pacer: Pacer::default(),
+            pacer,
             plain,
             restarted_after: None,
             preemptive,
@@ -291,6 +292,19 @@ impl Endpoint {
     }
     pub fn stats(&self) -> SenderStats {
         self.sender.stats()
+    }
+    /// Before any data: the parameters an earlier connection to the same peer saved, for a
+    /// restart policy that resumes from them (Careful Resume).
+    pub fn resume_from(&mut self, saved: SavedPath, now: Time) {
+        self.sender.resume(saved, now);
+    }
+    /// What this connection saves of the path for a later one to the same peer, at `now`.
+    pub fn saved_path(&self, now: Time) -> Option<SavedPath> {
+        self.sender.saved_path(now, &self.measure)
+    }
+    /// The restart policy's own figures.
+    pub fn restart_metrics(&self) -> RestartMetrics {
+        self.sender.restart_metrics()
     }
     /// The Preemptive Retransmission part, when configured.
     pub fn preemptive(&self) -> Option<&Preemptive> {
@@ -398,7 +412,7 @@ impl Endpoint {
             return None;
         }
         self.sender.set_peer_window(seg.window as u64);
-        if !PLAIN && seg.flags.ack && self.pacer.in_restart() {
+        if !PLAIN && seg.flags.ack && self.pacer.in_restart() && !self.pacer.follows_phases() {
             self.end_paced_restart();
             self.sender.on_first_ack_after_pacing();
         }
@@ -426,6 +440,10 @@ impl Endpoint {
             }
             if !PLAIN && seg.ecn.ece() && self.ecn.on_ece(self.sender.in_recovery(), self.sender.snd_una(), self.sender.snd_max()) {
                 self.sender.on_ecn_echo(now);
+            }
+            // Careful Resume's Unvalidated Phase (`Restart::paces_by_phase`), set when made.
+            if !PLAIN && self.pacer.follows_phases() {
+                self.follow_phase_pacing(now);
             }
         }
         if !PLAIN {
@@ -697,6 +715,17 @@ impl Endpoint {
             self.receiver.enter_quickack(receiver::quickacks(rcv_wnd as u64 / self.cfg.mss_bytes as u64));
         } else if now.since(last) > self.measure.rto() {
             self.receiver.enter_quickack(receiver::quickacks(self.cfg.rcv_window_bytes as u64 / self.cfg.mss_bytes as u64));
+        }
+    }
+
+    /// Pace while the restart policy asks (`RestartPolicy::pacing_interval`), from the ACK
+    /// that starts it to the one after which it no longer does.
+    #[cold]
+    fn follow_phase_pacing(&mut self, now: Time) {
+        match (self.sender.restart_pacing(), self.pacer.in_restart()) {
+            (Some(interval), false) => self.pacer.start_restart(now, interval),
+            (None, true) => self.end_paced_restart(),
+            _ => {}
         }
     }
 

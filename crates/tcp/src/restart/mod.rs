@@ -5,11 +5,13 @@
 //!
 //! One trait, `RestartPolicy`, with a part per policy (`ssr.rs`: NSSR, SSR and Linux's RFC
 //! 2861 restart; `rbp.rs`: RBP/rate and RBP/cwnd; `cwv.rs`: TCP-CWV, RFC 2861 in full;
-//! `new_cwv.rs`: new-CWV, paper 003 and RFC 7661), stored in `Part` and dispatched at one
+//! `new_cwv.rs`: new-CWV, paper 003 and RFC 7661; `careful_resume.rs`: Careful Resume from
+//! a previous connection's saved state, draft-ietf-tsvwg-careful-resume), stored in `Part` and dispatched at one
 //! point. Each connection's sender owns its part. The endpoint detects the idle
 //! (`IdleThreshold`); the part answers with a decision: the window to restart with and,
 //! when it paces, a `Plan` that the endpoint's `Pacer` carries out.
 
+mod careful_resume;
 mod cwv;
 mod new_cwv;
 mod rbp;
@@ -17,6 +19,7 @@ mod ssr;
 #[cfg(test)]
 mod tests;
 
+pub use careful_resume::{CarefulResume, CarefulResumeConfig, Phase as ResumePhase, SavedPath};
 pub use cwv::Cwv;
 pub use new_cwv::{NewCwv, NewCwvConfig, NewCwvForm, NvpLossResponse, PipeAck};
 pub use rbp::{Plan, RbpCwnd, RbpRate, MIN_SEGMENTS};
@@ -66,6 +69,10 @@ pub enum Restart {
     /// new-CWV (paper 003 §3, RFC 7661): a rate-limited sender keeps its window for the
     /// non-validated period.
     NewCwv(NewCwvConfig),
+    /// Careful Resume (draft-ietf-tsvwg-careful-resume): resume at half the capacity a
+    /// previous connection to the peer saved, paced, then validated. Boxed: every endpoint's
+    /// config holds a `Restart`, and this one would make them all larger.
+    CarefulResume(Box<CarefulResumeConfig>),
     /// A policy written outside the crate (`cc::external`).
     External(Factory<dyn ExternalRestart>),
 }
@@ -102,7 +109,7 @@ const RBP_SCALE: Key = Key {
 
 /// The restart policies in the registry, in `Restart`'s order. RBP paces the segments after
 /// an idle, so its endpoint watches every segment for the paced train's end.
-pub const PARTS: [PartInfo; 7] = [
+pub const PARTS: [PartInfo; 8] = [
     PartInfo { family: Family::Restart, name: "nssr", doc: "no restart: keep cwnd", keys: &[], per_segment: false },
     PartInfo { family: Family::Restart, name: "ssr", doc: "RFC 5681 §4.1: cwnd back to the initial window", keys: &[], per_segment: false },
     PartInfo { family: Family::Restart, name: "ssr-linux", doc: "RFC 2861 as Linux: cwnd halved per RTO of idle", keys: &[], per_segment: false },
@@ -122,6 +129,7 @@ pub const PARTS: [PartInfo; 7] = [
         per_segment: false,
     },
     NewCwvConfig::INFO,
+    CarefulResumeConfig::INFO,
 ];
 
 impl Restart {
@@ -134,6 +142,7 @@ impl Restart {
             Restart::RbpCwnd { .. } => 4,
             Restart::Cwv => 5,
             Restart::NewCwv(_) => 6,
+            Restart::CarefulResume(_) => 7,
             Restart::External(_) => return &crate::cc::external::EXTERNAL_RESTART,
         };
         &PARTS[i]
@@ -165,8 +174,15 @@ impl Restart {
             "rbp-cwnd" => scale().map(|fraction| Restart::RbpCwnd { fraction }),
             "cwv" => Ok(Restart::Cwv),
             "new-cwv" => NewCwvConfig::read(s).map(Restart::NewCwv),
+            "careful-resume" => CarefulResumeConfig::read(s).map(|c| Restart::CarefulResume(Box::new(c))),
             _ => return None,
         })
+    }
+
+    /// The policy paces past the first ACK (`RestartPolicy::pacing_interval`): the endpoint
+    /// then follows its pacing after each ACK.
+    pub fn paces_by_phase(&self) -> bool {
+        matches!(self, Restart::CarefulResume(_))
     }
 
     /// A fresh part for a connection whose initial window is `initial_window_bytes`.
@@ -179,6 +195,7 @@ impl Restart {
             Restart::RbpCwnd { fraction } => Part::RbpCwnd(RbpCwnd::new(fraction)),
             Restart::Cwv => Part::Cwv(Cwv::new(initial_window_bytes)),
             Restart::NewCwv(cfg) => Part::NewCwv(Box::new(NewCwv::new(cfg, initial_window_bytes))),
+            Restart::CarefulResume(ref cfg) => Part::CarefulResume(Box::new(CarefulResume::new(**cfg, initial_window_bytes))),
             Restart::External(ref f) => Part::External(f.build()),
         }
     }
@@ -202,6 +219,16 @@ pub enum Validation {
     Hold,
     /// The window becomes this one, with no growth from the ACK.
     Set(Window),
+}
+
+/// A restart part's own figures, for the connections table: one struct, so that a part
+/// with figures of its own adds a field here.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RestartMetrics {
+    /// Careful Resume's jump_cwnd (draft §3.3); 0 without a jump.
+    pub jump_cwnd_bytes: u64,
+    /// Careful Resume's window on entering Safe Retreat (draft §3.5); 0 without one.
+    pub retreat_cwnd_bytes: u64,
 }
 
 /// One restart-after-idle or window-validation policy of one connection. The sender calls
@@ -250,6 +277,27 @@ pub trait RestartPolicy {
     fn on_recovery_end(&mut self, _w: Window, _resent_bytes: u64) -> Option<Window> {
         None
     }
+
+    /// Before any data, at `now`: the parameters an earlier connection to the same peer
+    /// saved (`saved_path`). A part that does not resume ignores them.
+    fn resume(&mut self, _saved: SavedPath, _now: Time) {}
+
+    /// What this connection observed of the path, for a later connection to the same peer
+    /// (`resume`); None when it has nothing worth saving.
+    fn saved_path(&self, _now: Time, _measure: &Measure) -> Option<SavedPath> {
+        None
+    }
+
+    /// The spacing of data segments while the part paces beyond a restart's first ACK
+    /// (`Restart::paces_by_phase`); None while it does not. Read after each ACK.
+    fn pacing_interval(&self) -> Option<Duration> {
+        None
+    }
+
+    /// The part's own figures.
+    fn metrics(&self) -> RestartMetrics {
+        RestartMetrics::default()
+    }
 }
 
 /// The policies built in. Adding one: its file, a variant here and in `dispatch!`, and its
@@ -264,6 +312,7 @@ pub enum Part {
     Cwv(Cwv),
     /// Boxed: its state is several times the other parts', and every part would be that big.
     NewCwv(Box<NewCwv>),
+    CarefulResume(Box<CarefulResume>),
     External(Box<dyn ExternalRestart>),
 }
 
@@ -278,6 +327,7 @@ macro_rules! dispatch {
             Part::RbpCwnd($p) => $body,
             Part::Cwv($p) => $body,
             Part::NewCwv($p) => $body,
+            Part::CarefulResume($p) => $body,
             Part::External($p) => crate::cc::external::out_of_line(|| $body),
         }
     };
@@ -306,5 +356,17 @@ impl RestartPolicy for Part {
     }
     fn on_recovery_end(&mut self, w: Window, resent_bytes: u64) -> Option<Window> {
         dispatch!(self, p => p.on_recovery_end(w, resent_bytes))
+    }
+    fn resume(&mut self, saved: SavedPath, now: Time) {
+        dispatch!(self, p => p.resume(saved, now))
+    }
+    fn saved_path(&self, now: Time, measure: &Measure) -> Option<SavedPath> {
+        dispatch!(self, p => p.saved_path(now, measure))
+    }
+    fn pacing_interval(&self) -> Option<Duration> {
+        dispatch!(self, p => p.pacing_interval())
+    }
+    fn metrics(&self) -> RestartMetrics {
+        dispatch!(self, p => p.metrics())
     }
 }

@@ -8,7 +8,7 @@ use crate::cc::{AckCtx, Cc, Congestion, CongestionControl, CongestionEvent, Cong
 use crate::measure::Measure;
 use crate::rate_sample::{RateSample, RateSampler};
 use crate::recovery::{self, DupAck, NewAck, NextSend, Recovery, RecoveryKind, SackPipe, SendCtx};
-use crate::restart::{self, Plan, RestartCtx, RestartPolicy, SentCtx, Validation};
+use crate::restart::{self, Plan, RestartCtx, RestartMetrics, RestartPolicy, SavedPath, SentCtx, Validation};
 use crate::segment::SeqRange;
 use crate::send_queue::SendQueue;
 use crate::time::{Duration, Time};
@@ -561,6 +561,25 @@ impl Sender {
     /// Retransmission, paper 002 §5 step 4).
     pub fn request_retransmit_first(&mut self) {
         self.retransmit_first_requested = true;
+    }
+
+    /// The parameters an earlier connection to the same peer saved (`RestartPolicy::resume`).
+    pub fn resume(&mut self, saved: SavedPath, now: Time) {
+        self.restart.resume(saved, now);
+    }
+
+    /// What this connection saves for a later one (`RestartPolicy::saved_path`).
+    pub fn saved_path(&self, now: Time, measure: &Measure) -> Option<SavedPath> {
+        self.restart.saved_path(now, measure)
+    }
+
+    /// See `RestartPolicy::pacing_interval`.
+    pub fn restart_pacing(&self) -> Option<Duration> {
+        self.restart.pacing_interval()
+    }
+
+    pub fn restart_metrics(&self) -> RestartMetrics {
+        self.restart.metrics()
     }
 
     /// The first ACK after a paced restart, before `on_ack` (see `RestartPolicy::on_pacing_end`).

@@ -23,7 +23,7 @@ from ..checks import IDENTICAL, Check, about, at_least, at_most, higher, lower
 from ..framework import ClaimRule, paper_data
 from ..then_now import Row
 from ..view import View
-from .runs import APP_KBPS, CWV, LOW_MBPS, NEWCWV, NEWCWV_RFC, NEWCWV_RW, NEWCWV_STD, PADDING, STANDARD
+from .runs import APP_KBPS, CAREFUL_RESUME, CWV, LOW_MBPS, NEWCWV, NEWCWV_RFC, NEWCWV_RW, NEWCWV_STD, PADDING, STANDARD
 
 RATE, SHARE, DROPS, BEHIND = "rate_kbps", "share", "drop_rate", "behind_s"
 #: Packets per flow put into the bottleneck in the first 10 RTTs after the restart, and the
@@ -507,4 +507,4 @@ def claim_rules() -> list[ClaimRule]:
 #: rate from above (near the fair share), where more is not better, so it has no row.
 THEN_NOW = [Row("b", f"drop rate after the {s} period (%)", DROPS, True, {"sweep": s}, unit="flows", scale=100.0, fmt="{:.2f}")
             for s in ("idle", "limited")]
-THEN_NOW_PAIRS = ((NEWCWV, NEWCWV_RFC), (NEWCWV, STANDARD))
+THEN_NOW_PAIRS = ((NEWCWV, NEWCWV_RFC), (NEWCWV, STANDARD), (NEWCWV, CAREFUL_RESUME))

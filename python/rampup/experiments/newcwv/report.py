@@ -40,7 +40,8 @@ from .runs import (
 )
 
 COLORS = {"standard": "tab:blue", "tcp-cwv": "tab:orange", "new-cwv": "tab:green", "new-cwv-rw": "tab:olive",
-          "new-cwv-std": "tab:cyan", "new-cwv-rfc7661": "tab:purple", "padding": "tab:red"}
+          "new-cwv-std": "tab:cyan", "new-cwv-rfc7661": "tab:purple", "padding": "tab:red",
+          "careful-resume": "tab:brown"}
 STYLE = {s: dict(color=c, marker="o") for s, c in COLORS.items()}
 #: Bytes per write: the drop rate counts what the receivers got in packets of this payload.
 CHUNK = 1000
@@ -63,7 +64,9 @@ SCHEMES_TEXT = (
     "Schemes: standard TCP (RFC 5681, restart window after an idle), TCP-CWV (RFC 2861), new-CWV in the paper's form with "
     "each of its three loss responses ((D−R)/2, the restart window, the standard one), new-CWV in RFC 7661's form, and "
     "padding: standard TCP whose application writes {app} kb/s throughout, the difference being padding, which the "
-    "received rate leaves out (the wire carries it).")
+    "received rate leaves out (the wire carries it); and, after an idle only, careful-resume: each flow stops at the pause and "
+    "a second flow between the same hosts opens within 1 s of the restart, resuming from what the first saved "
+    "(draft-ietf-tsvwg-careful-resume).")
 
 
 #: A ``--with`` restart policy stands beside new-CWV (the paper's form, (D−R)/2) at each of
@@ -80,8 +83,11 @@ class NewCwv(Experiment):
     ns2 = ns2.Column()
     index_figure = "fig4-5"
     then_now_rows, then_now_pairs = THEN_NOW, THEN_NOW_PAIRS
-    then_now_text = ("Claim (b) at each number of flows: the paper's new-CWV against RFC 7661's form of it and against the "
-                     "standard restart (slow start after idle, as Linux does by default).")
+    then_now_text = ("Claim (b) at each number of flows: the paper's new-CWV against RFC 7661's form of it, against the "
+                     "standard restart (slow start after idle, as Linux does by default) and, after the idle, against Careful "
+                     "Resume: each flow's restart on a new connection between the same hosts (the handshake included), "
+                     "resuming from what the connection before the pause saved (draft-ietf-tsvwg-careful-resume, "
+                     "docs/careful-resume.md).")
     title = "Paper 003 (new-CWV): rate-limited traffic — reproduction of §4, Fig. 2-7"
     group = ("sweep", "scheme", "x")
     readings = READINGS

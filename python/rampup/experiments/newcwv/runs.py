@@ -9,8 +9,8 @@ from typing import Any
 from .. import profiles
 from ..readings import Reading, todays_bottleneck
 
-STANDARD, CWV, NEWCWV, NEWCWV_RW, NEWCWV_STD, NEWCWV_RFC, PADDING = (
-    "standard", "tcp-cwv", "new-cwv", "new-cwv-rw", "new-cwv-std", "new-cwv-rfc7661", "padding")
+STANDARD, CWV, NEWCWV, NEWCWV_RW, NEWCWV_STD, NEWCWV_RFC, PADDING, CAREFUL_RESUME = (
+    "standard", "tcp-cwv", "new-cwv", "new-cwv-rw", "new-cwv-std", "new-cwv-rfc7661", "padding", "careful-resume")
 #: Each scheme's restart keys and whether its application pads. new-CWV is the paper's form
 #: with its three loss responses ((D − R)/2, the restart window, the standard one); RFC
 #: 7661's form beside them.
@@ -22,7 +22,15 @@ SCHEMES: dict[str, tuple[dict[str, Any], bool]] = {
     NEWCWV_STD: ({"restart": {"kind": "new-cwv", "form": "paper", "loss_response": "standard"}}, False),
     NEWCWV_RFC: ({"restart": {"kind": "new-cwv", "form": "rfc7661", "loss_response": "half-used"}}, False),
     PADDING: ({"restart": "ssr"}, True),
+    # The standards track's answer: the restart on a new connection between the same hosts,
+    # resuming from what the connection before the idle saved (draft-ietf-tsvwg-careful-resume,
+    # docs/careful-resume.md). Idle sweeps only: a sender at 12 kb/s keeps its connection.
+    CAREFUL_RESUME: ({"restart": "careful-resume"}, False),
 }
+#: The schemes that restart on a connection of their own (`scenario`).
+NEW_CONNECTIONS = (CAREFUL_RESUME,)
+#: The schemes of the sweeps where the flows keep sending through the pause.
+KEEP_CONNECTION = tuple(s for s in SCHEMES if s not in NEW_CONNECTIONS)
 #: The schemes of Fig. 2 and 3, and of the RTT sweep.
 FIG23 = (STANDARD, CWV, NEWCWV)
 RTT_SCHEMES = (STANDARD, NEWCWV, NEWCWV_RW, NEWCWV_STD)
@@ -99,7 +107,7 @@ def scenario(scheme: str, setup: Setup, seed: int) -> dict[str, Any]:
     if scheme not in SCHEMES:
         raise ValueError(f"scheme: {scheme!r} is not one of {', '.join(SCHEMES)}")
     low = "0bps" if setup.kind == "idle" else f"{LIMITED_KBPS}kbps"
-    app = {"kind": "rate-limited", "rate": f"{APP_KBPS}kbps", "chunk": 1000, "padding": SCHEMES[scheme][1],
+    app: dict[str, Any] = {"kind": "rate-limited", "rate": f"{APP_KBPS}kbps", "chunk": 1000, "padding": SCHEMES[scheme][1],
            "phases": [{"at": f"{PAUSE_S}s", "rate": low, "name": setup.kind},
                       {"at": f"{setup.restart_s:g}s", "within": "1s", "rate": f"{APP_KBPS}kbps", "name": "restart"}]}
     doc: dict[str, Any] = {
@@ -114,6 +122,17 @@ def scenario(scheme: str, setup: Setup, seed: int) -> dict[str, Any]:
         "flow": [{"from": f"s{i}", "to": f"r{i}", "start": "0s", "start_jitter": "1s", "app": app} for i in range(setup.flows)],
         "trace": {"timeseries": False, "queues": True, "queues_interval": f"{setup.rtt_ms / 2000:g}s", "throughput": "100ms"},
     }
+    if scheme in NEW_CONNECTIONS:
+        if setup.kind != "idle":
+            raise ValueError(f"scheme: {scheme!r} restarts on a new connection, after an idle only")
+        # Each pair's flow stops at the pause (its connection stays, idle, and saves what it
+        # observed as the idle phase begins); a second flow between the same hosts opens
+        # within 1 s of the restart and resumes from that; its phase "restart" is measured.
+        first = {**app, "phases": app["phases"][:1]}
+        again = {**app, "phases": [{"at": f"{setup.restart_s:g}s", "rate": f"{APP_KBPS}kbps", "name": "restart"}]}
+        doc["flow"] = ([{"from": f"s{i}", "to": f"r{i}", "start": "0s", "start_jitter": "1s", "app": first} for i in range(setup.flows)]
+                       + [{"from": f"s{i}", "to": f"r{i}", "start": f"{setup.restart_s:g}s", "start_jitter": "1s", "app": again}
+                          for i in range(setup.flows)])
     if setup.drop:
         doc["change"] = [{"at": f"{PAUSE_S}s", "link": "left-right", "rate": f"{LOW_MBPS}Mbps"}]
     return doc
@@ -137,10 +156,10 @@ def sweeps(quick: bool) -> list[Sweep]:
         Sweep("clean-idle", (1,), lambda x: Setup(kind="idle", flows=1, drop=False), "one flow, clean path", FIG23),
         Sweep("clean-limited", (1,), lambda x: Setup(kind="limited", flows=1, drop=False), "one flow, clean path", FIG23),
         Sweep("idle", flows, lambda x: Setup(kind="idle", flows=int(x)), "number of flows"),
-        Sweep("limited", flows, lambda x: Setup(kind="limited", flows=int(x)), "number of flows"),
+        Sweep("limited", flows, lambda x: Setup(kind="limited", flows=int(x)), "number of flows", KEEP_CONNECTION),
         Sweep("rtt", rtts, lambda x: replace(Setup(kind="idle"), rtt_ms=x), "path RTT (ms), 16 flows, idle", RTT_SCHEMES),
         # A set-up detail the paper leaves out: one BDP at 2 Mb/s (50 packets) and at 8 Mb/s.
-        Sweep("queue", (50, 200), lambda x: Setup(kind="idle", queue=int(x)), "bottleneck queue (packets), 16 flows, idle"),
+        Sweep("queue", (50, 200), lambda x: Setup(kind="idle", queue=int(x)), "bottleneck queue (packets), 16 flows, idle", KEEP_CONNECTION),
     ]
 
 

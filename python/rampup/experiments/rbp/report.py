@@ -18,7 +18,7 @@ from ..view import View
 from ..yours import Beside, Source
 from . import ns2
 from .claims import THEN_NOW, claim_rules
-from .runs import LINUX_PACING, LINUX_RBP, LINUX_SSR, MODERN, NSSR, RBP, RBP_CWND, SCHEMES, SSR, THEN_NOW_PAIRS, VARIANTS, VEGAS, Setup, scenario, sweeps
+from .runs import LINUX_CR, LINUX_PACING, LINUX_RBP, LINUX_SSR, MODERN, NEW_CONNECTIONS, NSSR, RBP, RBP_CWND, SCHEMES, SSR, THEN_NOW_PAIRS, VARIANTS, VEGAS, Setup, scenario, sweeps
 
 STYLE = {
     NSSR: dict(color="tab:red", marker="o"),
@@ -29,6 +29,7 @@ STYLE = {
     LINUX_SSR: dict(color="tab:gray", marker="x", linestyle=":"),
     LINUX_PACING: dict(color="tab:brown", marker="+", linestyle=":"),
     LINUX_RBP: dict(color="tab:olive", marker="*", linestyle=":"),
+    LINUX_CR: dict(color="tab:cyan", marker="P", linestyle=":"),
 }
 
 FIGURES = [
@@ -77,8 +78,11 @@ THEN_NOW_TEXT = (
     "(tcp_slow_start_after_idle = 1: cwnd halved per RTO of idle, down to the initial window of 10); linux-pacing "
     "keeps cwnd after the idle and paces every segment at Linux's rate (tcp_slow_start_after_idle = 0 under the fq "
     "qdisc: 120% of cwnd/srtt, 200% in slow start), RBP's nearest descendant; linux-rbp is RBP/rate (scale 1) in "
-    "place of Linux's restart. Each claim about RBP names a quantity and points; RBP/rate on the paper's TCP and "
-    "linux-rbp are compared there with today's default, linux-ssr, and linux-rbp with linux-pacing. " + then_now.RULES)
+    "place of Linux's restart; linux-cr sends each response on a new connection to the client (its elapsed time "
+    "includes the handshake, from the write), which resumes with Careful Resume from what the previous connection "
+    "saved (draft-ietf-tsvwg-careful-resume, docs/careful-resume.md). Each claim about RBP names a quantity and points; "
+    "RBP/rate on the paper's TCP and linux-rbp are compared there with today's default, linux-ssr, with linux-pacing "
+    "and with linux-cr. " + then_now.RULES)
 
 
 #: A ``--with`` restart policy stands where RBP/cwnd does: on NewReno and Reno recovery, the
@@ -140,6 +144,9 @@ class Rbp(Experiment):
         """Per part, the mean over the run's transfers (incomplete ones left out of the
         elapsed mean and counted) and the rates per segment."""
         t, segments = tables["transfers"], point.tags["segments"]
+        if point.tags["scheme"] in NEW_CONNECTIONS:
+            # One transfer per flow: its round is the flow's (`runs.scenario`).
+            t = t.assign(index=t["flow"] // Setup().clients)
         row: dict[str, Any] = {}
         for part, p in zip(PARTS, (t[t["index"] >= 1], t[t["index"] < 1]), strict=True):
             drops, retransmits = p["drops"].mean(), p["retransmits"].mean()

@@ -25,13 +25,19 @@ SCHEMES: dict[str, dict[str, Any]] = {
     "linux-ssr": {"profile": "linux"},
     "linux-pacing": {"profile": "linux", "restart": "nssr", "pacing": "linux"},
     "linux-rbp": {"profile": "linux", "restart": {"kind": "rbp-rate", "scale": 1.0}},
+    # And the standards track's answer: each response on a new connection to the client,
+    # which resumes from what the previous one saved (draft-ietf-tsvwg-careful-resume,
+    # docs/careful-resume.md).
+    "linux-cr": {"profile": "linux", "restart": "careful-resume"},
 }
 NSSR, SSR, VEGAS, RBP, RBP_CWND = "reno-nssr", "reno-ssr", "vegas-nssr", "RBP/rate", "RBP/cwnd"
-LINUX_SSR, LINUX_PACING, LINUX_RBP = "linux-ssr", "linux-pacing", "linux-rbp"
+LINUX_SSR, LINUX_PACING, LINUX_RBP, LINUX_CR = "linux-ssr", "linux-pacing", "linux-rbp", "linux-cr"
 #: Today's schemes, run in the main variant only (the variants are about the paper's TCP).
-MODERN = (LINUX_SSR, LINUX_PACING, LINUX_RBP)
+MODERN = (LINUX_SSR, LINUX_PACING, LINUX_RBP, LINUX_CR)
+#: The schemes whose responses each go on a connection of their own (`scenario`).
+NEW_CONNECTIONS = (LINUX_CR,)
 #: Then and now: (the paper's mechanism, today's scheme) pairs compared claim by claim.
-THEN_NOW_PAIRS = ((RBP, LINUX_SSR), (LINUX_RBP, LINUX_SSR), (LINUX_RBP, LINUX_PACING))
+THEN_NOW_PAIRS = ((RBP, LINUX_SSR), (LINUX_RBP, LINUX_SSR), (LINUX_RBP, LINUX_PACING), (RBP, LINUX_CR), (LINUX_RBP, LINUX_CR))
 
 #: Profiles of the loss response and Vegas details: "ns2" models ns-2's agents (the
 #: paper's simulator; docs/validation.md), "rfc" keeps rampup's defaults (RFC 5681 / Linux).
@@ -107,9 +113,16 @@ def scenario(scheme: str, setup: Setup, seed: int) -> dict[str, Any]:
     links.append({"a": "CR", "b": "SR", "rate": "800kbps", "delay": _time(setup.delay_ms / 1e3), "queue": limit})
     links.append({"a": "SR", "b": "server", "rate": "10Mbps", "delay": "1ms", "queue": {"packets": 1000}})
     starts = start_times(seed, setup)
-    flows = [{"from": "server", "to": c, "start": "0s",
-              "app": {"kind": "writes", "schedule": [{"at": _time(starts[r, i]), "bytes": setup.burst} for r in range(setup.rounds)]}}
-             for i, c in enumerate(clients)]
+    if scheme in NEW_CONNECTIONS:
+        # Flow r × clients + i is round r's response to client i, on its own connection
+        # opened at the write's time: a later connection between the same two hosts resumes
+        # from what the earlier saved.
+        flows = [{"from": "server", "to": c, "start": _time(starts[r, i]), "app": {"kind": "bulk", "bytes": setup.burst}}
+                 for r in range(setup.rounds) for i, c in enumerate(clients)]
+    else:
+        flows = [{"from": "server", "to": c, "start": "0s",
+                  "app": {"kind": "writes", "schedule": [{"at": _time(starts[r, i]), "bytes": setup.burst} for r in range(setup.rounds)]}}
+                 for i, c in enumerate(clients)]
     end = setup.first_s + setup.gap_s * (setup.rounds - 1) + setup.jitter_s + setup.tail_s
     return {
         "name": f"rbp {scheme} B={setup.burst} Q={setup.queue}{'p' if setup.queue_in_packets else ''} d={setup.delay_ms:g}ms "
