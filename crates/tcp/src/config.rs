@@ -288,6 +288,7 @@ mod tests {
     use super::*;
     use crate::pacing::PacingRate;
     use crate::registry::{self, Family, Settings};
+    use crate::restart::RbpForm;
 
     /// Every registered part, each built into a config of its own (the others at their
     /// defaults, which act on no segment).
@@ -321,8 +322,9 @@ mod tests {
                         Restart::Nssr,
                         Restart::Ssr,
                         Restart::SsrLinux,
-                        Restart::RbpRate { scale: 1.0 },
-                        Restart::RbpCwnd { fraction: 1.0 },
+                        Restart::SsrNs2,
+                        Restart::RbpRate { scale: 1.0, form: RbpForm::Paper },
+                        Restart::RbpCwnd { fraction: 1.0, form: RbpForm::Paper },
                         Restart::Cwv,
                         Restart::NewCwv(Default::default()),
                     ];

@@ -275,6 +275,7 @@ fn tcp(put: &mut impl FnMut(&'static str, &'static str, String)) {
         "idle_threshold",
         match t.idle_threshold {
             IdleThreshold::Rto => "\"rto\"".into(),
+            IdleThreshold::RtxTimer => "\"rtx-timer\"".into(),
             IdleThreshold::Fixed(d) => time(d),
         },
     );

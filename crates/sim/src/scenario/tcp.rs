@@ -124,7 +124,7 @@ pub(super) struct TcpFile {
     clock_granularity: Option<TimeValue>,
     handshake: Option<bool>,
     time_wait: Option<TimeValue>,
-    /// "rto" or a time.
+    /// "rto", "rtx-timer" or a time.
     idle_threshold: Option<String>,
     limited_transmit: Option<bool>,
     nagle: Option<bool>,
@@ -530,10 +530,11 @@ pub(super) fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError
         idle_threshold: match t.idle_threshold.as_deref() {
             None => d.idle_threshold,
             Some("rto") => IdleThreshold::Rto,
+            Some("rtx-timer") => IdleThreshold::RtxTimer,
             Some(v) => match crate::units::parse_duration(v) {
                 Ok(d) => IdleThreshold::Fixed(d),
                 Err(why) => {
-                    let msg = why.message(&crate::units::shown(v), "\"rto\" or a time like \"500ms\"", "ns", "2^64 ns");
+                    let msg = why.message(&crate::units::shown(v), "\"rto\", \"rtx-timer\" or a time like \"500ms\"", "ns", "2^64 ns");
                     return err(format!("{p}.idle_threshold"), msg);
                 }
             },

@@ -21,7 +21,7 @@ use crate::measure::{next_tick, Measure};
 use crate::pacing::{PaceCtx, Pacer};
 use crate::preemptive::{Preemptive, PreemptiveStats, TimerCmd};
 use crate::receiver::{self, AckUrgency, Receiver};
-use crate::restart::RestartCtx;
+use crate::restart::{IdleThreshold, RestartCtx};
 use crate::segment::{Ecn, Flags, SackBlocks, Segment, SeqRange};
 use crate::sender::{Sender, SenderStats};
 use crate::time::{Duration, Time};
@@ -186,6 +186,8 @@ pub struct Endpoint {
     plain: bool,
     /// The last send before the idle whose restart policy already ran.
     restarted_after: Option<Time>,
+    /// When the last ACK left nothing outstanding (`IdleThreshold::RtxTimer` counts from it).
+    all_acked_at: Time,
     /// Preemptive Retransmission, when configured.
     preemptive: Option<Preemptive>,
     /// Events not yet polled; `None` until `enable_events`, so that a user that never polls
@@ -233,6 +235,7 @@ impl Endpoint {
             pacer: Pacer::default(),
             plain,
             restarted_after: None,
+            all_acked_at: Time::ZERO,
             preemptive,
             events: None,
             sack_ok,
@@ -411,6 +414,7 @@ impl Endpoint {
                 if !self.sender.outstanding() {
                     // RFC 6298 §5.2: all data acknowledged, stop the timer.
                     self.timers[Timer::Rto as usize] = None;
+                    self.all_acked_at = now;
                 } else if r.restart_rto {
                     // RFC 6298 §5.3
                     self.arm(Timer::Rto, self.measure.rto_deadline(now));
@@ -665,7 +669,9 @@ impl Endpoint {
             return;
         }
         let idle = now.since(last_send);
-        if idle <= self.cfg.idle_threshold.duration(self.measure.rto()) {
+        // ns-2's idle is the expiry of the timer the last ACK armed (`IdleThreshold::RtxTimer`).
+        let quiet = if self.cfg.idle_threshold == IdleThreshold::RtxTimer { now.since(self.all_acked_at) } else { idle };
+        if quiet <= self.cfg.idle_threshold.duration(self.measure.rto()) {
             return;
         }
         self.restarted_after = Some(last_send);

@@ -157,6 +157,9 @@ impl Default for RtoConfig {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RateSample {
     pub acked_bytes: u64,
+    /// The bytes sent between the epoch's start and its end (ns-2's `rttLen` = `t_seqno_` −
+    /// `v_begseq_`, `tcp/tcp-vegas.cc` `VegasTcpAgent::recv`).
+    pub sent_bytes: u64,
     pub interval: Duration,
     /// Smallest RTT sample seen during the epoch (what Linux Vegas compares with BaseRTT).
     pub rtt: Duration,
@@ -465,6 +468,7 @@ impl Measure {
             Some(rtt) => {
                 self.last_rate = Some(RateSample {
                     acked_bytes: self.epoch_acked,
+                    sent_bytes: snd_nxt.saturating_sub(self.epoch_end_seq),
                     interval: now.since(start),
                     rtt,
                     mean_rtt: Duration(self.epoch_rtt_sum / self.epoch_rtt_count.max(1)),

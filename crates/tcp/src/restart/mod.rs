@@ -19,8 +19,8 @@ mod tests;
 
 pub use cwv::Cwv;
 pub use new_cwv::{NewCwv, NewCwvConfig, NewCwvForm, NvpLossResponse, PipeAck};
-pub use rbp::{Plan, RbpCwnd, RbpRate, MIN_SEGMENTS};
-pub use ssr::{Nssr, Ssr, SsrLinux};
+pub use rbp::{Plan, RbpCwnd, RbpForm, RbpRate, MIN_SEGMENTS};
+pub use ssr::{Nssr, Ssr, SsrLinux, SsrNs2};
 
 use crate::cc::external::{ExternalRestart, Factory};
 use crate::cc::{AckCtx, CongestionEvent, Window};
@@ -35,12 +35,19 @@ pub enum IdleThreshold {
     /// The current retransmission timeout (RFC 5681 §4.1, RFC 2861, Linux).
     Rto,
     Fixed(Duration),
+    /// ns-2.35's: the retransmission timer that the last ACK armed expires with nothing
+    /// outstanding (`tcp/tcp.cc`: `TcpAgent::newack` calls `newtimer`, which sets the timer
+    /// whenever `t_seqno_` lies beyond the ACK, so also when all is acknowledged; its expiry
+    /// is what `TcpAgent::timeout`, `RBPVegasTcpAgent::timeout` and `RBPRenoTcpAgent::timeout`
+    /// treat as idle). Idle is then counted from that ACK, not from the last send, for the
+    /// current RTO.
+    RtxTimer,
 }
 
 impl IdleThreshold {
     pub fn duration(self, rto: Duration) -> Duration {
         match self {
-            IdleThreshold::Rto => rto,
+            IdleThreshold::Rto | IdleThreshold::RtxTimer => rto,
             IdleThreshold::Fixed(d) => d,
         }
     }
@@ -56,10 +63,12 @@ pub enum Restart {
     Ssr,
     /// Slow-start restart of RFC 2861 as Linux does it: cwnd halves once per RTO of idle.
     SsrLinux,
+    /// Slow-start restart as ns-2.35 does it: cwnd = one segment (`ssr::ns2`).
+    SsrNs2,
     /// RBP/rate (paper §3.2): pace at `scale` × the Vegas rate measured before the idle.
-    RbpRate { scale: f64 },
+    RbpRate { scale: f64, form: RbpForm },
     /// RBP/cwnd (paper §3.3): pace `fraction` of NSSR's window over one smoothed RTT.
-    RbpCwnd { fraction: f64 },
+    RbpCwnd { fraction: f64, form: RbpForm },
     /// TCP-CWV (RFC 2861): an unused window decays, after an idle and while
     /// application-limited (paper 003's baseline).
     Cwv,
@@ -100,20 +109,35 @@ const RBP_SCALE: Key = Key {
     doc: "RBP/rate: the rate's scale; RBP/cwnd: the share of the window paced (ns-2's rbp_scale_)",
 };
 
+/// How RBP counts and spaces the paced segments (`rbp::RbpForm`).
+const RBP_FORM: Key = Key {
+    name: "form",
+    unit: Unit::Choice(&["paper", "ns2"]),
+    default: Value::Choice("paper"),
+    doc: "\"paper\": the count floored, the rate acknowledged; \"ns2\": tcp-rbp.cc's, rounded, from what was sent",
+};
+
 /// The restart policies in the registry, in `Restart`'s order. RBP paces the segments after
 /// an idle, so its endpoint watches every segment for the paced train's end.
-pub const PARTS: [PartInfo; 7] = [
+pub const PARTS: [PartInfo; 8] = [
     PartInfo { family: Family::Restart, name: "nssr", doc: "no restart: keep cwnd", keys: &[], per_segment: false },
     PartInfo { family: Family::Restart, name: "ssr", doc: "RFC 5681 §4.1: cwnd back to the initial window", keys: &[], per_segment: false },
     PartInfo { family: Family::Restart, name: "ssr-linux", doc: "RFC 2861 as Linux: cwnd halved per RTO of idle", keys: &[], per_segment: false },
     PartInfo {
         family: Family::Restart,
+        name: "ssr-ns2",
+        doc: "ns-2.35's slow-start restart (tcp.cc TcpAgent::timeout): cwnd back to one segment",
+        keys: &[],
+        per_segment: false,
+    },
+    PartInfo {
+        family: Family::Restart,
         name: "rbp-rate",
         doc: "paper 000: rate-based pacing at the Vegas rate measured before the idle",
-        keys: &[RBP_SCALE],
+        keys: &[RBP_SCALE, RBP_FORM],
         per_segment: true,
     },
-    PartInfo { family: Family::Restart, name: "rbp-cwnd", doc: "paper 000: pace cwnd over one srtt", keys: &[RBP_SCALE], per_segment: true },
+    PartInfo { family: Family::Restart, name: "rbp-cwnd", doc: "paper 000: pace cwnd over one srtt", keys: &[RBP_SCALE, RBP_FORM], per_segment: true },
     PartInfo {
         family: Family::Restart,
         name: "cwv",
@@ -130,10 +154,11 @@ impl Restart {
             Restart::Nssr => 0,
             Restart::Ssr => 1,
             Restart::SsrLinux => 2,
-            Restart::RbpRate { .. } => 3,
-            Restart::RbpCwnd { .. } => 4,
-            Restart::Cwv => 5,
-            Restart::NewCwv(_) => 6,
+            Restart::SsrNs2 => 3,
+            Restart::RbpRate { .. } => 4,
+            Restart::RbpCwnd { .. } => 5,
+            Restart::Cwv => 6,
+            Restart::NewCwv(_) => 7,
             Restart::External(_) => return &crate::cc::external::EXTERNAL_RESTART,
         };
         &PARTS[i]
@@ -157,12 +182,14 @@ impl Restart {
                 Err(Refusal { key: "scale", why: format!("must be a number greater than 0 (got {scale})") })
             }
         };
+        let form = || if s.choice("form") == "ns2" { RbpForm::Ns2 } else { RbpForm::Paper };
         Some(match name {
             "nssr" => Ok(Restart::Nssr),
             "ssr" => Ok(Restart::Ssr),
             "ssr-linux" => Ok(Restart::SsrLinux),
-            "rbp-rate" => scale().map(|scale| Restart::RbpRate { scale }),
-            "rbp-cwnd" => scale().map(|fraction| Restart::RbpCwnd { fraction }),
+            "ssr-ns2" => Ok(Restart::SsrNs2),
+            "rbp-rate" => scale().map(|scale| Restart::RbpRate { scale, form: form() }),
+            "rbp-cwnd" => scale().map(|fraction| Restart::RbpCwnd { fraction, form: form() }),
             "cwv" => Ok(Restart::Cwv),
             "new-cwv" => NewCwvConfig::read(s).map(Restart::NewCwv),
             _ => return None,
@@ -175,8 +202,9 @@ impl Restart {
             Restart::Nssr => Part::Nssr(Nssr),
             Restart::Ssr => Part::Ssr(Ssr),
             Restart::SsrLinux => Part::SsrLinux(SsrLinux),
-            Restart::RbpRate { scale } => Part::RbpRate(RbpRate::new(scale)),
-            Restart::RbpCwnd { fraction } => Part::RbpCwnd(RbpCwnd::new(fraction)),
+            Restart::SsrNs2 => Part::SsrNs2(SsrNs2),
+            Restart::RbpRate { scale, form } => Part::RbpRate(RbpRate::new(scale, form)),
+            Restart::RbpCwnd { fraction, form } => Part::RbpCwnd(RbpCwnd::new(fraction, form)),
             Restart::Cwv => Part::Cwv(Cwv::new(initial_window_bytes)),
             Restart::NewCwv(cfg) => Part::NewCwv(Box::new(NewCwv::new(cfg, initial_window_bytes))),
             Restart::External(ref f) => Part::External(f.build()),
@@ -259,6 +287,7 @@ pub enum Part {
     Nssr(Nssr),
     Ssr(Ssr),
     SsrLinux(SsrLinux),
+    SsrNs2(SsrNs2),
     RbpRate(RbpRate),
     RbpCwnd(RbpCwnd),
     Cwv(Cwv),
@@ -274,6 +303,7 @@ macro_rules! dispatch {
             Part::Nssr($p) => $body,
             Part::Ssr($p) => $body,
             Part::SsrLinux($p) => $body,
+            Part::SsrNs2($p) => $body,
             Part::RbpRate($p) => $body,
             Part::RbpCwnd($p) => $body,
             Part::Cwv($p) => $body,
