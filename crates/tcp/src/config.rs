@@ -147,6 +147,9 @@ pub struct TcpConfig {
     /// bytes) and again after a receive gap longer than the RTO (`tcp_event_data_recv`); and
     /// the end of a write (PSH) acknowledged at once (`tcp_cleanup_rbuf`).
     pub quickack: bool,
+    /// With delayed ACKs, the first data segment of the connection is ACKed at once, as ns-2's
+    /// DelAck sink does (`receiver::ACK_FIRST_SEGMENT`).
+    pub ack_first_segment: bool,
     /// ECN (RFC 3168): ask for it in the handshake, send new data ECT(0), echo CE marks and
     /// reduce the window on their echo.
     pub ecn: bool,
@@ -195,6 +198,7 @@ impl Default for TcpConfig {
             delack_timeout: Duration::from_millis(200),
             delack_on_tick: false,
             quickack: false,
+            ack_first_segment: false,
             ecn: false,
             rto: RtoConfig::default(),
             handshake: true,
@@ -218,6 +222,7 @@ impl TcpConfig {
             self.rack_tlp.then_some(&crate::sender::RACK_TLP),
             self.preemptive.is_some().then_some(&crate::preemptive::INFO),
             self.quickack.then_some(&crate::receiver::QUICKACK),
+            self.ack_first_segment.then_some(&crate::receiver::ACK_FIRST_SEGMENT),
             self.ecn.then_some(&crate::ecn::INFO),
         ];
         [self.cc.info(), self.startup.info(), self.recovery.info(), self.restart.info(), pacing].into_iter().chain(extras.into_iter().flatten())
@@ -338,6 +343,7 @@ mod tests {
                     "rack-tlp" => TcpConfig { rack_tlp: true, recovery: RecoveryKind::Sack, ..d() },
                     "preemptive" => TcpConfig { preemptive: Some(PreemptiveConfig::default()), ..d() },
                     "quickack" => TcpConfig { quickack: true, ..d() },
+                    "ack-first-segment" => TcpConfig { ack_first_segment: true, ..d() },
                     "ecn" => TcpConfig { ecn: true, ..d() },
                     other => panic!("no config for the extra {other}"),
                 },
@@ -368,7 +374,7 @@ mod tests {
     #[test]
     fn the_per_segment_parts_are_the_known_ones() {
         let per_segment: Vec<_> = registry::parts().filter(|p| p.per_segment).map(|p| p.name).collect();
-        assert_eq!(per_segment, ["bbr", "rbp-rate", "rbp-cwnd", "linux", "quic", "rack-tlp", "preemptive", "quickack", "ecn"]);
+        assert_eq!(per_segment, ["bbr", "rbp-rate", "rbp-cwnd", "linux", "quic", "rack-tlp", "preemptive", "quickack", "ack-first-segment", "ecn"]);
     }
 
     /// Each registered part's keys have defaults of their own unit, and the part's checks

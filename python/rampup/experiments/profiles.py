@@ -27,6 +27,8 @@ class Profile:
     vegas: dict[str, Any] = field(default_factory=dict)
     #: The receiver's delayed ACKs as this stack does them, where a reading asks for them.
     delayed_ack: dict[str, Any] = field(default_factory=dict)
+    #: The one-way delayed-ACK sink's own rules, for readings whose ns-2 side runs it.
+    sink: dict[str, Any] = field(default_factory=dict)
     #: Keys for every restart-after-idle policy: what counts as idle.
     idle: dict[str, Any] = field(default_factory=dict)
     #: Each restart policy (by the name a scheme gives) as this stack has it: another
@@ -37,12 +39,14 @@ class Profile:
 #: ns-2.35's agents (Agent/TCP/Newreno, Agent/TCP/Vegas, TCPSink/DelAck): NS2-NOTES.md,
 #: docs/ns2-reading.md. Idle is the expiry of the retransmission timer the last ACK armed
 #: (tcp/tcp.cc TcpAgent::newack, newtimer); slow-start restart goes to one segment
-#: (TcpAgent::timeout); RBP counts, rates and spaces as tcp/tcp-rbp.cc's send_much does.
+#: (TcpAgent::timeout); the DelAck sink ACKs seqno 0 at once (tcp/tcp-sink.cc, SYN_immediate_ack_);
+#: RBP counts, rates and spaces as tcp/tcp-rbp.cc's send_much does.
 NS2_35 = Profile(
     "ns-2.35",
     loss={"loss_window": "cwnd", "rto_in_recovery": "halve"},
     vegas={"rtt": "mean", "slow_start_exit": "eighth"},
     delayed_ack={"delayed_ack": True, "ack_every": 2, "delack_timeout": "100ms"},
+    sink={"ack_first_segment": True},
     idle={"idle_threshold": "rtx-timer"},
     restart={"ssr": "ssr-ns2", "rbp-rate": {"form": "ns2"}, "rbp-cwnd": {"form": "ns2"}},
 )

@@ -260,6 +260,7 @@ fn tcp(put: &mut impl FnMut(&'static str, &'static str, String)) {
     put("tcp", "delack_timeout", time(t.delack_timeout));
     put("tcp", "delack_on_tick", t.delack_on_tick.to_string());
     put("tcp", "quickack", t.quickack.to_string());
+    put("tcp", "ack_first_segment", t.ack_first_segment.to_string());
     put("tcp", "ecn", t.ecn.to_string());
     put("tcp", "initial_rto", time(t.rto.initial));
     put("tcp", "min_rto", time(t.rto.min));

@@ -114,6 +114,7 @@ pub(super) struct TcpFile {
     delack_timeout: Option<TimeValue>,
     delack_on_tick: Option<bool>,
     quickack: Option<bool>,
+    ack_first_segment: Option<bool>,
     /// ECN, RFC 3168 (`TcpConfig::ecn`).
     ecn: Option<bool>,
     min_rto: Option<TimeValue>,
@@ -296,6 +297,7 @@ impl TcpFile {
             delack_timeout,
             delack_on_tick,
             quickack,
+            ack_first_segment,
             ecn,
             min_rto,
             initial_rto,
@@ -522,6 +524,7 @@ pub(super) fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError
         delack_timeout: t.delack_timeout.map_or(d.delack_timeout, |v| v.0),
         delack_on_tick: delack_on_tick(&t, &d, p)?,
         quickack: t.quickack.unwrap_or(d.quickack),
+        ack_first_segment: t.ack_first_segment.unwrap_or(d.ack_first_segment),
         ecn: t.ecn.unwrap_or(d.ecn),
         rto,
         handshake: t.handshake.unwrap_or(d.handshake),

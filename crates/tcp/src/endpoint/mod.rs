@@ -444,6 +444,10 @@ impl Endpoint {
         if !PLAIN && self.cfg.quickack {
             self.quickack_on_data(now);
         }
+        if !PLAIN && self.cfg.ack_first_segment && self.reached.first_delivery == Time::MAX {
+            // ns-2's DelAckSink::recv: seqno 0 is ACKed at once (SYN_immediate_ack_).
+            self.receiver.enter_quickack(1);
+        }
         let (delivered, urgency) = self.receiver.on_data(seg.seq, seg.len as u64, seg.flags.fin);
         match urgency {
             AckUrgency::Now => self.ack_due = true,
