@@ -83,6 +83,22 @@ pub enum SackPermitted {
     Never,
 }
 
+/// Which in-order segments a delayed-ACK receiver ACKs at once beyond RFC 5681 §4.2's.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum QuickAck {
+    #[default]
+    Off,
+    /// Linux's receiver (`receiver::QUICKACK`): quick-ACK mode, every segment acknowledged at
+    /// once for the first ACKs of a connection (16, for Linux's initial receive window of
+    /// 64,240 bytes) and again after a receive gap longer than the RTO
+    /// (`tcp_event_data_recv`); and the end of a write (PSH) acknowledged at once
+    /// (`tcp_cleanup_rbuf`).
+    Linux,
+    /// ns-2's DelAck sink (`receiver::ACK_FIRST_SEGMENT`): the connection's first data
+    /// segment.
+    FirstSegment,
+}
+
 /// Whether RTT samples set the RTO.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum RtoTiming {
@@ -142,14 +158,9 @@ pub struct TcpConfig {
     /// `delack_timeout` (ticks at its multiples from time zero), as 4.4BSD's `tcp_fasttimo`
     /// sends it every 200 ms; else `delack_timeout` after its segment.
     pub delack_on_tick: bool,
-    /// Linux's receiver with delayed ACKs: quick-ACK mode, every segment acknowledged at once
-    /// for the first ACKs of a connection (16, for Linux's initial receive window of 64,240
-    /// bytes) and again after a receive gap longer than the RTO (`tcp_event_data_recv`); and
-    /// the end of a write (PSH) acknowledged at once (`tcp_cleanup_rbuf`).
-    pub quickack: bool,
-    /// With delayed ACKs, the first data segment of the connection is ACKed at once, as ns-2's
-    /// DelAck sink does (`receiver::ACK_FIRST_SEGMENT`).
-    pub ack_first_segment: bool,
+    /// With delayed ACKs, the segments ACKed at once beyond RFC 5681's (one field for both
+    /// receivers, so that the config stays within its bytes).
+    pub quickack: QuickAck,
     /// ECN (RFC 3168): ask for it in the handshake, send new data ECT(0), echo CE marks and
     /// reduce the window on their echo.
     pub ecn: bool,
@@ -197,8 +208,7 @@ impl Default for TcpConfig {
             ack_every: 2,
             delack_timeout: Duration::from_millis(200),
             delack_on_tick: false,
-            quickack: false,
-            ack_first_segment: false,
+            quickack: QuickAck::Off,
             ecn: false,
             rto: RtoConfig::default(),
             handshake: true,
@@ -221,8 +231,8 @@ impl TcpConfig {
         let extras = [
             self.rack_tlp.then_some(&crate::sender::RACK_TLP),
             self.preemptive.is_some().then_some(&crate::preemptive::INFO),
-            self.quickack.then_some(&crate::receiver::QUICKACK),
-            self.ack_first_segment.then_some(&crate::receiver::ACK_FIRST_SEGMENT),
+            (self.quickack == QuickAck::Linux).then_some(&crate::receiver::QUICKACK),
+            (self.quickack == QuickAck::FirstSegment).then_some(&crate::receiver::ACK_FIRST_SEGMENT),
             self.ecn.then_some(&crate::ecn::INFO),
         ];
         [self.cc.info(), self.startup.info(), self.recovery.info(), self.restart.info(), pacing].into_iter().chain(extras.into_iter().flatten())
@@ -293,7 +303,6 @@ mod tests {
     use super::*;
     use crate::pacing::PacingRate;
     use crate::registry::{self, Family, Settings};
-    use crate::restart::RbpForm;
 
     /// Every registered part, each built into a config of its own (the others at their
     /// defaults, which act on no segment).
@@ -328,8 +337,8 @@ mod tests {
                         Restart::Ssr,
                         Restart::SsrLinux,
                         Restart::SsrNs2,
-                        Restart::RbpRate { scale: 1.0, form: RbpForm::Paper },
-                        Restart::RbpCwnd { fraction: 1.0, form: RbpForm::Paper },
+                        Restart::RbpRate { scale: 1.0 },
+                        Restart::RbpCwnd { fraction: 1.0 },
                         Restart::Cwv,
                         Restart::NewCwv(Default::default()),
                     ];
@@ -342,8 +351,8 @@ mod tests {
                 Family::Extra => match p.name {
                     "rack-tlp" => TcpConfig { rack_tlp: true, recovery: RecoveryKind::Sack, ..d() },
                     "preemptive" => TcpConfig { preemptive: Some(PreemptiveConfig::default()), ..d() },
-                    "quickack" => TcpConfig { quickack: true, ..d() },
-                    "ack-first-segment" => TcpConfig { ack_first_segment: true, ..d() },
+                    "quickack" => TcpConfig { quickack: QuickAck::Linux, ..d() },
+                    "ack-first-segment" => TcpConfig { quickack: QuickAck::FirstSegment, ..d() },
                     "ecn" => TcpConfig { ecn: true, ..d() },
                     other => panic!("no config for the extra {other}"),
                 },

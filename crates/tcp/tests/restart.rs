@@ -6,7 +6,6 @@
 mod common;
 
 use common::Pair;
-use rampup_tcp::restart::RbpForm;
 use rampup_tcp::time::Duration;
 use rampup_tcp::{IdleThreshold, Rate, Restart, TcpConfig, Time};
 
@@ -97,7 +96,7 @@ fn assert_paced(p: &Pair, times: &[Time], start: Time, n: u64, interval: Duratio
 
 #[test]
 fn rbp_rate_restart_paces_the_computed_segments_and_resumes_ack_clocking() {
-    let (p, b, times) = second_response(config(Restart::RbpRate { scale: 1.0, form: RbpForm::Paper }), at_secs(5));
+    let (p, b, times) = second_response(config(Restart::RbpRate { scale: 1.0 }), at_secs(5));
     let rate = b.rate.expect("a rate sample from the first response");
     // Paper 000 §3.1-3.2: what one srtt carries at the rate, within [2, cwnd].
     let n = (rate.bytes_in(b.srtt) / MSS).clamp(2, b.cwnd_segments);
@@ -108,7 +107,7 @@ fn rbp_rate_restart_paces_the_computed_segments_and_resumes_ack_clocking() {
 
 #[test]
 fn rbp_cwnd_restart_spreads_cwnd_over_srtt_and_resumes_ack_clocking() {
-    let (p, b, times) = second_response(config(Restart::RbpCwnd { fraction: 1.0, form: RbpForm::Paper }), at_secs(5));
+    let (p, b, times) = second_response(config(Restart::RbpCwnd { fraction: 1.0 }), at_secs(5));
     let n = b.cwnd_segments;
     println!("rbp-cwnd: srtt {}, cwnd {n}: one every {}", b.srtt, b.srtt.mul_div(1, n));
     assert_paced(&p, &times, at_secs(5), n, b.srtt.mul_div(1, n), b.cwnd_segments);
@@ -116,7 +115,7 @@ fn rbp_cwnd_restart_spreads_cwnd_over_srtt_and_resumes_ack_clocking() {
 
 #[test]
 fn rbp_cwnd_half_fraction_paces_half_the_window() {
-    let (p, b, times) = second_response(config(Restart::RbpCwnd { fraction: 0.5, form: RbpForm::Paper }), at_secs(5));
+    let (p, b, times) = second_response(config(Restart::RbpCwnd { fraction: 0.5 }), at_secs(5));
     let n = b.cwnd_segments / 2;
     assert_paced(&p, &times, at_secs(5), n, b.srtt.mul_div(1, n), b.cwnd_segments);
 }
@@ -125,9 +124,7 @@ fn rbp_cwnd_half_fraction_paces_half_the_window() {
 fn idle_shorter_than_the_threshold_runs_no_restart_policy() {
     // The first response ends well before 1 s; the RTO is 1 s (its minimum), so a write
     // 0.6 s after the last send is no restart: every policy sends the whole window at once.
-    for restart in
-        [Restart::Ssr, Restart::SsrLinux, Restart::RbpRate { scale: 1.0, form: RbpForm::Paper }, Restart::RbpCwnd { fraction: 1.0, form: RbpForm::Paper }]
-    {
+    for restart in [Restart::Ssr, Restart::SsrLinux, Restart::RbpRate { scale: 1.0 }, Restart::RbpCwnd { fraction: 1.0 }] {
         let mut p = pair(config(restart.clone()));
         p.ends[0].write(24 * MSS);
         p.run_until(at_secs(1));

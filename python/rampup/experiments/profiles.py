@@ -40,7 +40,9 @@ class Profile:
 #: docs/ns2-reading.md. Idle is the expiry of the retransmission timer the last ACK armed
 #: (tcp/tcp.cc TcpAgent::newack, newtimer); slow-start restart goes to one segment
 #: (TcpAgent::timeout); the DelAck sink ACKs seqno 0 at once (tcp/tcp-sink.cc, SYN_immediate_ack_);
-#: RBP counts, rates and spaces as tcp/tcp-rbp.cc's send_much does.
+#: RBP counts, rates and spaces as tcp/tcp-rbp.cc's send_much does. Vegas's per-ACK growth
+#: (`growth = "per-ack"`, tcp/tcp-vegas.cc) is left out until its window cuts are modelled too
+#: (docs/ns2-reading.md).
 NS2_35 = Profile(
     "ns-2.35",
     loss={"loss_window": "cwnd", "rto_in_recovery": "halve"},

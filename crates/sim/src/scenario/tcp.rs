@@ -6,8 +6,8 @@ use rampup_tcp::measure::{RtoConfig, RtoRule};
 use rampup_tcp::registry::{self, Family, Refusal};
 use rampup_tcp::restart::{IdleThreshold, Restart};
 use rampup_tcp::{
-    CcKind, Duration, LossWindow, PacingConfig, PacingRate, PreemptiveConfig, RecoveryKind, RtoInRecovery, RtoTiming, SackPermitted, SackPipe, StartupKind,
-    TcpConfig,
+    CcKind, Duration, LossWindow, PacingConfig, PacingRate, PreemptiveConfig, QuickAck, RecoveryKind, RtoInRecovery, RtoTiming, SackPermitted, SackPipe,
+    StartupKind, TcpConfig,
 };
 use serde::Deserialize;
 
@@ -523,8 +523,7 @@ pub(super) fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError
         ack_every: at_least_one("ack_every", t.ack_every, d.ack_every)?,
         delack_timeout: t.delack_timeout.map_or(d.delack_timeout, |v| v.0),
         delack_on_tick: delack_on_tick(&t, &d, p)?,
-        quickack: t.quickack.unwrap_or(d.quickack),
-        ack_first_segment: t.ack_first_segment.unwrap_or(d.ack_first_segment),
+        quickack: quickack(&t, d.quickack, p)?,
         ecn: t.ecn.unwrap_or(d.ecn),
         rto,
         handshake: t.handshake.unwrap_or(d.handshake),
@@ -545,6 +544,18 @@ pub(super) fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError
         preemptive,
         pacing,
     })
+}
+
+/// `quickack = true` (Linux's receiver) or `ack_first_segment = true` (ns-2's DelAck sink):
+/// one of them at most.
+fn quickack(t: &TcpFile, d: QuickAck, p: &str) -> Result<QuickAck, ScenarioError> {
+    match (t.quickack, t.ack_first_segment) {
+        (Some(true), Some(true)) => err(format!("{p}.ack_first_segment"), "quickack = true already ACKs the first segments at once: give one of them"),
+        (Some(true), _) => Ok(QuickAck::Linux),
+        (_, Some(true)) => Ok(QuickAck::FirstSegment),
+        (None, None) => Ok(d),
+        _ => Ok(QuickAck::Off),
+    }
 }
 
 /// `delack_on_tick = true`: the delayed ACK at the next tick of a clock of period

@@ -12,7 +12,7 @@
 //! `poll_timeout` to learn when to call `handle_timeout` next. Time only moves forward:
 //! every `now` must be at least the previous one. The endpoint never reads a clock.
 
-use crate::config::TcpConfig;
+use crate::config::{QuickAck, TcpConfig};
 use crate::ecn::EcnState;
 use std::collections::VecDeque;
 
@@ -184,8 +184,9 @@ pub struct Endpoint {
     /// "Figures behind the comments"). False also runs a plain config's paths with the
     /// tests (`use_general_paths`).
     plain: bool,
-    /// The last send before the idle whose restart policy already ran.
-    restarted_after: Option<Time>,
+    /// The last send before the idle whose restart policy already ran (`Time::MAX`: none; a
+    /// sentinel, not an `Option`, so that `all_acked_at` fits in the same bytes).
+    restarted_after: Time,
     /// When the last ACK left nothing outstanding (`IdleThreshold::RtxTimer` counts from it).
     all_acked_at: Time,
     /// Preemptive Retransmission, when configured.
@@ -234,7 +235,7 @@ impl Endpoint {
             reached: Reached::default(),
             pacer: Pacer::default(),
             plain,
-            restarted_after: None,
+            restarted_after: Time::MAX,
             all_acked_at: Time::ZERO,
             preemptive,
             events: None,
@@ -441,10 +442,10 @@ impl Endpoint {
             }
             return None;
         }
-        if !PLAIN && self.cfg.quickack {
+        if !PLAIN && self.cfg.quickack == QuickAck::Linux {
             self.quickack_on_data(now);
         }
-        if !PLAIN && self.cfg.ack_first_segment && self.reached.first_delivery == Time::MAX {
+        if !PLAIN && self.cfg.quickack == QuickAck::FirstSegment && self.reached.first_delivery == Time::MAX {
             // ns-2's DelAckSink::recv: seqno 0 is ACKed at once (SYN_immediate_ack_).
             self.receiver.enter_quickack(1);
         }
@@ -455,7 +456,7 @@ impl Endpoint {
             // ours does (`tcp_measure_rcv_mss` sets ICSK_ACK_PUSHED, `tcp_cleanup_rbuf` ACKs;
             // shorter segments always, full-sized ones since the 2023 fix "tcp: fix delayed
             // ACKs for MSS boundary condition").
-            AckUrgency::Delayed if !PLAIN && self.cfg.quickack && seg.flags.psh => self.ack_due = true,
+            AckUrgency::Delayed if !PLAIN && self.cfg.quickack == QuickAck::Linux && seg.flags.psh => self.ack_due = true,
             AckUrgency::Delayed => {
                 if self.timers[Timer::DelayedAck as usize].is_none() {
                     // delack_on_tick: at the next tick of a free-running clock of that period, as
@@ -669,7 +670,7 @@ impl Endpoint {
     fn restart_after_idle(&mut self, now: Time) {
         let s = &self.sender;
         let Some(last_send) = s.last_send() else { return };
-        if s.outstanding() || !s.has_unsent_data() || self.restarted_after == Some(last_send) {
+        if s.outstanding() || !s.has_unsent_data() || self.restarted_after == last_send {
             return;
         }
         let idle = now.since(last_send);
@@ -678,7 +679,7 @@ impl Endpoint {
         if quiet <= self.cfg.idle_threshold.duration(self.measure.rto()) {
             return;
         }
-        self.restarted_after = Some(last_send);
+        self.restarted_after = last_send;
         let ctx = RestartCtx {
             now,
             mss: s.mss(),

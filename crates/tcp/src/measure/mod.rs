@@ -207,7 +207,8 @@ pub struct Measure {
     epoch_acked: u64,
     epoch_min_rtt: Option<Duration>,
     epoch_rtt_sum: u64,
-    epoch_rtt_count: u64,
+    /// u32, beside `backoff_shift`: no epoch holds 2^32 samples, and the pair fills one word.
+    epoch_rtt_count: u32,
     last_rate: Option<RateSample>,
     /// RTT samples taken so far.
     rtt_samples: u64,
@@ -471,7 +472,7 @@ impl Measure {
                     sent_bytes: snd_nxt.saturating_sub(self.epoch_end_seq),
                     interval: now.since(start),
                     rtt,
-                    mean_rtt: Duration(self.epoch_rtt_sum / self.epoch_rtt_count.max(1)),
+                    mean_rtt: Duration(self.epoch_rtt_sum / u64::from(self.epoch_rtt_count.max(1))),
                 });
                 RateEpoch::Sampled
             }

@@ -66,9 +66,14 @@ pub enum Restart {
     /// Slow-start restart as ns-2.35 does it: cwnd = one segment (`ssr::ns2`).
     SsrNs2,
     /// RBP/rate (paper §3.2): pace at `scale` × the Vegas rate measured before the idle.
-    RbpRate { scale: f64, form: RbpForm },
+    RbpRate { scale: f64 },
+    /// RBP/rate as ns-2.35's agent computes it (`form = "ns2"`, `rbp::RbpForm::Ns2`). A variant
+    /// of its own, not a field: the config stays within the bytes the endpoint has for it.
+    RbpRateNs2 { scale: f64 },
     /// RBP/cwnd (paper §3.3): pace `fraction` of NSSR's window over one smoothed RTT.
-    RbpCwnd { fraction: f64, form: RbpForm },
+    RbpCwnd { fraction: f64 },
+    /// RBP/cwnd as ns-2.35's agent computes it (`form = "ns2"`).
+    RbpCwndNs2 { fraction: f64 },
     /// TCP-CWV (RFC 2861): an unused window decays, after an idle and while
     /// application-limited (paper 003's baseline).
     Cwv,
@@ -155,8 +160,8 @@ impl Restart {
             Restart::Ssr => 1,
             Restart::SsrLinux => 2,
             Restart::SsrNs2 => 3,
-            Restart::RbpRate { .. } => 4,
-            Restart::RbpCwnd { .. } => 5,
+            Restart::RbpRate { .. } | Restart::RbpRateNs2 { .. } => 4,
+            Restart::RbpCwnd { .. } | Restart::RbpCwndNs2 { .. } => 5,
             Restart::Cwv => 6,
             Restart::NewCwv(_) => 7,
             Restart::External(_) => return &crate::cc::external::EXTERNAL_RESTART,
@@ -182,14 +187,14 @@ impl Restart {
                 Err(Refusal { key: "scale", why: format!("must be a number greater than 0 (got {scale})") })
             }
         };
-        let form = || if s.choice("form") == "ns2" { RbpForm::Ns2 } else { RbpForm::Paper };
+        let ns2 = || s.choice("form") == "ns2";
         Some(match name {
             "nssr" => Ok(Restart::Nssr),
             "ssr" => Ok(Restart::Ssr),
             "ssr-linux" => Ok(Restart::SsrLinux),
             "ssr-ns2" => Ok(Restart::SsrNs2),
-            "rbp-rate" => scale().map(|scale| Restart::RbpRate { scale, form: form() }),
-            "rbp-cwnd" => scale().map(|fraction| Restart::RbpCwnd { fraction, form: form() }),
+            "rbp-rate" => scale().map(|scale| if ns2() { Restart::RbpRateNs2 { scale } } else { Restart::RbpRate { scale } }),
+            "rbp-cwnd" => scale().map(|fraction| if ns2() { Restart::RbpCwndNs2 { fraction } } else { Restart::RbpCwnd { fraction } }),
             "cwv" => Ok(Restart::Cwv),
             "new-cwv" => NewCwvConfig::read(s).map(Restart::NewCwv),
             _ => return None,
@@ -203,8 +208,10 @@ impl Restart {
             Restart::Ssr => Part::Ssr(Ssr),
             Restart::SsrLinux => Part::SsrLinux(SsrLinux),
             Restart::SsrNs2 => Part::SsrNs2(SsrNs2),
-            Restart::RbpRate { scale, form } => Part::RbpRate(RbpRate::new(scale, form)),
-            Restart::RbpCwnd { fraction, form } => Part::RbpCwnd(RbpCwnd::new(fraction, form)),
+            Restart::RbpRate { scale } => Part::RbpRate(RbpRate::new(scale, RbpForm::Paper)),
+            Restart::RbpRateNs2 { scale } => Part::RbpRate(RbpRate::new(scale, RbpForm::Ns2)),
+            Restart::RbpCwnd { fraction } => Part::RbpCwnd(RbpCwnd::new(fraction, RbpForm::Paper)),
+            Restart::RbpCwndNs2 { fraction } => Part::RbpCwnd(RbpCwnd::new(fraction, RbpForm::Ns2)),
             Restart::Cwv => Part::Cwv(Cwv::new(initial_window_bytes)),
             Restart::NewCwv(cfg) => Part::NewCwv(Box::new(NewCwv::new(cfg, initial_window_bytes))),
             Restart::External(ref f) => Part::External(f.build()),

@@ -7,7 +7,7 @@
 //! srtt = 100 ms, RTO = 1 s (the minimum), and a last rate epoch of 4 segments acknowledged
 //! in 100 ms: 320 kb/s. The last data went out at 200 ms.
 
-use super::{IdleThreshold, RbpForm, Restart};
+use super::{IdleThreshold, Restart};
 use crate::config::TcpConfig;
 use crate::endpoint::{Endpoint, Role};
 use crate::test_util::{self, ms, recv_ack, send_data as send, send_nothing, MSS};
@@ -115,7 +115,7 @@ fn test_idle_ssr_linux_write_halves_once_per_rto() {
 
 #[test]
 fn test_idle_rbp_rate_write_paces_what_one_srtt_carries_at_the_rate() {
-    let (mut ep, now) = restart_after(config(Restart::RbpRate { scale: 1.0, form: RbpForm::Paper }), ms(1500));
+    let (mut ep, now) = restart_after(config(Restart::RbpRate { scale: 1.0 }), ms(1500));
     // 320 kb/s × 100 ms = 4 segments, one every 1000 B / 320 kb/s = 25 ms.
     let d = departures(&mut ep, now, now + ms(99));
     assert_eq!(d, vec![now, now + ms(25), now + ms(50), now + ms(75)]);
@@ -124,14 +124,14 @@ fn test_idle_rbp_rate_write_paces_what_one_srtt_carries_at_the_rate() {
 
 #[test]
 fn test_idle_rbp_rate_scale_lowers_rate_and_count() {
-    let (mut ep, now) = restart_after(config(Restart::RbpRate { scale: 0.5, form: RbpForm::Paper }), ms(1500));
+    let (mut ep, now) = restart_after(config(Restart::RbpRate { scale: 0.5 }), ms(1500));
     let d = departures(&mut ep, now, now + ms(99));
     assert_eq!(d, vec![now, now + ms(50)]);
 }
 
 #[test]
 fn test_idle_rbp_cwnd_write_spreads_cwnd_over_srtt() {
-    let (mut ep, now) = restart_after(config(Restart::RbpCwnd { fraction: 1.0, form: RbpForm::Paper }), ms(1500));
+    let (mut ep, now) = restart_after(config(Restart::RbpCwnd { fraction: 1.0 }), ms(1500));
     let d = departures(&mut ep, now, now + ms(99));
     let expect: Vec<Time> = (0..16).map(|k| now + Duration(k * 6_250_000)).collect();
     assert_eq!(d, expect, "16 segments, one every 100 ms / 16 = 6.25 ms");
@@ -139,14 +139,14 @@ fn test_idle_rbp_cwnd_write_spreads_cwnd_over_srtt() {
 
 #[test]
 fn test_idle_rbp_cwnd_fraction_paces_part_of_cwnd() {
-    let (mut ep, now) = restart_after(config(Restart::RbpCwnd { fraction: 0.25, form: RbpForm::Paper }), ms(1500));
+    let (mut ep, now) = restart_after(config(Restart::RbpCwnd { fraction: 0.25 }), ms(1500));
     let d = departures(&mut ep, now, now + ms(99));
     assert_eq!(d, vec![now, now + ms(25), now + ms(50), now + ms(75)]);
 }
 
 #[test]
 fn test_idle_rbp_rate_high_rate_paces_no_more_than_cwnd() {
-    let (mut ep, now) = restart_after(config(Restart::RbpRate { scale: 8.0, form: RbpForm::Paper }), ms(1500));
+    let (mut ep, now) = restart_after(config(Restart::RbpRate { scale: 8.0 }), ms(1500));
     // 2.56 Mb/s carries 32 segments per srtt; cwnd caps them at 16, still at the rate.
     let d = departures(&mut ep, now, now + ms(99));
     let expect: Vec<Time> = (0..16).map(|k| now + Duration(k * 3_125_000)).collect();
@@ -155,7 +155,7 @@ fn test_idle_rbp_rate_high_rate_paces_no_more_than_cwnd() {
 
 #[test]
 fn test_idle_rbp_rate_low_rate_paces_two_segments() {
-    let cfg = config(Restart::RbpRate { scale: 0.1, form: RbpForm::Paper });
+    let cfg = config(Restart::RbpRate { scale: 0.1 });
     let (mut ep, now) = restart_after(cfg, ms(1500));
     // 32 kb/s carries 0.4 segment per srtt; the floor is two, over one srtt.
     let d = departures(&mut ep, now, now + ms(99));
@@ -164,7 +164,7 @@ fn test_idle_rbp_rate_low_rate_paces_two_segments() {
 
 #[test]
 fn test_paced_rbp_rate_first_ack_resumes_ack_clocking() {
-    let (mut ep, now) = restart_after(config(Restart::RbpRate { scale: 1.0, form: RbpForm::Paper }), ms(1500));
+    let (mut ep, now) = restart_after(config(Restart::RbpRate { scale: 1.0 }), ms(1500));
     let first = ep.sender().snd_nxt();
     assert_eq!(departures(&mut ep, now, now + ms(99)).len(), 4);
     // The ACK of the first paced segment: pacing ends; cwnd = 4 outstanding + 1 (slow
@@ -179,7 +179,7 @@ fn test_paced_rbp_rate_first_ack_resumes_ack_clocking() {
 
 #[test]
 fn test_paced_rbp_cwnd_early_ack_sends_no_burst() {
-    let (mut ep, now) = restart_after(config(Restart::RbpCwnd { fraction: 1.0, form: RbpForm::Paper }), ms(1500));
+    let (mut ep, now) = restart_after(config(Restart::RbpCwnd { fraction: 1.0 }), ms(1500));
     let first = ep.sender().snd_nxt();
     // Three segments paced (0, 6.25, 12.5 ms) when the first ACK comes at 15 ms.
     assert_eq!(departures(&mut ep, now, now + ms(15)).len(), 3);
@@ -193,7 +193,7 @@ fn test_paced_rbp_cwnd_early_ack_sends_no_burst() {
 #[test]
 fn test_idle_rbp_rate_without_rate_sample_paces_two_over_srtt() {
     // Two segments, both acknowledged 100 ms later by one ACK: no rate epoch completes.
-    let mut ep = Endpoint::new(config(Restart::RbpRate { scale: 1.0, form: RbpForm::Paper }), Role::Active);
+    let mut ep = Endpoint::new(config(Restart::RbpRate { scale: 1.0 }), Role::Active);
     ep.write(2 * MSS);
     assert_eq!(send(&mut ep, Time::ZERO).len(), 2);
     recv_ack(&mut ep, Time::ZERO + RTT, 1 + 2 * MSS);
@@ -205,9 +205,7 @@ fn test_idle_rbp_rate_without_rate_sample_paces_two_over_srtt() {
 
 #[test]
 fn test_idle_shorter_than_rto_write_runs_no_restart_policy() {
-    for restart in
-        [Restart::Ssr, Restart::SsrLinux, Restart::RbpRate { scale: 1.0, form: RbpForm::Paper }, Restart::RbpCwnd { fraction: 1.0, form: RbpForm::Paper }]
-    {
+    for restart in [Restart::Ssr, Restart::SsrLinux, Restart::RbpRate { scale: 1.0 }, Restart::RbpCwnd { fraction: 1.0 }] {
         let (mut ep, now) = restart_after(config(restart.clone()), ms(900));
         assert_eq!(send(&mut ep, now).len(), 16, "{restart:?}: the whole cwnd, back to back");
         assert_eq!(ep.stats().idle_restarts, 0);
