@@ -272,18 +272,25 @@ mod tests {
         assert_eq!(Vegas::backlog_segments(10_000, 1000, 200, 100), 5.0);
     }
 
-    #[test]
-    fn linear_decrease_does_not_fall_back_into_slow_start() {
+    /// BaseRTT 100 ms from one round, then a round whose RTT is `rtt_ms`, ended at an ACK of
+    /// 10 001 with 13 001 sent.
+    fn after_two_rounds(rtt_ms: u64) -> crate::measure::Measure {
         use crate::measure::{Measure, RtoConfig};
         use crate::time::{Duration, Time};
         let ms = Duration::from_millis;
-        // BaseRTT 100 ms from one round, then a round whose RTT is 110 ms.
         let mut m = Measure::new(RtoConfig::default());
         m.on_ack(Time(0), 1001, 1000, 5001);
         m.on_rtt_sample(ms(100));
         m.on_ack(Time(ms(100).0), 6001, 5000, 9001);
-        m.on_rtt_sample(ms(110));
+        m.on_rtt_sample(ms(rtt_ms));
         assert_eq!(m.on_ack(Time(ms(200).0), 10001, 4000, 13001), RateEpoch::Sampled);
+        m
+    }
+
+    #[test]
+    fn linear_decrease_does_not_fall_back_into_slow_start() {
+        use crate::time::Time;
+        let m = after_two_rounds(110);
         // Congestion avoidance at the initial ssthresh: 50 × 10/110 ≈ 4.5 segments queued > β.
         let mut v = Vegas::new(VegasConfig::default());
         let mut w = Window { cwnd: 50_000, ssthresh: 50_000 };
@@ -300,16 +307,9 @@ mod tests {
     /// the next epoch's end decides again.
     #[test]
     fn ns2_tcp_vegas_cc_grows_one_over_cwnd_per_ack_in_congestion_avoidance() {
-        use crate::measure::{Measure, RtoConfig};
-        use crate::time::{Duration, Time};
-        let ms = Duration::from_millis;
-        // BaseRTT 100 ms and a round at 100 ms: no backlog, below α.
-        let mut m = Measure::new(RtoConfig::default());
-        m.on_ack(Time(0), 1001, 1000, 5001);
-        m.on_rtt_sample(ms(100));
-        m.on_ack(Time(ms(100).0), 6001, 5000, 9001);
-        m.on_rtt_sample(ms(100));
-        assert_eq!(m.on_ack(Time(ms(200).0), 10001, 4000, 13001), RateEpoch::Sampled);
+        use crate::time::Time;
+        // A round at BaseRTT: no backlog, below α.
+        let m = after_two_rounds(100);
         let ctx = |rate_epoch, outstanding: u64| AckCtx { rate_epoch, ack: 10_001, snd_nxt: 10_001 + outstanding, ..ack_ctx(Time(0), 1000, &m) };
         let ca = || Window { cwnd: 8_000, ssthresh: 4_000 };
         let (mut w, mut v) = (ca(), Vegas::new(VegasConfig { growth: VegasGrowth::PerAck, ..Default::default() }));
