@@ -38,10 +38,18 @@ PINNED = {
         "does not hold (0/5 sub-claims, 2 not testable)",
         "does not hold (0/5 sub-claims, 2 not testable)",
     ],
-    "c": ["does not hold (0/7 sub-claims)", "does not hold (4/7 sub-claims)", "does not hold (2/7 sub-claims)", "does not hold (3/7 sub-claims)"],
-    "d": ["does not hold (0/2 sub-claims)", "holds (2/2 sub-claims)", "does not hold (0/2 sub-claims)", "does not hold (1/2 sub-claims)"],
-    "e": ["does not hold (2/5 sub-claims)", "does not hold (4/5 sub-claims)", "does not hold (2/5 sub-claims)", "does not hold (3/5 sub-claims)"],
-    "f": ["holds (4/4 sub-claims)", "holds (4/4 sub-claims)", "does not hold (1/4 sub-claims)", "does not hold (1/4 sub-claims)"],
+    "c": [
+        "does not hold (0/7 sub-claims)", "does not hold (4/7 sub-claims)", "does not hold (1/7 sub-claims)", "does not hold (3/7 sub-claims)",
+    ],
+    "d": [
+        "does not hold (0/2 sub-claims)", "holds (2/2 sub-claims)", "does not hold (0/2 sub-claims)", "does not hold (0/2 sub-claims)",
+    ],
+    "e": [
+        "does not hold (2/5 sub-claims)", "does not hold (4/5 sub-claims)", "does not hold (1/5 sub-claims)", "does not hold (3/5 sub-claims)",
+    ],
+    "f": [
+        "holds (4/4 sub-claims)", "holds (4/4 sub-claims)", "does not hold (3/4 sub-claims)", "does not hold (1/4 sub-claims)",
+    ],
     "g": ["does not hold (0/2 sub-claims)", "", "does not hold (1/2 sub-claims)", ""],
     "h": ["does not hold (1/3 sub-claims)", "does not hold (2/3 sub-claims)", "does not hold (1/3 sub-claims)", "does not hold (2/3 sub-claims)"],
     "i": ["holds (2/2 sub-claims)", "", "holds (2/2 sub-claims)", ""],
@@ -50,15 +58,17 @@ PINNED = {
     "l": ["holds (2/2 sub-claims)", "", "holds (1/1 sub-claims, 1 not testable)", ""],
     "m": ["holds (2/2 sub-claims)", "", "holds (2/2 sub-claims)", ""],
     "n": ["holds (1/1 sub-claims)", "", "holds (1/1 sub-claims)", ""],
-    "o": ["holds (2/2 sub-claims)", "", "holds (2/2 sub-claims)", ""],
+    "o": [
+        "holds (2/2 sub-claims)", "", "does not hold (1/2 sub-claims)", "",
+    ],
     "p": ["holds (1/1 sub-claims)", "", "holds (1/1 sub-claims)", ""],
     "q": [
-        "holds (2/2 sub-claims)",
-        "does not hold (0/1 sub-claims, 1 not testable)",
-        "holds (2/2 sub-claims)",
-        "holds (1/1 sub-claims, 1 not testable)",
+        "holds (2/2 sub-claims)", "does not hold (0/1 sub-claims, 1 not testable)", "holds (2/2 sub-claims)", "holds (2/2 sub-claims)",
     ],
-    "r": ["holds (1/1 sub-claims)", "not testable here (1 sub-claims, none testable)", "holds (1/1 sub-claims)", "holds (1/1 sub-claims)"],
+    "r": [
+        "holds (1/1 sub-claims)", "not testable here (1 sub-claims, none testable)",
+        "holds (1/1 sub-claims)", "not testable here (1 sub-claims, none testable)",
+    ],
     "s": [
         "does not hold (0/1 sub-claims, 1 not testable)",
         "does not hold (1/2 sub-claims)",
@@ -72,10 +82,7 @@ PINNED = {
     "x": ["does not hold (0/2 sub-claims)", "", "does not hold (0/2 sub-claims)", ""],
     "y": ["holds (1/1 sub-claims)", "holds (1/1 sub-claims)", "holds (1/1 sub-claims)", "holds (1/1 sub-claims)"],
     "z": [
-        "does not hold (3/5 sub-claims)",
-        "does not hold (3/5 sub-claims)",
-        "does not hold (2/5 sub-claims)",
-        "does not hold (2/5 sub-claims)",
+        "does not hold (3/5 sub-claims)", "does not hold (3/5 sub-claims)", "does not hold (2/5 sub-claims)", "does not hold (1/5 sub-claims)",
     ],
 }
 

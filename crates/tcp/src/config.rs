@@ -83,6 +83,22 @@ pub enum SackPermitted {
     Never,
 }
 
+/// Which in-order segments a delayed-ACK receiver ACKs at once beyond RFC 5681 §4.2's.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum QuickAck {
+    #[default]
+    Off,
+    /// Linux's receiver (`receiver::QUICKACK`): quick-ACK mode, every segment acknowledged at
+    /// once for the first ACKs of a connection (16, for Linux's initial receive window of
+    /// 64,240 bytes) and again after a receive gap longer than the RTO
+    /// (`tcp_event_data_recv`); and the end of a write (PSH) acknowledged at once
+    /// (`tcp_cleanup_rbuf`).
+    Linux,
+    /// ns-2's DelAck sink (`receiver::ACK_FIRST_SEGMENT`): the connection's first data
+    /// segment.
+    FirstSegment,
+}
+
 /// Whether RTT samples set the RTO.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum RtoTiming {
@@ -142,11 +158,9 @@ pub struct TcpConfig {
     /// `delack_timeout` (ticks at its multiples from time zero), as 4.4BSD's `tcp_fasttimo`
     /// sends it every 200 ms; else `delack_timeout` after its segment.
     pub delack_on_tick: bool,
-    /// Linux's receiver with delayed ACKs: quick-ACK mode, every segment acknowledged at once
-    /// for the first ACKs of a connection (16, for Linux's initial receive window of 64,240
-    /// bytes) and again after a receive gap longer than the RTO (`tcp_event_data_recv`); and
-    /// the end of a write (PSH) acknowledged at once (`tcp_cleanup_rbuf`).
-    pub quickack: bool,
+    /// With delayed ACKs, the segments ACKed at once beyond RFC 5681's (one field for both
+    /// receivers, so that the config stays within its bytes).
+    pub quickack: QuickAck,
     /// ECN (RFC 3168): ask for it in the handshake, send new data ECT(0), echo CE marks and
     /// reduce the window on their echo.
     pub ecn: bool,
@@ -194,7 +208,7 @@ impl Default for TcpConfig {
             ack_every: 2,
             delack_timeout: Duration::from_millis(200),
             delack_on_tick: false,
-            quickack: false,
+            quickack: QuickAck::Off,
             ecn: false,
             rto: RtoConfig::default(),
             handshake: true,
@@ -217,7 +231,8 @@ impl TcpConfig {
         let extras = [
             self.rack_tlp.then_some(&crate::sender::RACK_TLP),
             self.preemptive.is_some().then_some(&crate::preemptive::INFO),
-            self.quickack.then_some(&crate::receiver::QUICKACK),
+            (self.quickack == QuickAck::Linux).then_some(&crate::receiver::QUICKACK),
+            (self.quickack == QuickAck::FirstSegment).then_some(&crate::receiver::ACK_FIRST_SEGMENT),
             self.ecn.then_some(&crate::ecn::INFO),
         ];
         [self.cc.info(), self.startup.info(), self.recovery.info(), self.restart.info(), pacing].into_iter().chain(extras.into_iter().flatten())
@@ -321,6 +336,7 @@ mod tests {
                         Restart::Nssr,
                         Restart::Ssr,
                         Restart::SsrLinux,
+                        Restart::SsrNs2,
                         Restart::RbpRate { scale: 1.0 },
                         Restart::RbpCwnd { fraction: 1.0 },
                         Restart::Cwv,
@@ -336,7 +352,8 @@ mod tests {
                 Family::Extra => match p.name {
                     "rack-tlp" => TcpConfig { rack_tlp: true, recovery: RecoveryKind::Sack, ..d() },
                     "preemptive" => TcpConfig { preemptive: Some(PreemptiveConfig::default()), ..d() },
-                    "quickack" => TcpConfig { quickack: true, ..d() },
+                    "quickack" => TcpConfig { quickack: QuickAck::Linux, ..d() },
+                    "ack-first-segment" => TcpConfig { quickack: QuickAck::FirstSegment, ..d() },
                     "ecn" => TcpConfig { ecn: true, ..d() },
                     other => panic!("no config for the extra {other}"),
                 },
@@ -367,7 +384,10 @@ mod tests {
     #[test]
     fn the_per_segment_parts_are_the_known_ones() {
         let per_segment: Vec<_> = registry::parts().filter(|p| p.per_segment).map(|p| p.name).collect();
-        assert_eq!(per_segment, ["bbr", "rbp-rate", "rbp-cwnd", "careful-resume", "linux", "quic", "rack-tlp", "preemptive", "quickack", "ecn"]);
+        assert_eq!(
+            per_segment,
+            ["bbr", "rbp-rate", "rbp-cwnd", "careful-resume", "linux", "quic", "rack-tlp", "preemptive", "quickack", "ack-first-segment", "ecn"]
+        );
     }
 
     /// Each registered part's keys have defaults of their own unit, and the part's checks

@@ -23,7 +23,7 @@ pub mod wire;
 #[cfg(test)]
 mod test_util;
 
-pub use config::{CcKind, RtoTiming, SackPermitted, StartupKind, TcpConfig};
+pub use config::{CcKind, QuickAck, RtoTiming, SackPermitted, StartupKind, TcpConfig};
 pub use endpoint::{Endpoint, Event, Milestones, Role, Snapshot, State, Timer};
 pub use pacing::{PacingConfig, PacingRate};
 pub use preemptive::{PreemptiveConfig, PreemptiveStats};

@@ -16,6 +16,18 @@ pub const QUICKACK: PartInfo = PartInfo {
     per_segment: true,
 };
 
+/// ns-2.35's delayed-ACK sink (`tcp/tcp-sink.cc`, `DelAckSink::recv`): with
+/// `SYN_immediate_ack_` (true by default since 2010) the packet of sequence number 0, the
+/// first of the connection, is ACKed at once "as if it were a SYN"; the others wait as
+/// delayed ACKs do. Per segment: the endpoint tests each data segment for the first one.
+pub const ACK_FIRST_SEGMENT: PartInfo = PartInfo {
+    family: Family::Extra,
+    name: "ack-first-segment",
+    doc: "ns-2's DelAck sink (tcp-sink.cc, SYN_immediate_ack_): the connection's first data segment ACKed at once",
+    keys: &[],
+    per_segment: true,
+};
+
 /// When the receiver wants its ACK sent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AckUrgency {

@@ -238,7 +238,8 @@ impl Settings<'_> {
 
 /// Every registered part, family by family.
 pub fn parts() -> impl Iterator<Item = &'static PartInfo> {
-    let extras: [&'static PartInfo; 4] = [&crate::sender::RACK_TLP, &crate::preemptive::INFO, &crate::receiver::QUICKACK, &crate::ecn::INFO];
+    let extras: [&'static PartInfo; 5] =
+        [&crate::sender::RACK_TLP, &crate::preemptive::INFO, &crate::receiver::QUICKACK, &crate::receiver::ACK_FIRST_SEGMENT, &crate::ecn::INFO];
     (crate::cc::CC_PARTS.iter())
         .chain(crate::cc::STARTUPS.iter().copied())
         .chain(crate::recovery::PARTS.iter())

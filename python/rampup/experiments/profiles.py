@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["NS2_0B17", "NS2_35", "NS2_FULLTCP", "PROFILES", "RFC", "Profile", "tcp"]
+__all__ = ["NS2_0B17", "NS2_35", "NS2_FULLTCP", "PROFILES", "RFC", "Profile", "restart", "tcp"]
 
 
 @dataclass(frozen=True)
@@ -27,14 +27,30 @@ class Profile:
     vegas: dict[str, Any] = field(default_factory=dict)
     #: The receiver's delayed ACKs as this stack does them, where a reading asks for them.
     delayed_ack: dict[str, Any] = field(default_factory=dict)
+    #: The one-way delayed-ACK sink's own rules, for readings whose ns-2 side runs it.
+    sink: dict[str, Any] = field(default_factory=dict)
+    #: Keys for every restart-after-idle policy: what counts as idle.
+    idle: dict[str, Any] = field(default_factory=dict)
+    #: Each restart policy (by the name a scheme gives) as this stack has it: another
+    #: policy's name, or settings added to the scheme's.
+    restart: dict[str, Any] = field(default_factory=dict)
 
 
-#: ns-2.35's agents (Agent/TCP/Newreno, Agent/TCP/Vegas, TCPSink/DelAck): NS2-NOTES.md.
+#: ns-2.35's agents (Agent/TCP/Newreno, Agent/TCP/Vegas, TCPSink/DelAck): NS2-NOTES.md,
+#: docs/ns2-reading.md. Idle is the expiry of the retransmission timer the last ACK armed
+#: (tcp/tcp.cc TcpAgent::newack, newtimer); slow-start restart goes to one segment
+#: (TcpAgent::timeout); the DelAck sink ACKs seqno 0 at once (tcp/tcp-sink.cc, SYN_immediate_ack_);
+#: RBP counts, rates and spaces as tcp/tcp-rbp.cc's send_much does. Vegas's per-ACK growth
+#: (`growth = "per-ack"`, tcp/tcp-vegas.cc) is left out until its window cuts are modelled too
+#: (docs/ns2-reading.md).
 NS2_35 = Profile(
     "ns-2.35",
     loss={"loss_window": "cwnd", "rto_in_recovery": "halve"},
     vegas={"rtt": "mean", "slow_start_exit": "eighth"},
     delayed_ack={"delayed_ack": True, "ack_every": 2, "delack_timeout": "100ms"},
+    sink={"ack_first_segment": True},
+    idle={"idle_threshold": "rtx-timer"},
+    restart={"ssr": "ssr-ns2", "rbp-rate": {"form": "ns2"}, "rbp-cwnd": {"form": "ns2"}},
 )
 
 #: ns 2.0b17 (paper 000 §4.1) with the authors' rbp_demo.tcl: initial window 1, a 100 ms
@@ -70,9 +86,23 @@ RFC = Profile("rfc")
 PROFILES: dict[str, Profile] = {"ns2": NS2_35, "ns2.0b17": NS2_0B17, "ns2-fulltcp": NS2_FULLTCP, "rfc": RFC}
 
 
-def tcp(profile: Profile, cc: str, *, base: bool = True, loss: bool = True, delayed_ack: bool = False) -> dict[str, Any]:
+def restart(profile: Profile, policy: str | dict[str, Any]) -> str | dict[str, Any]:
+    """The restart policy ``policy`` (a name, or a table with its ``kind``) as ``profile``'s
+    stack has it."""
+    kind = policy if isinstance(policy, str) else policy["kind"]
+    mapped = profile.restart.get(kind)
+    if mapped is None:
+        return policy
+    if isinstance(mapped, str):
+        return mapped if isinstance(policy, str) else {**policy, "kind": mapped}
+    return {**({"kind": policy} if isinstance(policy, str) else policy), **mapped}
+
+
+def tcp(profile: Profile, cc: str, *, base: bool = True, loss: bool = True, delayed_ack: bool = False,
+        policy: str | dict[str, Any] | None = None) -> dict[str, Any]:
     """The keys of ``profile`` for congestion control ``cc``: its base keys, its loss
-    response, its Vegas details when ``cc`` is Vegas, and its delayed ACKs if asked."""
+    response, its Vegas details when ``cc`` is Vegas, its delayed ACKs if asked, and with a
+    restart ``policy`` its idle detection and that policy as the stack has it."""
     keys: dict[str, Any] = dict(profile.base) if base else {}
     if delayed_ack:
         keys.update(profile.delayed_ack)
@@ -80,4 +110,7 @@ def tcp(profile: Profile, cc: str, *, base: bool = True, loss: bool = True, dela
         keys.update(profile.loss)
     if cc == "vegas" and profile.vegas:
         keys["cc"] = {"kind": "vegas", **profile.vegas}
+    if policy is not None:
+        keys.update(profile.idle)
+        keys["restart"] = restart(profile, policy)
     return keys

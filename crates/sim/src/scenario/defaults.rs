@@ -4,7 +4,7 @@
 
 use rampup_tcp::registry;
 use rampup_tcp::restart::IdleThreshold;
-use rampup_tcp::{CcKind, Duration, LossWindow, TcpConfig};
+use rampup_tcp::{CcKind, Duration, LossWindow, QuickAck, TcpConfig};
 
 use super::topology::QueueLimit;
 use super::{parse, Scenario};
@@ -259,7 +259,8 @@ fn tcp(put: &mut impl FnMut(&'static str, &'static str, String)) {
     put("tcp", "ack_every", t.ack_every.to_string());
     put("tcp", "delack_timeout", time(t.delack_timeout));
     put("tcp", "delack_on_tick", t.delack_on_tick.to_string());
-    put("tcp", "quickack", t.quickack.to_string());
+    put("tcp", "quickack", (t.quickack == QuickAck::Linux).to_string());
+    put("tcp", "ack_first_segment", (t.quickack == QuickAck::FirstSegment).to_string());
     put("tcp", "ecn", t.ecn.to_string());
     put("tcp", "initial_rto", time(t.rto.initial));
     put("tcp", "min_rto", time(t.rto.min));
@@ -275,6 +276,7 @@ fn tcp(put: &mut impl FnMut(&'static str, &'static str, String)) {
         "idle_threshold",
         match t.idle_threshold {
             IdleThreshold::Rto => "\"rto\"".into(),
+            IdleThreshold::RtxTimer => "\"rtx-timer\"".into(),
             IdleThreshold::Fixed(d) => time(d),
         },
     );

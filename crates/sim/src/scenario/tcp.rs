@@ -6,8 +6,8 @@ use rampup_tcp::measure::{RtoConfig, RtoRule};
 use rampup_tcp::registry::{self, Family, Refusal};
 use rampup_tcp::restart::{IdleThreshold, Restart};
 use rampup_tcp::{
-    CcKind, Duration, LossWindow, PacingConfig, PacingRate, PreemptiveConfig, RecoveryKind, RtoInRecovery, RtoTiming, SackPermitted, SackPipe, StartupKind,
-    TcpConfig,
+    CcKind, Duration, LossWindow, PacingConfig, PacingRate, PreemptiveConfig, QuickAck, RecoveryKind, RtoInRecovery, RtoTiming, SackPermitted, SackPipe,
+    StartupKind, TcpConfig,
 };
 use serde::Deserialize;
 
@@ -114,6 +114,7 @@ pub(super) struct TcpFile {
     delack_timeout: Option<TimeValue>,
     delack_on_tick: Option<bool>,
     quickack: Option<bool>,
+    ack_first_segment: Option<bool>,
     /// ECN, RFC 3168 (`TcpConfig::ecn`).
     ecn: Option<bool>,
     min_rto: Option<TimeValue>,
@@ -124,7 +125,7 @@ pub(super) struct TcpFile {
     clock_granularity: Option<TimeValue>,
     handshake: Option<bool>,
     time_wait: Option<TimeValue>,
-    /// "rto" or a time.
+    /// "rto", "rtx-timer" or a time.
     idle_threshold: Option<String>,
     limited_transmit: Option<bool>,
     nagle: Option<bool>,
@@ -296,6 +297,7 @@ impl TcpFile {
             delack_timeout,
             delack_on_tick,
             quickack,
+            ack_first_segment,
             ecn,
             min_rto,
             initial_rto,
@@ -521,7 +523,7 @@ pub(super) fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError
         ack_every: at_least_one("ack_every", t.ack_every, d.ack_every)?,
         delack_timeout: t.delack_timeout.map_or(d.delack_timeout, |v| v.0),
         delack_on_tick: delack_on_tick(&t, &d, p)?,
-        quickack: t.quickack.unwrap_or(d.quickack),
+        quickack: quickack(&t, d.quickack, p)?,
         ecn: t.ecn.unwrap_or(d.ecn),
         rto,
         handshake: t.handshake.unwrap_or(d.handshake),
@@ -530,10 +532,11 @@ pub(super) fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError
         idle_threshold: match t.idle_threshold.as_deref() {
             None => d.idle_threshold,
             Some("rto") => IdleThreshold::Rto,
+            Some("rtx-timer") => IdleThreshold::RtxTimer,
             Some(v) => match crate::units::parse_duration(v) {
                 Ok(d) => IdleThreshold::Fixed(d),
                 Err(why) => {
-                    let msg = why.message(&crate::units::shown(v), "\"rto\" or a time like \"500ms\"", "ns", "2^64 ns");
+                    let msg = why.message(&crate::units::shown(v), "\"rto\", \"rtx-timer\" or a time like \"500ms\"", "ns", "2^64 ns");
                     return err(format!("{p}.idle_threshold"), msg);
                 }
             },
@@ -541,6 +544,18 @@ pub(super) fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError
         preemptive,
         pacing,
     })
+}
+
+/// `quickack = true` (Linux's receiver) or `ack_first_segment = true` (ns-2's DelAck sink):
+/// one of them at most.
+fn quickack(t: &TcpFile, d: QuickAck, p: &str) -> Result<QuickAck, ScenarioError> {
+    match (t.quickack, t.ack_first_segment) {
+        (Some(true), Some(true)) => err(format!("{p}.ack_first_segment"), "quickack = true already ACKs the first segments at once: give one of them"),
+        (Some(true), _) => Ok(QuickAck::Linux),
+        (_, Some(true)) => Ok(QuickAck::FirstSegment),
+        (None, None) => Ok(d),
+        _ => Ok(QuickAck::Off),
+    }
 }
 
 /// `delack_on_tick = true`: the delayed ACK at the next tick of a clock of period

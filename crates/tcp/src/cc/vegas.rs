@@ -53,6 +53,29 @@ impl VegasSlowStartExit {
     }
 }
 
+/// How congestion avoidance adds its segment when the backlog is below α.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VegasGrowth {
+    /// One segment at the end of the epoch (Brakmo & Peterson §3.2, Linux's `tcp_vegas_cong_avoid`).
+    Epoch,
+    /// 1/cwnd segment on every new ACK of the next epoch while cwnd is at most three segments
+    /// above what is outstanding (ns-2.35 `tcp/tcp-vegas.cc`, `VegasTcpAgent::recv`: `v_incr_ =
+    /// 1/cwnd_`, applied per ACK): one segment per RTT with an ACK per segment, half of one with
+    /// delayed ACKs.
+    PerAck,
+}
+
+impl VegasGrowth {
+    pub const ALL: [VegasGrowth; 2] = [VegasGrowth::Epoch, VegasGrowth::PerAck];
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            VegasGrowth::Epoch => "epoch",
+            VegasGrowth::PerAck => "per-ack",
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct VegasConfig {
     /// Lower bound of the backlog, in segments.
@@ -63,6 +86,7 @@ pub struct VegasConfig {
     pub gamma: f64,
     pub rtt: VegasRtt,
     pub slow_start_exit: VegasSlowStartExit,
+    pub growth: VegasGrowth,
 }
 
 impl Default for VegasConfig {
@@ -74,7 +98,8 @@ impl Default for VegasConfig {
 impl VegasConfig {
     /// Brakmo & Peterson's α = 1, β = 3, γ = 1 with Linux's RTT and slow-start exit; also the
     /// registry's defaults.
-    pub const DEFAULT: VegasConfig = VegasConfig { alpha: 1.0, beta: 3.0, gamma: 1.0, rtt: VegasRtt::Min, slow_start_exit: VegasSlowStartExit::Target };
+    pub const DEFAULT: VegasConfig =
+        VegasConfig { alpha: 1.0, beta: 3.0, gamma: 1.0, rtt: VegasRtt::Min, slow_start_exit: VegasSlowStartExit::Target, growth: VegasGrowth::Epoch };
 
     pub const INFO: PartInfo = PartInfo {
         family: Family::Cc,
@@ -106,6 +131,12 @@ impl VegasConfig {
                 default: Value::Choice(Self::DEFAULT.slow_start_exit.name()),
                 doc: "the window slow start leaves with: one segment queued (Linux), or cwnd less an eighth (ns-2)",
             },
+            Key {
+                name: "growth",
+                unit: Unit::Choice(&[VegasGrowth::Epoch.name(), VegasGrowth::PerAck.name()]),
+                default: Value::Choice(Self::DEFAULT.growth.name()),
+                doc: "congestion avoidance's increase: a segment at the epoch's end (Linux), or 1/cwnd per ACK of the next (ns-2)",
+            },
         ],
         per_segment: false,
     };
@@ -117,7 +148,8 @@ impl VegasConfig {
         }
         let rtt = VegasRtt::ALL.into_iter().find(|r| r.name() == s.choice("rtt")).expect("one of the key's choices");
         let slow_start_exit = VegasSlowStartExit::ALL.into_iter().find(|e| e.name() == s.choice("slow_start_exit")).expect("one of the key's choices");
-        Ok(VegasConfig { alpha, beta, gamma, rtt, slow_start_exit })
+        let growth = VegasGrowth::ALL.into_iter().find(|g| g.name() == s.choice("growth")).expect("one of the key's choices");
+        Ok(VegasConfig { alpha, beta, gamma, rtt, slow_start_exit, growth })
     }
 }
 
@@ -126,13 +158,16 @@ pub struct Vegas {
     cfg: VegasConfig,
     /// In slow start, whether this RTT is one in which the window grows.
     grow_this_rtt: bool,
+    /// `VegasGrowth::PerAck`: the bytes each new ACK adds in congestion avoidance until the
+    /// next epoch's end (ns-2's `v_incr_`, in bytes).
+    increment: u64,
 }
 
 impl Vegas {
     pub fn new(cfg: VegasConfig) -> Self {
         // The first RTT has no rate to compare yet; it holds the window, and the window
         // first grows in the second (as ns-2, whose first rate epoch ends at the first ACK).
-        Vegas { cfg, grow_this_rtt: false }
+        Vegas { cfg, grow_this_rtt: false, increment: 0 }
     }
 
     /// Backlog estimate in segments: cwnd × (RTT − BaseRTT) / RTT.
@@ -147,6 +182,22 @@ impl Vegas {
 
 impl CongestionControl for Vegas {
     fn on_ack(&mut self, w: &mut Window, ctx: &AckCtx) {
+        self.on_epoch(w, ctx);
+        if self.cfg.growth == VegasGrowth::PerAck && self.increment > 0 && w.cwnd >= w.ssthresh {
+            // tcp-vegas.cc: `if (v_incr_ > 0 && (cwnd_ - (t_seqno_ - last_ack_)) <= 2)`, on
+            // the epoch-ending ACK too, after its once-per-RTT decision; `t_seqno_ −
+            // last_ack_` is one more than the packets outstanding (ns-2 ACKs name the last
+            // packet received).
+            if w.cwnd <= ctx.snd_nxt.saturating_sub(ctx.ack) + 3 * ctx.mss {
+                w.cwnd += self.increment;
+            }
+        }
+    }
+}
+
+impl Vegas {
+    /// The slow start of every other RTT, and at an epoch's end the once-per-RTT decision.
+    fn on_epoch(&mut self, w: &mut Window, ctx: &AckCtx) {
         let mss = ctx.mss;
         let in_slow_start = w.cwnd < w.ssthresh;
         if in_slow_start && self.grow_this_rtt {
@@ -176,6 +227,9 @@ impl CongestionControl for Vegas {
             VegasRtt::Mean => sample.mean_rtt,
         };
         let diff = Self::backlog_segments(w.cwnd, mss, rtt.0, base.0);
+        // ns-2 decides `v_incr_` afresh at each epoch's end: none unless below α in
+        // congestion avoidance.
+        self.increment = 0;
         if in_slow_start {
             if diff > self.cfg.gamma {
                 match self.cfg.slow_start_exit {
@@ -193,7 +247,10 @@ impl CongestionControl for Vegas {
                 self.grow_this_rtt = !self.grow_this_rtt;
             }
         } else if diff < self.cfg.alpha {
-            w.cwnd += mss;
+            match self.cfg.growth {
+                VegasGrowth::Epoch => w.cwnd += mss,
+                VegasGrowth::PerAck => self.increment = mss * mss / w.cwnd.max(1),
+            }
         } else if diff > self.cfg.beta {
             w.cwnd = w.cwnd.saturating_sub(mss).max(2 * mss);
             // The linear decrease is congestion avoidance: it must not take the window
@@ -215,18 +272,25 @@ mod tests {
         assert_eq!(Vegas::backlog_segments(10_000, 1000, 200, 100), 5.0);
     }
 
-    #[test]
-    fn linear_decrease_does_not_fall_back_into_slow_start() {
+    /// BaseRTT 100 ms from one round, then a round whose RTT is `rtt_ms`, ended at an ACK of
+    /// 10 001 with 13 001 sent.
+    fn after_two_rounds(rtt_ms: u64) -> crate::measure::Measure {
         use crate::measure::{Measure, RtoConfig};
         use crate::time::{Duration, Time};
         let ms = Duration::from_millis;
-        // BaseRTT 100 ms from one round, then a round whose RTT is 110 ms.
         let mut m = Measure::new(RtoConfig::default());
         m.on_ack(Time(0), 1001, 1000, 5001);
         m.on_rtt_sample(ms(100));
         m.on_ack(Time(ms(100).0), 6001, 5000, 9001);
-        m.on_rtt_sample(ms(110));
+        m.on_rtt_sample(ms(rtt_ms));
         assert_eq!(m.on_ack(Time(ms(200).0), 10001, 4000, 13001), RateEpoch::Sampled);
+        m
+    }
+
+    #[test]
+    fn linear_decrease_does_not_fall_back_into_slow_start() {
+        use crate::time::Time;
+        let m = after_two_rounds(110);
         // Congestion avoidance at the initial ssthresh: 50 × 10/110 ≈ 4.5 segments queued > β.
         let mut v = Vegas::new(VegasConfig::default());
         let mut w = Window { cwnd: 50_000, ssthresh: 50_000 };
@@ -235,6 +299,32 @@ mod tests {
         assert_eq!(w.cwnd, 49_000);
         v.on_ack(&mut w, &ctx(RateEpoch::Running));
         assert_eq!(w.cwnd, 49_000, "the next ACK must not grow the window as in slow start");
+    }
+
+    /// ns-2.35 `tcp/tcp-vegas.cc`, `VegasTcpAgent::recv`: below α in congestion avoidance
+    /// the epoch's end sets `v_incr_` = 1/cwnd, added on that ACK and each new ACK after it
+    /// while cwnd − (`t_seqno_` − `last_ack_`) ≤ 2, three segments above what is outstanding;
+    /// the next epoch's end decides again.
+    #[test]
+    fn ns2_tcp_vegas_cc_grows_one_over_cwnd_per_ack_in_congestion_avoidance() {
+        use crate::time::Time;
+        // A round at BaseRTT: no backlog, below α.
+        let m = after_two_rounds(100);
+        let ctx = |rate_epoch, outstanding: u64| AckCtx { rate_epoch, ack: 10_001, snd_nxt: 10_001 + outstanding, ..ack_ctx(Time(0), 1000, &m) };
+        let ca = || Window { cwnd: 8_000, ssthresh: 4_000 };
+        let (mut w, mut v) = (ca(), Vegas::new(VegasConfig { growth: VegasGrowth::PerAck, ..Default::default() }));
+        v.on_ack(&mut w, &ctx(RateEpoch::Sampled, 7_000));
+        assert_eq!(w.cwnd, 8_125, "1/8 of a segment on the epoch-ending ACK");
+        v.on_ack(&mut w, &ctx(RateEpoch::Running, 7_000));
+        assert_eq!(w.cwnd, 8_250, "and on each new ACK of the next epoch");
+        v.on_ack(&mut w, &ctx(RateEpoch::Running, 5_250));
+        assert_eq!(w.cwnd, 8_375, "three segments above what is outstanding still grows");
+        v.on_ack(&mut w, &ctx(RateEpoch::Running, 5_250));
+        assert_eq!(w.cwnd, 8_375, "not more than three above it");
+        let (mut w, mut v) = (ca(), Vegas::new(VegasConfig::default()));
+        v.on_ack(&mut w, &ctx(RateEpoch::Sampled, 7_000));
+        v.on_ack(&mut w, &ctx(RateEpoch::Running, 7_000));
+        assert_eq!(w.cwnd, 9_000, "the epoch rule: one segment at the epoch's end");
     }
 
     #[test]

@@ -12,7 +12,7 @@
 //! `poll_timeout` to learn when to call `handle_timeout` next. Time only moves forward:
 //! every `now` must be at least the previous one. The endpoint never reads a clock.
 
-use crate::config::TcpConfig;
+use crate::config::{QuickAck, TcpConfig};
 use crate::ecn::EcnState;
 use std::collections::VecDeque;
 
@@ -21,7 +21,7 @@ use crate::measure::{next_tick, Measure};
 use crate::pacing::{PaceCtx, Pacer};
 use crate::preemptive::{Preemptive, PreemptiveStats, TimerCmd};
 use crate::receiver::{self, AckUrgency, Receiver};
-use crate::restart::{RestartCtx, RestartMetrics, SavedPath};
+use crate::restart::{IdleThreshold, RestartCtx, RestartMetrics, SavedPath};
 use crate::segment::{Ecn, Flags, SackBlocks, Segment, SeqRange};
 use crate::sender::{Sender, SenderStats};
 use crate::time::{Duration, Time};
@@ -184,8 +184,11 @@ pub struct Endpoint {
     /// "Figures behind the comments"). False also runs a plain config's paths with the
     /// tests (`use_general_paths`).
     plain: bool,
-    /// The last send before the idle whose restart policy already ran.
-    restarted_after: Option<Time>,
+    /// The last send before the idle whose restart policy already ran (`Time::MAX`: none; a
+    /// sentinel, not an `Option`, so that `all_acked_at` fits in the same bytes).
+    restarted_after: Time,
+    /// When the last ACK left nothing outstanding (`IdleThreshold::RtxTimer` counts from it).
+    all_acked_at: Time,
     /// Preemptive Retransmission, when configured.
     preemptive: Option<Preemptive>,
     /// Events not yet polled; `None` until `enable_events`, so that a user that never polls
@@ -233,7 +236,8 @@ impl Endpoint {
             reached: Reached::default(),
             pacer,
             plain,
-            restarted_after: None,
+            restarted_after: Time::MAX,
+            all_acked_at: Time::ZERO,
             preemptive,
             events: None,
             sack_ok,
@@ -425,6 +429,7 @@ impl Endpoint {
                 if !self.sender.outstanding() {
                     // RFC 6298 §5.2: all data acknowledged, stop the timer.
                     self.timers[Timer::Rto as usize] = None;
+                    self.all_acked_at = now;
                 } else if r.restart_rto {
                     // RFC 6298 §5.3
                     self.arm(Timer::Rto, self.measure.rto_deadline(now));
@@ -455,8 +460,12 @@ impl Endpoint {
             }
             return None;
         }
-        if !PLAIN && self.cfg.quickack {
+        if !PLAIN && self.cfg.quickack == QuickAck::Linux {
             self.quickack_on_data(now);
+        }
+        if !PLAIN && self.cfg.quickack == QuickAck::FirstSegment && self.reached.first_delivery == Time::MAX {
+            // ns-2's DelAckSink::recv: seqno 0 is ACKed at once (SYN_immediate_ack_).
+            self.receiver.enter_quickack(1);
         }
         let (delivered, urgency) = self.receiver.on_data(seg.seq, seg.len as u64, seg.flags.fin);
         match urgency {
@@ -465,7 +474,7 @@ impl Endpoint {
             // ours does (`tcp_measure_rcv_mss` sets ICSK_ACK_PUSHED, `tcp_cleanup_rbuf` ACKs;
             // shorter segments always, full-sized ones since the 2023 fix "tcp: fix delayed
             // ACKs for MSS boundary condition").
-            AckUrgency::Delayed if !PLAIN && self.cfg.quickack && seg.flags.psh => self.ack_due = true,
+            AckUrgency::Delayed if !PLAIN && self.cfg.quickack == QuickAck::Linux && seg.flags.psh => self.ack_due = true,
             AckUrgency::Delayed => {
                 if self.timers[Timer::DelayedAck as usize].is_none() {
                     // delack_on_tick: at the next tick of a free-running clock of that period, as
@@ -683,14 +692,16 @@ impl Endpoint {
             return;
         }
         let Some(last_send) = s.last_send() else { return };
-        if !s.has_unsent_data() || self.restarted_after == Some(last_send) {
+        if !s.has_unsent_data() || self.restarted_after == last_send {
             return;
         }
         let idle = now.since(last_send);
-        if idle <= self.cfg.idle_threshold.duration(self.measure.rto()) {
+        // ns-2's idle is the expiry of the timer the last ACK armed (`IdleThreshold::RtxTimer`).
+        let quiet = if self.cfg.idle_threshold == IdleThreshold::RtxTimer { now.since(self.all_acked_at) } else { idle };
+        if quiet <= self.cfg.idle_threshold.duration(self.measure.rto()) {
             return;
         }
-        self.restarted_after = Some(last_send);
+        self.restarted_after = last_send;
         let ctx = RestartCtx {
             now,
             mss: s.mss(),

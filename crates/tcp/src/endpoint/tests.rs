@@ -167,6 +167,20 @@ fn test_established_delayed_ack_timer_sends_the_ack_rfc5681_4_2() {
     assert_eq!(ep.timer(Timer::DelayedAck), None);
 }
 
+/// ns-2.35 `tcp/tcp-sink.cc`, `DelAckSink::recv` with `SYN_immediate_ack_`: seqno 0 (the
+/// connection's first data segment) is ACKed at once, the next one waits for the timer as
+/// any in-order segment that finds no timer pending.
+#[test]
+fn test_established_ns2_delack_sink_acks_the_first_segment_at_once() {
+    let mut ep = established_passive(TcpConfig { delayed_ack: true, quickack: QuickAck::FirstSegment, ..config() });
+    recv(&mut ep, at(30), Segment { len: MSS as u32, ..ACK });
+    let ack = send(&mut ep, at(30));
+    assert!(ack.len() == 1 && ack[0].ack == 1 + MSS, "{ack:?}");
+    recv(&mut ep, at(40), Segment { seq: 1 + MSS, len: MSS as u32, ..ACK });
+    send_nothing(&mut ep, at(40));
+    assert_eq!(ep.timer(Timer::DelayedAck), Some(at(240)));
+}
+
 #[test]
 fn test_established_the_segment_that_ends_a_write_carries_psh_rfc9293_3_9_1() {
     let mut ep = established(TcpConfig { initial_window_segments: 4, ..config() });
@@ -180,7 +194,7 @@ fn test_established_the_segment_that_ends_a_write_carries_psh_rfc9293_3_9_1() {
 /// ending a write (PSH) is acknowledged at once (`tcp_cleanup_rbuf`).
 #[test]
 fn test_established_linux_receiver_acks_16_segments_and_then_a_push_at_once() {
-    let mut ep = established_passive(TcpConfig { delayed_ack: true, quickack: true, ..config() });
+    let mut ep = established_passive(TcpConfig { delayed_ack: true, quickack: QuickAck::Linux, ..config() });
     let seg = |k: u64, psh: bool| Segment { seq: 1 + k * MSS, len: MSS as u32, flags: Flags { psh, ..ACK.flags }, ..ACK };
     for k in 0..16 {
         recv(&mut ep, at(30 + k), seg(k, false));

@@ -157,6 +157,9 @@ impl Default for RtoConfig {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RateSample {
     pub acked_bytes: u64,
+    /// The bytes sent between the epoch's start and its end (ns-2's `rttLen` = `t_seqno_` −
+    /// `v_begseq_`, `tcp/tcp-vegas.cc` `VegasTcpAgent::recv`).
+    pub sent_bytes: u64,
     pub interval: Duration,
     /// Smallest RTT sample seen during the epoch (what Linux Vegas compares with BaseRTT).
     pub rtt: Duration,
@@ -204,7 +207,8 @@ pub struct Measure {
     epoch_acked: u64,
     epoch_min_rtt: Option<Duration>,
     epoch_rtt_sum: u64,
-    epoch_rtt_count: u64,
+    /// u32, beside `backoff_shift`: no epoch holds 2^32 samples, and the pair fills one word.
+    epoch_rtt_count: u32,
     last_rate: Option<RateSample>,
     /// RTT samples taken so far.
     rtt_samples: u64,
@@ -465,9 +469,10 @@ impl Measure {
             Some(rtt) => {
                 self.last_rate = Some(RateSample {
                     acked_bytes: self.epoch_acked,
+                    sent_bytes: snd_nxt.saturating_sub(self.epoch_end_seq),
                     interval: now.since(start),
                     rtt,
-                    mean_rtt: Duration(self.epoch_rtt_sum / self.epoch_rtt_count.max(1)),
+                    mean_rtt: Duration(self.epoch_rtt_sum / u64::from(self.epoch_rtt_count.max(1))),
                 });
                 RateEpoch::Sampled
             }

@@ -22,8 +22,8 @@ mod tests;
 pub use careful_resume::{CarefulResume, CarefulResumeConfig, Phase as ResumePhase, SavedPath};
 pub use cwv::Cwv;
 pub use new_cwv::{NewCwv, NewCwvConfig, NewCwvForm, NvpLossResponse, PipeAck};
-pub use rbp::{Plan, RbpCwnd, RbpRate, MIN_SEGMENTS};
-pub use ssr::{Nssr, Ssr, SsrLinux};
+pub use rbp::{Plan, RbpCwnd, RbpForm, RbpRate, MIN_SEGMENTS};
+pub use ssr::{Nssr, Ssr, SsrLinux, SsrNs2};
 
 use crate::cc::external::{ExternalRestart, Factory};
 use crate::cc::{AckCtx, CongestionEvent, Window};
@@ -38,12 +38,19 @@ pub enum IdleThreshold {
     /// The current retransmission timeout (RFC 5681 §4.1, RFC 2861, Linux).
     Rto,
     Fixed(Duration),
+    /// ns-2.35's: the retransmission timer that the last ACK armed expires with nothing
+    /// outstanding (`tcp/tcp.cc`: `TcpAgent::newack` calls `newtimer`, which sets the timer
+    /// whenever `t_seqno_` lies beyond the ACK, so also when all is acknowledged; its expiry
+    /// is what `TcpAgent::timeout`, `RBPVegasTcpAgent::timeout` and `RBPRenoTcpAgent::timeout`
+    /// treat as idle). Idle is then counted from that ACK, not from the last send, for the
+    /// current RTO.
+    RtxTimer,
 }
 
 impl IdleThreshold {
     pub fn duration(self, rto: Duration) -> Duration {
         match self {
-            IdleThreshold::Rto => rto,
+            IdleThreshold::Rto | IdleThreshold::RtxTimer => rto,
             IdleThreshold::Fixed(d) => d,
         }
     }
@@ -59,10 +66,17 @@ pub enum Restart {
     Ssr,
     /// Slow-start restart of RFC 2861 as Linux does it: cwnd halves once per RTO of idle.
     SsrLinux,
+    /// Slow-start restart as ns-2.35 does it: cwnd = one segment (`ssr::ns2`).
+    SsrNs2,
     /// RBP/rate (paper §3.2): pace at `scale` × the Vegas rate measured before the idle.
     RbpRate { scale: f64 },
+    /// RBP/rate as ns-2.35's agent computes it (`form = "ns2"`, `rbp::RbpForm::Ns2`). A variant
+    /// of its own, not a field: the config stays within the bytes the endpoint has for it.
+    RbpRateNs2 { scale: f64 },
     /// RBP/cwnd (paper §3.3): pace `fraction` of NSSR's window over one smoothed RTT.
     RbpCwnd { fraction: f64 },
+    /// RBP/cwnd as ns-2.35's agent computes it (`form = "ns2"`).
+    RbpCwndNs2 { fraction: f64 },
     /// TCP-CWV (RFC 2861): an unused window decays, after an idle and while
     /// application-limited (paper 003's baseline).
     Cwv,
@@ -107,20 +121,35 @@ const RBP_SCALE: Key = Key {
     doc: "RBP/rate: the rate's scale; RBP/cwnd: the share of the window paced (ns-2's rbp_scale_)",
 };
 
+/// How RBP counts and spaces the paced segments (`rbp::RbpForm`).
+const RBP_FORM: Key = Key {
+    name: "form",
+    unit: Unit::Choice(&["paper", "ns2"]),
+    default: Value::Choice("paper"),
+    doc: "\"paper\": the count floored, the rate acknowledged; \"ns2\": tcp-rbp.cc's, rounded, from what was sent",
+};
+
 /// The restart policies in the registry, in `Restart`'s order. RBP paces the segments after
 /// an idle, so its endpoint watches every segment for the paced train's end.
-pub const PARTS: [PartInfo; 8] = [
+pub const PARTS: [PartInfo; 9] = [
     PartInfo { family: Family::Restart, name: "nssr", doc: "no restart: keep cwnd", keys: &[], per_segment: false },
     PartInfo { family: Family::Restart, name: "ssr", doc: "RFC 5681 §4.1: cwnd back to the initial window", keys: &[], per_segment: false },
     PartInfo { family: Family::Restart, name: "ssr-linux", doc: "RFC 2861 as Linux: cwnd halved per RTO of idle", keys: &[], per_segment: false },
     PartInfo {
         family: Family::Restart,
+        name: "ssr-ns2",
+        doc: "ns-2.35's slow-start restart (tcp.cc TcpAgent::timeout): cwnd back to one segment",
+        keys: &[],
+        per_segment: false,
+    },
+    PartInfo {
+        family: Family::Restart,
         name: "rbp-rate",
         doc: "paper 000: rate-based pacing at the Vegas rate measured before the idle",
-        keys: &[RBP_SCALE],
+        keys: &[RBP_SCALE, RBP_FORM],
         per_segment: true,
     },
-    PartInfo { family: Family::Restart, name: "rbp-cwnd", doc: "paper 000: pace cwnd over one srtt", keys: &[RBP_SCALE], per_segment: true },
+    PartInfo { family: Family::Restart, name: "rbp-cwnd", doc: "paper 000: pace cwnd over one srtt", keys: &[RBP_SCALE, RBP_FORM], per_segment: true },
     PartInfo {
         family: Family::Restart,
         name: "cwv",
@@ -138,11 +167,12 @@ impl Restart {
             Restart::Nssr => 0,
             Restart::Ssr => 1,
             Restart::SsrLinux => 2,
-            Restart::RbpRate { .. } => 3,
-            Restart::RbpCwnd { .. } => 4,
-            Restart::Cwv => 5,
-            Restart::NewCwv(_) => 6,
-            Restart::CarefulResume(_) => 7,
+            Restart::SsrNs2 => 3,
+            Restart::RbpRate { .. } | Restart::RbpRateNs2 { .. } => 4,
+            Restart::RbpCwnd { .. } | Restart::RbpCwndNs2 { .. } => 5,
+            Restart::Cwv => 6,
+            Restart::NewCwv(_) => 7,
+            Restart::CarefulResume(_) => 8,
             Restart::External(_) => return &crate::cc::external::EXTERNAL_RESTART,
         };
         &PARTS[i]
@@ -166,12 +196,14 @@ impl Restart {
                 Err(Refusal { key: "scale", why: format!("must be a number greater than 0 (got {scale})") })
             }
         };
+        let ns2 = || s.choice("form") == "ns2";
         Some(match name {
             "nssr" => Ok(Restart::Nssr),
             "ssr" => Ok(Restart::Ssr),
             "ssr-linux" => Ok(Restart::SsrLinux),
-            "rbp-rate" => scale().map(|scale| Restart::RbpRate { scale }),
-            "rbp-cwnd" => scale().map(|fraction| Restart::RbpCwnd { fraction }),
+            "ssr-ns2" => Ok(Restart::SsrNs2),
+            "rbp-rate" => scale().map(|scale| if ns2() { Restart::RbpRateNs2 { scale } } else { Restart::RbpRate { scale } }),
+            "rbp-cwnd" => scale().map(|fraction| if ns2() { Restart::RbpCwndNs2 { fraction } } else { Restart::RbpCwnd { fraction } }),
             "cwv" => Ok(Restart::Cwv),
             "new-cwv" => NewCwvConfig::read(s).map(Restart::NewCwv),
             "careful-resume" => CarefulResumeConfig::read(s).map(|c| Restart::CarefulResume(Box::new(c))),
@@ -191,8 +223,11 @@ impl Restart {
             Restart::Nssr => Part::Nssr(Nssr),
             Restart::Ssr => Part::Ssr(Ssr),
             Restart::SsrLinux => Part::SsrLinux(SsrLinux),
-            Restart::RbpRate { scale } => Part::RbpRate(RbpRate::new(scale)),
-            Restart::RbpCwnd { fraction } => Part::RbpCwnd(RbpCwnd::new(fraction)),
+            Restart::SsrNs2 => Part::SsrNs2(SsrNs2),
+            Restart::RbpRate { scale } => Part::RbpRate(RbpRate::new(scale, RbpForm::Paper)),
+            Restart::RbpRateNs2 { scale } => Part::RbpRate(RbpRate::new(scale, RbpForm::Ns2)),
+            Restart::RbpCwnd { fraction } => Part::RbpCwnd(RbpCwnd::new(fraction, RbpForm::Paper)),
+            Restart::RbpCwndNs2 { fraction } => Part::RbpCwnd(RbpCwnd::new(fraction, RbpForm::Ns2)),
             Restart::Cwv => Part::Cwv(Cwv::new(initial_window_bytes)),
             Restart::NewCwv(cfg) => Part::NewCwv(Box::new(NewCwv::new(cfg, initial_window_bytes))),
             Restart::CarefulResume(ref cfg) => Part::CarefulResume(Box::new(CarefulResume::new(**cfg, initial_window_bytes))),
@@ -307,6 +342,7 @@ pub enum Part {
     Nssr(Nssr),
     Ssr(Ssr),
     SsrLinux(SsrLinux),
+    SsrNs2(SsrNs2),
     RbpRate(RbpRate),
     RbpCwnd(RbpCwnd),
     Cwv(Cwv),
@@ -323,6 +359,7 @@ macro_rules! dispatch {
             Part::Nssr($p) => $body,
             Part::Ssr($p) => $body,
             Part::SsrLinux($p) => $body,
+            Part::SsrNs2($p) => $body,
             Part::RbpRate($p) => $body,
             Part::RbpCwnd($p) => $body,
             Part::Cwv($p) => $body,

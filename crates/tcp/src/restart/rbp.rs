@@ -4,29 +4,47 @@
 
 use super::{ssr, IdleDecision, RestartCtx, RestartPolicy};
 use crate::cc::Window;
+use crate::measure::RateSample;
 use crate::time::{Duration, Rate};
 
 /// §3.1: "A host-requirements-compliant receiver must send an acknowledgement after two
 /// packets, so a lower bound of two segments guarantees an immediate ACK."
 pub const MIN_SEGMENTS: u64 = 2;
 
+/// How RBP sizes and spaces its paced train.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RbpForm {
+    /// The paper's text as rampup reads it (§3.2, §3.3; `rate_plan`, `cwnd_plan`).
+    #[default]
+    Paper,
+    /// As ns-2.35's agents compute it (`tcp/tcp-rbp.cc`; `ns2_rate_plan`, `ns2_cwnd_plan`).
+    Ns2,
+}
+
 /// RBP/rate (§3.2): pace at `scale` × the Vegas rate measured before the idle.
 #[derive(Clone, Debug)]
 pub struct RbpRate {
     scale: f64,
+    form: RbpForm,
 }
 
 impl RbpRate {
-    pub fn new(scale: f64) -> Self {
-        RbpRate { scale }
+    pub fn new(scale: f64, form: RbpForm) -> Self {
+        RbpRate { scale, form }
     }
 }
 
 impl RestartPolicy for RbpRate {
     fn on_idle_end(&mut self, w: Window, ctx: &RestartCtx) -> IdleDecision {
-        paced(w, ctx, |srtt, window_segments| {
-            let rate = ctx.measure.last_rate().map(|s| s.actual_rate());
-            rate_plan(self.scale, rate, srtt, window_segments, ctx.mss)
+        paced(w, ctx, |srtt, window_segments| match self.form {
+            RbpForm::Paper => {
+                let rate = ctx.measure.last_rate().map(|s| s.actual_rate());
+                rate_plan(self.scale, rate, srtt, window_segments, ctx.mss)
+            }
+            RbpForm::Ns2 => {
+                let v_rtt = ctx.measure.latest_rtt().unwrap_or(srtt);
+                ns2_rate_plan(self.scale, ctx.measure.last_rate(), v_rtt, window_segments, ctx.mss)
+            }
         })
     }
 }
@@ -35,17 +53,21 @@ impl RestartPolicy for RbpRate {
 #[derive(Clone, Debug)]
 pub struct RbpCwnd {
     fraction: f64,
+    form: RbpForm,
 }
 
 impl RbpCwnd {
-    pub fn new(fraction: f64) -> Self {
-        RbpCwnd { fraction }
+    pub fn new(fraction: f64, form: RbpForm) -> Self {
+        RbpCwnd { fraction, form }
     }
 }
 
 impl RestartPolicy for RbpCwnd {
     fn on_idle_end(&mut self, w: Window, ctx: &RestartCtx) -> IdleDecision {
-        paced(w, ctx, |srtt, window_segments| cwnd_plan(self.fraction, srtt, window_segments))
+        paced(w, ctx, |srtt, window_segments| match self.form {
+            RbpForm::Paper => cwnd_plan(self.fraction, srtt, window_segments),
+            RbpForm::Ns2 => ns2_cwnd_plan(self.fraction, w.cwnd, srtt, window_segments, ctx.mss),
+        })
     }
 }
 
@@ -89,6 +111,31 @@ pub fn rate_plan(scale: f64, rate: Option<Rate>, srtt: Duration, window_segments
 /// spread evenly over one `srtt`.
 pub fn cwnd_plan(fraction: f64, srtt: Duration, window_segments: u64) -> Plan {
     let segments = bounded((window_segments as f64 * fraction) as u64, window_segments);
+    Plan { segments, interval: srtt.mul_div(1, segments) }
+}
+
+/// ns-2's `int(x + 0.5)` (`tcp/tcp-rbp.cc`, `send_much`: "round").
+fn rounded(x: f64) -> u64 {
+    (x + 0.5) as u64
+}
+
+/// ns-2.35's RBP/rate (`tcp/tcp-rbp.cc`, `RBPVegasTcpAgent::send_much` with
+/// `rbp_rate_algorithm_` 1): N = int(`rbp_scale_` × `v_actual_` × `v_rtt_` + 0.5), at least
+/// `RBP_MIN_SEGMENTS`, cwnd = min(cwnd, N), one segment every `v_rtt_` / `window()`.
+/// `v_actual_` is what the last epoch *sent* over its mean RTT (`tcp/tcp-vegas.cc`,
+/// `VegasTcpAgent::recv`: `rttLen` = `t_seqno_` − `v_begseq_`), 0 without an epoch; `v_rtt`
+/// is the latest RTT sample.
+pub fn ns2_rate_plan(scale: f64, sample: Option<RateSample>, v_rtt: Duration, window_segments: u64, mss: u64) -> Plan {
+    let v_actual = sample.filter(|s| s.mean_rtt > Duration::ZERO).map_or(0.0, |s| s.sent_bytes as f64 / mss as f64 / s.mean_rtt.as_secs_f64());
+    let segments = bounded(rounded(scale * v_actual * v_rtt.as_secs_f64()), window_segments);
+    Plan { segments, interval: v_rtt.mul_div(1, segments) }
+}
+
+/// ns-2.35's RBP/cwnd (`tcp/tcp-rbp.cc`, `RBPRenoTcpAgent::send_much`): N =
+/// int(`rbp_scale_` × cwnd + 0.5) of the window in segments, fractions included, at least
+/// `RBP_MIN_SEGMENTS`, cwnd = min(cwnd, N), one segment every srtt / `window()`.
+pub fn ns2_cwnd_plan(scale: f64, cwnd_bytes: u64, srtt: Duration, window_segments: u64, mss: u64) -> Plan {
+    let segments = bounded(rounded(scale * cwnd_bytes as f64 / mss as f64), window_segments);
     Plan { segments, interval: srtt.mul_div(1, segments) }
 }
 
@@ -151,6 +198,43 @@ mod tests {
         assert_eq!(cwnd_plan(1.0, SRTT, 10), Plan { segments: 10, interval: Duration::from_millis(20) });
         assert_eq!(cwnd_plan(0.5, SRTT, 10), Plan { segments: 5, interval: Duration::from_millis(40) });
         assert_eq!(cwnd_plan(0.1, SRTT, 10).segments, 2, "never fewer than two");
+    }
+
+    fn epoch(sent_segments: u64, acked_segments: u64, mean_rtt: Duration) -> RateSample {
+        RateSample { acked_bytes: acked_segments * MSS, sent_bytes: sent_segments * MSS, interval: mean_rtt, rtt: mean_rtt, mean_rtt }
+    }
+
+    /// `tcp/tcp-rbp.cc`, `RBPVegasTcpAgent::send_much`: v_actual_ counts what the last epoch
+    /// sent (`tcp-vegas.cc` `rttLen`), and N = int(scale × v_actual_ × v_rtt_ + 0.5).
+    #[test]
+    fn ns2_rate_plan_rounds_what_was_sent_times_the_latest_rtt() {
+        // 3 sent (1 acked) in a mean RTT of 250 ms: 12 segments/s; × 220 ms = 2.64 → 3.
+        let p = ns2_rate_plan(1.0, Some(epoch(3, 1, ms(250))), ms(220), 20, MSS);
+        assert_eq!(p, Plan { segments: 3, interval: Duration::from_nanos(73_333_333) }, "v_rtt_ / window()");
+        // The paper's rule floors the acknowledged rate × srtt: 4 segments/s × 220 ms = 0.88 → 2.
+        assert_eq!(rate_plan(1.0, Some(epoch(3, 1, ms(250)).actual_rate()), ms(220), 20, MSS).segments, 2);
+    }
+
+    #[test]
+    fn ns2_rate_plan_keeps_two_segments_and_the_window_cap() {
+        assert_eq!(ns2_rate_plan(1.0, None, ms(200), 20, MSS), Plan { segments: 2, interval: ms(100) }, "RBP_MIN_SEGMENTS");
+        let p = ns2_rate_plan(1.0, Some(epoch(10, 10, ms(100))), ms(100), 4, MSS);
+        assert_eq!(p, Plan { segments: 4, interval: ms(25) }, "cwnd = min(cwnd, N); spaced by window()");
+    }
+
+    /// `tcp/tcp-rbp.cc`, `RBPRenoTcpAgent::send_much`: N = int(scale × cwnd_ + 0.5), cwnd_
+    /// with its fraction, spaced by srtt / `window()`.
+    #[test]
+    fn ns2_cwnd_plan_rounds_the_fractional_window() {
+        let p = ns2_cwnd_plan(1.0, 6_700, SRTT, 32, MSS);
+        assert_eq!(p, Plan { segments: 7, interval: Duration::from_nanos(28_571_428) });
+        assert_eq!(cwnd_plan(1.0, SRTT, 6).segments, 6, "the paper's rule: whole segments of the window");
+        assert_eq!(ns2_cwnd_plan(1.0, 6_400, SRTT, 32, MSS).segments, 6);
+        assert_eq!(ns2_cwnd_plan(1.0, 6_700, SRTT, 6, MSS).segments, 6, "window() caps it");
+    }
+
+    fn ms(n: u64) -> Duration {
+        Duration::from_millis(n)
     }
 
     #[test]

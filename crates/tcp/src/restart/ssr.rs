@@ -26,6 +26,16 @@ impl RestartPolicy for Ssr {
     }
 }
 
+/// ns-2's slow-start restart (`ns2`).
+#[derive(Clone, Debug)]
+pub struct SsrNs2;
+
+impl RestartPolicy for SsrNs2 {
+    fn on_idle_end(&mut self, w: Window, ctx: &RestartCtx) -> IdleDecision {
+        IdleDecision { window: ns2(w, ctx.mss), pace: None }
+    }
+}
+
 /// RFC 2861's restart as Linux does it (`rfc2861`).
 #[derive(Clone, Debug)]
 pub struct SsrLinux;
@@ -42,6 +52,14 @@ impl RestartPolicy for SsrLinux {
 /// the restart window RW = min(IW, cwnd). ssthresh is kept.
 pub fn rfc5681(w: Window, initial_window_bytes: u64) -> Window {
     Window { cwnd: w.cwnd.min(initial_window_bytes), ..w }
+}
+
+/// ns-2.35's restart (`tcp/tcp.cc`, `TcpAgent::timeout`): the retransmission timer expires
+/// with nothing outstanding and `slow_start_restart_` and `restart_bugfix_` set, and
+/// `slowdown(CLOSE_CWND_ONE | NO_OUTSTANDING_DATA)` sets cwnd to one segment whatever the
+/// initial window, ssthresh kept.
+pub fn ns2(w: Window, mss: u64) -> Window {
+    Window { cwnd: mss, ..w }
 }
 
 /// RFC 2861 §3 (Linux's `tcp_current_ssthresh`): before a window that was not used is cut,
@@ -86,6 +104,13 @@ mod tests {
     fn rfc5681_cwnd_below_initial_window_is_kept() {
         let w = rfc5681(Window { cwnd: MSS, ssthresh: 8 * MSS }, 4 * MSS);
         assert_eq!(w.cwnd, MSS, "RW = min(IW, cwnd)");
+    }
+
+    #[test]
+    fn ns2_tcp_cc_timeout_restarts_at_one_segment_whatever_the_initial_window() {
+        let w = Window { cwnd: 20 * MSS, ssthresh: 8 * MSS };
+        assert_eq!(ns2(w, MSS), Window { cwnd: MSS, ssthresh: 8 * MSS }, "CLOSE_CWND_ONE, ssthresh kept");
+        assert_ne!(ns2(w, MSS), rfc5681(w, 2 * MSS), "RFC 5681's RW with IW 2 is 2 segments");
     }
 
     #[test]

@@ -80,6 +80,35 @@ fn test_idle_ssr_write_sends_restart_window() {
     assert_eq!(ep.snapshot().ssthresh, u64::MAX, "ssthresh is kept");
 }
 
+/// ns-2.35 `tcp/tcp.cc`, `TcpAgent::timeout`: with nothing outstanding the expiry calls
+/// `slowdown(CLOSE_CWND_ONE | NO_OUTSTANDING_DATA)`: one segment with an initial window of 2.
+#[test]
+fn test_idle_ssr_ns2_write_sends_one_segment_whatever_the_initial_window() {
+    // (segments sent at the write, ssthresh after it)
+    let restart = |policy| {
+        let (mut ep, now) = restart_after(config(policy), ms(1500));
+        let sent = send(&mut ep, now).len();
+        (sent, ep.snapshot().ssthresh)
+    };
+    assert_eq!(restart(Restart::SsrNs2), (1, u64::MAX), "cwnd = 1, ssthresh kept");
+    assert_eq!(restart(Restart::Ssr).0, 2, "where RFC 5681's RW = min(IW, cwnd) = 2");
+}
+
+/// ns-2.35 `tcp/tcp.cc`, `TcpAgent::newack` → `newtimer`: the last ACK (at 300 ms) arms the
+/// retransmission timer for one RTO (1 s), and its expiry is the idle: a write 1.05 s after
+/// the last send (0.95 s after the ACK) finds no idle, one 1.15 s after it does.
+#[test]
+fn test_idle_rtx_timer_counts_from_the_last_ack() {
+    let cfg = TcpConfig { idle_threshold: IdleThreshold::RtxTimer, ..config(Restart::Ssr) };
+    let (mut ep, now) = restart_after(cfg.clone(), ms(1050));
+    assert_eq!(send(&mut ep, now).len(), 16, "the timer has not expired yet");
+    assert_eq!(ep.stats().idle_restarts, 0);
+    let (mut ep, now) = restart_after(cfg, ms(1150));
+    assert_eq!(send(&mut ep, now).len(), 2);
+    let (mut ep, now) = restart_after(config(Restart::Ssr), ms(1050));
+    assert_eq!(send(&mut ep, now).len(), 2, "RFC 5681 §4.1 counts from the last send");
+}
+
 #[test]
 fn test_idle_ssr_linux_write_halves_once_per_rto() {
     let (mut ep, now) = restart_after(config(Restart::SsrLinux), ms(1500));

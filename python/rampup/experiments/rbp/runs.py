@@ -95,7 +95,7 @@ def tcp_of(scheme: str, setup: Setup) -> dict[str, Any]:
     s = SCHEMES[scheme]
     if scheme in MODERN:
         return {**s, "mss": setup.mss}
-    return {**s, **profiles.NS2_0B17.base, "mss": setup.mss, **profiles.tcp(PROFILES[setup.profile], s["cc"], base=False)}
+    return {**s, **profiles.NS2_0B17.base, "mss": setup.mss, **profiles.tcp(PROFILES[setup.profile], s["cc"], base=False, policy=s["restart"])}
 
 
 def scenario(scheme: str, setup: Setup, seed: int) -> dict[str, Any]:

@@ -126,7 +126,8 @@ def tcp_for(scheme: str, net: Net, reading: Reading, gamma: float | None = None)
     for k, v in SCHEMES[scheme].items():
         tcp[k] = net.bdp if v == "BDP" else v
     if reading.delayed_ack:
-        tcp.update(profiles.NS2_35.delayed_ack)
+        # single_flow.tcl's DelAck sinks keep ns-2.35's SYN_immediate_ack_ (true).
+        tcp.update(profiles.NS2_35.delayed_ack, **profiles.NS2_35.sink)
     if reading.cap and scheme in CAPPED:
         tcp["max_window"] = tcp["initial_ssthresh"]
     if reading.loss == "ns2":
