@@ -18,7 +18,25 @@ from ..view import View
 from ..yours import Beside, Source
 from . import ns2
 from .claims import THEN_NOW, claim_rules
-from .runs import LINUX_CR, LINUX_PACING, LINUX_RBP, LINUX_SSR, MODERN, NEW_CONNECTIONS, NSSR, RBP, RBP_CWND, SCHEMES, SSR, THEN_NOW_PAIRS, VARIANTS, VEGAS, Setup, scenario, sweeps
+from .runs import (
+    LINUX_CR,
+    LINUX_PACING,
+    LINUX_RBP,
+    LINUX_SSR,
+    MODERN,
+    NEW_CONNECTIONS,
+    NSSR,
+    RBP,
+    RBP_CWND,
+    SCHEMES,
+    SSR,
+    THEN_NOW_PAIRS,
+    VARIANTS,
+    VEGAS,
+    Setup,
+    scenario,
+    sweeps,
+)
 
 STYLE = {
     NSSR: dict(color="tab:red", marker="o"),
