@@ -217,7 +217,7 @@ def _class(path: str) -> type:
     return obj
 
 
-def _load(family: str, path: str, args_toml: str) -> tuple[type, str, list[str], dict[str, Any]]:
+def load_part(family: str, path: str, args_toml: str) -> tuple[type, str, list[str], dict[str, Any]]:
     """The class ``path`` names, checked as a part of ``family`` ("startup", "controller", "restart")
     that takes ``args_toml``'s keys: (class, name in results, the hooks it defines, the
     constructor's arguments). `PartLoadError` for a class that cannot be so used; an exception

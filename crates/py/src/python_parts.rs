@@ -565,7 +565,7 @@ impl ExternalRestart for PyRestart {
     }
 }
 
-/// The class a scenario names, loaded and checked by `rampup.parts._load`: the class, the
+/// The class a scenario names, loaded and checked by `rampup.parts.load_part`: the class, the
 /// name results show, the hooks it defines and its constructor's arguments.
 struct Loaded {
     class: Py<PyAny>,
@@ -580,7 +580,7 @@ pub struct PyMaker;
 impl PyMaker {
     fn load(family: &str, r: &Request) -> Result<Loaded, String> {
         Python::attach(|py| {
-            let loaded = py.import("rampup.parts").and_then(|m| m.getattr("_load")).and_then(|load| load.call1((family, r.class, r.args_toml)));
+            let loaded = py.import("rampup.parts").and_then(|m| m.getattr("load_part")).and_then(|load| load.call1((family, r.class, r.args_toml)));
             match loaded {
                 Ok(v) => {
                     let (class, name, hooks, kwargs): (Py<PyAny>, String, Vec<String>, Py<PyDict>) = v.extract().map_err(|e: PyErr| e.to_string())?;

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import _toml
-from ..parts import PartException, PartLoadError, _load
+from ..parts import PartException, PartLoadError, load_part
 
 __all__ = ["KINDS", "WORDS", "Beside", "Source", "UserPart", "WithError", "copies", "parse", "then_now_pairs"]
 
@@ -64,7 +64,7 @@ def _value(text: str) -> Any:
 
 def parse(text: str) -> UserPart:
     """``KIND=module.path:Class[,key=value...]``, its class imported and checked as a part of
-    that family with those keys (`rampup.parts._load`); `WithError` if it is not."""
+    that family with those keys (`rampup.parts.load_part`); `WithError` if it is not."""
     kind, eq, rest = text.partition("=")
     kind = kind.strip()
     if not eq or kind not in KINDS or not rest:
@@ -77,7 +77,7 @@ def parse(text: str) -> UserPart:
             raise WithError(f"--with {text!r}: {pair!r} is not key=value; give {SPELLING}")
         args[key.strip()] = _value(value.strip())
     try:
-        _, name, _, _ = _load(KINDS[kind], cls.strip(), _toml.dumps(args))
+        _, name, _, _ = load_part(KINDS[kind], cls.strip(), _toml.dumps(args))
     except PartLoadError as e:
         why = str(e).replace("the scenario's keys", "the keys given")
         raise WithError(f"--with {text}: {cls.strip()}: {why}") from None

@@ -504,7 +504,9 @@ def claim_rules() -> list[ClaimRule]:
 
 #: Then and now (`then_now`): claim (b), the paper's new-CWV against RFC 7661's form of it and
 #: against the standard restart (slow start after idle, Linux's default). Claim (d) bounds the
-#: rate from above (near the fair share), where more is not better, so it has no row.
-THEN_NOW = [Row("b", f"drop rate after the {s} period (%)", DROPS, True, {"sweep": s}, unit="flows", scale=100.0, fmt="{:.2f}")
+#: rate from above (near the fair share), where more is not better, so it has no row. Careful
+#: Resume runs in the idle sweep only: a sender limited to a low rate keeps its connection.
+THEN_NOW = [Row("b", f"drop rate after the {s} period (%)", DROPS, True, {"sweep": s}, unit="flows", scale=100.0, fmt="{:.2f}",
+                not_run=frozenset() if s == "idle" else frozenset({CAREFUL_RESUME}))
             for s in ("idle", "limited")]
 THEN_NOW_PAIRS = ((NEWCWV, NEWCWV_RFC), (NEWCWV, STANDARD), (NEWCWV, CAREFUL_RESUME))
