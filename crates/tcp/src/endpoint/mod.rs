@@ -21,7 +21,7 @@ use crate::measure::{next_tick, Measure};
 use crate::pacing::{PaceCtx, Pacer};
 use crate::preemptive::{Preemptive, PreemptiveStats, TimerCmd};
 use crate::receiver::{self, AckUrgency, Receiver};
-use crate::restart::{IdleThreshold, RestartCtx, RestartMetrics, SavedPath};
+use crate::restart::{IdleThreshold, RestartCtx};
 use crate::segment::{Ecn, Flags, SackBlocks, Segment, SeqRange};
 use crate::sender::{Sender, SenderStats};
 use crate::time::{Duration, Time};
@@ -296,19 +296,6 @@ impl Endpoint {
     }
     pub fn stats(&self) -> SenderStats {
         self.sender.stats()
-    }
-    /// Before any data: the parameters an earlier connection to the same peer saved, for a
-    /// restart policy that resumes from them (Careful Resume).
-    pub fn resume_from(&mut self, saved: SavedPath, now: Time) {
-        self.sender.resume(saved, now);
-    }
-    /// What this connection saves of the path for a later one to the same peer, at `now`.
-    pub fn saved_path(&self, now: Time) -> Option<SavedPath> {
-        self.sender.saved_path(now, &self.measure)
-    }
-    /// The restart policy's own figures.
-    pub fn restart_metrics(&self) -> RestartMetrics {
-        self.sender.restart_metrics()
     }
     /// The Preemptive Retransmission part, when configured.
     pub fn preemptive(&self) -> Option<&Preemptive> {
@@ -729,17 +716,6 @@ impl Endpoint {
         }
     }
 
-    /// Pace while the restart policy asks (`RestartPolicy::pacing_interval`), from the ACK
-    /// that starts it to the one after which it no longer does.
-    #[cold]
-    fn follow_phase_pacing(&mut self, now: Time) {
-        match (self.sender.restart_pacing(), self.pacer.in_restart()) {
-            (Some(interval), false) => self.pacer.start_restart(now, interval),
-            (None, true) => self.end_paced_restart(),
-            _ => {}
-        }
-    }
-
     fn end_paced_restart(&mut self) {
         self.pacer.stop_restart();
         self.timers[Timer::Pace as usize] = None;
@@ -796,6 +772,7 @@ impl Endpoint {
 }
 
 mod handshake;
+mod resume;
 
 #[cfg(test)]
 mod bsd_tests;
