@@ -408,7 +408,7 @@ impl Endpoint {
             self.sender.on_first_ack_after_pacing();
         }
         if seg.flags.ack {
-            let r = self.sender.on_ack_as::<PLAIN>(now, seg.ack, seg.sack_blocks(), seg.is_pure_ack(), &mut self.measure);
+            let r = self.sender.on_ack::<PLAIN>(now, seg.ack, seg.sack_blocks(), seg.is_pure_ack(), &mut self.measure);
             if let Some(rtt) = r.rtt_sample {
                 self.emit(Event::RttSample { rtt, cwnd: self.sender.window().cwnd });
             }
@@ -627,7 +627,7 @@ impl Endpoint {
             return self.poll_handshake(now);
         }
         self.restart_after_idle(now);
-        let tx = if PLAIN || self.pacer.may_send(now) { self.sender.poll_as::<PLAIN>(now) } else { None };
+        let tx = if PLAIN || self.pacer.may_send(now) { self.sender.poll::<PLAIN>(now) } else { None };
         if let Some(tx) = tx {
             self.measure.on_segment_sent(now, tx.seq, tx.retransmission);
             if !PLAIN && tx.probe {

@@ -314,19 +314,14 @@ impl Sender {
 
     // ---- input ----
     /// Process the acknowledgement fields of an incoming segment. `pure` is true when the
-    /// segment carries no data, SYN or FIN (only such an ACK can be a duplicate ACK).
-    pub fn on_ack(&mut self, now: Time, ack: u64, sack: impl IntoIterator<Item = SeqRange> + Clone, pure: bool, measure: &mut Measure) -> AckResult {
-        self.on_ack_as::<false>(now, ack, sack, pure, measure)
-    }
-
-    /// `on_ack`, made twice as `Endpoint::handle_segment` is: `PLAIN` for a config that
-    /// `is_plain()`, whose sender has neither rate samples nor RACK-TLP (both
-    /// `PartInfo::per_segment`), without their tests. Always inlined: most segments a data
-    /// receiver gets acknowledge nothing new, and neither of the endpoint's makes should pay
-    /// a call to find that out; with two callers the compiler's heuristics keep it out of
-    /// line.
+    /// segment carries no data, SYN or FIN (only such an ACK can be a duplicate ACK). Made
+    /// twice as `Endpoint::handle_segment` is: `PLAIN` for a config that `is_plain()`, whose
+    /// sender has neither rate samples nor RACK-TLP (both `PartInfo::per_segment`), without
+    /// their tests. Always inlined: most segments a data receiver gets acknowledge nothing
+    /// new, and neither of the endpoint's makes should pay a call to find that out; with two
+    /// callers the compiler's heuristics keep it out of line.
     #[inline(always)]
-    pub fn on_ack_as<const PLAIN: bool>(
+    pub fn on_ack<const PLAIN: bool>(
         &mut self,
         now: Time,
         ack: u64,
@@ -339,24 +334,8 @@ impl Sender {
             // Acknowledges data never sent: ignore it (RFC 793 §3.9, "SEG.ACK > SND.NXT").
             return AckResult::default();
         }
-        if !PLAIN && self.rate.is_some() {
-            return self.on_ack_sampled(now, ack, sack, pure, measure);
-        }
-        self.on_ack_rated::<PLAIN>(now, ack, sack, pure, measure, None)
-    }
-
-    /// `on_ack` once the ACK's delivery-rate sample, if any, is taken (`rate.rs`). Always
-    /// inlined, so that the path without samples tests none of `rate`'s options.
-    #[inline(always)]
-    fn on_ack_rated<const PLAIN: bool>(
-        &mut self,
-        now: Time,
-        ack: u64,
-        sack: impl IntoIterator<Item = SeqRange> + Clone,
-        pure: bool,
-        measure: &mut Measure,
-        rate: Option<&RateSample>,
-    ) -> AckResult {
+        let sampled = if !PLAIN && self.rate.is_some() { self.sample_ack(now, ack, sack.clone(), measure) } else { None };
+        let rate = sampled.as_ref();
         if !PLAIN && self.rack_tlp.is_some() {
             return self.on_ack_with_rack_tlp(now, ack, sack, pure, measure, rate);
         }
@@ -589,16 +568,12 @@ impl Sender {
     }
 
     // ---- output ----
-    /// The next data segment to send now, if the window and the data allow one.
-    pub fn poll(&mut self, now: Time) -> Option<TxData> {
-        self.poll_as::<false>(now)
-    }
-
-    /// `poll`, made twice as `on_ack_as` is (`PLAIN`: no rate samples to take per segment).
-    /// Inlined into `Endpoint::poll_transmit`, which calls it several times per packet,
-    /// mostly to learn that nothing can go; always, as `on_ack` is.
+    /// The next data segment to send now, if the window and the data allow one. Made twice
+    /// as `on_ack` is (`PLAIN`: no rate samples to take per segment). Inlined into
+    /// `Endpoint::poll_transmit`, which calls it several times per packet, mostly to learn
+    /// that nothing can go; always, as `on_ack` is.
     #[inline(always)]
-    pub fn poll_as<const PLAIN: bool>(&mut self, now: Time) -> Option<TxData> {
+    pub fn poll<const PLAIN: bool>(&mut self, now: Time) -> Option<TxData> {
         // What a timer of a mechanism outside the window asked for: tested together, as both
         // are rare and this runs several times per packet.
         if self.probe_due | self.retransmit_first_requested {

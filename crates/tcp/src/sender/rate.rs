@@ -4,7 +4,7 @@
 //! those that only SACK). Apart from `mod.rs` so that a sender without it pays one test of
 //! an `Option` per send and per ACK.
 
-use super::{AckResult, Sender};
+use super::Sender;
 use crate::cc::{AckCtx, CongestionControl};
 use crate::measure::{Measure, RateEpoch};
 use crate::rate_sample::RateSample;
@@ -13,20 +13,11 @@ use crate::segment::SeqRange;
 use crate::time::Time;
 
 impl Sender {
-    /// `on_ack` for a controller that reads rate samples (`crate::rate_sample`): the
-    /// estimator hears the ACK first, and an ACK that only SACKs new data is heard by the
-    /// controller too (Linux runs `cong_control` on every ACK that delivers).
+    /// The ACK's delivery-rate sample, for a controller that reads rate samples
+    /// (`crate::rate_sample`): the estimator hears the ACK before the sender does.
     #[cold]
-    pub(super) fn on_ack_sampled(
-        &mut self,
-        now: Time,
-        ack: u64,
-        sack: impl IntoIterator<Item = SeqRange> + Clone,
-        pure: bool,
-        measure: &mut Measure,
-    ) -> AckResult {
-        let rs = self.rate.as_mut().and_then(|r| r.on_ack(now, ack, sack.clone(), measure.min_rtt()));
-        self.on_ack_rated::<false>(now, ack, sack, pure, measure, rs.as_ref())
+    pub(super) fn sample_ack(&mut self, now: Time, ack: u64, sack: impl IntoIterator<Item = SeqRange>, measure: &Measure) -> Option<RateSample> {
+        self.rate.as_mut().and_then(|r| r.on_ack(now, ack, sack, measure.min_rtt()))
     }
 
     /// An ACK that delivered data by SACK alone, heard by a controller that reads rate

@@ -35,7 +35,7 @@ fn sender(recovery: RecoveryKind, f: impl FnOnce(&mut SenderConfig)) -> (Sender,
 }
 
 fn drain(s: &mut Sender) -> Vec<TxData> {
-    std::iter::from_fn(|| s.poll(Time(0))).collect()
+    std::iter::from_fn(|| s.poll::<false>(Time(0))).collect()
 }
 
 /// Segment k (0-based) of the first window starts at 1 + k * MSS.
@@ -47,7 +47,7 @@ fn sacked(k: u64) -> SeqRange {
 fn lose_first(s: &mut Sender, m: &mut Measure, n: u64) {
     assert_eq!(drain(s).len(), 10);
     for k in 1..=n {
-        s.on_ack(Time(1), 1, [sacked(k)], true, m);
+        s.on_ack::<false>(Time(1), 1, [sacked(k)], true, m);
     }
 }
 
@@ -66,9 +66,9 @@ fn nagle_holds_a_short_segment_while_data_is_unacknowledged() {
             continue;
         }
         assert_eq!(lens, [1000, 1000]);
-        s.on_ack(Time(1), 1 + MSS, [], true, &mut m);
+        s.on_ack::<false>(Time(1), 1 + MSS, [], true, &mut m);
         assert!(drain(&mut s).is_empty(), "one segment still unacknowledged");
-        s.on_ack(Time(2), 1 + 2 * MSS, [], true, &mut m);
+        s.on_ack::<false>(Time(2), 1 + 2 * MSS, [], true, &mut m);
         assert_eq!(drain(&mut s).iter().map(|t| t.len).collect::<Vec<_>>(), [300]);
     }
 }
@@ -90,11 +90,11 @@ fn sack1_pipe_counts_acks_and_a_partial_ack_releases_two_segments() {
     lose_first(&mut s, &mut m, 3);
     assert_eq!(drain(&mut s).len(), 1, "the fast retransmit; pipe = 10 - 3 = 7 segments");
     for k in 4..=6 {
-        s.on_ack(Time(2), 1, [sacked(k)], true, &mut m);
+        s.on_ack::<false>(Time(2), 1, [sacked(k)], true, &mut m);
     }
     assert_eq!(drain(&mut s).len(), 1, "pipe 4 < cwnd 5: one segment, pipe back to 5");
     // A partial ACK (the retransmission arrived, segment 8 is still missing).
-    s.on_ack(Time(3), 1 + 7 * MSS, [], true, &mut m);
+    s.on_ack::<false>(Time(3), 1 + 7 * MSS, [], true, &mut m);
     assert_eq!(drain(&mut s).len(), 2);
 }
 
@@ -111,12 +111,12 @@ fn rfc_6937_prr_sends_one_segment_for_every_two_delivered() {
         });
         assert_eq!(drain(&mut s).len(), 20);
         for k in 1..=3 {
-            s.on_ack(Time(1), 1, [sacked(k)], true, &mut m);
+            s.on_ack::<false>(Time(1), 1, [sacked(k)], true, &mut m);
         }
         assert_eq!(drain(&mut s).len(), 1, "the fast retransmit");
         let mut at = vec![];
         for k in 4..=19 {
-            s.on_ack(Time(2), 1, [sacked(k)], true, &mut m);
+            s.on_ack::<false>(Time(2), 1, [sacked(k)], true, &mut m);
             at.extend(drain(&mut s).iter().map(|_| k));
         }
         at
@@ -158,11 +158,11 @@ fn limited_transmit_segments_do_not_count_in_the_flight_that_ssthresh_halves() {
     let (mut s, mut m) = sender(RecoveryKind::NewReno, |c| c.limited_transmit = true);
     assert_eq!(drain(&mut s).len(), 10);
     for _ in 0..2 {
-        s.on_ack(Time(1), 1, [], true, &mut m);
+        s.on_ack::<false>(Time(1), 1, [], true, &mut m);
         assert_eq!(drain(&mut s).len(), 1, "RFC 3042: one new segment per duplicate ACK");
     }
     assert_eq!(s.flight(), 12 * MSS);
-    s.on_ack(Time(1), 1, [], true, &mut m);
+    s.on_ack::<false>(Time(1), 1, [], true, &mut m);
     assert!(s.in_recovery());
     // RFC 5681 §3.2 step 2: FlightSize / 2 of the ten segments, not of twelve.
     assert_eq!(s.window().ssthresh, 5 * MSS);
@@ -172,7 +172,7 @@ fn limited_transmit_segments_do_not_count_in_the_flight_that_ssthresh_halves() {
 fn unlimited_sender_counts_acked_bytes() {
     let (mut s, mut m) = sender(RecoveryKind::NewReno, |_| {});
     drain(&mut s);
-    s.on_ack(Time(1), 1 + 3 * MSS, [], true, &mut m);
+    s.on_ack::<false>(Time(1), 1 + 3 * MSS, [], true, &mut m);
     assert_eq!(s.bytes_acked(0), 3 * MSS);
 }
 
@@ -192,17 +192,17 @@ fn vegas_slow_start_grows_after_a_timeout_with_much_outstanding() {
     assert_eq!(drain(&mut s).len(), 100);
     // The first segment is acknowledged (an epoch begins, ending beyond segment 100); the
     // second is lost and everything after it waits at the receiver.
-    s.on_ack(ms(100), 1 + MSS, [], true, &mut m);
+    s.on_ack::<false>(ms(100), 1 + MSS, [], true, &mut m);
     assert_eq!(drain(&mut s).len(), 1);
     s.on_rto(Time(0), false, &mut m);
     assert_eq!(s.window().cwnd, MSS);
     // Go-back-N: each round resends what the window allows; the receiver acknowledges each
     // segment as it fills the hole (retransmissions: no RTT sample, Karn's rule).
     for round in 1..=8u64 {
-        let sent = std::iter::from_fn(|| s.poll(ms(1000 + 100 * round))).collect::<Vec<_>>();
+        let sent = std::iter::from_fn(|| s.poll::<false>(ms(1000 + 100 * round))).collect::<Vec<_>>();
         assert!(!sent.is_empty() && sent.iter().all(|t| t.retransmission));
         for t in sent {
-            s.on_ack(ms(1100 + 100 * round), t.seq + t.len as u64, [], true, &mut m);
+            s.on_ack::<false>(ms(1100 + 100 * round), t.seq + t.len as u64, [], true, &mut m);
         }
     }
     // Doubling every other round from one segment: 1, 1, 2, 2, 4, 4, 8, 8 → 16.
@@ -253,7 +253,7 @@ fn rfc_8985_7_2_when_a_probe_may_be_scheduled() {
     let mut s = rack_tlp_sender(10);
     s.write_unlimited();
     assert_eq!(drain(&mut s).len(), 10);
-    s.on_ack(Time(1), 1, [sacked(1)], true, &mut m);
+    s.on_ack::<false>(Time(1), 1, [sacked(1)], true, &mut m);
     assert_eq!(s.probe_at(Time(1), srtt, None), None, "SACKed data outstanding: RACK's to find");
     let (mut s, mut m) = sender(RecoveryKind::Sack, |c| c.rack_tlp = true);
     lose_first(&mut s, &mut m, 3);
@@ -266,7 +266,7 @@ fn rfc_8985_7_2_when_a_probe_may_be_scheduled() {
     s.on_rto(Time(1), false, &mut m);
     drain(&mut s);
     assert_eq!(s.probe_at(Time(1), srtt, None), None, "a timeout's window being repaired");
-    s.on_ack(Time(2), 1 + 10 * MSS, [], true, &mut m);
+    s.on_ack::<false>(Time(2), 1 + 10 * MSS, [], true, &mut m);
     assert!(!drain(&mut s).is_empty());
     assert!(s.probe_at(Time(2), srtt, None).is_some(), "the window repaired, new data out");
 }
@@ -280,7 +280,7 @@ fn rtt_observed_without_setting_the_rto() {
     let mut m = Measure::new(RtoConfig::default());
     s.write(3 * MSS);
     drain(&mut s);
-    let r = s.on_ack(Time(20_000_000), 1 + MSS, [], true, &mut m);
+    let r = s.on_ack::<false>(Time(20_000_000), 1 + MSS, [], true, &mut m);
     assert_eq!(r.rtt_sample, Some(Duration(20_000_000)));
     assert_eq!((m.min_rtt(), m.srtt(), m.rto()), (Some(Duration(20_000_000)), None, RtoConfig::default().initial));
 }
@@ -295,15 +295,15 @@ fn cwnd_after_one_segment_per_rtt(restart: Restart, rate_limited_increase: bool)
         let t = Time(k * 100_000_000);
         s.write(MSS);
         assert_eq!(drain_at(&mut s, t).len(), 1);
-        assert!(s.poll(t).is_none() && s.app_limited(), "round {k}: the application has nothing more");
+        assert!(s.poll::<false>(t).is_none() && s.app_limited(), "round {k}: the application has nothing more");
         m.on_rtt_sample(Duration::from_millis(100));
-        s.on_ack(Time(t.0 + 99_000_000), 1 + (k + 1) * MSS, [], true, &mut m);
+        s.on_ack::<false>(Time(t.0 + 99_000_000), 1 + (k + 1) * MSS, [], true, &mut m);
     }
     s.window().cwnd
 }
 
 fn drain_at(s: &mut Sender, now: Time) -> Vec<TxData> {
-    std::iter::from_fn(|| s.poll(now)).collect()
+    std::iter::from_fn(|| s.poll::<false>(now)).collect()
 }
 
 /// RFC 5681 (paper 003 §2): a standard sender grows cwnd on every ACK even while the
@@ -352,7 +352,7 @@ fn window_after_a_loss_following_a_quiet_spell(restart: Restart) -> crate::cc::W
         let sent = drain_at(s, Time(*t));
         *t += rtt;
         for seg in sent {
-            s.on_ack(Time(*t), seg.seq + seg.len as u64, [], true, m);
+            s.on_ack::<false>(Time(*t), seg.seq + seg.len as u64, [], true, m);
         }
     };
     s.write(40 * MSS);
@@ -370,12 +370,12 @@ fn window_after_a_loss_following_a_quiet_spell(restart: Restart) -> crate::cc::W
     let una = sent[0].seq;
     t += rtt;
     for k in 1..=3 {
-        s.on_ack(Time(t), una, [SeqRange { start: una + MSS, end: una + (k + 1) * MSS }], true, &mut m);
+        s.on_ack::<false>(Time(t), una, [SeqRange { start: una + MSS, end: una + (k + 1) * MSS }], true, &mut m);
     }
     assert!(s.in_recovery());
     let resent = drain_at(&mut s, Time(t));
     assert_eq!((resent.len(), resent[0].seq, resent[0].retransmission), (1, una, true), "R = one segment");
-    s.on_ack(Time(t + rtt), una + 20 * MSS, [], true, &mut m);
+    s.on_ack::<false>(Time(t + rtt), una + 20 * MSS, [], true, &mut m);
     assert!(!s.in_recovery());
     s.window()
 }
