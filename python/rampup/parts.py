@@ -25,6 +25,9 @@ Controller (`Controller`): ``on_ack`` returns None (no change) or a `Set`;
 ``on_congestion_event`` returns the new ssthresh in bytes, or None for RFC 5681 eq. (4)
 (max(FlightSize / 2, 2 * SMSS)); the engine then sets cwnd as the event's rule says
 (fast retransmit: ssthresh plus the inflation; timeout: one segment, at ``on_rto``).
+A controller that defines ``pacing_rate_bps`` sets the rate its data segments are spaced at
+(as Linux's BBR writes ``sk_pacing_rate``); its connections are paced from the 11th data
+segment, as Linux paces, unless the scenario's ``pacing`` says otherwise.
 """
 
 from __future__ import annotations
@@ -39,9 +42,9 @@ import tomllib
 from collections.abc import Iterator
 from typing import Any, ClassVar, cast
 
-from ._engine import AckContext, CongestionContext, IdleContext, PartError, PartException, SentContext
+from ._engine import AckContext, CongestionContext, IdleContext, PaceContext, PartError, PartException, SentContext
 
-__all__ = ["HOLD", "AckContext", "Controller", "CongestionContext", "IdleContext", "Pace", "PartError", "PartException", "RestartPolicy",
+__all__ = ["HOLD", "AckContext", "Controller", "CongestionContext", "IdleContext", "Pace", "PaceContext", "PartError", "PartException", "RestartPolicy",
            "SentContext", "Set", "Startup", "differs_here", "register_part", "sources_key"]
 
 class Set:
@@ -104,6 +107,13 @@ class Controller:
     def on_sent(self, now_ns: int, bytes_sent: int, quiet_ns: int | None) -> None:
         """A data segment went out; ``quiet_ns``: with nothing in flight, the time since the
         sender last sent. Called on every segment: define it only if needed."""
+
+    def pacing_rate_bps(self, ctx: PaceContext) -> int | None:
+        """The rate, in bits per second, that spaces the data segment now leaving (a whole
+        number, at least 1), or None for the rule of the scenario's ``pacing`` (Linux's
+        200 % / 120 % of cwnd/srtt by default). Called on every paced segment; a controller
+        that defines it is paced all the time."""
+        return None
 
 
 #: A restart policy's ``on_ack``: the window stands still (the ACK is no evidence the path
@@ -178,7 +188,7 @@ _REQUIRED = {"startup": "on_ack", "controller": "on_ack", "restart": "on_idle_en
 _KEYS = {Startup: "startup", Controller: "cc", RestartPolicy: "restart"}
 _HOOKS: dict[str, tuple[str, ...]] = {
     "startup": ("on_ack", "on_congestion_event", "in_slow_start"),
-    "controller": ("on_ack", "on_congestion_event", "on_recovery_end", "on_rto", "on_idle_end", "on_sent"),
+    "controller": ("on_ack", "on_congestion_event", "on_recovery_end", "on_rto", "on_idle_end", "on_sent", "pacing_rate_bps"),
     "restart": ("on_idle_end", "on_ack", "on_sent", "on_congestion_event", "on_recovery_end", "on_rto"),
 }
 _REGISTERED: dict[str, type] = {}

@@ -388,7 +388,7 @@ fn addresses(py: Python<'_>, scenario_toml: &str) -> PyResult<Vec<(String, Strin
 #[pymodule]
 mod _engine {
     #[pymodule_export]
-    use super::python_parts::{AckContext, CongestionContext, IdleContext, SentContext};
+    use super::python_parts::{AckContext, CongestionContext, IdleContext, PaceContext, SentContext};
     #[pymodule_export]
     use super::{
         addresses, check, completed_connections, defaults, delivered_packets, estimate, heap_bytes, parse_size, parts, paths, reset_heap_peak, run, PartError,

@@ -20,8 +20,9 @@ use rampup_tcp::cc::external::Factory;
 use rampup_tcp::cc::{
     AckCtx, CongestionControl, CongestionEvent, CongestionKind, ExternalController, ExternalRestart, ExternalStartup, Rounds, Startup, Window, WindowBounds,
 };
+use rampup_tcp::pacing::PaceCtx;
 use rampup_tcp::restart::{IdleDecision, Plan, RestartCtx, RestartPolicy, SentCtx, Validation};
-use rampup_tcp::{Duration, Time};
+use rampup_tcp::{Duration, Rate, Time};
 
 /// A part's failure: one line naming the part, the hook and the cause, and the exception
 /// the user's code raised (None: the engine refused the part's decision).
@@ -85,6 +86,7 @@ struct Hooks {
     on_idle_end: bool,
     on_sent: bool,
     on_ack: bool,
+    pacing_rate_bps: bool,
 }
 
 impl Hooks {
@@ -98,6 +100,7 @@ impl Hooks {
             on_idle_end: has("on_idle_end"),
             on_sent: has("on_sent"),
             on_ack: has("on_ack"),
+            pacing_rate_bps: has("pacing_rate_bps"),
         }
     }
 }
@@ -307,6 +310,41 @@ fn congestion_context<'py>(py: Python<'py>, w: &Window, ev: &CongestionEvent) ->
     PyTuple::new(py, [Py::new(py, c)?])
 }
 
+/// What a controller's `pacing_rate_bps` reads as a data segment leaves
+/// (`rampup.parts.PaceContext`).
+#[pyclass(frozen, get_all, module = "rampup._engine")]
+pub struct PaceContext {
+    mss_bytes: u64,
+    cwnd_bytes: u64,
+    ssthresh_bytes: u64,
+    flight_bytes: u64,
+    srtt_ns: Option<u64>,
+}
+
+#[pymethods]
+impl PaceContext {
+    fn __repr__(&self) -> String {
+        format!(
+            "PaceContext(cwnd_bytes={}, ssthresh_bytes={}, flight_bytes={}, srtt_ns={:?})",
+            self.cwnd_bytes, self.ssthresh_bytes, self.flight_bytes, self.srtt_ns
+        )
+    }
+}
+
+/// `None` (the pacing part's rule), or a whole number of bits per second, at least 1.
+fn read_rate(v: &Bound<'_, PyAny>) -> Result<Option<Rate>, String> {
+    if v.is_none() {
+        return Ok(None);
+    }
+    match v.extract::<u64>() {
+        Ok(bps) if bps > 0 => Ok(Some(Rate::from_bps(bps))),
+        _ => Err(format!(
+            "returned {}, not None or a rate in bits per second (a whole number from 1 to 2**64 - 1)",
+            v.repr().map(|r| r.to_string()).unwrap_or_else(|_| type_name(v))
+        )),
+    }
+}
+
 /// A startup written in Python, in one endpoint.
 struct PyStartup {
     part: PyPart,
@@ -401,6 +439,20 @@ impl CongestionControl for PyController {
             let args = (ns(now.since(Time::ZERO)), bytes, quiet.map(ns));
             self.part.call("on_sent", |py| args.into_pyobject(py), |_| Ok(()));
         }
+    }
+
+    fn pacing_rate(&self, ctx: &PaceCtx) -> Option<Rate> {
+        if !self.part.hooks.pacing_rate_bps {
+            return None;
+        }
+        let c = PaceContext {
+            mss_bytes: self.part.bounds.mss_bytes,
+            cwnd_bytes: ctx.cwnd,
+            ssthresh_bytes: ctx.ssthresh,
+            flight_bytes: ctx.flight,
+            srtt_ns: ctx.srtt.map(ns),
+        };
+        self.part.call("pacing_rate_bps", |py| PyTuple::new(py, [Py::new(py, c)?]), read_rate).flatten()
     }
 }
 
@@ -625,8 +677,11 @@ impl Maker for PyMaker {
     }
 
     fn controller(&self, r: &Request) -> Result<Factory<dyn ExternalController>, String> {
-        let (name, spec, make) = PyMaker::part(PyMaker::load("controller", r)?, r);
-        Ok(Factory::new(name, spec, move || Box::new(PyController { part: make(), rounds: Rounds::default() }) as Box<dyn ExternalController>))
+        let loaded = PyMaker::load("controller", r)?;
+        let own_rate = loaded.hooks.pacing_rate_bps;
+        let (name, spec, make) = PyMaker::part(loaded, r);
+        let make = move || Box::new(PyController { part: make(), rounds: Rounds::default() }) as Box<dyn ExternalController>;
+        Ok(if own_rate { Factory::pacing(name, spec, make) } else { Factory::new(name, spec, make) })
     }
 
     fn restart(&self, r: &Request) -> Result<Factory<dyn ExternalRestart>, String> {

@@ -469,12 +469,20 @@ pub(super) fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError
         Some(r) if r.kind == external::KIND => Restart::External(external::read(r, &format!("{p}.restart"), bounds, |m, r| m.restart(r))?),
         Some(r) => read(Family::Restart, &r.kind).with(Restart::read)?,
     };
+    // A controller with its own pacing rate (`CongestionControl::pacing_rate`) is paced
+    // all the time, from the 11th data segment as Linux does.
+    let own_rate = bbr || matches!(&cc, CcKind::External(f) if f.sets_pacing_rate());
     let pacing = match &t.pacing {
-        // BBR paces all the time at its own rate, from the 11th data segment as Linux does.
-        None if bbr => Some(PacingConfig { rate: PacingRate::Linux, unpaced_segments: PacingConfig::LINUX_UNPACED_SEGMENTS }),
+        None if own_rate => Some(PacingConfig { rate: PacingRate::Linux, unpaced_segments: PacingConfig::LINUX_UNPACED_SEGMENTS }),
         None => None,
         Some(r) => read(Family::Pacing, &r.kind).with(PacingConfig::read)?,
     };
+    if own_rate && !bbr && pacing.is_none() {
+        return err(
+            format!("{p}.pacing"),
+            "the Python controller sets its own rate (pacing_rate_bps), which \"none\" would ignore: leave pacing out or give \"linux\" or \"quic\"",
+        );
+    }
     if bbr && pacing.is_none_or(|c| c.rate != PacingRate::Linux) {
         return err(format!("{p}.pacing"), "cc = \"bbr\" paces at its own rate (bbr_set_pacing_rate): leave pacing out or give \"linux\"");
     }

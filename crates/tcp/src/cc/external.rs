@@ -84,12 +84,24 @@ pub struct Factory<T: ?Sized>(Arc<Made<T>>);
 struct Made<T: ?Sized> {
     name: String,
     spec: String,
+    sets_pacing_rate: bool,
     make: Box<dyn Fn() -> Box<T> + Send + Sync>,
 }
 
 impl<T: ?Sized> Factory<T> {
     pub fn new(name: String, spec: String, make: impl Fn() -> Box<T> + Send + Sync + 'static) -> Self {
-        Factory(Arc::new(Made { name, spec, make: Box::new(make) }))
+        Factory(Arc::new(Made { name, spec, sets_pacing_rate: false, make: Box::new(make) }))
+    }
+
+    /// The factory of a controller that sets its own pacing rate
+    /// (`CongestionControl::pacing_rate`): the scenario layer paces its connections, as it
+    /// does BBR's.
+    pub fn pacing(name: String, spec: String, make: impl Fn() -> Box<T> + Send + Sync + 'static) -> Self {
+        Factory(Arc::new(Made { name, spec, sets_pacing_rate: true, make: Box::new(make) }))
+    }
+
+    pub fn sets_pacing_rate(&self) -> bool {
+        self.0.sets_pacing_rate
     }
 
     pub fn build(&self) -> Box<T> {
