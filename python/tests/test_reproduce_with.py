@@ -9,6 +9,7 @@ import itertools
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -196,7 +197,6 @@ def test_a_constructor_that_raises_is_the_users_exception(tmp_path: Path, monkey
      "beside; a startup goes with ssthreshless"),
     ("restart=examples.ssr:Ssr", "ssthreshless", "paper ssthreshless runs no restart of its own for a restart of yours to stand "
      "beside; a restart goes with rbp, newcwv"),
-    ("startup=examples.rtt_growth:RttGrowthExit", "all", "--with: goes with one paper, not all"),
 ])
 def test_bad_with_is_one_line_and_exit_2(run_cli, tmp_path: Path, given: str, paper: str, line: str) -> None:  # type: ignore[no-untyped-def]
     proc = run_cli("reproduce", paper, "--quick", "--with", given, "--out", tmp_path / "out", "--cache", tmp_path / "cache",
@@ -204,3 +204,23 @@ def test_bad_with_is_one_line_and_exit_2(run_cli, tmp_path: Path, given: str, pa
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.startswith("rampup: error: ") and line in proc.stderr and proc.stderr.count("\n") == 1, proc.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_reproduce_all_puts_the_part_in_each_paper_that_takes_its_family(tmp_path: Path, quick_cache: Path,
+                                                                         quick_site: tuple[Path, Path, list[Any]]) -> None:
+    """`reproduce all --with restart=...`: the restart policy stands beside RBP (rbp) and new-CWV
+    (newcwv); the papers without a restart policy of their own run as without --with, every
+    run from the cache."""
+    from rampup.experiments.site import reproduce_all
+
+    index, _, done = reproduce_all(tmp_path / "all", cache=quick_cache, quick=True, parts=(parse("restart=examples.ssr:Ssr"),))
+    alone = {d.paper: d for d in quick_site[2]}
+    for d in done:
+        report = (index.parent / d.paper / "report.md").read_text(encoding="utf-8")
+        if d.paper in ("rbp", "newcwv"):
+            assert d.runs > alone[d.paper].runs and "ssr-py" in report, d.paper
+        else:
+            assert (d.runs, d.cached) == (alone[d.paper].runs, alone[d.paper].runs) and "ssr-py" not in report, d.paper
+            assert (index.parent / d.paper / "runs.csv").read_bytes() == (quick_site[0].parent / d.paper / "runs.csv").read_bytes()
+    assert "With your parts (--with) beside the papers' of their families: ssr-py (restart examples.ssr:Ssr) in rbp, newcwv." \
+        in index.read_text(encoding="utf-8")

@@ -226,8 +226,9 @@ def reproduce(paper: str | None, list_papers: bool, out: Path | None, overwrite:
     With --with, your Python part runs as one more scheme beside the paper's part of its
     family, on the same points and seeds: a startup beside SSthreshless Start (ssthreshless),
     a restart policy beside RBP (rbp) and new-CWV (newcwv), a congestion controller beside
-    Vegas (ssthreshless, rbp); the report gives its verdicts on the claims about that part
-    (docs/python-parts.md). Its runs are cached by the class's code: an edited class runs again.
+    Vegas (ssthreshless, rbp); with all, in each of those papers. The report gives its
+    verdicts on the claims about that part (docs/python-parts.md). Its runs are cached by the
+    class's code: an edited class runs again.
     """
     # The reproductions draw figures: matplotlib is slow to import, so only this command does.
     from ..experiments import PAPERS, reproduce_into
@@ -302,18 +303,17 @@ def _parts(paper: str, given: tuple[str, ...]) -> tuple[Any, ...]:
     from ..experiments import PAPERS, families
     from ..experiments.yours import WithError, parse
 
-    if given and paper == "all":
-        raise CliError("--with: goes with one paper, not all (give the paper whose schemes your part stands beside)")
     try:
         parts = tuple(parse(text) for text in given)
     except WithError as e:
         raise CliError(str(e)) from None
-    takes = families(paper) if parts else {}
     for part in parts:
-        if part.kind not in takes:
-            where = [p for p in PAPERS if part.kind in families(p)]
+        where = [p for p in PAPERS if part.kind in families(p)]
+        if paper != "all" and paper not in where:
             raise CliError(f"--with {part.given}: paper {paper} runs no {part.kind} of its own for a {part.kind} of yours "
                            f"to stand beside; a {part.kind} goes with {', '.join(where) or 'no paper yet'}")
+        if not where:
+            raise CliError(f"--with {part.given}: no paper runs a {part.kind} of its own for a {part.kind} of yours to stand beside")
     labels = [p.label for p in parts]
     if len(set(labels)) < len(labels):
         raise CliError(f"--with: two parts are named {max(labels, key=labels.count)!r}; give each class its own name")

@@ -22,7 +22,7 @@ import pandas as pd
 from .. import _engine
 from ..cache import engine_build
 from ..folders import check_target, staged_folder
-from . import PAPERS, Context, load, then_now
+from . import PAPERS, Context, families, load, then_now
 from .checks import VERDICTS
 from .framework import paper_data
 from .report import Report
@@ -70,9 +70,11 @@ def reproduce_all(out: Path, overwrite: bool = False, started: Callable[[str], N
                   **context: Any) -> tuple[Path, Path, list[PaperRun]]:
     """Every paper of `PAPERS` into ``out``/<paper>/, then the index: (index.md, index.html,
     each paper's run). ``started`` hears each paper's name as it starts; ``context`` goes to
-    each paper's `Context` (cache, seeds, workers, backend, quick, progress)."""
+    each paper's `Context` (cache, seeds, workers, backend, quick, progress), but for its
+    ``parts`` (``--with``): each paper gets those of the families it takes (`families`)."""
     target = check_target(out, overwrite)
     start = time.perf_counter()
+    parts = context.pop("parts", ())
     done: list[PaperRun] = []
     manifest = {"kind": "reproduction site", "papers": list(PAPERS), "rampup_version": _engine.__version__}
     with staged_folder(target, manifest, overwrite) as tmp:
@@ -80,21 +82,27 @@ def reproduce_all(out: Path, overwrite: bool = False, started: Callable[[str], N
             if started:
                 started(paper)
             t0 = time.perf_counter()
-            ctx = Context(out=tmp / paper, **context)
+            takes = families(paper)
+            ctx = Context(out=tmp / paper, **context, parts=tuple(p for p in parts if p.kind in takes))
             load(paper).reproduce(ctx)
             counts = Counter(ctx.verdicts)
             done.append(PaperRun(paper, ctx.runs, ctx.cached, time.perf_counter() - t0, {v: counts[v] for v in VERDICTS},
                                  ctx.claims, ctx.index_figure, ctx.then_now))
-        md, page = _index(tmp, done, time.perf_counter() - start, bool(context.get("quick")))
+        yours = [f"{p.label} ({p.kind} {p.cls}) in {', '.join(d.paper for d in done if p.kind in families(d.paper))}" for p in parts]
+        md, page = _index(tmp, done, time.perf_counter() - start, bool(context.get("quick")), yours)
     return target / md.name, target / page.name, done
 
 
-def _index(folder: Path, done: list[PaperRun], seconds: float, quick: bool) -> tuple[Path, Path]:
+def _index(folder: Path, done: list[PaperRun], seconds: float, quick: bool, yours: list[str]) -> tuple[Path, Path]:
     title = "rampup: a smoke test of the papers' reproductions (--quick)" if quick else "rampup: the papers reproduced"
     rep = Report(title=title, folder=folder, stem="index")
     runs = "smoke-test runs" if quick else "runs"
     rep.intro = [f"rampup {_engine.__version__} (engine build {engine_build()}); {sum(d.runs for d in done):,} {runs} "
                  f"({sum(d.cached for d in done):,} from the cache) in {seconds:.0f} s."]
+    if yours:
+        rep.intro.append(f"With your parts (--with) beside the papers' of their families: {'; '.join(yours)}. The claims "
+                         "below are the papers' mechanisms'; each paper's report judges your part in a section of its own, and "
+                         "the then-and-now table has its rows.")
     if quick:
         rep.intro.append("Quick run: a smoke test of every reproduction, with fewer points and seeds; its verdicts are not "
                          "the papers' reproductions (run without --quick for those).")
