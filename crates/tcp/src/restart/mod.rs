@@ -370,12 +370,15 @@ macro_rules! dispatch {
     };
 }
 
+// The per-segment and per-ACK hooks are inlined into both makes of the sender's paths
+// (`Sender::on_ack::<PLAIN>`, `poll::<PLAIN>`), where the plain parts' arms are a few
+// instructions.
 impl RestartPolicy for Part {
-    #[inline]
+    #[inline(always)]
     fn on_sent(&mut self, s: &SentCtx) -> Option<Window> {
         dispatch!(self, p => p.on_sent(s))
     }
-    #[inline]
+    #[inline(always)]
     fn on_ack(&mut self, w: Window, ctx: &AckCtx) -> Validation {
         dispatch!(self, p => p.on_ack(w, ctx))
     }
