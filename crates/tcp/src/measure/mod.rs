@@ -438,9 +438,8 @@ impl Measure {
     }
 
     /// Account `acked_bytes` newly acknowledged by `ack`; `snd_nxt` is the next byte the
-    /// sender would send. Says whether this ACK completed a per-RTT rate epoch. Inlined into
-    /// both makes of the sender's new-ACK path (`Sender::on_ack::<PLAIN>`).
-    #[inline(always)]
+    /// sender would send. Says whether this ACK completed a per-RTT rate epoch.
+    #[inline]
     pub fn on_ack(&mut self, now: Time, ack: u64, acked_bytes: u64, snd_nxt: u64) -> RateEpoch {
         match self.rule.as_deref_mut() {
             None => {}
