@@ -88,6 +88,9 @@ pub struct RateSampler {
     lost: u64,
     /// `lost` at the last sample.
     lost_reported: u64,
+    /// The end of what was outstanding at the last timeout, which counted it all lost at
+    /// once: its go-back-N retransmissions below this add nothing to `lost`.
+    lost_through: u64,
 }
 
 impl RateSampler {
@@ -136,7 +139,7 @@ impl RateSampler {
             sacked: false,
         };
         if retransmission {
-            self.lost += end - seq;
+            self.lost += end.saturating_sub(seq.max(self.lost_through));
             let i = self.snapshots.partition_point(|s| s.seq < seq);
             if let Some(s) = self.snapshots.get_mut(i).filter(|s| s.seq == seq) {
                 *s = TxSnapshot { end: s.end, sacked: s.sacked, ..snap };
@@ -240,9 +243,15 @@ impl RateSampler {
         })
     }
 
-    /// The retransmission timer expired: what was SACKed is forgotten as the scoreboard
-    /// forgets it (RFC 2018 §8), so that it counts in flight again until acknowledged.
+    /// The retransmission timer expired: what is outstanding and not SACKed is lost, all at
+    /// once (Linux's `tcp_enter_loss` marks it, adding to `tp->lost`), and what was SACKed
+    /// is forgotten as the scoreboard forgets it (RFC 2018 §8), so that it counts in flight
+    /// again until acknowledged.
     pub fn on_rto(&mut self) {
+        let through = self.snapshots.back().map_or(self.lost_through, |s| s.end);
+        let from = self.snapshots.front().map_or(through, |s| s.seq).max(self.lost_through);
+        self.lost += self.snapshots.iter().filter(|s| !s.sacked && s.end > from).map(|s| s.end - s.seq.max(from)).sum::<u64>();
+        self.lost_through = through;
         for s in &mut self.snapshots {
             s.sacked = false;
         }
@@ -378,5 +387,28 @@ mod tests {
         let s = r.on_ack(at_ms(150), 1 + 3 * MSS, [], None).expect("acknowledged");
         assert_eq!((s.losses, s.total_lost), (0, MSS));
         assert_eq!(s.rtt, None, "Karn: the retransmitted segment was delivered");
+    }
+
+    /// Linux's `tcp_enter_loss`: a timeout marks everything outstanding and not SACKed lost
+    /// at once; the go-back-N retransmissions of it then mark nothing more, and what is
+    /// sent past it counts only when it is itself retransmitted.
+    #[test]
+    fn a_timeout_counts_the_outstanding_lost_once() {
+        let mut r = RateSampler::default();
+        for k in 0..4 {
+            r.on_sent(at_ms(k), 1 + k * MSS, 1 + (k + 1) * MSS, false);
+        }
+        let s = r.on_ack(at_ms(100), 1, [SeqRange { start: 1 + 3 * MSS, end: 1 + 4 * MSS }], None).expect("SACKed");
+        assert_eq!(s.losses, 0);
+        r.on_rto();
+        for k in 0..4 {
+            r.on_sent(at_ms(1000 + k), 1 + k * MSS, 1 + (k + 1) * MSS, true);
+        }
+        let s = r.on_ack(at_ms(1100), 1 + MSS, [], None).expect("acknowledged");
+        assert_eq!((s.losses, s.total_lost), (3 * MSS, 3 * MSS), "the three not SACKed, once");
+        r.on_sent(at_ms(1101), 1 + 4 * MSS, 1 + 5 * MSS, false);
+        r.on_sent(at_ms(1200), 1 + 4 * MSS, 1 + 5 * MSS, true);
+        let s = r.on_ack(at_ms(1300), 1 + 2 * MSS, [], None).expect("acknowledged");
+        assert_eq!((s.losses, s.total_lost), (MSS, 4 * MSS), "sent after the timeout, then resent");
     }
 }
