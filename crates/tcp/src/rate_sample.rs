@@ -244,18 +244,15 @@ impl RateSampler {
     }
 
     /// The retransmission timer expired: what is outstanding and not SACKed is lost, all at
-    /// once (Linux's `tcp_enter_loss` marks it, adding to `tp->lost`), and what was SACKed
-    /// is forgotten as the scoreboard forgets it (RFC 2018 §8), so that it counts in flight
-    /// again until acknowledged.
+    /// once (Linux's `tcp_enter_loss` marks it, adding to `tp->lost`). What was SACKed
+    /// stays delivered, as Linux keeps its marks unless the receiver reneged: the sender's
+    /// scoreboard forgets them (RFC 2018 §8) and resends, but the cumulative ACK that later
+    /// covers them delivers nothing new, so they do not count twice in a rate sample.
     pub fn on_rto(&mut self) {
         let through = self.snapshots.back().map_or(self.lost_through, |s| s.end);
         let from = self.snapshots.front().map_or(through, |s| s.seq).max(self.lost_through);
         self.lost += self.snapshots.iter().filter(|s| !s.sacked && s.end > from).map(|s| s.end - s.seq.max(from)).sum::<u64>();
         self.lost_through = through;
-        for s in &mut self.snapshots {
-            s.sacked = false;
-        }
-        self.sacked_bytes = 0;
     }
 }
 
@@ -410,5 +407,9 @@ mod tests {
         r.on_sent(at_ms(1200), 1 + 4 * MSS, 1 + 5 * MSS, true);
         let s = r.on_ack(at_ms(1300), 1 + 2 * MSS, [], None).expect("acknowledged");
         assert_eq!((s.losses, s.total_lost), (MSS, 4 * MSS), "sent after the timeout, then resent");
+        // The SACKed segment stays delivered: the ACK that covers it delivers the rest only.
+        let before = r.delivered();
+        let s = r.on_ack(at_ms(1400), 1 + 5 * MSS, [], None).expect("acknowledged");
+        assert_eq!((s.newly_delivered, r.delivered() - before), (2 * MSS, 2 * MSS));
     }
 }
