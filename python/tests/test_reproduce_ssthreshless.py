@@ -132,7 +132,7 @@ def test_then_and_now_compares_sls_with_todays_startups_on_claims_a_to_c(quick: 
     part = part[:part.index("\n## ", 1)]
     rows = [[c.strip() for c in line.split("|")[1:-1]] for line in part.splitlines() if line.startswith("| ") and "---" not in line][1:]
     assert [(r[0], r[3], r[5]) for r in rows] == [(c, s, t) for c in "abc" for s in ("SLS", "SLS (10 ms tick)")
-                                                  for t in ("CUBIC+HyStart", "HyStart++", "SEARCH")]
+                                                  for t in ("CUBIC+HyStart", "HyStart++", "SEARCH", "BBR")]
     for r in rows:
         assert r[8] in ("still beats", "does not beat", "mixed"), r
         assert sum(int(n) for n in r[7].split("/")) == 3, r  # three x values per sweep in quick mode

@@ -73,7 +73,7 @@ def test_the_then_and_now_rows_hold_it_against_todays_startups_and_sls(startup: 
     assert ctx.then_now is not None
     rows = ctx.then_now[ctx.then_now["scheme"] == "rtt-growth"]
     assert sorted(zip(rows["claim"], rows["against"], strict=True)) == \
-        sorted((c, other) for c in "abc" for other in ("CUBIC+HyStart", "HyStart++", "SEARCH", "SLS"))
+        sorted((c, other) for c in "abc" for other in ("BBR", "CUBIC+HyStart", "HyStart++", "SEARCH", "SLS"))
     assert set(rows["verdict"]) <= {"still beats", "does not beat", "mixed"}
 
 

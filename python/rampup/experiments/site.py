@@ -32,7 +32,7 @@ __all__ = ["PaperRun", "listing", "reproduce_all"]
 #: Per paper: its mechanism, and what of today's TCP its reproduction runs beside it.
 ABOUT: dict[str, tuple[str, str]] = {
     "rbp": ("rate-based pacing after idle (RBP)", "Linux's restart after idle and pacing, RBP on Linux"),
-    "ssthreshless": ("SSthreshless Start", "HyStart++ (RFC 9406), SEARCH (draft-chung-ccwg-search-09), CUBIC with HyStart"),
+    "ssthreshless": ("SSthreshless Start", "HyStart++ (RFC 9406), SEARCH (draft-chung-ccwg-search-09), CUBIC with HyStart, BBR"),
     "preemptive": ("Preemptive Retransmission", "RACK-TLP's tail loss probe (RFC 8985)"),
     "newcwv": ("new-CWV for rate-limited traffic", "RFC 7661's form"),
     "vrate": ("vrate, a rate controller beneath cooperating connections", "Linux pacing, RFC 9040 ensemble sharing"),

@@ -34,7 +34,7 @@ each claim is a list of checks on the data; all pass: holds; at least three quar
 not hold. The primary verdict uses reading ``main`` and SLS with exact RTT; the verdicts with the
 10 ms tick and with reading ``ns2`` are given in the reason.
 
-Then and now: HyStart++ and SEARCH over NewReno and CUBIC with HyStart (`runs.MODERN`) run on
+Then and now: HyStart++ and SEARCH over NewReno, CUBIC with HyStart and BBR (`runs.MODERN`) run on
 Table I and the three throughput sweeps in reading ``main``; the report compares SLS with each on
 claims (a)-(c) (`then_now`).
 

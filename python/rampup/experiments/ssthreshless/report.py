@@ -23,6 +23,7 @@ from .claims import ABOUT_A_STARTUP, ABOUT_GAMMA, ABOUT_SLS, DEFAULT_GAMMA, THEN
 from .metrics import METRICS, acked_at, jain, measure, points_of, series_of
 from .paper import PAPER_LABEL
 from .runs import (
+    BBR,
     CUBIC_HS,
     FAIR_DURATION,
     FAIR_LATE,
@@ -71,6 +72,7 @@ STYLE = {
     HPP: dict(color="black", marker="+", linestyle=":"),
     SEARCH: dict(color="tab:pink", marker="d", linestyle=":"),
     CUBIC_HS: dict(color="tab:olive", marker="X", linestyle=":"),
+    BBR: dict(color="tab:brown", marker="1", linestyle="-."),
 }
 
 
@@ -455,8 +457,9 @@ def _then_now_section(rep: Report, res: Results, ctx: Context) -> None:
         "Today's startups on the same dumbbell and the same TCP around them (reading main: IW 2, an ACK per segment, "
         "NewReno recovery): HyStart++ (RFC 9406, with Conservative Slow Start) over NewReno, the IETF's; SEARCH "
         "(draft-chung-ccwg-search-09, docs/search.md) over NewReno, which watches delivery instead of delay; and CUBIC "
-        "with Linux's HyStart, Linux's default, reducing from cwnd as Linux does (docs/modern.md). None needs an "
-        "ssthresh guess, as SSthreshless Start does not. They run on Table I and on the buffer, delay and bandwidth sweeps "
+        "with Linux's HyStart, Linux's default, reducing from cwnd as Linux does (docs/modern.md); and BBR (Linux's "
+        "tcp_bbr.c, docs/bbr.md), whose STARTUP doubles its delivery rate each round until it stops growing and which "
+        "paces at its own rate. None needs an ssthresh guess, as SSthreshless Start does not. They run on Table I and on the buffer, delay and bandwidth sweeps "
         "(claims a-c), in the figures and tables above. The other claims are about SSthreshless Start's own parameter "
         "(d), slow start's ssthresh (g, i) or experiments not run with today's schemes (e, f, h). For claims a-c, "
         "SLS's utilization, with exact RTT samples and with ns-2's 10 ms tick, is compared with each of today's at "

@@ -23,7 +23,7 @@ JITTER = "10ms"
 SLS, SLS_TICK, HC, LSS, SS_S, SS_A, SS_L, VEGAS = (
     "SLS", "SLS (10 ms tick)", "HC", "LSS", "SS (S)", "SS (A)", "SS (L)", "Vegas")
 VEGAS_RFC = "Vegas (rampup default)"
-HPP, SEARCH, CUBIC_HS = "HyStart++", "SEARCH", "CUBIC+HyStart"
+HPP, SEARCH, CUBIC_HS, BBR = "HyStart++", "SEARCH", "CUBIC+HyStart", "BBR"
 
 NS2_VEGAS = {"cc": {"kind": "vegas", **profiles.NS2_35.vegas}}
 
@@ -44,15 +44,20 @@ SCHEMES: dict[str, dict[str, Any]] = {
     HPP: {"cc": "newreno", "startup": "hystart++"},
     SEARCH: {"cc": "newreno", "startup": "search"},
     CUBIC_HS: {"cc": "cubic", "startup": "hystart", "loss_window": "cwnd"},
+    # BBRv1 as Linux's tcp_bbr.c (docs/bbr.md): STARTUP doubles the delivery rate per round
+    # with no ssthresh, and it paces at its own rate. With SACK, as Linux runs it: with
+    # NewReno's one retransmission per RTT, the hundreds of losses of STARTUP's overshoot
+    # take seconds, and BBR's long-term sampling takes that trickle for a policer's rate.
+    BBR: {"cc": "bbr", "recovery": "sack"},
 }
 #: The schemes of the throughput sweeps (Fig. 6-8, Tables IV-VI) and of Table VII.
 SWEEP_SCHEMES = [SLS, SLS_TICK, HC, LSS, SS_S, SS_A, SS_L, VEGAS]
 #: Today's schemes, on Table I and the throughput sweeps in reading main only (the other
 #: readings are about the paper's TCP).
-MODERN = [HPP, SEARCH, CUBIC_HS]
+MODERN = [HPP, SEARCH, CUBIC_HS, BBR]
 #: Then and now: (the paper's mechanism, today's scheme) pairs compared claim by claim.
 #: SLS in both of its RTT readings: exact (primary) and ns-2's 10 ms tick, as the paper ran it.
-THEN_NOW_PAIRS = tuple((sls, today) for sls in (SLS, SLS_TICK) for today in (CUBIC_HS, HPP, SEARCH))
+THEN_NOW_PAIRS = tuple((sls, today) for sls in (SLS, SLS_TICK) for today in (CUBIC_HS, HPP, SEARCH, BBR))
 #: Slow-start schemes whose window ns-2 caps at the ssthresh in reading "ns2".
 CAPPED = {SS_S, SS_A, SS_L}
 
