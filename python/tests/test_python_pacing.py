@@ -28,7 +28,6 @@ class FixedRate(NewReno):
     def __init__(self, rate_bps: int = 2_000_000) -> None:
         super().__init__()
         self.rate_bps = rate_bps
-        self.seen: list[PaceContext] = []
 
     def pacing_rate_bps(self, ctx: PaceContext) -> int | None:
         return self.rate_bps or None

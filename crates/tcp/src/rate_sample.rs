@@ -250,7 +250,7 @@ impl RateSampler {
     /// covers them delivers nothing new, so they do not count twice in a rate sample.
     pub fn on_rto(&mut self) {
         let through = self.snapshots.back().map_or(self.lost_through, |s| s.end);
-        let from = self.snapshots.front().map_or(through, |s| s.seq).max(self.lost_through);
+        let from = self.lost_through;
         self.lost += self.snapshots.iter().filter(|s| !s.sacked && s.end > from).map(|s| s.end - s.seq.max(from)).sum::<u64>();
         self.lost_through = through;
     }

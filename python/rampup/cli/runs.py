@@ -312,8 +312,6 @@ def _parts(paper: str, given: tuple[str, ...]) -> tuple[Any, ...]:
         if paper != "all" and paper not in where:
             raise CliError(f"--with {part.given}: paper {paper} runs no {part.kind} of its own for a {part.kind} of yours "
                            f"to stand beside; a {part.kind} goes with {', '.join(where) or 'no paper yet'}")
-        if not where:
-            raise CliError(f"--with {part.given}: no paper runs a {part.kind} of its own for a {part.kind} of yours to stand beside")
     labels = [p.label for p in parts]
     if len(set(labels)) < len(labels):
         raise CliError(f"--with: two parts are named {max(labels, key=labels.count)!r}; give each class its own name")

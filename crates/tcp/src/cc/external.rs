@@ -90,14 +90,18 @@ struct Made<T: ?Sized> {
 
 impl<T: ?Sized> Factory<T> {
     pub fn new(name: String, spec: String, make: impl Fn() -> Box<T> + Send + Sync + 'static) -> Self {
-        Factory(Arc::new(Made { name, spec, sets_pacing_rate: false, make: Box::new(make) }))
+        Self::made(name, spec, false, make)
     }
 
     /// The factory of a controller that sets its own pacing rate
     /// (`CongestionControl::pacing_rate`): the scenario layer paces its connections, as it
     /// does BBR's.
     pub fn pacing(name: String, spec: String, make: impl Fn() -> Box<T> + Send + Sync + 'static) -> Self {
-        Factory(Arc::new(Made { name, spec, sets_pacing_rate: true, make: Box::new(make) }))
+        Self::made(name, spec, true, make)
+    }
+
+    fn made(name: String, spec: String, sets_pacing_rate: bool, make: impl Fn() -> Box<T> + Send + Sync + 'static) -> Self {
+        Factory(Arc::new(Made { name, spec, sets_pacing_rate, make: Box::new(make) }))
     }
 
     pub fn sets_pacing_rate(&self) -> bool {
