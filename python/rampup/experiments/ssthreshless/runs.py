@@ -46,8 +46,8 @@ SCHEMES: dict[str, dict[str, Any]] = {
     CUBIC_HS: {"cc": "cubic", "startup": "hystart", "loss_window": "cwnd"},
     # BBRv1 as Linux's tcp_bbr.c (docs/bbr.md): STARTUP doubles the delivery rate per round
     # with no ssthresh, and it paces at its own rate. With SACK, as Linux runs it: with
-    # NewReno's one retransmission per RTT, the hundreds of losses of STARTUP's overshoot
-    # take seconds, and BBR's long-term sampling takes that trickle for a policer's rate.
+    # NewReno's one retransmission per round, the hundreds of losses of STARTUP's overshoot
+    # outlast the max filter's 10 rounds, which then holds that trickle's rate.
     BBR: {"cc": "bbr", "recovery": "sack"},
 }
 #: The schemes of the throughput sweeps (Fig. 6-8, Tables IV-VI) and of Table VII.
