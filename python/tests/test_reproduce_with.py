@@ -17,9 +17,11 @@ from conftest import ROOT
 
 from rampup.cache import Job, each_result
 from rampup.experiments import Context, load
-from rampup.experiments.framework import judge
+from rampup.experiments.framework import Alternate, judge
+from rampup.experiments.newcwv.report import BESIDE_RESTART as NEWCWV_RESTART
 from rampup.experiments.rbp.claims import claim_rules as rbp_claims
 from rampup.experiments.rbp.report import BESIDE_RESTART
+from rampup.experiments.rbp.runs import VARIANTS
 from rampup.experiments.ssthreshless.claims import ABOUT_A_STARTUP
 from rampup.experiments.ssthreshless.report import BESIDE_STARTUP, Ssthreshless
 from rampup.experiments.view import View
@@ -98,23 +100,27 @@ def test_its_verdicts_are_judged_on_its_own_runs(startup: tuple[Path, Context]) 
 def test_the_engines_rules_in_python_beside_rbp_give_the_engines_points_and_verdicts(tmp_path_factory: pytest.TempPathFactory,
                                                                                         quick_cache: Path) -> None:
     """The engine's SSR rewritten in Python (examples/ssr.py) where RBP/cwnd runs (NewReno, Reno
-    recovery) is reno-ssr, point for point, and NewReno in Python where vegas-nssr runs is
-    reno-nssr; so the SSR's verdicts in RBP's role are reno-ssr's there."""
+    recovery) is reno-ssr, point for point in every variant, and NewReno in Python where
+    vegas-nssr runs is reno-nssr; so the SSR's verdicts in RBP's role are reno-ssr's there, and
+    so are the variants it holds under."""
     md, _ = _reproduce(tmp_path_factory, quick_cache, "rbp", "restart=examples.ssr:Ssr", "cc=examples.newreno:NewReno")
     points = pd.read_csv(md.parent / "points.csv")
-    main = points[points["variant"] == "main"]
-    cols = [c for c in main.columns if c.startswith(("restart_", "startup_"))]
+    cols = [c for c in points.columns if c.startswith(("restart_", "startup_"))]
     for mine, engines in (("ssr-py", "reno-ssr"), ("newreno-py", "reno-nssr")):
-        ours, theirs = (main[main["scheme"] == k].set_index(["sweep", "x"])[cols] for k in (mine, engines))
+        ours, theirs = (points[points["scheme"] == k].set_index(["variant", "sweep", "x"])[cols] for k in (mine, engines))
+        assert set(ours.index.get_level_values("variant")) == set(VARIANTS)
         assert len(ours) == len(theirs) > 0
         pd.testing.assert_frame_equal(ours, theirs)
     text = md.read_text(encoding="utf-8")
     start = text.index("## Your restart policy: ssr-py")
     section = text[start:text.index("\n## ", start)]  # up to the next section, the controller's
-    cells = {r[1].strip(): r[4].strip() for r in (line.split("|") for line in section.splitlines() if re.match(r"\| [a-z] \|", line))}
+    rows = [r for r in (line.split("|") for line in section.splitlines()) if re.match(r" [a-z] $", r[1] if len(r) > 1 else "")]
+    cells = {r[1].strip(): (r[4].strip(), r[7].strip()) for r in rows}
     assert set(cells) == set(BESIDE_RESTART.claims)
-    as_reno_ssr = judge([r for r in rbp_claims() if r.id in BESIDE_RESTART.claims], View(points, {"variant": "main"}, {"RBP": "reno-ssr"}))
-    assert cells == {v.rule.id: v.cell() for v in as_reno_ssr}
+    variants = [Alternate(desc, View(points, {"variant": k}, {"RBP": "reno-ssr"})) for k, (_, desc) in VARIANTS.items() if k != "main"]
+    as_reno_ssr = judge([r for r in rbp_claims() if r.id in BESIDE_RESTART.claims], View(points, {"variant": "main"}, {"RBP": "reno-ssr"}),
+                        lambda r: variants)
+    assert cells == {v.rule.id: (v.cell(), v.holds_under()) for v in as_reno_ssr}
 
 
 def test_copies_swap_the_part_only_in_the_flows_that_ran_the_source() -> None:
@@ -219,6 +225,12 @@ def test_reproduce_all_puts_the_part_in_each_paper_that_takes_its_family(tmp_pat
         report = (index.parent / d.paper / "report.md").read_text(encoding="utf-8")
         if d.paper in ("rbp", "newcwv"):
             assert d.runs > alone[d.paper].runs and "ssr-py" in report, d.paper
+            # In every variant or reading the policy it stands beside runs in.
+            runs = pd.read_csv(index.parent / d.paper / "runs.csv")
+            by = [c for c in ("variant", "reading", "sweep", "x", "seed") if c in runs.columns]
+            source = {"rbp": BESIDE_RESTART, "newcwv": NEWCWV_RESTART}[d.paper].sources[0].scheme
+            mine, theirs = (sorted(map(tuple, runs[runs["scheme"] == k][by].to_numpy().tolist())) for k in ("ssr-py", source))
+            assert mine == theirs and len(mine) > 0, d.paper
         else:
             assert (d.runs, d.cached) == (alone[d.paper].runs, alone[d.paper].runs) and "ssr-py" not in report, d.paper
             assert (index.parent / d.paper / "runs.csv").read_bytes() == (quick_site[0].parent / d.paper / "runs.csv").read_bytes()

@@ -270,9 +270,10 @@ def run_points(exp: Experiment, ctx: Context) -> Results:
         if part.label in schemes:
             raise yours.WithError(f"--with {part.given}: the part's name {part.label!r} is a scheme of paper {exp.name}; "
                                   "give the class another name (its name attribute)")
-    points += [c for part in ctx.parts for c in yours.copies(points, exp.beside[part.kind], part)]
     if exp.readings:
         points = readings.expand(points, exp.readings)
+    # After the readings: a part runs in each reading its source scheme runs in.
+    points += [c for part in ctx.parts for c in yours.copies(points, exp.beside[part.kind], part)]
     jobs = [p.job() for p in points]
     by_key: dict[str, list[int]] = {}
     for i, job in enumerate(jobs):
@@ -394,16 +395,42 @@ def readings_matrix(rep: Report, exp: Experiment, verdicts: list[Verdict]) -> No
                                for v in verdicts], [r.label for r in exp.readings]), "Claim × reading → verdict")
 
 
-def judge_yours(exp: Experiment, view: View, verdicts: Sequence[Verdict],
-                parts: Sequence[yours.UserPart]) -> list[tuple[yours.UserPart, list[Verdict]]]:
+def judge_yours(exp: Experiment, view: View, alternates: Callable[[ClaimRule], Sequence[Alternate]],
+                verdicts: Sequence[Verdict], parts: Sequence[yours.UserPart]) -> list[tuple[yours.UserPart, list[Verdict]]]:
     """Each ``--with`` part's verdicts: the claims about the scheme it stands beside, judged on
-    the primary view with the part in that scheme's role."""
+    the primary view with the part in that scheme's role, and again under each other reading
+    with the part in it."""
     out = []
     for part in parts:
         b = exp.beside[part.kind]
-        theirs = View(view.points, view.where, {**view.roles, b.role: part.label})
-        out.append((part, judge([v.rule for v in verdicts if v.rule.id in b.claims], theirs)))
+        rules = [v.rule for v in verdicts if v.rule.id in b.claims]
+        out.append((part, judge(rules, _cast(view, b.role, part.label), _cast_alternates(view, alternates, b.role, part.label))))
     return out
+
+
+def _cast(view: View, role: str, scheme: str) -> View:
+    """``view`` with ``scheme`` playing ``role``."""
+    return View(view.points, view.where, {**view.roles, role: scheme})
+
+
+def _cast_alternates(view: View, alternates: Callable[[ClaimRule], Sequence[Alternate]], role: str,
+                     scheme: str) -> Callable[[ClaimRule], list[Alternate]]:
+    """The readings of ``alternates`` with ``scheme`` playing ``role``; a reading that differs
+    from the primary one only in who plays the role (paper 001's 10 ms tick, say) is the
+    primary one once the role is cast, and is left out, as is a second copy of another."""
+    def cast(rule: ClaimRule) -> list[Alternate]:
+        seen, out = [_key(_cast(view, role, scheme))], []
+        for a in alternates(rule):
+            v = _cast(a.view, role, scheme)
+            if _key(v) not in seen:
+                seen.append(_key(v))
+                out.append(Alternate(a.label, v, a.numbers))
+        return out
+    return cast
+
+
+def _key(view: View) -> tuple[dict[str, Any], dict[str, str]]:
+    return dict(view.where), dict(view.roles)
 
 
 def yours_section(rep: Report, exp: Experiment, verdicts: Sequence[Verdict],
@@ -420,11 +447,12 @@ def yours_section(rep: Report, exp: Experiment, verdicts: Sequence[Verdict],
                  + f", on the same set-up and seeds, in place of the {word} of the flows that ran the paper's. It is in "
                  f"every table and figure of those points and in the then-and-now table. Below, each claim about "
                  f"{b.what or b.scheme} judged again with {part.label} in its place, by the same rules, on the primary "
-                 f"reading; the numbers are {part.label}'s where the claim's words name {b.scheme}. "
+                 f"reading and under each other reading it ran in (the readings it holds under); the numbers are "
+                 f"{part.label}'s where the claim's words name {b.scheme}. "
                  + (f"The other claims are not judged with it: {b.not_judged}" if b.not_judged else ""))
         rows = [{"claim": v.rule.id, "statement": v.rule.statement, f"{b.scheme}": primary[v.rule.id].cell(),
                  part.label: v.cell(), f"{part.label}'s numbers": v.ours,
-                 "sub-claims": by_part(v.checks, v.rule.unit)} for v in theirs]
+                 "sub-claims": by_part(v.checks, v.rule.unit), "holds under": v.holds_under()} for v in theirs]
         rep.table(pd.DataFrame(rows), f"The claims about {b.scheme}, with {part.label} in its place")
 
 
@@ -434,7 +462,7 @@ def reproduce(exp: Experiment, ctx: Context) -> tuple[Path, Path]:
     _write_data(exp, ctx, res)
     view, alternates = exp.views(res.all_points)
     verdicts = judge(exp.claims(), view, alternates)
-    judged = judge_yours(exp, view, verdicts, ctx.parts)
+    judged = judge_yours(exp, view, alternates, verdicts, ctx.parts)
     ctx.verdicts = [v.verdict for v in verdicts]
     ctx.claims = [(v.rule.id, v.rule.statement, v.cell(), v.holds_under()) for v in verdicts]
     ctx.index_figure = exp.index_figure

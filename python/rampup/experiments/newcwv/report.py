@@ -70,7 +70,7 @@ SCHEMES_TEXT = (
 
 
 #: A ``--with`` restart policy stands beside new-CWV (the paper's form, (D−R)/2) at each of
-#: its points, in the main reading, playing it in the claims about new-CWV as a mechanism.
+#: its points, in every reading, playing it in the claims about new-CWV as a mechanism.
 BESIDE_RESTART = Beside(
     NEWCWV, NEWCWV, "abdfhioprst", (Source(NEWCWV, "new-cwv"),), what="new-CWV",
     not_judged="(c), (e), (m) and (n) compare new-CWV's own loss responses, and (g), (j), (k), (l) and (q) are about "

@@ -105,18 +105,17 @@ THEN_NOW_TEXT = (
 
 #: A ``--with`` restart policy stands where RBP/cwnd does: on NewReno and Reno recovery, the
 #: controller of reno-ssr and reno-nssr, which the claims hold RBP against (RBP/rate runs on
-#: Vegas), at RBP/cwnd's points of the main variant, playing RBP in the claims about it.
+#: Vegas), at RBP/cwnd's points of every variant, playing RBP in the claims about it.
 BESIDE_RESTART = Beside(
-    RBP_CWND, "RBP", "abcdefgij", (Source(RBP_CWND, "rbp-cwnd", lambda tags: tags["variant"] == "main"),),
+    RBP_CWND, "RBP", "abcdefgij", (Source(RBP_CWND, "rbp-cwnd"),),
     what="RBP (RBP/cwnd's set-up)",
-    not_judged="(h) is about every scheme's growth with the delay, (k) about RBP/cwnd against RBP/rate; the robustness "
-               "variants run the paper's schemes only.")
+    not_judged="(h) is about every scheme's growth with the delay, (k) about RBP/cwnd against RBP/rate.")
 
 #: A ``--with`` congestion controller stands beside Vegas (vegas-nssr: restart with the window
-#: kept, as reno-nssr), the controller the paper compares with Reno, at its points of the
-#: main variant, playing Vegas in the claims that speak of it.
+#: kept, as reno-nssr), the controller the paper compares with Reno, at its points of every
+#: variant, playing Vegas in the claims that speak of it.
 BESIDE_CC = Beside(
-    VEGAS, VEGAS, "bcefg", (Source(VEGAS, "vegas", lambda tags: tags["variant"] == "main"),), what="Vegas (vegas-nssr)",
+    VEGAS, VEGAS, "bcefg", (Source(VEGAS, "vegas"),), what="Vegas (vegas-nssr)",
     not_judged="the others are about the restart schemes over Reno and RBP/rate, which runs over Vegas.")
 
 
@@ -212,7 +211,7 @@ class Rbp(Experiment):
         rep.table(ctx.then_now, "Claim by claim: RBP against today's Linux")
         _startup(rep, res, main, res.yours)
         for variant in (k for k in VARIANTS if k != "main"):
-            _robustness(rep, res, variant, verdicts, ctx.quick)
+            _robustness(rep, res, variant, verdicts, ctx.quick, res.yours)
 
 
 def _view(summary: pd.DataFrame, variant: str, rbp: str) -> View:
@@ -276,7 +275,7 @@ def _startup(rep: Report, res: Results, v: View, yours: Sequence[str] = ()) -> N
     rep.text(f"Transfers that did not complete by the end of the run (excluded from the elapsed means): {incomplete}.")
 
 
-def _robustness(rep: Report, res: Results, variant: str, main: list[Verdict], quick: bool) -> None:
+def _robustness(rep: Report, res: Results, variant: str, main: list[Verdict], quick: bool, yours: Sequence[str] = ()) -> None:
     """A robustness variant: its verdicts beside the main ones, and Fig. 6 and 7 again."""
     desc = VARIANTS[variant][1]
     rep.heading(f"Robustness: {desc}")
@@ -286,7 +285,8 @@ def _robustness(rep: Report, res: Results, variant: str, main: list[Verdict], qu
     fig = Figure(figsize=(12, 4.5), layout="constrained")
     axes = fig.subplots(1, 2)
     v = View(res.summary, {"variant": variant})
-    _panel(axes[0], v, "burst", "restart_elapsed_s", "elapsed time per transfer (s)", 1.0, quick, title="Fig. 6 set-up")
-    _panel(axes[1], v, "burst", "restart_drop_rate", "packet drop rate per transfer (%)", 100.0, quick, title="Fig. 7 set-up")
+    _panel(axes[0], v, "burst", "restart_elapsed_s", "elapsed time per transfer (s)", 1.0, quick, title="Fig. 6 set-up", yours=yours)
+    _panel(axes[1], v, "burst", "restart_drop_rate", "packet drop rate per transfer (%)", 100.0, quick, title="Fig. 7 set-up",
+           yours=yours)
     rep.figure(fig, f"fig6-7-{variant}", f"Fig. 6 and 7 with {desc}")
 
