@@ -114,7 +114,7 @@ def test_the_engines_rules_in_python_beside_rbp_give_the_engines_points_and_verd
     text = md.read_text(encoding="utf-8")
     start = text.index("## Your restart policy: ssr-py")
     section = text[start:text.index("\n## ", start)]  # up to the next section, the controller's
-    rows = [r for r in (line.split("|") for line in section.splitlines()) if re.match(r" [a-z] $", r[1] if len(r) > 1 else "")]
+    rows = (line.split("|") for line in section.splitlines() if re.match(r"\| [a-z] \|", line))
     cells = {r[1].strip(): (r[4].strip(), r[7].strip()) for r in rows}
     assert set(cells) == set(BESIDE_RESTART.claims)
     variants = [Alternate(desc, View(points, {"variant": k}, {"RBP": "reno-ssr"})) for k, (_, desc) in VARIANTS.items() if k != "main"]

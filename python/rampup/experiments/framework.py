@@ -418,8 +418,10 @@ def _cast_alternates(view: View, alternates: Callable[[ClaimRule], Sequence[Alte
     """The readings of ``alternates`` with ``scheme`` playing ``role``; a reading that differs
     from the primary one only in who plays the role (paper 001's 10 ms tick, say) is the
     primary one once the role is cast, and is left out, as is a second copy of another."""
+    primary = _key(_cast(view, role, scheme))
+
     def cast(rule: ClaimRule) -> list[Alternate]:
-        seen, out = [_key(_cast(view, role, scheme))], []
+        seen, out = [primary], []
         for a in alternates(rule):
             v = _cast(a.view, role, scheme)
             if _key(v) not in seen:

@@ -76,7 +76,6 @@ def reproduce_all(out: Path, overwrite: bool = False, started: Callable[[str], N
     start = time.perf_counter()
     parts = context.pop("parts", ())
     done: list[PaperRun] = []
-    where: dict[str, list[str]] = {p.label: [] for p in parts}
     manifest = {"kind": "reproduction site", "papers": list(PAPERS), "rampup_version": _engine.__version__}
     with staged_folder(target, manifest, overwrite) as tmp:
         for paper in PAPERS:
@@ -85,13 +84,11 @@ def reproduce_all(out: Path, overwrite: bool = False, started: Callable[[str], N
             t0 = time.perf_counter()
             takes = families(paper)
             ctx = Context(out=tmp / paper, **context, parts=tuple(p for p in parts if p.kind in takes))
-            for p in ctx.parts:
-                where[p.label].append(paper)
             load(paper).reproduce(ctx)
             counts = Counter(ctx.verdicts)
             done.append(PaperRun(paper, ctx.runs, ctx.cached, time.perf_counter() - t0, {v: counts[v] for v in VERDICTS},
                                  ctx.claims, ctx.index_figure, ctx.then_now))
-        yours = [f"{p.label} ({p.kind} {p.cls}) in {', '.join(where[p.label])}" for p in parts]
+        yours = [f"{p.label} ({p.kind} {p.cls}) in {', '.join(n for n in PAPERS if p.kind in families(n))}" for p in parts]
         md, page = _index(tmp, done, time.perf_counter() - start, bool(context.get("quick")), yours)
     return target / md.name, target / page.name, done
 
