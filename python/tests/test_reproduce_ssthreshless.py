@@ -24,65 +24,80 @@ def quick(tmp_path_factory: pytest.TempPathFactory, quick_cache: Path) -> tuple[
 
 
 #: The quick run's verdicts, pinned (the runs are deterministic): main (SLS exact), SLS with a
-#: 10 ms tick, the ns-2 reading, and both; empty where a variant does not test the claim.
+#: 10 ms tick, the ns-2 reading, both, and behind FQ-CoDel with ECN; empty where a variant
+#: does not test the claim.
 PINNED = {
     "a": [
         "does not hold (1/5 sub-claims, 3 not testable)",
         "does not hold (0/5 sub-claims, 3 not testable)",
         "does not hold (1/5 sub-claims, 3 not testable)",
         "does not hold (0/5 sub-claims, 3 not testable)",
+        "does not hold (1/5 sub-claims, 3 not testable)",
     ],
     "b": [
         "does not hold (0/5 sub-claims, 2 not testable)",
         "does not hold (0/5 sub-claims, 2 not testable)",
         "does not hold (0/5 sub-claims, 2 not testable)",
         "does not hold (0/5 sub-claims, 2 not testable)",
+        "",
     ],
     "c": [
         "does not hold (0/7 sub-claims)", "does not hold (4/7 sub-claims)", "does not hold (1/7 sub-claims)", "does not hold (3/7 sub-claims)",
+        "",
     ],
     "d": [
         "does not hold (0/2 sub-claims)", "holds (2/2 sub-claims)", "does not hold (0/2 sub-claims)", "does not hold (0/2 sub-claims)",
+        "",
     ],
     "e": [
         "does not hold (2/5 sub-claims)", "does not hold (4/5 sub-claims)", "does not hold (1/5 sub-claims)", "does not hold (3/5 sub-claims)",
+        "",
     ],
     "f": [
         "holds (4/4 sub-claims)", "holds (4/4 sub-claims)", "does not hold (3/4 sub-claims)", "does not hold (1/4 sub-claims)",
+        "",
     ],
-    "g": ["does not hold (0/2 sub-claims)", "", "does not hold (1/2 sub-claims)", ""],
-    "h": ["does not hold (1/3 sub-claims)", "does not hold (2/3 sub-claims)", "does not hold (1/3 sub-claims)", "does not hold (2/3 sub-claims)"],
-    "i": ["holds (2/2 sub-claims)", "", "holds (2/2 sub-claims)", ""],
-    "j": ["holds (2/2 sub-claims)", "", "holds (2/2 sub-claims)", ""],
-    "k": ["holds (4/4 sub-claims)", "", "holds (4/4 sub-claims)", ""],
-    "l": ["holds (2/2 sub-claims)", "", "holds (1/1 sub-claims, 1 not testable)", ""],
-    "m": ["holds (2/2 sub-claims)", "", "holds (2/2 sub-claims)", ""],
-    "n": ["holds (1/1 sub-claims)", "", "holds (1/1 sub-claims)", ""],
+    "g": ["does not hold (0/2 sub-claims)", "", "does not hold (1/2 sub-claims)", "", "does not hold (0/2 sub-claims)"],
+    "h": [
+        "does not hold (1/3 sub-claims)", "does not hold (2/3 sub-claims)", "does not hold (1/3 sub-claims)", "does not hold (2/3 sub-claims)",
+        "does not hold (1/3 sub-claims)",
+    ],
+    "i": ["holds (2/2 sub-claims)", "", "holds (2/2 sub-claims)", "", ""],
+    "j": ["holds (2/2 sub-claims)", "", "holds (2/2 sub-claims)", "", "holds (2/2 sub-claims)"],
+    "k": ["holds (4/4 sub-claims)", "", "holds (4/4 sub-claims)", "", "holds (4/4 sub-claims)"],
+    "l": ["holds (2/2 sub-claims)", "", "holds (1/1 sub-claims, 1 not testable)", "", "holds (2/2 sub-claims)"],
+    "m": ["holds (2/2 sub-claims)", "", "holds (2/2 sub-claims)", "", "holds (2/2 sub-claims)"],
+    "n": ["holds (1/1 sub-claims)", "", "holds (1/1 sub-claims)", "", ""],
     "o": [
         "holds (2/2 sub-claims)", "", "does not hold (1/2 sub-claims)", "",
+        "",
     ],
-    "p": ["holds (1/1 sub-claims)", "", "holds (1/1 sub-claims)", ""],
+    "p": ["holds (1/1 sub-claims)", "", "holds (1/1 sub-claims)", "", ""],
     "q": [
         "holds (2/2 sub-claims)", "does not hold (0/1 sub-claims, 1 not testable)", "holds (2/2 sub-claims)", "holds (2/2 sub-claims)",
+        "",
     ],
     "r": [
         "holds (1/1 sub-claims)", "not testable here (1 sub-claims, none testable)",
         "holds (1/1 sub-claims)", "not testable here (1 sub-claims, none testable)",
+        "",
     ],
     "s": [
         "does not hold (0/1 sub-claims, 1 not testable)",
         "does not hold (1/2 sub-claims)",
         "does not hold (0/1 sub-claims, 1 not testable)",
         "does not hold (1/2 sub-claims)",
+        "does not hold (0/1 sub-claims, 1 not testable)",
     ],
-    "t": ["holds (2/2 sub-claims)", "holds (2/2 sub-claims)", "does not hold (1/2 sub-claims)", "does not hold (1/2 sub-claims)"],
-    "u": ["holds (2/2 sub-claims)", "", "does not hold (0/2 sub-claims)", ""],
-    "v": ["does not hold (1/2 sub-claims, 1 not testable)", "", "holds (2/2 sub-claims, 1 not testable)", ""],
-    "w": ["holds (1/1 sub-claims)", "holds (1/1 sub-claims)", "holds (1/1 sub-claims)", "holds (1/1 sub-claims)"],
-    "x": ["does not hold (0/2 sub-claims)", "", "does not hold (0/2 sub-claims)", ""],
-    "y": ["holds (1/1 sub-claims)", "holds (1/1 sub-claims)", "holds (1/1 sub-claims)", "holds (1/1 sub-claims)"],
+    "t": ["holds (2/2 sub-claims)", "holds (2/2 sub-claims)", "does not hold (1/2 sub-claims)", "does not hold (1/2 sub-claims)", "holds (2/2 sub-claims)"],
+    "u": ["holds (2/2 sub-claims)", "", "does not hold (0/2 sub-claims)", "", "holds (2/2 sub-claims)"],
+    "v": ["does not hold (1/2 sub-claims, 1 not testable)", "", "holds (2/2 sub-claims, 1 not testable)", "", "holds (2/2 sub-claims, 1 not testable)"],
+    "w": ["holds (1/1 sub-claims)", "holds (1/1 sub-claims)", "holds (1/1 sub-claims)", "holds (1/1 sub-claims)", ""],
+    "x": ["does not hold (0/2 sub-claims)", "", "does not hold (0/2 sub-claims)", "", ""],
+    "y": ["holds (1/1 sub-claims)", "holds (1/1 sub-claims)", "holds (1/1 sub-claims)", "holds (1/1 sub-claims)", ""],
     "z": [
         "does not hold (3/5 sub-claims)", "does not hold (3/5 sub-claims)", "does not hold (2/5 sub-claims)", "does not hold (1/5 sub-claims)",
+        "",
     ],
 }
 
@@ -115,8 +130,14 @@ def test_report_claims_figures_and_data_exist(quick: tuple[Path, Path, Context])
     assert {"I", "fig3", "II", "III", "buffer", "delay", "rate", "VII", "fig10"} <= set(points["exp"])
     buffer = points[points["exp"] == "buffer"]
     assert set(buffer["scheme"]) == set(ssthreshless.SWEEP_SCHEMES + ssthreshless.MODERN)
-    # Today's startups run in reading main only, on Table I too.
-    assert set(buffer[buffer["scheme"].isin(ssthreshless.MODERN)]["reading"]) == {"main"}
+    # Today's startups run in reading main, on Table I too, and behind today's bottleneck on the
+    # buffer sweep, as every sweep scheme does there.
+    assert set(buffer[buffer["scheme"].isin(ssthreshless.MODERN)]["reading"]) == {"main", "fq-codel+ecn"}
+    behind = points[points["reading"] == "fq-codel+ecn"]
+    assert set(behind["exp"]) == {"I", "III", "buffer"}
+    assert set(behind[behind["exp"] == "buffer"]["scheme"]) == set(ssthreshless.SWEEP_SCHEMES + ssthreshless.MODERN)
+    # FQ-CoDel marks where the drop-tail queue drops, and only there.
+    assert behind["marks"].sum() > 0 and points[points["reading"] != "fq-codel+ecn"]["marks"].sum() == 0
     assert set(points[points["exp"] == "I"]["reading"]) == set(ssthreshless.READINGS)
     assert set(ssthreshless.MODERN) <= set(points[points["exp"] == "I"]["scheme"])
     # The paper's numbers stand beside ours.
@@ -131,8 +152,10 @@ def test_then_and_now_compares_sls_with_todays_startups_on_claims_a_to_c(quick: 
     part = text[text.index("## Then and now"):]
     part = part[:part.index("\n## ", 1)]
     rows = [[c.strip() for c in line.split("|")[1:-1]] for line in part.splitlines() if line.startswith("| ") and "---" not in line][1:]
-    assert [(r[0], r[3], r[5]) for r in rows] == [(c, s, t) for c in "abc" for s in ("SLS", "SLS (10 ms tick)")
+    # Claim (a) twice: behind the paper's drop-tail queue, then behind FQ-CoDel with ECN.
+    assert [(r[0], r[3], r[5]) for r in rows] == [(c, s, t) for c in "abca" for s in ("SLS", "SLS (10 ms tick)")
                                                   for t in ("CUBIC+HyStart", "HyStart++", "SEARCH", "BBR")]
+    assert [r[1] for r in rows[-8:]] == ["utilization (%) behind FQ-CoDel with ECN"] * 8
     for r in rows:
         assert r[8] in ("still beats", "does not beat", "mixed"), r
         assert sum(int(n) for n in r[7].split("/")) == 3, r  # three x values per sweep in quick mode

@@ -43,7 +43,7 @@ def measure(point: Point, tables: dict[str, pd.DataFrame]) -> dict[str, Any]:
         util_pct=100.0 * float(f0["bytes_received"]) / net.capacity_bytes,
         mbps=float(f0["bytes_received"]) * 8 / net.duration_s / 1e6,
         new_segments=int(f0["segments_sent"] - f0["retransmits"]),
-        drops=int(f0["drops"]), timeouts=int(f0["timeouts"]), retransmits=int(f0["retransmits"]),
+        drops=int(f0["drops"]), marks=int(f0["marks"]), timeouts=int(f0["timeouts"]), retransmits=int(f0["retransmits"]),
         timed_out=int(f0["timeouts"] > 0),
     )
     if point.tags["exp"] == "fig10":
@@ -138,7 +138,7 @@ def _mean_cwnd(fl: pd.DataFrame, a: float, b: float) -> float:
     return float(c[idx].mean())
 
 
-METRICS = ["util_pct", "mbps", "new_segments", "drops", "timeouts", "retransmits", "fair_share_mbps",
+METRICS = ["util_pct", "mbps", "new_segments", "drops", "marks", "timeouts", "retransmits", "fair_share_mbps",
            "mbps_0_1", "mbps_1_5", "mbps_2_5", "mbps_5_10", "mbps_6_10", "jain_end", "late_catchup",
            "peak_flight", "first_ssthresh", "peak_cwnd", "t_bdp_s", "util_after_bdp_pct", "congestive_events",
            "ss_mbps_early", "sls_mbps_early",

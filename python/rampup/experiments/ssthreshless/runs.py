@@ -13,6 +13,7 @@ import pandas as pd
 from ...api import inspect
 from .. import profiles
 from ..framework import Point
+from ..readings import fq_codel_ecn
 
 MSS = 1000  # payload bytes per segment
 ACCESS_DELAY_MS = 1.0
@@ -71,6 +72,9 @@ class Reading:
     cap: bool  # window cap = initial ssthresh for SS (S/A/L)
     loss: str  # "rfc" (rampup default) | "ns2"
     label: str
+    #: The bottleneck's buffer managed by FQ-CoDel marking ECN, and ECN at both ends
+    #: (`readings.fq_codel_ecn`): today's bottleneck.
+    todays_queue: bool = False
 
 
 READINGS: dict[str, Reading] = {
@@ -79,8 +83,11 @@ READINGS: dict[str, Reading] = {
     "delack": Reading("delack", True, False, "rfc", "delayed ACK, no cap"),
     "delack+cap": Reading("delack+cap", True, True, "rfc", "delayed ACK, window cap = ssthresh"),
     "ns2": Reading("ns2", True, True, "ns2", "delayed ACK, window cap = ssthresh, ns-2 loss response"),
+    "fq-codel+ecn": Reading("fq-codel+ecn", False, False, "rfc",
+                            "as main, behind today's bottleneck: the buffer managed by FQ-CoDel with ECN marks",
+                            todays_queue=True),
 }
-MAIN, NS2 = "main", "ns2"
+MAIN, NS2, TODAY = "main", "ns2", "fq-codel+ecn"
 
 
 @dataclass(frozen=True)
@@ -212,6 +219,8 @@ def sweeps(quick: bool) -> list[Sweep]:
 def _single(exp: str, scheme: str, net: Net, reading: str, seed: int, x: float, trace: str = "",
             gamma: float | None = None) -> Point:
     doc = scenario([(tcp_for(scheme, net, READINGS[reading], gamma), 0.0)], net, seed, trace)
+    if READINGS[reading].todays_queue:
+        fq_codel_ecn(doc["topology"]["bottleneck_queue"], doc["flow"][0]["tcp"])
     return Point({"exp": exp, "reading": reading, "scheme": scheme, "x": float(x), "seed": seed}, doc, _keep(trace), net)
 
 
@@ -222,7 +231,8 @@ def fairness_flows(sls: str, late_s: float) -> list[tuple[str, float]]:
 
 def points(seeds: int, quick: bool) -> list[Point]:
     """Every run of every experiment: Table I / Fig. 2 in every reading, then the rest in
-    readings main and ns2; queues only for the seed-1 runs Fig. 3 and 5 plot."""
+    readings main and ns2, and the paper's key experiments (Table III, the buffer sweep)
+    behind today's bottleneck; queues only for the seed-1 runs Fig. 3 and 5 plot."""
     out: list[Point] = []
     for seed in range(1, seeds + 1):
         tsq = "tsq" if seed == 1 else "ts"
@@ -235,6 +245,9 @@ def points(seeds: int, quick: bool) -> list[Point]:
                 for s in (SLS, SLS_TICK, SS_A, VEGAS, VEGAS_RFC)]
         out += [_single(sw.name, s, sw.make(x), r, seed, x) for sw in sweeps(quick) for r in (MAIN, NS2) for x in sw.xs
                 for s in SWEEP_SCHEMES + (MODERN if r == MAIN else [])]
+        out += [_single("III", s, Net(buffer=200), TODAY, seed, 200, "ts") for s in (SLS, SLS_TICK, SS_A, VEGAS, VEGAS_RFC)]
+        buffer = sweeps(quick)[0]
+        out += [_single(buffer.name, s, buffer.make(x), TODAY, seed, x) for x in buffer.xs for s in SWEEP_SCHEMES + MODERN]
         out += [_single("VII", s, Net(udp=True), r, seed, 10, "ts") for r in (MAIN, NS2) for s in SWEEP_SCHEMES]
         out += _fairness(seed, quick)
     return out

@@ -11,7 +11,7 @@ import pandas as pd
 from ..present import pm, x_table
 from .metrics import points_of, series_of
 from .paper import PAPER_LABEL, TABLE2_GAMMAS, paper
-from .runs import MAIN, MODERN, MSS, NS2, READINGS, SLS, SLS_TICK, SS_A, SS_L, SS_S, SWEEP_SCHEMES, VEGAS, VEGAS_RFC, Sweep
+from .runs import MAIN, MODERN, MSS, NS2, READINGS, SLS, SLS_TICK, SS_A, SS_L, SS_S, SWEEP_SCHEMES, TODAY, VEGAS, VEGAS_RFC, Sweep
 
 
 def _fmt(v: float | None, fmt: str = "{:.2f}") -> str:
@@ -66,7 +66,7 @@ def table3(points: pd.DataFrame, yours: Sequence[str] = ()) -> pd.DataFrame:
     rows = []
     for k in (SLS, SLS_TICK, SS_A, VEGAS, VEGAS_RFC, *yours):
         lab = PAPER_LABEL.get(k, "")
-        m, n = points_of(points, "III", MAIN, k), points_of(points, "III", NS2, k)
+        m, n, t = (points_of(points, "III", r, k) for r in (MAIN, NS2, TODAY))
         rows.append({
             "scheme": k, "paper": lab, "paper util %": _fmt(paper("III", k, 0)) if k in PAPER_LABEL else "",
             "paper highest seq": _fmt(paper("III", k, 1), "{:.0f}") if k in PAPER_LABEL else "",
@@ -74,6 +74,9 @@ def table3(points: pd.DataFrame, yours: Sequence[str] = ()) -> pd.DataFrame:
             "drops / timeouts [main]": f"{m.at[200, 'drops']:.0f} / {m.at[200, 'timeouts']:.1f}",
             "util % [ns2]": pm(n, 200, "util_pct"), "new segs [ns2]": pm(n, 200, "new_segments", "{:.0f}"),
             "drops / timeouts [ns2]": f"{n.at[200, 'drops']:.0f} / {n.at[200, 'timeouts']:.1f}",
+            f"util % [{TODAY}]": pm(t, 200, "util_pct"),
+            f"drops / marks / timeouts [{TODAY}]":
+                f"{t.at[200, 'drops']:.0f} / {t.at[200, 'marks']:.0f} / {t.at[200, 'timeouts']:.1f}" if 200 in t.index else "",
         })
     return pd.DataFrame(rows)
 
