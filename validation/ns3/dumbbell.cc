@@ -97,16 +97,18 @@ void OnTx(uint32_t i, Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSock
   }
 }
 
-// ns-3 enters CA_LOSS only from its retransmission timer (TcpSocketBase::ReTxTimeout).
-void OnCongState(uint32_t i, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t now) {
-  if (now == TcpSocketState::CA_LOSS) g_flows[i].timeouts++;
+// Every timeout doubles the RTO (TcpSocketBase::ReTxTimeout), a repeated one in CA_LOSS
+// too, which the CongState trace (it fires on a change of state) does not show; NewAck's
+// recomputation stays at the 1 s minimum with this path's RTTs, so only a timeout raises it.
+void OnRto(uint32_t i, Time before, Time now) {
+  if (now > before) g_flows[i].timeouts++;
 }
 
 // The socket exists once the application has started.
 void HookSocket(Ptr<BulkSendApplication> app, uint32_t i) {
   Ptr<Socket> s = app->GetSocket();
   s->TraceConnectWithoutContext("Tx", MakeBoundCallback(&OnTx, i));
-  s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&OnCongState, i));
+  s->TraceConnectWithoutContext("RTO", MakeBoundCallback(&OnRto, i));
 }
 
 // The bytes waiting at the port: the queue disc's, and the device queue's (the packet
