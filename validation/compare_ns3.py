@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Run one dumbbell through ns-3's queue discs and rampup's; print markdown tables.
 
-    python3 validation/compare_ns3.py [--duration S] [--no-sack] [--ecn]
+    python3 validation/compare_ns3.py [--duration S] [--no-sack] [--ecn] [--initial-ssthresh N]
+                                      [--ns3-flightsize]
 
 The dumbbell: N NewReno bulk flows (N = 1 and 8, flow i starting at 10·i ms), with SACK
 and RFC 6675 recovery (`--no-sack`: NewReno's own, RFC 6582), 1 Gb/s access links of 1 ms,
@@ -16,7 +17,8 @@ on, at the link's rate), median and 90th percentile. A difference above the issu
 each to its cause. A second table gives each side's own counters: the queue's drops from
 5 s on (the steady state), the senders' retransmitted segments and timeouts, the
 bottleneck's carried rate, ns-3's median delay without the packet its device queue holds,
-and ns-3's drops by reason. Nothing is tuned. Without ns-3 or g++ the script stops with a
+and ns-3's drops by reason. Nothing is tuned. `--ns3-flightsize` makes ns-3 set ssthresh on
+entering recovery from FlightSize, as rampup (RFC 6675 §5 step 4.2), not from its pipe. Without ns-3 or g++ the script stops with a
 one-line error.
 """
 
@@ -124,10 +126,10 @@ def run_rampup(kind: str, flows: int, duration: float, sack: bool, ecn: bool, ss
     }
 
 
-def run_ns3(exe: Path, kind: str, flows: int, duration: float, sack: bool, ecn: bool, ssthresh: int, tmp: Path) -> dict:
+def run_ns3(exe: Path, kind: str, flows: int, duration: float, sack: bool, ecn: bool, ssthresh: int, flightsize: bool, tmp: Path) -> dict:
     delays_file = tmp / f"ns3-{kind}-{flows}.txt"
     args = [str(exe), f"--disc={kind}", f"--flows={flows}", f"--duration={duration}", f"--sack={int(sack)}", f"--ecn={int(ecn)}",
-            f"--ssthresh={ssthresh}", f"--from={FROM_S}", f"--delays={delays_file}"]
+            f"--ssthresh={ssthresh}", f"--from={FROM_S}", f"--delays={delays_file}", f"--flightsize={int(flightsize)}"]
     out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
     kv = dict(item.split("=") for item in out.split())
     lines = delays_file.read_text().splitlines()
@@ -160,6 +162,8 @@ def main() -> int:
     ap.add_argument("--ecn", action="store_true", help="ECN at the ends and in the queue")
     ap.add_argument("--initial-ssthresh", type=int, default=0, metavar="SEGMENTS",
                     help="both sides' initial ssthresh (default: unlimited), to take the first slow start's overshoot out")
+    ap.add_argument("--ns3-flightsize", action="store_true",
+                    help="ns-3's ssthresh on entering recovery from FlightSize, as rampup's, not from its pipe")
     a = ap.parse_args()
     if a.initial_ssthresh < 0:
         ap.error("--initial-ssthresh: a number of segments, 0 (unlimited) or more")
@@ -168,6 +172,7 @@ def main() -> int:
     build_rampup()
     how = ("with SACK" if sack else "without SACK") + (" and ECN" if a.ecn else "")
     how += f", initial ssthresh {a.initial_ssthresh} segments" if a.initial_ssthresh else ""
+    how += "; ns-3's ssthresh from FlightSize" if a.ns3_flightsize else ""
     print(f"{a.duration:g} s, 20 Mb/s, 40 ms RTT, NewReno {how}; delay every {SAMPLE} from {FROM_S:g} s; rampup (difference from ns-3)\n")
     print("| queue | flows | goodput Mb/s ns-3 | rampup | drops ns-3 | rampup | marks ns-3 | rampup | median delay ms ns-3 | rampup | p90 ms ns-3 | rampup |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
@@ -177,7 +182,7 @@ def main() -> int:
         exe = build_ns3(tmp)
         for kind in KINDS:
             for flows in FLOWS:
-                n = run_ns3(exe, kind, flows, a.duration, sack, a.ecn, a.initial_ssthresh, tmp)
+                n = run_ns3(exe, kind, flows, a.duration, sack, a.ecn, a.initial_ssthresh, a.ns3_flightsize, tmp)
                 r = run_rampup(kind, flows, a.duration, sack, a.ecn, a.initial_ssthresh, tmp)
                 nm, rm = percentile(n["delays"], 0.5), percentile(r["delays"], 0.5)
                 n9, r9 = percentile(n["delays"], 0.9), percentile(r["delays"], 0.9)

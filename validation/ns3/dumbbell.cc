@@ -9,6 +9,7 @@
 // queueing delays at the link's rate (ms), for the script's percentiles.
 //
 //   ./dumbbell --disc=codel --flows=8 --duration=30 --sack=1 --ecn=0 --ssthresh=0 --from=5 --delays=FILE
+//             [--flightsize=1]
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -23,6 +24,48 @@
 #include "ns3/traffic-control-module.h"
 
 using namespace ns3;
+
+namespace ns3 {
+
+// NewReno whose ssthresh on entering fast recovery is half the FlightSize (RFC 6675 §5
+// step 4.2, RFC 5681 eq. (4)) less the new data sent on the duplicate ACKs before it
+// (RFC 5681 §3.2 step 2 leaves limited transmit out), as rampup's. ns-3's
+// TcpSocketBase::EnterRecovery passes BytesInFlight() instead: the pipe, without the
+// SACKed and lost segments. Its other calls (the timeout's) keep ns-3's own rule.
+class TcpNewRenoFlightSize : public TcpNewReno {
+ public:
+  static TypeId GetTypeId() {
+    static TypeId tid = TypeId("ns3::TcpNewRenoFlightSize").SetParent<TcpNewReno>().SetGroupName("Internet").AddConstructor<TcpNewRenoFlightSize>();
+    return tid;
+  }
+  TcpNewRenoFlightSize() = default;
+  TcpNewRenoFlightSize(const TcpNewRenoFlightSize& o) = default;
+
+  // Called just before the state changes: CA_DISORDER at the first duplicate ACK (before
+  // anything is sent on it), CA_RECOVERY just before EnterRecovery asks for ssthresh.
+  void CongestionStateSet(Ptr<TcpSocketState> tcb, const TcpSocketState::TcpCongState_t state) override {
+    if (state == TcpSocketState::CA_DISORDER) m_highAtDisorder = tcb->m_highTxMark;
+    m_entering = state == TcpSocketState::CA_RECOVERY;
+    TcpNewReno::CongestionStateSet(tcb, state);
+  }
+
+  uint32_t GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t bytesInFlight) override {
+    if (!m_entering) return TcpNewReno::GetSsThresh(tcb, bytesInFlight);
+    m_entering = false;
+    uint32_t flight = tcb->m_highTxMark.Get() - tcb->m_lastAckedSeq;
+    uint32_t limited = tcb->m_highTxMark.Get() > m_highAtDisorder ? tcb->m_highTxMark.Get() - m_highAtDisorder : 0;
+    return std::max(2 * tcb->m_segmentSize, (flight - std::min(flight, limited)) / 2);
+  }
+
+  Ptr<TcpCongestionOps> Fork() override { return CopyObject<TcpNewRenoFlightSize>(this); }
+
+ private:
+  SequenceNumber32 m_highAtDisorder{0};
+  bool m_entering = false;
+};
+NS_OBJECT_ENSURE_REGISTERED(TcpNewRenoFlightSize);
+
+}  // namespace ns3
 
 namespace {
 
@@ -54,16 +97,18 @@ void OnTx(uint32_t i, Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSock
   }
 }
 
-// ns-3 enters CA_LOSS only from its retransmission timer (TcpSocketBase::ReTxTimeout).
-void OnCongState(uint32_t i, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t now) {
-  if (now == TcpSocketState::CA_LOSS) g_flows[i].timeouts++;
+// Every timeout doubles the RTO (TcpSocketBase::ReTxTimeout), a repeated one in CA_LOSS
+// too, which the CongState trace (it fires on a change of state) does not show; NewAck's
+// recomputation stays at the 1 s minimum with this path's RTTs, so only a timeout raises it.
+void OnRto(uint32_t i, Time before, Time now) {
+  if (now > before) g_flows[i].timeouts++;
 }
 
 // The socket exists once the application has started.
 void HookSocket(Ptr<BulkSendApplication> app, uint32_t i) {
   Ptr<Socket> s = app->GetSocket();
   s->TraceConnectWithoutContext("Tx", MakeBoundCallback(&OnTx, i));
-  s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&OnCongState, i));
+  s->TraceConnectWithoutContext("RTO", MakeBoundCallback(&OnRto, i));
 }
 
 // The bytes waiting at the port: the queue disc's, and the device queue's (the packet
@@ -105,6 +150,7 @@ int main(int argc, char** argv) {
   bool sack = true;
   uint32_t mss = 1000;
   uint32_t ssthresh_segments = 0;
+  bool flightsize = false;
   std::string delays_file;
   CommandLine cmd;
   cmd.AddValue("disc", "red | codel | fq-codel | pie", disc);
@@ -115,13 +161,14 @@ int main(int argc, char** argv) {
   cmd.AddValue("ssthresh", "initial ssthresh in segments (0: unlimited)", ssthresh_segments);
   cmd.AddValue("from", "queue samples from this second on", from_s);
   cmd.AddValue("delays", "write the queueing delay samples (ms) here", delays_file);
+  cmd.AddValue("flightsize", "ssthresh on entering recovery from FlightSize, as rampup, not the pipe", flightsize);
   cmd.Parse(argc, argv);
 
   // rampup's NewReno (with SACK or without), an ACK for every segment, no timestamps,
   // 1000-byte payloads; RFC 6298's 1 s minimum RTO as rampup's default; an initial
   // window of 2. TcpClassicRecovery sets cwnd to ssthresh on entering recovery (RFC 5681
   // §3.2 / RFC 6675 §5), as rampup does with PRR off.
-  Config::SetDefault("ns3::TcpL4Protocol::SocketType", StringValue("ns3::TcpNewReno"));
+  Config::SetDefault("ns3::TcpL4Protocol::SocketType", StringValue(flightsize ? "ns3::TcpNewRenoFlightSize" : "ns3::TcpNewReno"));
   Config::SetDefault("ns3::TcpL4Protocol::RecoveryType", TypeIdValue(TcpClassicRecovery::GetTypeId()));
   Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(sack));
   Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));

@@ -168,6 +168,14 @@ pub trait LossRecovery {
         false
     }
 
+    /// Whether a new recovery may begin once the cumulative ACK reaches `recover` (RFC 6675
+    /// §5.1: "until HighACK is greater than or equal to the new value of RecoveryPoint"),
+    /// rather than only once it covers more than `recover` (RFC 6582 §3.2 step 2, ns-2's
+    /// `bugfix_`).
+    fn enters_at_recovery_point(&self) -> bool {
+        false
+    }
+
     /// A duplicate ACK outside recovery, below dupthresh: whether other evidence (the SACK
     /// scoreboard) says the first unacknowledged segment, at `snd_una`, is lost.
     fn loss_detected_early(&self, _ep: &Episode, _queue: &SendQueue, _snd_una: u64, _mss: u64) -> bool {
@@ -322,10 +330,14 @@ impl Recovery {
 
     /// Whether a loss detected now may start a new recovery. RFC 6582 §3.2 step 2 (and
     /// ns-2's `bugfix_` for Reno): only once the cumulative ACK covers more than `recover`,
-    /// so that one window of losses causes one reduction; and RFC 6675 §5.1: after a
-    /// timeout, not before go-back-N has repaired everything sent before it.
+    /// so that one window of losses causes one reduction. RFC 6675 (SACK with its own
+    /// pipe): once HighACK >= RecoveryPoint (§5.1, after a timeout; a recovery ends there,
+    /// §5 step 4.1), i.e. `snd_una >= recover`, `recover` being snd_max (HighData + 1):
+    /// the ACK of the recovery point ends one recovery and a hole just above it starts
+    /// the next.
     pub fn may_enter(&self, snd_una: u64) -> bool {
-        !self.ep.in_recovery && snd_una > self.ep.recover
+        let past = if dispatch!(&self.part, p => p.enters_at_recovery_point()) { snd_una >= self.ep.recover } else { snd_una > self.ep.recover };
+        !self.ep.in_recovery && past
     }
 
     /// Loss repair is under way: a recovery, or the window of a timeout that go-back-N is
@@ -424,6 +436,27 @@ mod tests {
         let at = |r: &mut Recovery, una| (0..3).map(|_| r.on_dupack(&q, una, MSS)).last().unwrap();
         assert_eq!(at(&mut r, 20_001), DupAck::Nothing);
         assert_eq!(at(&mut r, 20_002), DupAck::LossDetected);
+    }
+
+    /// RFC 6675 §5.1: "a new recovery phase ... MUST NOT be initiated until HighACK is
+    /// greater than or equal to the new value of RecoveryPoint"; §5 step 4.1: the ACK of
+    /// RecoveryPoint ends the recovery. HighACK >= RecoveryPoint is `snd_una >= recover`.
+    #[test]
+    fn a_sack_recovery_may_begin_at_the_ack_of_the_recovery_point_rfc6675_5_1() {
+        let mut r = recovery(RecoveryKind::Sack);
+        dupacks(&mut r, 3);
+        r.enter(&mut SendQueue::default(), 20_001, 20 * MSS, MSS);
+        assert_eq!(r.on_new_ack(20_001, 20 * MSS, MSS), NewAck::End);
+        let q = SendQueue::default();
+        let at = |r: &mut Recovery, una| (0..3).map(|_| r.on_dupack(&q, una, MSS)).last().unwrap();
+        assert_eq!(at(&mut r, 20_001), DupAck::LossDetected, "the segment just above the recovery point");
+        r.enter(&mut SendQueue::default(), 30_001, 10 * MSS, MSS);
+        r.on_rto(&mut SendQueue::default(), 40_001);
+        assert!(!r.may_enter(40_000), "go-back-N has not repaired all sent before the timeout");
+        assert!(r.may_enter(40_001));
+        let mut sack1 = Recovery::new(RecoveryKind::Sack, 3, SackPipe::Sack1, false, false);
+        sack1.on_rto(&mut SendQueue::default(), 40_001);
+        assert!(!sack1.may_enter(40_001), "ns-2's Sack1 keeps ns-2's rule");
     }
 
     #[test]

@@ -40,6 +40,11 @@ impl LossRecovery for Sack {
         true
     }
 
+    /// RFC 6675 §5.1; ns-2's Sack1 keeps ns-2's `bugfix_` rule (`Recovery::may_enter`).
+    fn enters_at_recovery_point(&self) -> bool {
+        !self.counts_pipe()
+    }
+
     /// RFC 6675 §5: a segment is lost (IsLost()) once dupthresh segments above it are SACKed,
     /// even before dupthresh duplicate ACKs arrived.
     fn loss_detected_early(&self, ep: &Episode, queue: &SendQueue, snd_una: u64, mss: u64) -> bool {
