@@ -18,8 +18,8 @@ each to its cause. A second table gives each side's own counters: the queue's dr
 5 s on (the steady state), the senders' retransmitted segments and timeouts, the
 bottleneck's carried rate, ns-3's median delay without the packet its device queue holds,
 and ns-3's drops by reason. Nothing is tuned. `--ns3-flightsize` makes ns-3 set ssthresh on
-entering recovery from FlightSize, as rampup (RFC 6675 §5 step 4.2), not from its pipe. Without ns-3 or g++ the script stops with a
-one-line error.
+entering recovery from FlightSize, as rampup does (RFC 6675 §5 step 4.2), not from its pipe.
+Without ns-3 or g++ the script stops with a one-line error.
 """
 
 from __future__ import annotations
