@@ -328,9 +328,11 @@ impl Recovery {
         }
     }
 
-    /// Whether a loss detected now may start a new recovery. RFC 6582 §3.2 step 2 (and
-    /// ns-2's `bugfix_` for Reno): only once the cumulative ACK covers more than `recover`,
-    /// so that one window of losses causes one reduction. RFC 6675 (SACK with its own
+    /// Whether a loss detected now may start a new recovery. NewReno and ns-2's Sack1, as
+    /// ns-2's `bugfix_`: only once the cumulative ACK covers more than `recover`, so that one
+    /// window of losses causes one reduction; with `recover` at snd_max this is one segment
+    /// stricter than RFC 6582 §3.2 step 2, whose recover is the highest byte sent, and the
+    /// ns-2 cross-checks rest on it. RFC 6675 (SACK with its own
     /// pipe): once HighACK >= RecoveryPoint (§5.1, after a timeout; a recovery ends there,
     /// §5 step 4.1), i.e. `snd_una >= recover`, `recover` being snd_max (HighData + 1):
     /// the ACK of the recovery point ends one recovery and a hole just above it starts
