@@ -170,8 +170,8 @@ pub trait LossRecovery {
 
     /// Whether a new recovery may begin once the cumulative ACK reaches `recover` (RFC 6675
     /// §5.1: "until HighACK is greater than or equal to the new value of RecoveryPoint"),
-    /// rather than only once it covers more than `recover` (RFC 6582 §3.2 step 2, ns-2's
-    /// `bugfix_`).
+    /// rather than only once it covers more than `recover` (ns-2's `bugfix_`;
+    /// `Recovery::may_enter`).
     fn enters_at_recovery_point(&self) -> bool {
         false
     }
@@ -328,18 +328,17 @@ impl Recovery {
         }
     }
 
-    /// Whether a loss detected now may start a new recovery. NewReno and ns-2's Sack1, as
-    /// ns-2's `bugfix_`: only once the cumulative ACK covers more than `recover`, so that one
-    /// window of losses causes one reduction; with `recover` at snd_max this is one segment
-    /// stricter than RFC 6582 §3.2 step 2, whose recover is the highest byte sent, and the
-    /// ns-2 cross-checks rest on it. RFC 6675 (SACK with its own
-    /// pipe): once HighACK >= RecoveryPoint (§5.1, after a timeout; a recovery ends there,
-    /// §5 step 4.1), i.e. `snd_una >= recover`, `recover` being snd_max (HighData + 1):
-    /// the ACK of the recovery point ends one recovery and a hole just above it starts
+    /// Whether a loss detected now may start a new recovery, `recover` being snd_max when the
+    /// last one began (HighData + 1). NewReno and ns-2's Sack1 follow ns-2's `bugfix_`: only
+    /// once the cumulative ACK covers more than `recover`, so that one window of losses
+    /// causes one reduction. That is one segment stricter than RFC 6582 §3.2 step 2, whose
+    /// recover is the highest byte sent; the ns-2 cross-checks rest on it. RFC 6675 recovery
+    /// begins again at HighACK >= RecoveryPoint (§5.1), i.e. `snd_una >= recover`: the ACK
+    /// of the recovery point ends one recovery (§5 step 4.1) and a hole just above it starts
     /// the next.
     pub fn may_enter(&self, snd_una: u64) -> bool {
-        let past = if dispatch!(&self.part, p => p.enters_at_recovery_point()) { snd_una >= self.ep.recover } else { snd_una > self.ep.recover };
-        !self.ep.in_recovery && past
+        let at_point = snd_una == self.ep.recover && dispatch!(&self.part, p => p.enters_at_recovery_point());
+        !self.ep.in_recovery && (snd_una > self.ep.recover || at_point)
     }
 
     /// Loss repair is under way: a recovery, or the window of a timeout that go-back-N is
