@@ -246,8 +246,8 @@ def points(seeds: int, quick: bool) -> list[Point]:
         out += [_single(sw.name, s, sw.make(x), r, seed, x) for sw in sweeps(quick) for r in (MAIN, NS2) for x in sw.xs
                 for s in SWEEP_SCHEMES + (MODERN if r == MAIN else [])]
         out += [_single("III", s, Net(buffer=200), TODAY, seed, 200, "ts") for s in (SLS, SLS_TICK, SS_A, VEGAS, VEGAS_RFC)]
-        buffer = sweeps(quick)[0]
-        out += [_single(buffer.name, s, buffer.make(x), TODAY, seed, x) for x in buffer.xs for s in SWEEP_SCHEMES + MODERN]
+        out += [_single(sw.name, s, sw.make(x), TODAY, seed, x) for sw in sweeps(quick) if sw.name == "buffer" for x in sw.xs
+                for s in SWEEP_SCHEMES + MODERN]
         out += [_single("VII", s, Net(udp=True), r, seed, 10, "ts") for r in (MAIN, NS2) for s in SWEEP_SCHEMES]
         out += _fairness(seed, quick)
     return out

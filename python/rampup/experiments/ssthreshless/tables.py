@@ -75,8 +75,7 @@ def table3(points: pd.DataFrame, yours: Sequence[str] = ()) -> pd.DataFrame:
             "util % [ns2]": pm(n, 200, "util_pct"), "new segs [ns2]": pm(n, 200, "new_segments", "{:.0f}"),
             "drops / timeouts [ns2]": f"{n.at[200, 'drops']:.0f} / {n.at[200, 'timeouts']:.1f}",
             f"util % [{TODAY}]": pm(t, 200, "util_pct"),
-            f"drops / marks / timeouts [{TODAY}]":
-                f"{t.at[200, 'drops']:.0f} / {t.at[200, 'marks']:.0f} / {t.at[200, 'timeouts']:.1f}" if 200 in t.index else "",
+            f"drops / marks / timeouts [{TODAY}]": f"{t.at[200, 'drops']:.0f} / {t.at[200, 'marks']:.0f} / {t.at[200, 'timeouts']:.1f}",
         })
     return pd.DataFrame(rows)
 
