@@ -3,7 +3,9 @@
 //! segment per datagram (`rampup_tcp::wire`).
 
 pub mod delay_line;
+mod realtime;
 mod udp_end;
 
 pub use delay_line::{DelayLine, Lateness};
+pub use realtime::run_realtime;
 pub use udp_end::{RunError, UdpEnd};

@@ -146,6 +146,7 @@ fn main() {
         libc::signal(libc::SIGINT, stop as *const () as libc::sighandler_t);
         libc::signal(libc::SIGTERM, stop as *const () as libc::sighandler_t);
     }
+    rampup_net::run_realtime("rampup-delayline");
     let delay = Duration::from_micros(delay_us);
     let mut dirs = [fa, fb].map(|from| Direction {
         from,

@@ -128,6 +128,7 @@ fn report(end: &UdpEnd, done: bool, transfers_ms: &[f64]) {
 }
 
 fn main() {
+    rampup_net::run_realtime("rampup-udp");
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let stall = stall_limit(&mut args);
     let until = Time(LIMIT.0);
