@@ -245,3 +245,27 @@ fn the_bsd44_timers_need_their_clocks() {
     assert!(e("delayed_ack = true, delack_on_tick = true, delack_timeout = \"0s\"").contains("flow[0].tcp.delack_timeout"));
     assert!(rampup_sim::check_toml(&dumbbell("rto_rule = \"bsd44\", clock_granularity = \"500ms\"")).is_ok());
 }
+
+/// `rto_rule = "ns2"` (ns-2.35's TcpAgent, docs/ns2-reading.md) counts the RTT in ticks of
+/// `clock_granularity` on each agent's own clock, whose phase (`boot_time_`, uniform within a
+/// tick) comes from the run's seed: a handshake of about 150 ms crosses one tick of 100 ms or
+/// two as the phase has it, so its srtt is 100 or 200 ms, and each seed gives the same run
+/// every time.
+#[test]
+fn the_ns2_rule_times_in_ticks_of_each_agents_own_clock() {
+    let flow = "[[flow]]\nfrom = \"s0\"\nto = \"r0\"\napp = { kind = \"writes\", schedule = [ { at = \"0s\", bytes = 1000 } ] }\n\
+                tcp = { rto_rule = \"ns2\", clock_granularity = \"100ms\" }\n[trace]\npackets = true\n";
+    let text = common::dumbbell(("1Gbps", "1ms"), ("40Mbps", "73ms"), flow);
+    let first_srtt = |seed: u64| -> f64 {
+        let out = run_toml(&text, Some(seed)).expect("valid");
+        out.table("timeseries").f64s("srtt_ns").iter().copied().find(|s| !s.is_nan()).expect("an srtt")
+    };
+    let seen: Vec<f64> = (1..=12).map(first_srtt).collect();
+    assert!(seen.iter().all(|&s| s == 100e6 || s == 200e6), "{seen:?}");
+    assert!(seen.contains(&100e6) && seen.contains(&200e6), "the phase varies with the seed: {seen:?}");
+    assert_eq!(first_srtt(5), seen[4], "a seed gives the same run again");
+    // Like BSD's, the rule needs its tick and takes its own samples.
+    let e = |tcp: &str| rampup_sim::check_toml(&dumbbell(tcp)).unwrap_err().to_string();
+    assert!(e("rto_rule = \"ns2\"").contains("flow[0].tcp.clock_granularity"));
+    assert!(e("rto_rule = \"ns2\", clock_granularity = \"10ms\", rto_timing = \"ns2-full\"").contains("flow[0].tcp.rto_timing"));
+}

@@ -224,6 +224,17 @@ impl Default for TcpConfig {
 }
 
 impl TcpConfig {
+    /// The name of the random stream the ends of a connection draw from
+    /// (`Endpoint::seed_random`), if they draw at all: BBR's first PROBE_BW phase, or the
+    /// phase of ns-2's clock under `RtoRule::Ns2`.
+    pub fn random_stream(&self) -> Option<&'static str> {
+        match (&self.cc, self.rto.rule) {
+            (CcKind::Bbr(_), _) => Some("bbr"),
+            (_, RtoRule::Ns2) => Some("ns2-clock"),
+            _ => None,
+        }
+    }
+
     /// The registered parts this config is made of: one of each family, and the extras
     /// switched on.
     pub fn parts(&self) -> impl Iterator<Item = &'static PartInfo> {
@@ -292,8 +303,8 @@ impl TcpConfig {
             nagle: self.nagle,
             rack_tlp: self.rack_tlp,
             rate_limited_increase: self.rate_limited_increase,
-            // BSD's estimator times one segment itself (`Measure::on_segment_sent`).
-            rto_samples: self.rto_timing != RtoTiming::Ns2Full && self.rto.rule != RtoRule::Bsd44,
+            // BSD's and ns-2's estimators time one segment themselves (`Measure::on_segment_sent`).
+            rto_samples: self.rto_timing != RtoTiming::Ns2Full && !self.rto.rule.times_one_segment(),
         }
     }
 }

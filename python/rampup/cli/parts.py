@@ -32,6 +32,7 @@ PARTS: dict[str, tuple[str, dict[str, str]]] = {
         "rfc6298": "RTO = max(min_rto, SRTT + 4 RTTVAR)",
         "linux": "Linux's estimator: RTO = SRTT + rttvar, rttvar at least min_rto",
         "bsd44": "4.4BSD-Lite's: one segment timed in ticks of clock_granularity, fixed-point srtt/rttvar, RTO on ticks",
+        "ns2": "ns-2.35's TcpAgent: one segment timed in ticks of clock_granularity on the agent's clock, BSD's fixed point, min_rto before backoff",
     }),
     "RTO timing": ("tcp.rto_timing", {
         "rfc6298": "RTT samples (the handshake's first) set the RTO",

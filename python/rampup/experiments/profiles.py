@@ -21,6 +21,9 @@ class Profile:
     name: str
     #: Keys for every congestion control: timers, windows, what the receiver ACKs.
     base: dict[str, Any] = field(default_factory=dict)
+    #: How the RTT is timed and the RTO follows it, on whatever clocks ``base`` or the
+    #: reading gives.
+    timers: dict[str, Any] = field(default_factory=dict)
     #: How the sender responds to loss (window after a timeout, a timeout in recovery).
     loss: dict[str, Any] = field(default_factory=dict)
     #: How Vegas reads its RTT and leaves slow start: settings of ``cc = { kind = "vegas" }``.
@@ -37,7 +40,8 @@ class Profile:
 
 
 #: ns-2.35's agents (Agent/TCP/Newreno, Agent/TCP/Vegas, TCPSink/DelAck): NS2-NOTES.md,
-#: docs/ns2-reading.md. Idle is the expiry of the retransmission timer the last ACK armed
+#: docs/ns2-reading.md. The RTT is timed and the RTO set as TcpAgent does (tcp/tcp.cc
+#: output, newack, rtt_update, rtt_timeout: `rto_rule = "ns2"`). Idle is the expiry of the retransmission timer the last ACK armed
 #: (tcp/tcp.cc TcpAgent::newack, newtimer); slow-start restart goes to one segment
 #: (TcpAgent::timeout); the DelAck sink ACKs seqno 0 at once (tcp/tcp-sink.cc, SYN_immediate_ack_);
 #: RBP counts, rates and spaces as tcp/tcp-rbp.cc's send_much does. Vegas's per-ACK growth
@@ -45,6 +49,7 @@ class Profile:
 #: (docs/ns2-reading.md).
 NS2_35 = Profile(
     "ns-2.35",
+    timers={"rto_rule": "ns2"},
     loss={"loss_window": "cwnd", "rto_in_recovery": "halve"},
     vegas={"rtt": "mean", "slow_start_exit": "eighth"},
     delayed_ack={"delayed_ack": True, "ack_every": 2, "delack_timeout": "100ms"},
@@ -100,10 +105,11 @@ def restart(profile: Profile, policy: str | dict[str, Any]) -> str | dict[str, A
 
 def tcp(profile: Profile, cc: str, *, base: bool = True, loss: bool = True, delayed_ack: bool = False,
         policy: str | dict[str, Any] | None = None) -> dict[str, Any]:
-    """The keys of ``profile`` for congestion control ``cc``: its base keys, its loss
-    response, its Vegas details when ``cc`` is Vegas, its delayed ACKs if asked, and with a
-    restart ``policy`` its idle detection and that policy as the stack has it."""
+    """The keys of ``profile`` for congestion control ``cc``: its base keys, its timers, its
+    loss response, its Vegas details when ``cc`` is Vegas, its delayed ACKs if asked, and with
+    a restart ``policy`` its idle detection and that policy as the stack has it."""
     keys: dict[str, Any] = dict(profile.base) if base else {}
+    keys.update(profile.timers)
     if delayed_ack:
         keys.update(profile.delayed_ack)
     if loss:

@@ -70,6 +70,7 @@ enum RtoRuleName {
     Rfc6298,
     Linux,
     Bsd44,
+    Ns2,
 }
 
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
@@ -369,13 +370,16 @@ pub(super) fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError
             Some(RtoRuleName::Rfc6298) => RtoRule::Rfc6298,
             Some(RtoRuleName::Linux) => RtoRule::Linux,
             Some(RtoRuleName::Bsd44) => RtoRule::Bsd44,
+            Some(RtoRuleName::Ns2) => RtoRule::Ns2,
         },
     };
-    if rto.rule == RtoRule::Bsd44 && rto.granularity == Duration::ZERO {
-        return err(format!("{p}.clock_granularity"), "rto_rule = \"bsd44\" counts in ticks of this clock: give one, like \"500ms\" (4.4BSD's slow timer)");
+    let rule_name = if rto.rule == RtoRule::Ns2 { "ns2" } else { "bsd44" };
+    if rto.rule.times_one_segment() && rto.granularity == Duration::ZERO {
+        let example = if rto.rule == RtoRule::Ns2 { "\"10ms\" (ns-2.35's tcpTick_)" } else { "\"500ms\" (4.4BSD's slow timer)" };
+        return err(format!("{p}.clock_granularity"), format!("rto_rule = \"{rule_name}\" counts in ticks of this clock: give one, like {example}"));
     }
-    if rto.rule == RtoRule::Bsd44 && t.rto_timing == Some(RtoTimingName::Ns2Full) {
-        return err(format!("{p}.rto_timing"), "\"ns2-full\" takes no sample, rto_rule = \"bsd44\" times its own: give one of them");
+    if rto.rule.times_one_segment() && t.rto_timing == Some(RtoTimingName::Ns2Full) {
+        return err(format!("{p}.rto_timing"), format!("\"ns2-full\" takes no sample, rto_rule = \"{rule_name}\" times its own: give one of them"));
     }
     if rto.initial == Duration::ZERO {
         return err(format!("{p}.initial_rto"), "must be greater than 0s");

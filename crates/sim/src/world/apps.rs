@@ -3,7 +3,7 @@
 //! and transfers, a rate-limited flow's phases and writes (`world::rate`), and what an
 //! end's application and the traces hear of what it received.
 
-use rampup_tcp::{CcKind, Endpoint, Event as TcpEvent, Role, State, Time};
+use rampup_tcp::{Endpoint, Event as TcpEvent, Role, State, Time};
 use rand::RngCore;
 
 use super::conns::{Conn, Slot};
@@ -30,10 +30,10 @@ impl<'s> World<'s> {
         let seed = self.seed;
         let ends = [(from, to, Role::Active, Side::Active), (to, from, Role::Passive, Side::Passive)].map(|(node, peer, role, side)| {
             let mut ep = Endpoint::new(flow.tcp.clone(), role);
-            if matches!(flow.tcp.cc, CcKind::Bbr(_)) {
+            if let Some(stream) = flow.tcp.random_stream() {
                 // Its own stream per end of each connection (`rng::stream`), so that no
                 // other source's numbers change.
-                let name = format!("bbr:flow{f}:conn{k}:{role:?}");
+                let name = format!("{stream}:flow{f}:conn{k}:{role:?}");
                 ep.seed_random(crate::rng::stream(seed, &name).next_u64());
             }
             if self.sc.trace.rtt || flow.group.is_some() {

@@ -105,7 +105,8 @@ impl Endpoint {
 
     fn established(&mut self, now: Time, handshake_rtt: Option<Duration>) {
         self.reached.established = now;
-        // The ACK of our SYN or SYN-ACK ends its timing under `RtoRule::Bsd44` (`tcp_input`).
+        // The ACK of our SYN or SYN-ACK ends its timing under a rule that times one segment
+        // (`tcp_input`; ns-2's SYN is its seqno 0).
         self.measure.on_timed_ack(now, ISS + 1);
         // A close before the handshake completed takes effect now (see `close`).
         self.state = if self.sender.is_closing() { State::FinWait1 } else { State::Established };

@@ -253,10 +253,12 @@ impl Endpoint {
         self.plain = false;
     }
 
-    /// Seed the congestion controller's random choices (BBR's first PROBE_BW phase) from
-    /// the connection's seeded stream; without it they follow a fixed seed.
+    /// Seed the random choices of the congestion controller (BBR's first PROBE_BW phase) and
+    /// of the RTO rule (ns-2's clock phase) from the connection's seeded stream
+    /// (`TcpConfig::random_stream`); without it they follow a fixed seed.
     pub fn seed_random(&mut self, seed: u64) {
         self.sender.seed_random(seed);
+        self.measure.seed_random(seed);
     }
 
     /// Start recording events for `poll_event`; whoever turns them on must poll them.

@@ -44,6 +44,60 @@ struct Timed {
     sent_tick: u64,
 }
 
+/// srtt and rttvar in ticks, in the fixed point that 4.4BSD's `tcp_xmit_timer` and ns-2's
+/// `TcpAgent::rtt_update` (tcp/tcp.cc, "modified to use the tahoe code") share.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct TickAverages {
+    /// `t_srtt`: ticks × 8; 0 while there is no estimate.
+    pub(super) srtt: i32,
+    /// `t_rttvar`: ticks × 4.
+    pub(super) rttvar: i32,
+}
+
+impl TickAverages {
+    /// A sample of `rtt` ticks, counted from `origin` (BSD's t_rtt starts at 1, ns-2's t_rtt_
+    /// at 0): srtt += (rtt - origin) - srtt/8 in eighths of a tick (the gain 1/8), rttvar +=
+    /// |that| - rttvar/4 in quarters (the gain 1/4), each kept at 1 or more. The first sample
+    /// (or the first after backoff dropped the estimate) sets srtt = rtt and rttvar = rtt / 2,
+    /// without the origin's correction, so that the RTO is 3·rtt.
+    pub(super) fn sample(&mut self, rtt: u32, origin: i32) {
+        let rtt = i32::try_from(rtt).unwrap_or(i32::MAX >> RTT_SHIFT).min(i32::MAX >> RTT_SHIFT);
+        if self.srtt == 0 {
+            self.srtt = rtt << RTT_SHIFT;
+            self.rttvar = rtt << (RTTVAR_SHIFT - 1);
+            return;
+        }
+        let mut delta = rtt - origin - (self.srtt >> RTT_SHIFT);
+        self.srtt = (self.srtt + delta).max(1);
+        delta = delta.abs() - (self.rttvar >> RTTVAR_SHIFT);
+        self.rttvar = (self.rttvar + delta).max(1);
+    }
+
+    /// srtt + 4·rttvar in whole ticks: BSD's TCP_REXMTVAL, (t_srtt >> 3) + t_rttvar (rttvar's
+    /// scale of 4 is the factor 4), and ns-2's t_rtxcur_ in ticks, ((t_rttvar_ << 3) +
+    /// t_srtt_) >> 3 with `rttvar_exp_` 2 (the same number).
+    pub(super) fn rexmtval(&self) -> u32 {
+        ((self.srtt >> RTT_SHIFT) + self.rttvar).max(0) as u32
+    }
+
+    /// Drop srtt after long backoff, moving it into rttvar so that the RTO holds until the
+    /// next sample starts the estimate afresh (BSD's `tcp_timers`, ns-2's `rtt_backoff`).
+    pub(super) fn forget_srtt(&mut self) {
+        self.rttvar += self.srtt >> RTT_SHIFT;
+        self.srtt = 0;
+    }
+
+    /// The smoothed RTT as a time (srtt / 8 ticks of `tick`), `None` before the first sample.
+    pub(super) fn srtt(&self, tick: Duration) -> Option<Duration> {
+        (self.srtt > 0).then(|| tick.mul_div(self.srtt as u64, 1 << RTT_SHIFT))
+    }
+
+    /// The smoothed mean deviation as a time (rttvar / 4 ticks of `tick`).
+    pub(super) fn rttvar(&self, tick: Duration) -> Duration {
+        tick.mul_div(self.rttvar.max(0) as u64, 1 << RTTVAR_SHIFT)
+    }
+}
+
 /// A connection's timing state, as `struct tcpcb` holds it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Bsd44 {
@@ -53,10 +107,8 @@ pub(super) struct Bsd44 {
     rttmin: u32,
     /// TCPTV_REXMTMAX: the largest RTO, in ticks (64 s; `max_rto`, rounded down).
     rexmtmax: u32,
-    /// `t_srtt`: ticks × 8; 0 while there is no estimate (`TCPTV_SRTTBASE`).
-    srtt: i32,
-    /// `t_rttvar`: ticks × 4.
-    rttvar: i32,
+    /// `t_srtt` and `t_rttvar`.
+    avg: TickAverages,
     /// `t_rxtshift`: timeouts since the last sample.
     rxtshift: usize,
     /// `t_rxtcur`: the current RTO in ticks, backoff included.
@@ -76,7 +128,7 @@ impl Bsd44 {
         let rexmtmax = u32::try_from(cfg.max.0 / tick.0).unwrap_or(u32::MAX).max(rttmin);
         let initial = ticks_up(cfg.initial).max(1);
         let rttvar = i32::try_from(initial.saturating_mul(2)).unwrap_or(i32::MAX);
-        Bsd44 { tick, rttmin, rexmtmax, srtt: 0, rttvar, rxtshift: 0, rxtcur: initial.clamp(rttmin, rexmtmax), timed: None }
+        Bsd44 { tick, rttmin, rexmtmax, avg: TickAverages { srtt: 0, rttvar }, rxtshift: 0, rxtcur: initial.clamp(rttmin, rexmtmax), timed: None }
     }
 
     /// The tick count at `t`: ticks at P, 2P, ... up to and including `t`.
@@ -89,10 +141,9 @@ impl Bsd44 {
         ticks.clamp(self.rttmin, self.rexmtmax)
     }
 
-    /// TCP_REXMTVAL (tcp_var.h): srtt + 4·rttvar in ticks, that is (t_srtt >> 3) + t_rttvar
-    /// (rttvar's scale of 4 is the factor 4).
+    /// TCP_REXMTVAL (tcp_var.h).
     fn rexmtval(&self) -> u32 {
-        ((self.srtt >> RTT_SHIFT) + self.rttvar).max(0) as u32
+        self.avg.rexmtval()
     }
 
     /// The current RTO, backoff included.
@@ -108,12 +159,12 @@ impl Bsd44 {
 
     /// The smoothed RTT as a time (t_srtt / 8 ticks), `None` before the first sample.
     pub(super) fn srtt(&self) -> Option<Duration> {
-        (self.srtt > 0).then(|| self.tick.mul_div(self.srtt as u64, 1 << RTT_SHIFT))
+        self.avg.srtt(self.tick)
     }
 
     /// The smoothed mean deviation as a time (t_rttvar / 4 ticks).
     pub(super) fn rttvar(&self) -> Duration {
-        self.tick.mul_div(self.rttvar.max(0) as u64, 1 << RTTVAR_SHIFT)
+        self.avg.rttvar(self.tick)
     }
 
     pub(super) fn backed_off(&self) -> bool {
@@ -143,29 +194,10 @@ impl Bsd44 {
         Some(rtt)
     }
 
-    /// `tcp_xmit_timer` (tcp_input.c) with a sample of `rtt` ticks.
+    /// `tcp_xmit_timer` (tcp_input.c) with a sample of `rtt` ticks: t_rtt's origin of 1 is
+    /// taken off ("adjust rtt to origin 0").
     fn xmit_timer(&mut self, rtt: u32) {
-        let rtt = i32::try_from(rtt).unwrap_or(i32::MAX >> RTT_SHIFT).min(i32::MAX >> RTT_SHIFT);
-        if self.srtt != 0 {
-            // srtt += (rtt - 1) - srtt/8 in eighths of a tick: the gain 1/8, with t_rtt's
-            // origin of 1 taken off ("adjust rtt to origin 0").
-            let mut delta = rtt - 1 - (self.srtt >> RTT_SHIFT);
-            self.srtt += delta;
-            if self.srtt <= 0 {
-                self.srtt = 1;
-            }
-            // rttvar += |delta| - rttvar/4 in quarters of a tick: the gain 1/4.
-            delta = delta.abs() - (self.rttvar >> RTTVAR_SHIFT);
-            self.rttvar += delta;
-            if self.rttvar <= 0 {
-                self.rttvar = 1;
-            }
-        } else {
-            // The first sample (or the first after the estimate was dropped by backoff):
-            // srtt = rtt, rttvar = rtt / 2, so that the RTO is 3·rtt. No origin correction.
-            self.srtt = rtt << RTT_SHIFT;
-            self.rttvar = rtt << (RTTVAR_SHIFT - 1);
-        }
+        self.avg.sample(rtt, 1);
         self.timed = None;
         self.rxtshift = 0;
         self.rxtcur = self.range(self.rexmtval());
@@ -180,8 +212,7 @@ impl Bsd44 {
         self.rxtshift = (self.rxtshift + 1).min(MAX_RXT_SHIFT);
         self.rxtcur = self.range(self.rexmtval().saturating_mul(BACKOFF[self.rxtshift]));
         if self.rxtshift > MAX_RXT_SHIFT / 4 {
-            self.rttvar += self.srtt >> RTT_SHIFT;
-            self.srtt = 0;
+            self.avg.forget_srtt();
         }
         self.timed = None;
     }
@@ -242,7 +273,7 @@ mod tests {
         // RTO = (16 >> 3) + 4 = 6 ticks (3 s, three times the RTT).
         let mut b = bsd();
         assert_eq!(timed(&mut b, 100, 800), Some(2));
-        assert_eq!((b.srtt, b.rttvar, b.rxtcur), (16, 4, 6));
+        assert_eq!((b.avg.srtt, b.avg.rttvar, b.rxtcur), (16, 4, 6));
         assert_eq!((b.srtt(), b.rttvar(), b.rto()), (Some(ms(1000)), ms(500), ms(3000)));
     }
 
@@ -258,7 +289,7 @@ mod tests {
         let mut seen = vec![];
         for rtt in [2, 3, 1, 1] {
             b.xmit_timer(rtt);
-            seen.push((b.srtt, b.rttvar, b.rxtcur));
+            seen.push((b.avg.srtt, b.avg.rttvar, b.rxtcur));
         }
         assert_eq!(seen, [(16, 4, 6), (16, 3, 5), (14, 5, 6), (13, 5, 6)]);
         assert_eq!(b.srtt(), Some(Duration(812_500_000)), "13/8 of a tick");
@@ -268,7 +299,7 @@ mod tests {
         for _ in 0..40 {
             b.xmit_timer(1);
         }
-        assert_eq!((b.srtt, b.rttvar, b.rxtcur, b.rto()), (7, 3, 3, ms(1500)));
+        assert_eq!((b.avg.srtt, b.avg.rttvar, b.rxtcur, b.rto()), (7, 3, 3, ms(1500)));
     }
 
     #[test]
@@ -278,11 +309,11 @@ mod tests {
         // (its floor in tcp_xmit_timer) with srtt under a tick shows it: REXMTVAL 0 + 1.
         let mut b = bsd();
         b.xmit_timer(1);
-        (b.srtt, b.rttvar) = (7, 1);
+        b.avg = TickAverages { srtt: 7, rttvar: 1 };
         assert_eq!(b.rexmtval(), 1);
         assert_eq!(b.range(b.rexmtval()), 2);
         b.xmit_timer(1); // delta 0 - 0: srtt 7; rttvar 1 + 0 - 0 = 1
-        assert_eq!((b.rttvar, b.rxtcur, b.rto()), (1, 2, ms(1000)), "REXMTVAL 1 tick, raised to TCPTV_MIN's 2");
+        assert_eq!((b.avg.rttvar, b.rxtcur, b.rto()), (1, 2, ms(1000)), "REXMTVAL 1 tick, raised to TCPTV_MIN's 2");
         // A min_rto of 2 s is t_rttmin = 4 ticks: the LAN's 3 ticks become 4.
         let mut m2 = Bsd44::new(&RtoConfig { min: ms(2000), ..cfg() });
         for _ in 0..40 {
@@ -309,10 +340,10 @@ mod tests {
         assert_eq!(rtos, [3000, 6000, 12_000, 24_000, 48_000, 64_000, 64_000, 64_000]);
         assert!(b.backed_off());
         // From the fourth timeout srtt is gone (t_rxtshift > 3), moved into rttvar: 4 + 2.
-        assert_eq!((b.srtt, b.rttvar, b.srtt()), (0, 6, None));
+        assert_eq!((b.avg.srtt, b.avg.rttvar, b.srtt()), (0, 6, None));
         // The next sample starts the estimate afresh, and the backoff ends.
         b.xmit_timer(3);
-        assert_eq!((b.srtt, b.rttvar, b.rxtcur, b.backed_off()), (24, 6, 9, false));
+        assert_eq!((b.avg.srtt, b.avg.rttvar, b.rxtcur, b.backed_off()), (24, 6, 9, false));
     }
 
     #[test]

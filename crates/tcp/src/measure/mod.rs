@@ -5,10 +5,12 @@
 //! these numbers; only the endpoint and its sender write them.
 
 mod bsd;
+mod ns2;
 
 pub use bsd::{next_tick, SLOW_TICK};
 
 use bsd::Bsd44;
+use ns2::Ns2Timer;
 
 use crate::time::{Duration, Rate, Time};
 
@@ -22,7 +24,7 @@ pub struct RtoConfig {
     pub max: Duration,
     /// Clock granularity G of RFC 6298 §2.2; with a non-zero G the RTO is also rounded up to
     /// whole ticks, as a BSD kernel with 500 ms ticks does. Under `RtoRule::Bsd44`, the
-    /// slow timer's tick (zero: 500 ms).
+    /// slow timer's tick (zero: 500 ms); under `RtoRule::Ns2`, `tcp_tick_`.
     pub granularity: Duration,
     /// How the RTO follows the RTT samples.
     pub rule: RtoRule,
@@ -54,6 +56,19 @@ pub enum RtoRule {
     /// (`Measure::rto_deadline`). The samples of every ACK are only observed (min RTT,
     /// events); the endpoint reports sends (`Measure::on_segment_sent`).
     Bsd44,
+    /// ns-2.35's TcpAgent (`ns2.rs`, docs/ns2-reading.md): one segment timed at a time in
+    /// ticks of `granularity` on the agent's own clock, BSD's fixed point without its origin
+    /// of 1, the RTO raised to `min` before the backoff, from `initial`; the timer runs from
+    /// when it is set. Samples and sends as under `Bsd44`.
+    Ns2,
+}
+
+impl RtoRule {
+    /// The rule times one segment at a time itself (`Measure::on_segment_sent`) rather than
+    /// take a sample from every ACK.
+    pub fn times_one_segment(self) -> bool {
+        matches!(self, RtoRule::Bsd44 | RtoRule::Ns2)
+    }
 }
 
 /// The state a rule other than RFC 6298's keeps beside the common one.
@@ -61,6 +76,7 @@ pub enum RtoRule {
 enum RuleState {
     Linux(LinuxDeviation),
     Bsd(Bsd44),
+    Ns2(Ns2Timer),
 }
 
 /// Linux's deviation state (`RtoRule::Linux`), each ×4 as Linux keeps them.
@@ -194,7 +210,7 @@ pub struct Measure {
     cfg: RtoConfig,
     srtt: Option<Duration>,
     rttvar: Duration,
-    /// Present under `RtoRule::Linux` and `RtoRule::Bsd44` only (boxed: every endpoint holds
+    /// Present under every rule but RFC 6298's (boxed: every endpoint holds
     /// a `Measure`, and the forwarding path touches thousands of them).
     rule: Option<Box<RuleState>>,
     rto: Duration,
@@ -225,9 +241,11 @@ impl Measure {
             RtoRule::Rfc6298 => None,
             RtoRule::Linux => Some(Box::new(RuleState::Linux(LinuxDeviation::new(cfg.min)))),
             RtoRule::Bsd44 => Some(Box::new(RuleState::Bsd(Bsd44::new(&cfg)))),
+            RtoRule::Ns2 => Some(Box::new(RuleState::Ns2(Ns2Timer::new(&cfg)))),
         };
         let rto = match rule.as_deref() {
             Some(RuleState::Bsd(b)) => b.rto(),
+            Some(RuleState::Ns2(t)) => t.rto(),
             _ => cfg.initial,
         };
         Measure {
@@ -254,7 +272,7 @@ impl Measure {
     pub fn srtt(&self) -> Option<Duration> {
         self.srtt
     }
-    /// RFC 6298's RTTVAR, kept under every rule (BSD's t_rttvar / 4 ticks under Bsd44).
+    /// RFC 6298's RTTVAR, kept under every rule (t_rttvar / 4 ticks under Bsd44 and Ns2).
     pub fn rttvar(&self) -> Duration {
         self.rttvar
     }
@@ -292,7 +310,20 @@ impl Measure {
 
     /// The RTO was doubled by a timeout and no valid RTT sample has come since.
     pub fn is_backed_off(&self) -> bool {
-        self.backoff_shift > 0 || matches!(self.rule.as_deref(), Some(RuleState::Bsd(b)) if b.backed_off())
+        self.backoff_shift > 0
+            || match self.rule.as_deref() {
+                Some(RuleState::Bsd(b)) => b.backed_off(),
+                Some(RuleState::Ns2(t)) => t.backed_off(),
+                _ => false,
+            }
+    }
+
+    /// Draw what the rule draws from the connection's random stream: under `RtoRule::Ns2`,
+    /// the phase of the agent's clock (`boot_time_`).
+    pub fn seed_random(&mut self, seed: u64) {
+        if let Some(RuleState::Ns2(t)) = self.rule.as_deref_mut() {
+            t.seed_phase(seed);
+        }
     }
 
     /// When a retransmission timer started at `now` expires: `now + rto()`, or under
@@ -314,44 +345,64 @@ impl Measure {
         }
     }
 
-    /// A segment starting at `seq` left at `now` (`retransmission`: sent before). Only
-    /// `RtoRule::Bsd44` times segments this way (`tcp_output`); the others sample every ACK.
+    /// A segment starting at `seq` left at `now` (`retransmission`: sent before). Only the
+    /// rules that time one segment (`RtoRule::times_one_segment`: BSD's `tcp_output`, ns-2's
+    /// `TcpAgent::output`) take it; the others sample every ACK.
     #[inline]
     pub fn on_segment_sent(&mut self, now: Time, seq: u64, retransmission: bool) {
-        if self.cfg.rule == RtoRule::Bsd44 {
-            self.bsd_sent(now, seq, retransmission);
+        if self.cfg.rule.times_one_segment() {
+            self.timed_sent(now, seq, retransmission);
         }
     }
 
     #[cold]
-    fn bsd_sent(&mut self, now: Time, seq: u64, retransmission: bool) {
-        if let Some(RuleState::Bsd(b)) = self.rule.as_deref_mut() {
-            b.on_sent(now, seq, retransmission);
+    fn timed_sent(&mut self, now: Time, seq: u64, retransmission: bool) {
+        match self.rule.as_deref_mut() {
+            Some(RuleState::Bsd(b)) => b.on_sent(now, seq, retransmission),
+            Some(RuleState::Ns2(t)) => t.on_sent(now, seq, retransmission),
+            _ => {}
         }
     }
 
-    /// An ACK up to `ack` at `now` that may end `RtoRule::Bsd44`'s timed segment; the sender's
-    /// new ACKs come here through `on_ack`, the handshake's from the endpoint. Nothing under
-    /// the other rules. Out of line, so that `on_ack` stays small where it is inlined.
+    /// An ACK up to `ack` at `now` that may end the timed segment of a rule that times one
+    /// (`RtoRule::times_one_segment`); the sender's new ACKs come here through `on_ack`, the
+    /// handshake's from the endpoint. Nothing under the other rules. Out of line, so that `on_ack` stays small where it is inlined.
     #[inline(never)]
     pub fn on_timed_ack(&mut self, now: Time, ack: u64) {
-        let Some(RuleState::Bsd(b)) = self.rule.as_deref_mut() else { return };
-        if b.on_ack(now, ack).is_some() {
-            self.rtt_samples += 1;
-            self.rto = b.rto();
-            // srtt() keeps the last estimate while BSD's is dropped after a fourth backoff.
-            self.srtt = b.srtt().or(self.srtt);
-            self.rttvar = b.rttvar();
-        }
+        let (rto, srtt, rttvar) = match self.rule.as_deref_mut() {
+            Some(RuleState::Bsd(b)) => match b.on_ack(now, ack) {
+                Some(_) => (b.rto(), b.srtt(), b.rttvar()),
+                None => return,
+            },
+            Some(RuleState::Ns2(t)) => match t.on_ack(now, ack) {
+                Some(_) => (t.rto(), t.srtt(), t.rttvar()),
+                None => return,
+            },
+            _ => return,
+        };
+        self.rtt_samples += 1;
+        self.rto = rto;
+        // srtt() keeps the last estimate while the rule's is dropped after a fourth backoff.
+        self.srtt = srtt.or(self.srtt);
+        self.rttvar = rttvar;
     }
 
     /// RFC 6298 §5.5: double the RTO when the timer expires (under `RtoRule::Bsd44`,
-    /// `tcp_timers`' backoff by tcp_backoff[], which also ends the timing of a segment).
+    /// `tcp_timers`' backoff by tcp_backoff[]; under `RtoRule::Ns2`, `rtt_backoff`; each also
+    /// ends the timing of a segment).
     pub fn back_off(&mut self) {
-        if let Some(RuleState::Bsd(b)) = self.rule.as_deref_mut() {
-            b.on_timeout();
-            self.rto = b.rto();
-            return;
+        match self.rule.as_deref_mut() {
+            Some(RuleState::Bsd(b)) => {
+                b.on_timeout();
+                self.rto = b.rto();
+                return;
+            }
+            Some(RuleState::Ns2(t)) => {
+                t.on_timeout();
+                self.rto = t.rto();
+                return;
+            }
+            _ => {}
         }
         if self.rto() < self.cfg.max {
             self.backoff_shift += 1;
@@ -362,18 +413,18 @@ impl Measure {
     /// RTO below 3 s is re-initialized to 3 s as data transmission begins. Not BSD's: its
     /// data starts with the SYN's backed-off RTO.
     pub fn on_handshake_after_syn_timeout(&mut self) {
-        if self.srtt.is_none() && self.cfg.rule != RtoRule::Bsd44 {
+        if self.srtt.is_none() && !self.cfg.rule.times_one_segment() {
             self.rto = self.rto.max(Duration::from_secs(3)).min(self.cfg.max);
             self.backoff_shift = 0;
         }
     }
 
     /// The handshake's RTT; `seeds_rto`: it is also the estimator's first sample
-    /// (`RtoTiming`). Under `RtoRule::Bsd44` it is only observed: the SYN's sample in ticks
-    /// comes with `on_timed_ack`.
+    /// (`RtoTiming`). Under a rule that times one segment it is only observed: the SYN's
+    /// sample in ticks comes with `on_timed_ack`.
     pub fn on_handshake_rtt(&mut self, sample: Duration, seeds_rto: bool) {
         self.handshake_rtt = Some(sample);
-        if self.cfg.rule == RtoRule::Bsd44 {
+        if self.cfg.rule.times_one_segment() {
             self.on_rtt_observed(sample);
             return;
         }
@@ -418,8 +469,9 @@ impl Measure {
                 l.on_sample(previous, r);
                 l.rto(srtt, &self.cfg)
             }
-            // BSD's estimator takes its samples in ticks (`on_timed_ack`), never these.
+            // BSD's and ns-2's estimators take their samples in ticks (`on_timed_ack`), never these.
             Some(RuleState::Bsd(b)) => b.rto(),
+            Some(RuleState::Ns2(t)) => t.rto(),
         };
         // RFC 6298 §5.7: a new sample after backoff collapses the backed-off RTO.
         self.backoff_shift = 0;
@@ -449,7 +501,7 @@ impl Measure {
                     self.rto = l.rto(srtt, &self.cfg);
                 }
             }
-            Some(RuleState::Bsd(_)) => self.on_timed_ack(now, ack),
+            Some(RuleState::Bsd(_) | RuleState::Ns2(_)) => self.on_timed_ack(now, ack),
         }
         let Some(start) = self.epoch_start else {
             self.begin_epoch(now, snd_nxt);
