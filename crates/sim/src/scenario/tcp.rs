@@ -373,13 +373,14 @@ pub(super) fn tcp_config(t: TcpFile, p: &str) -> Result<TcpConfig, ScenarioError
             Some(RtoRuleName::Ns2) => RtoRule::Ns2,
         },
     };
-    let rule_name = if rto.rule == RtoRule::Ns2 { "ns2" } else { "bsd44" };
-    if rto.rule.times_one_segment() && rto.granularity == Duration::ZERO {
-        let example = if rto.rule == RtoRule::Ns2 { "\"10ms\" (ns-2.35's tcpTick_)" } else { "\"500ms\" (4.4BSD's slow timer)" };
-        return err(format!("{p}.clock_granularity"), format!("rto_rule = \"{rule_name}\" counts in ticks of this clock: give one, like {example}"));
-    }
-    if rto.rule.times_one_segment() && t.rto_timing == Some(RtoTimingName::Ns2Full) {
-        return err(format!("{p}.rto_timing"), format!("\"ns2-full\" takes no sample, rto_rule = \"{rule_name}\" times its own: give one of them"));
+    if rto.rule.times_one_segment() {
+        let (rule, tick) = if rto.rule == RtoRule::Ns2 { ("ns2", "\"10ms\" (ns-2.35's tcpTick_)") } else { ("bsd44", "\"500ms\" (4.4BSD's slow timer)") };
+        if rto.granularity == Duration::ZERO {
+            return err(format!("{p}.clock_granularity"), format!("rto_rule = \"{rule}\" counts in ticks of this clock: give one, like {tick}"));
+        }
+        if t.rto_timing == Some(RtoTimingName::Ns2Full) {
+            return err(format!("{p}.rto_timing"), format!("\"ns2-full\" takes no sample, rto_rule = \"{rule}\" times its own: give one of them"));
+        }
     }
     if rto.initial == Duration::ZERO {
         return err(format!("{p}.initial_rto"), "must be greater than 0s");

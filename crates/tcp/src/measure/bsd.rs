@@ -13,13 +13,10 @@
 //! exception, from the simulator's order at one instant, arrivals before timers: an ACK that
 //! arrives at the very instant the retransmit timer is due is taken first, and restarts it.)
 
+use super::ticks::TickEstimator;
 use super::RtoConfig;
 use crate::time::{Duration, Time};
 
-/// TCP_RTT_SHIFT (tcp_var.h): srtt is kept in ticks × 8.
-const RTT_SHIFT: u32 = 3;
-/// TCP_RTTVAR_SHIFT (tcp_var.h): rttvar is kept in ticks × 4.
-const RTTVAR_SHIFT: u32 = 2;
 /// TCP_MAXRXTSHIFT (tcp_timer.h). BSD drops the connection at the 13th timeout of the same
 /// data; rampup does not, and stays at the last backoff.
 const MAX_RXT_SHIFT: usize = 12;
@@ -36,85 +33,20 @@ pub fn next_tick(now: Time, period: Duration) -> Time {
     Time((now.0 / p).saturating_add(1).saturating_mul(p))
 }
 
-/// The segment being timed: `t_rtseq`, and the tick count when it left (`t_rtt` = 1 then,
-/// incremented by each later tick).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Timed {
-    seq: u64,
-    sent_tick: u64,
-}
-
-/// srtt and rttvar in ticks, in the fixed point that 4.4BSD's `tcp_xmit_timer` and ns-2's
-/// `TcpAgent::rtt_update` (tcp/tcp.cc, "modified to use the tahoe code") share.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct TickAverages {
-    /// `t_srtt`: ticks × 8; 0 while there is no estimate.
-    pub(super) srtt: i32,
-    /// `t_rttvar`: ticks × 4.
-    pub(super) rttvar: i32,
-}
-
-impl TickAverages {
-    /// A sample of `rtt` ticks, counted from `origin` (BSD's t_rtt starts at 1, ns-2's t_rtt_
-    /// at 0): srtt += (rtt - origin) - srtt/8 in eighths of a tick (the gain 1/8), rttvar +=
-    /// |that| - rttvar/4 in quarters (the gain 1/4), each kept at 1 or more. The first sample
-    /// (or the first after backoff dropped the estimate) sets srtt = rtt and rttvar = rtt / 2,
-    /// without the origin's correction, so that the RTO is 3·rtt.
-    pub(super) fn sample(&mut self, rtt: u32, origin: i32) {
-        let rtt = i32::try_from(rtt).unwrap_or(i32::MAX >> RTT_SHIFT).min(i32::MAX >> RTT_SHIFT);
-        if self.srtt == 0 {
-            self.srtt = rtt << RTT_SHIFT;
-            self.rttvar = rtt << (RTTVAR_SHIFT - 1);
-            return;
-        }
-        let mut delta = rtt - origin - (self.srtt >> RTT_SHIFT);
-        self.srtt = (self.srtt + delta).max(1);
-        delta = delta.abs() - (self.rttvar >> RTTVAR_SHIFT);
-        self.rttvar = (self.rttvar + delta).max(1);
-    }
-
-    /// srtt + 4·rttvar in whole ticks: BSD's TCP_REXMTVAL, (t_srtt >> 3) + t_rttvar (rttvar's
-    /// scale of 4 is the factor 4), and ns-2's t_rtxcur_ in ticks, ((t_rttvar_ << 3) +
-    /// t_srtt_) >> 3 with `rttvar_exp_` 2 (the same number).
-    pub(super) fn rexmtval(&self) -> u32 {
-        ((self.srtt >> RTT_SHIFT) + self.rttvar).max(0) as u32
-    }
-
-    /// Drop srtt after long backoff, moving it into rttvar so that the RTO holds until the
-    /// next sample starts the estimate afresh (BSD's `tcp_timers`, ns-2's `rtt_backoff`).
-    pub(super) fn forget_srtt(&mut self) {
-        self.rttvar += self.srtt >> RTT_SHIFT;
-        self.srtt = 0;
-    }
-
-    /// The smoothed RTT as a time (srtt / 8 ticks of `tick`), `None` before the first sample.
-    pub(super) fn srtt(&self, tick: Duration) -> Option<Duration> {
-        (self.srtt > 0).then(|| tick.mul_div(self.srtt as u64, 1 << RTT_SHIFT))
-    }
-
-    /// The smoothed mean deviation as a time (rttvar / 4 ticks of `tick`).
-    pub(super) fn rttvar(&self, tick: Duration) -> Duration {
-        tick.mul_div(self.rttvar.max(0) as u64, 1 << RTTVAR_SHIFT)
-    }
-}
-
 /// A connection's timing state, as `struct tcpcb` holds it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Bsd44 {
-    /// The slow timer's period.
-    tick: Duration,
+    /// The slow timer (its phase 0: every endpoint's ticks together), `t_rtt`'s segment,
+    /// `t_srtt` and `t_rttvar`.
+    pub(super) est: TickEstimator,
     /// `t_rttmin`: the least RTO, in ticks (TCPTV_MIN = 2 ticks; `min_rto`, rounded up).
     rttmin: u32,
     /// TCPTV_REXMTMAX: the largest RTO, in ticks (64 s; `max_rto`, rounded down).
     rexmtmax: u32,
-    /// `t_srtt` and `t_rttvar`.
-    avg: TickAverages,
     /// `t_rxtshift`: timeouts since the last sample.
     rxtshift: usize,
     /// `t_rxtcur`: the current RTO in ticks, backoff included.
     rxtcur: u32,
-    /// `t_rtt` != 0: a segment is being timed.
-    timed: Option<Timed>,
 }
 
 impl Bsd44 {
@@ -128,12 +60,7 @@ impl Bsd44 {
         let rexmtmax = u32::try_from(cfg.max.0 / tick.0).unwrap_or(u32::MAX).max(rttmin);
         let initial = ticks_up(cfg.initial).max(1);
         let rttvar = i32::try_from(initial.saturating_mul(2)).unwrap_or(i32::MAX);
-        Bsd44 { tick, rttmin, rexmtmax, avg: TickAverages { srtt: 0, rttvar }, rxtshift: 0, rxtcur: initial.clamp(rttmin, rexmtmax), timed: None }
-    }
-
-    /// The tick count at `t`: ticks at P, 2P, ... up to and including `t`.
-    fn ticks_at(&self, t: Time) -> u64 {
-        t.0 / self.tick.0
+        Bsd44 { est: TickEstimator::new(tick, rttvar), rttmin, rexmtmax, rxtshift: 0, rxtcur: initial.clamp(rttmin, rexmtmax) }
     }
 
     /// TCPT_RANGESET (tcp_timer.h): `ticks` within [t_rttmin, TCPTV_REXMTMAX].
@@ -143,53 +70,30 @@ impl Bsd44 {
 
     /// TCP_REXMTVAL (tcp_var.h).
     fn rexmtval(&self) -> u32 {
-        self.avg.rexmtval()
+        self.est.rexmtval()
     }
 
     /// The current RTO, backoff included.
     pub(super) fn rto(&self) -> Duration {
-        Duration(self.tick.0.saturating_mul(self.rxtcur as u64))
+        Duration(self.est.tick.0.saturating_mul(self.rxtcur as u64))
     }
 
     /// When a retransmit timer armed at `now` fires: t_timer[TCPT_REXMT] = t_rxtcur, one
     /// down per tick (`tcp_slowtimo`), so on the t_rxtcur-th tick after `now`.
     pub(super) fn deadline(&self, now: Time) -> Time {
-        Time(self.ticks_at(now).saturating_add(self.rxtcur as u64).saturating_mul(self.tick.0))
-    }
-
-    /// The smoothed RTT as a time (t_srtt / 8 ticks), `None` before the first sample.
-    pub(super) fn srtt(&self) -> Option<Duration> {
-        self.avg.srtt(self.tick)
-    }
-
-    /// The smoothed mean deviation as a time (t_rttvar / 4 ticks).
-    pub(super) fn rttvar(&self) -> Duration {
-        self.avg.rttvar(self.tick)
+        Time(self.est.ticks_at(now).saturating_add(self.rxtcur as u64).saturating_mul(self.est.tick.0))
     }
 
     pub(super) fn backed_off(&self) -> bool {
         self.rxtshift > 0
     }
 
-    /// A segment starting at `seq` left at `now`. `tcp_output`: a segment that advances
-    /// snd_max (new data, a SYN or a FIN) is timed when nothing is (t_rtt = 1, t_rtseq = its
-    /// first sequence number). Karn's rule: a retransmission stops the timing, as
-    /// `tcp_input`'s fast retransmit does (t_rtt = 0); after a timeout the timing stopped
-    /// already (`tcp_timers`), and BSD retransmits nothing else while timing.
-    pub(super) fn on_sent(&mut self, now: Time, seq: u64, retransmission: bool) {
-        if retransmission {
-            self.timed = None;
-        } else if self.timed.is_none() {
-            self.timed = Some(Timed { seq, sent_tick: self.ticks_at(now) });
-        }
-    }
-
-    /// An ACK that advances snd_una to `ack` at `now` (or the SYN's ACK). `tcp_input`: when a
-    /// segment is timed and the ACK covers its first sequence number (SEQ_GT(ack, t_rtseq)),
-    /// t_rtt is the sample. Returns it, in ticks: 1, plus each tick since the send.
+    /// An ACK that advances snd_una to `ack` at `now` (or the SYN's ACK). `tcp_input`: when it
+    /// ends the timing, t_rtt is the sample. Returns it, in ticks: 1, plus each tick since the
+    /// send.
     pub(super) fn on_ack(&mut self, now: Time, ack: u64) -> Option<u32> {
-        let timed = self.timed.filter(|t| ack > t.seq)?;
-        let rtt = u32::try_from(1 + self.ticks_at(now).saturating_sub(timed.sent_tick)).unwrap_or(u32::MAX);
+        let crossed = self.est.ticks_since_timed(now, ack)?;
+        let rtt = u32::try_from(1 + crossed).unwrap_or(u32::MAX);
         self.xmit_timer(rtt);
         Some(rtt)
     }
@@ -197,8 +101,7 @@ impl Bsd44 {
     /// `tcp_xmit_timer` (tcp_input.c) with a sample of `rtt` ticks: t_rtt's origin of 1 is
     /// taken off ("adjust rtt to origin 0").
     fn xmit_timer(&mut self, rtt: u32) {
-        self.avg.sample(rtt, 1);
-        self.timed = None;
+        self.est.sample(rtt, 1);
         self.rxtshift = 0;
         self.rxtcur = self.range(self.rexmtval());
     }
@@ -212,9 +115,9 @@ impl Bsd44 {
         self.rxtshift = (self.rxtshift + 1).min(MAX_RXT_SHIFT);
         self.rxtcur = self.range(self.rexmtval().saturating_mul(BACKOFF[self.rxtshift]));
         if self.rxtshift > MAX_RXT_SHIFT / 4 {
-            self.avg.forget_srtt();
+            self.est.forget_srtt();
         }
-        self.timed = None;
+        self.est.stop_timing();
     }
 }
 
@@ -236,7 +139,7 @@ mod tests {
 
     /// Time one segment sent at `sent` and acknowledged at `acked` (both in ms); its t_rtt.
     fn timed(b: &mut Bsd44, sent: u64, acked: u64) -> Option<u32> {
-        b.on_sent(at(sent), 1, false);
+        b.est.on_sent(at(sent), 1, false);
         b.on_ack(at(acked), 1001)
     }
 
@@ -273,8 +176,8 @@ mod tests {
         // RTO = (16 >> 3) + 4 = 6 ticks (3 s, three times the RTT).
         let mut b = bsd();
         assert_eq!(timed(&mut b, 100, 800), Some(2));
-        assert_eq!((b.avg.srtt, b.avg.rttvar, b.rxtcur), (16, 4, 6));
-        assert_eq!((b.srtt(), b.rttvar(), b.rto()), (Some(ms(1000)), ms(500), ms(3000)));
+        assert_eq!((b.est.srtt, b.est.rttvar, b.rxtcur), (16, 4, 6));
+        assert_eq!((b.est.srtt(), b.est.rttvar(), b.rto()), (Some(ms(1000)), ms(500), ms(3000)));
     }
 
     #[test]
@@ -289,17 +192,17 @@ mod tests {
         let mut seen = vec![];
         for rtt in [2, 3, 1, 1] {
             b.xmit_timer(rtt);
-            seen.push((b.avg.srtt, b.avg.rttvar, b.rxtcur));
+            seen.push((b.est.srtt, b.est.rttvar, b.rxtcur));
         }
         assert_eq!(seen, [(16, 4, 6), (16, 3, 5), (14, 5, 6), (13, 5, 6)]);
-        assert_eq!(b.srtt(), Some(Duration(812_500_000)), "13/8 of a tick");
-        assert_eq!(b.rttvar(), ms(625), "5/4 of a tick");
+        assert_eq!(b.est.srtt(), Some(Duration(812_500_000)), "13/8 of a tick");
+        assert_eq!(b.est.rttvar(), ms(625), "5/4 of a tick");
         // On a LAN every sample is t_rtt = 1: srtt falls to 7 (under one tick, srtt >> 3 = 0)
         // and rttvar settles at 3 (3 >> 2 = 0): the RTO settles at 3 ticks, 1.5 s.
         for _ in 0..40 {
             b.xmit_timer(1);
         }
-        assert_eq!((b.avg.srtt, b.avg.rttvar, b.rxtcur, b.rto()), (7, 3, 3, ms(1500)));
+        assert_eq!((b.est.srtt, b.est.rttvar, b.rxtcur, b.rto()), (7, 3, 3, ms(1500)));
     }
 
     #[test]
@@ -309,11 +212,11 @@ mod tests {
         // (its floor in tcp_xmit_timer) with srtt under a tick shows it: REXMTVAL 0 + 1.
         let mut b = bsd();
         b.xmit_timer(1);
-        b.avg = TickAverages { srtt: 7, rttvar: 1 };
+        (b.est.srtt, b.est.rttvar) = (7, 1);
         assert_eq!(b.rexmtval(), 1);
         assert_eq!(b.range(b.rexmtval()), 2);
         b.xmit_timer(1); // delta 0 - 0: srtt 7; rttvar 1 + 0 - 0 = 1
-        assert_eq!((b.avg.rttvar, b.rxtcur, b.rto()), (1, 2, ms(1000)), "REXMTVAL 1 tick, raised to TCPTV_MIN's 2");
+        assert_eq!((b.est.rttvar, b.rxtcur, b.rto()), (1, 2, ms(1000)), "REXMTVAL 1 tick, raised to TCPTV_MIN's 2");
         // A min_rto of 2 s is t_rttmin = 4 ticks: the LAN's 3 ticks become 4.
         let mut m2 = Bsd44::new(&RtoConfig { min: ms(2000), ..cfg() });
         for _ in 0..40 {
@@ -340,10 +243,10 @@ mod tests {
         assert_eq!(rtos, [3000, 6000, 12_000, 24_000, 48_000, 64_000, 64_000, 64_000]);
         assert!(b.backed_off());
         // From the fourth timeout srtt is gone (t_rxtshift > 3), moved into rttvar: 4 + 2.
-        assert_eq!((b.avg.srtt, b.avg.rttvar, b.srtt()), (0, 6, None));
+        assert_eq!((b.est.srtt, b.est.rttvar, b.est.srtt()), (0, 6, None));
         // The next sample starts the estimate afresh, and the backoff ends.
         b.xmit_timer(3);
-        assert_eq!((b.avg.srtt, b.avg.rttvar, b.rxtcur, b.backed_off()), (24, 6, 9, false));
+        assert_eq!((b.est.srtt, b.est.rttvar, b.rxtcur, b.backed_off()), (24, 6, 9, false));
     }
 
     #[test]
@@ -351,14 +254,14 @@ mod tests {
         // tcp_output times a segment only when none is timed: the second and third segments
         // of a flight are not, and the ACK of the first gives the one sample.
         let mut b = bsd();
-        b.on_sent(at(100), 1, false);
-        b.on_sent(at(450), 1001, false);
-        b.on_sent(at(550), 2001, false);
+        b.est.on_sent(at(100), 1, false);
+        b.est.on_sent(at(450), 1001, false);
+        b.est.on_sent(at(550), 2001, false);
         assert_eq!(b.on_ack(at(300), 1), None, "an ACK that does not pass t_rtseq");
         assert_eq!(b.on_ack(at(600), 1001), Some(2), "the first segment: sent at 100 ms, one tick since");
         assert_eq!(b.on_ack(at(1200), 3001), None, "nothing is timed: the later segments give no sample");
         // The next segment sent is timed again.
-        b.on_sent(at(1300), 3001, false);
+        b.est.on_sent(at(1300), 3001, false);
         assert_eq!(b.on_ack(at(1400), 4001), Some(1));
     }
 
@@ -366,17 +269,17 @@ mod tests {
     fn karns_rule_a_retransmission_or_a_timeout_ends_the_timing() {
         // tcp_input's fast retransmit sets t_rtt = 0: the ACK that follows gives no sample.
         let mut b = bsd();
-        b.on_sent(at(0), 1, false);
-        b.on_sent(at(10), 1, true);
+        b.est.on_sent(at(0), 1, false);
+        b.est.on_sent(at(10), 1, true);
         assert_eq!(b.on_ack(at(700), 1001), None);
         // Retransmissions start no timing; the next new segment does.
-        b.on_sent(at(800), 1001, true);
-        assert_eq!(b.timed, None);
+        b.est.on_sent(at(800), 1001, true);
+        assert_eq!(b.est.ticks_since_timed(at(850), 2001), None, "nothing is timed");
         // tcp_timers: a timeout forgets the timed segment too.
-        b.on_sent(at(900), 2001, false);
+        b.est.on_sent(at(900), 2001, false);
         b.on_timeout();
         assert_eq!(b.on_ack(at(1600), 3001), None);
-        assert_eq!(b.srtt(), None, "no sample was taken");
+        assert_eq!(b.est.srtt(), None, "no sample was taken");
     }
 
     #[test]

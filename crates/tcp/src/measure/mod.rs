@@ -6,11 +6,13 @@
 
 mod bsd;
 mod ns2;
+mod ticks;
 
 pub use bsd::{next_tick, SLOW_TICK};
 
 use bsd::Bsd44;
 use ns2::Ns2Timer;
+use ticks::TickEstimator;
 
 use crate::time::{Duration, Rate, Time};
 
@@ -75,8 +77,60 @@ impl RtoRule {
 #[derive(Clone, Debug)]
 enum RuleState {
     Linux(LinuxDeviation),
+    Ticks(TickRule),
+}
+
+/// A rule that times one segment in ticks (`RtoRule::times_one_segment`): each keeps its own
+/// RTO and backoff over the estimator they share (`ticks.rs`).
+#[derive(Clone, Debug)]
+enum TickRule {
     Bsd(Bsd44),
     Ns2(Ns2Timer),
+}
+
+impl TickRule {
+    fn estimator(&self) -> &TickEstimator {
+        match self {
+            TickRule::Bsd(b) => &b.est,
+            TickRule::Ns2(t) => &t.est,
+        }
+    }
+
+    fn rto(&self) -> Duration {
+        match self {
+            TickRule::Bsd(b) => b.rto(),
+            TickRule::Ns2(t) => t.rto(),
+        }
+    }
+
+    fn backed_off(&self) -> bool {
+        match self {
+            TickRule::Bsd(b) => b.backed_off(),
+            TickRule::Ns2(t) => t.backed_off(),
+        }
+    }
+
+    fn on_sent(&mut self, now: Time, seq: u64, retransmission: bool) {
+        match self {
+            TickRule::Bsd(b) => b.est.on_sent(now, seq, retransmission),
+            TickRule::Ns2(t) => t.est.on_sent(now, seq, retransmission),
+        }
+    }
+
+    /// Whether the ACK ended the timing and gave a sample.
+    fn on_ack(&mut self, now: Time, ack: u64) -> bool {
+        match self {
+            TickRule::Bsd(b) => b.on_ack(now, ack).is_some(),
+            TickRule::Ns2(t) => t.on_ack(now, ack).is_some(),
+        }
+    }
+
+    fn on_timeout(&mut self) {
+        match self {
+            TickRule::Bsd(b) => b.on_timeout(),
+            TickRule::Ns2(t) => t.on_timeout(),
+        }
+    }
 }
 
 /// Linux's deviation state (`RtoRule::Linux`), each ×4 as Linux keeps them.
@@ -240,12 +294,11 @@ impl Measure {
         let rule = match cfg.rule {
             RtoRule::Rfc6298 => None,
             RtoRule::Linux => Some(Box::new(RuleState::Linux(LinuxDeviation::new(cfg.min)))),
-            RtoRule::Bsd44 => Some(Box::new(RuleState::Bsd(Bsd44::new(&cfg)))),
-            RtoRule::Ns2 => Some(Box::new(RuleState::Ns2(Ns2Timer::new(&cfg)))),
+            RtoRule::Bsd44 => Some(Box::new(RuleState::Ticks(TickRule::Bsd(Bsd44::new(&cfg))))),
+            RtoRule::Ns2 => Some(Box::new(RuleState::Ticks(TickRule::Ns2(Ns2Timer::new(&cfg))))),
         };
         let rto = match rule.as_deref() {
-            Some(RuleState::Bsd(b)) => b.rto(),
-            Some(RuleState::Ns2(t)) => t.rto(),
+            Some(RuleState::Ticks(t)) => t.rto(),
             _ => cfg.initial,
         };
         Measure {
@@ -310,18 +363,13 @@ impl Measure {
 
     /// The RTO was doubled by a timeout and no valid RTT sample has come since.
     pub fn is_backed_off(&self) -> bool {
-        self.backoff_shift > 0
-            || match self.rule.as_deref() {
-                Some(RuleState::Bsd(b)) => b.backed_off(),
-                Some(RuleState::Ns2(t)) => t.backed_off(),
-                _ => false,
-            }
+        self.backoff_shift > 0 || matches!(self.rule.as_deref(), Some(RuleState::Ticks(t)) if t.backed_off())
     }
 
     /// Draw what the rule draws from the connection's random stream: under `RtoRule::Ns2`,
     /// the phase of the agent's clock (`boot_time_`).
     pub fn seed_random(&mut self, seed: u64) {
-        if let Some(RuleState::Ns2(t)) = self.rule.as_deref_mut() {
+        if let Some(RuleState::Ticks(TickRule::Ns2(t))) = self.rule.as_deref_mut() {
             t.seed_phase(seed);
         }
     }
@@ -340,7 +388,7 @@ impl Measure {
     #[cold]
     fn bsd_deadline(&self, now: Time) -> Time {
         match self.rule.as_deref() {
-            Some(RuleState::Bsd(b)) => b.deadline(now),
+            Some(RuleState::Ticks(TickRule::Bsd(b))) => b.deadline(now),
             _ => now + self.rto(),
         }
     }
@@ -357,52 +405,35 @@ impl Measure {
 
     #[cold]
     fn timed_sent(&mut self, now: Time, seq: u64, retransmission: bool) {
-        match self.rule.as_deref_mut() {
-            Some(RuleState::Bsd(b)) => b.on_sent(now, seq, retransmission),
-            Some(RuleState::Ns2(t)) => t.on_sent(now, seq, retransmission),
-            _ => {}
+        if let Some(RuleState::Ticks(t)) = self.rule.as_deref_mut() {
+            t.on_sent(now, seq, retransmission);
         }
     }
 
     /// An ACK up to `ack` at `now` that may end the timed segment of a rule that times one
     /// (`RtoRule::times_one_segment`); the sender's new ACKs come here through `on_ack`, the
-    /// handshake's from the endpoint. Nothing under the other rules. Out of line, so that `on_ack` stays small where it is inlined.
+    /// handshake's from the endpoint. Nothing under the other rules. Out of line, so that
+    /// `on_ack` stays small where it is inlined.
     #[inline(never)]
     pub fn on_timed_ack(&mut self, now: Time, ack: u64) {
-        let (rto, srtt, rttvar) = match self.rule.as_deref_mut() {
-            Some(RuleState::Bsd(b)) => match b.on_ack(now, ack) {
-                Some(_) => (b.rto(), b.srtt(), b.rttvar()),
-                None => return,
-            },
-            Some(RuleState::Ns2(t)) => match t.on_ack(now, ack) {
-                Some(_) => (t.rto(), t.srtt(), t.rttvar()),
-                None => return,
-            },
-            _ => return,
-        };
-        self.rtt_samples += 1;
-        self.rto = rto;
-        // srtt() keeps the last estimate while the rule's is dropped after a fourth backoff.
-        self.srtt = srtt.or(self.srtt);
-        self.rttvar = rttvar;
+        let Some(RuleState::Ticks(t)) = self.rule.as_deref_mut() else { return };
+        if t.on_ack(now, ack) {
+            self.rtt_samples += 1;
+            self.rto = t.rto();
+            // srtt() keeps the last estimate while the rule's is dropped after a fourth backoff.
+            self.srtt = t.estimator().srtt().or(self.srtt);
+            self.rttvar = t.estimator().rttvar();
+        }
     }
 
     /// RFC 6298 §5.5: double the RTO when the timer expires (under `RtoRule::Bsd44`,
     /// `tcp_timers`' backoff by tcp_backoff[]; under `RtoRule::Ns2`, `rtt_backoff`; each also
     /// ends the timing of a segment).
     pub fn back_off(&mut self) {
-        match self.rule.as_deref_mut() {
-            Some(RuleState::Bsd(b)) => {
-                b.on_timeout();
-                self.rto = b.rto();
-                return;
-            }
-            Some(RuleState::Ns2(t)) => {
-                t.on_timeout();
-                self.rto = t.rto();
-                return;
-            }
-            _ => {}
+        if let Some(RuleState::Ticks(t)) = self.rule.as_deref_mut() {
+            t.on_timeout();
+            self.rto = t.rto();
+            return;
         }
         if self.rto() < self.cfg.max {
             self.backoff_shift += 1;
@@ -470,8 +501,7 @@ impl Measure {
                 l.rto(srtt, &self.cfg)
             }
             // BSD's and ns-2's estimators take their samples in ticks (`on_timed_ack`), never these.
-            Some(RuleState::Bsd(b)) => b.rto(),
-            Some(RuleState::Ns2(t)) => t.rto(),
+            Some(RuleState::Ticks(t)) => t.rto(),
         };
         // RFC 6298 §5.7: a new sample after backoff collapses the backed-off RTO.
         self.backoff_shift = 0;
@@ -501,7 +531,7 @@ impl Measure {
                     self.rto = l.rto(srtt, &self.cfg);
                 }
             }
-            Some(RuleState::Bsd(_) | RuleState::Ns2(_)) => self.on_timed_ack(now, ack),
+            Some(RuleState::Ticks(_)) => self.on_timed_ack(now, ack),
         }
         let Some(start) = self.epoch_start else {
             self.begin_epoch(now, snd_nxt);

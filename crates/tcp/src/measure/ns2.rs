@@ -4,12 +4,12 @@
 //! One segment is timed at a time (`TcpAgent::output`: a new segment when none is), its RTT
 //! counted in whole ticks of `tcp_tick_` (`RtoConfig::granularity`) on the agent's own clock,
 //! whose phase `boot_time_` is drawn uniformly within one tick (`TcpAgent::reset`). srtt and
-//! rttvar are BSD's fixed point (`TickAverages`) without BSD's origin of 1; the RTO is srtt +
+//! rttvar are BSD's fixed point (`TickEstimator`) without BSD's origin of 1; the RTO is srtt +
 //! 4·rttvar in whole ticks (`rtt_update`), raised to `minrto_` before the backoff multiplies
 //! it (`rtt_timeout`, Tom Kelly's RFC 2988 correction), at most `maxrto_` and at least two
 //! ticks. Unlike BSD's, the timer runs from when it is set, not from a tick.
 
-use super::bsd::TickAverages;
+use super::ticks::TickEstimator;
 use super::RtoConfig;
 use crate::time::{Duration, Time};
 
@@ -21,31 +21,19 @@ const MAX_BACKOFF: u32 = 64;
 /// `rtt_backoff`: past this backoff srtt is folded into rttvar and dropped.
 const FORGET_BACKOFF: u32 = 8;
 
-/// The timed segment: `rtt_seq_` (its first byte) and `rtt_ts_` (when it left).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Timed {
-    seq: u64,
-    sent: Time,
-}
-
 /// An agent's timing state, as TcpAgent holds it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Ns2Timer {
-    /// `tcp_tick_`.
-    tick: Duration,
-    /// `boot_time_`: the agent's clock ticks at each multiple of `tick` minus this.
-    boot_time: Duration,
+    /// The clock of `tcp_tick_` in the phase `boot_time_`, the segment of `rtt_active_`,
+    /// `t_srtt_` and `t_rttvar_`.
+    pub(super) est: TickEstimator,
     /// `minrto_` and `maxrto_`.
     min: Duration,
     max: Duration,
-    /// `t_srtt_` and `t_rttvar_`.
-    avg: TickAverages,
     /// `t_rtxcur_`: the RTO before the backoff and the bounds; `rtxcur_init_` before a sample.
     rtxcur: Duration,
     /// `t_backoff_`.
     backoff: u32,
-    /// `rtt_active_`: a segment is being timed.
-    timed: Option<Timed>,
 }
 
 impl Ns2Timer {
@@ -54,59 +42,23 @@ impl Ns2Timer {
     pub(super) fn new(cfg: &RtoConfig) -> Self {
         let tick = Duration(cfg.granularity.0.max(1));
         let rttvar = i32::try_from(RTTVAR_INIT.0 / tick.0).unwrap_or(i32::MAX >> 2) << 2;
-        Ns2Timer {
-            tick,
-            boot_time: Duration::ZERO,
-            min: cfg.min,
-            max: cfg.max,
-            avg: TickAverages { srtt: 0, rttvar },
-            rtxcur: cfg.initial,
-            backoff: 1,
-            timed: None,
-        }
+        Ns2Timer { est: TickEstimator::new(tick, rttvar), min: cfg.min, max: cfg.max, rtxcur: cfg.initial, backoff: 1 }
     }
 
     /// `boot_time_ = Random::uniform(tcp_tick_)`, from the connection's random stream.
     pub(super) fn seed_phase(&mut self, seed: u64) {
-        self.boot_time = Duration(seed % self.tick.0);
-    }
-
-    /// The agent's tick count at `t`.
-    fn ticks_at(&self, t: Time) -> u64 {
-        (t.0 + self.boot_time.0) / self.tick.0
+        self.est.set_phase(Duration(seed));
     }
 
     /// `TcpAgent::rtt_timeout`: `minrto_` × backoff if t_rtxcur_ is below it, else t_rtxcur_ ×
     /// backoff; at most `maxrto_`, at least two ticks.
     pub(super) fn rto(&self) -> Duration {
         let base = if self.rtxcur < self.min { self.min } else { self.rtxcur };
-        Duration(base.0.saturating_mul(u64::from(self.backoff))).min(self.max).max(Duration(2 * self.tick.0))
-    }
-
-    /// The smoothed RTT as a time (t_srtt_ / 8 ticks, as `tcp-rbp.cc` spaces by it), `None`
-    /// before the first sample.
-    pub(super) fn srtt(&self) -> Option<Duration> {
-        self.avg.srtt(self.tick)
-    }
-
-    /// The smoothed mean deviation as a time (t_rttvar_ / 4 ticks).
-    pub(super) fn rttvar(&self) -> Duration {
-        self.avg.rttvar(self.tick)
+        Duration(base.0.saturating_mul(u64::from(self.backoff))).min(self.max).max(Duration(2 * self.est.tick.0))
     }
 
     pub(super) fn backed_off(&self) -> bool {
         self.backoff > 1
-    }
-
-    /// A segment starting at `seq` left at `now`. `TcpAgent::output`: a segment beyond maxseq_
-    /// is timed when none is. A retransmission comes after `reset_rtx_timer` (a timeout, or a
-    /// fast retransmit), which clears rtt_active_: Karn's rule.
-    pub(super) fn on_sent(&mut self, now: Time, seq: u64, retransmission: bool) {
-        if retransmission {
-            self.timed = None;
-        } else if self.timed.is_none() {
-            self.timed = Some(Timed { seq, sent: now });
-        }
     }
 
     /// An ACK that advances snd_una to `ack` at `now`. `TcpAgent::newack`: an ACK at or beyond
@@ -114,12 +66,11 @@ impl Ns2Timer {
     /// ticks of the agent's clock between the send and now (`int((tao + fmod(sendtime +
     /// boot_time_, tcp_tick_)) / tcp_tick_)`), at least 1. Returns it.
     pub(super) fn on_ack(&mut self, now: Time, ack: u64) -> Option<u32> {
-        let timed = self.timed.filter(|t| ack > t.seq)?;
-        self.timed = None;
+        let crossed = self.est.ticks_since_timed(now, ack)?;
         self.backoff = 1;
-        let rtt = u32::try_from(self.ticks_at(now).saturating_sub(self.ticks_at(timed.sent))).unwrap_or(u32::MAX).max(1);
-        self.avg.sample(rtt, 0);
-        self.rtxcur = Duration(self.tick.0.saturating_mul(u64::from(self.avg.rexmtval())));
+        let rtt = u32::try_from(crossed).unwrap_or(u32::MAX).max(1);
+        self.est.sample(rtt, 0);
+        self.rtxcur = Duration(self.est.tick.0.saturating_mul(u64::from(self.est.rexmtval())));
         Some(rtt)
     }
 
@@ -130,9 +81,9 @@ impl Ns2Timer {
             self.backoff <<= 1;
         }
         if self.backoff > FORGET_BACKOFF {
-            self.avg.forget_srtt();
+            self.est.forget_srtt();
         }
-        self.timed = None;
+        self.est.stop_timing();
     }
 }
 
@@ -149,7 +100,7 @@ mod tests {
 
     /// Time one segment sent at `sent` and acknowledged at `acked` (both in ms); its t_rtt_.
     fn timed(t: &mut Ns2Timer, sent: u64, acked: u64) -> Option<u32> {
-        t.on_sent(at(sent), 1, false);
+        t.est.on_sent(at(sent), 1, false);
         t.on_ack(at(acked), 1001)
     }
 
@@ -175,11 +126,11 @@ mod tests {
         assert_eq!(timed(&mut t, 50, 120), Some(1), "one tick (100 ms) crossed");
         assert_eq!(timed(&mut t, 10, 90), Some(1), "none crossed: at least 1");
         assert_eq!(timed(&mut t, 150, 420), Some(3), "ticks at 200, 300 and 400 ms");
-        // With boot_time_ 60 ms the clock ticks at 40, 140, 240 ms...: 50 → 120 crosses none.
+        // With boot_time_ 60 ms the clock ticks at 40, 140, 240 ms...
         let mut shifted = Ns2Timer::new(&cfg());
         shifted.seed_phase(60_000_000);
-        assert_eq!(timed(&mut shifted, 50, 120), Some(1), "none crossed, raised to 1");
-        assert_eq!(timed(&mut shifted, 30, 250), Some(3), "ticks at 40, 140 and 240 ms");
+        assert_eq!(timed(&mut shifted, 30, 150), Some(2), "ticks at 40 and 140 ms (one at 100 ms in phase 0)");
+        assert_eq!(timed(&mut shifted, 30, 250), Some(3), "ticks at 40, 140 and 240 ms (two in phase 0)");
     }
 
     #[test]
@@ -195,10 +146,10 @@ mod tests {
         let mut seen = vec![];
         for (sent, acked) in [(0, 250), (300, 650), (700, 820)] {
             timed(&mut t, sent, acked);
-            seen.push((t.avg.srtt, t.avg.rttvar, t.rtxcur));
+            seen.push((t.est.srtt, t.est.rttvar, t.rtxcur));
         }
         assert_eq!(seen, [(16, 4, ms(600)), (17, 4, ms(600)), (16, 4, ms(600))]);
-        assert_eq!((t.srtt(), t.rttvar(), t.rto()), (Some(ms(200)), ms(100), ms(1000)));
+        assert_eq!((t.est.srtt(), t.est.rttvar(), t.rto()), (Some(ms(200)), ms(100), ms(1000)));
         // A 10 ms tick and minrto_ 200 ms (ns-2.35's defaults): 32 ticks of RTT give t_rtxcur_
         // 96 ticks, 960 ms, above the floor.
         let mut fine = Ns2Timer::new(&RtoConfig { granularity: ms(10), min: ms(200), ..cfg() });
@@ -224,7 +175,7 @@ mod tests {
         for k in 0..40 {
             timed(&mut lan, 1000 * k, 1000 * k + 5);
         }
-        assert_eq!((lan.avg.srtt, lan.avg.rttvar, lan.rto()), (8, 2, ms(300)));
+        assert_eq!((lan.est.srtt, lan.est.rttvar, lan.rto()), (8, 2, ms(300)));
     }
 
     #[test]
@@ -235,24 +186,24 @@ mod tests {
         for _ in 0..4 {
             t.on_timeout();
         }
-        assert_eq!((t.backoff, t.avg.srtt, t.avg.rttvar, t.srtt()), (16, 0, 6, None));
+        assert_eq!((t.backoff, t.est.srtt, t.est.rttvar, t.est.srtt()), (16, 0, 6, None));
         // The ACK of a newly timed segment ends the backoff and sets srtt and rttvar afresh.
         assert_eq!(timed(&mut t, 5000, 5450), Some(4));
-        assert_eq!((t.backoff, t.avg.srtt, t.avg.rttvar, t.rtxcur), (1, 32, 8, ms(1200)));
+        assert_eq!((t.backoff, t.est.srtt, t.est.rttvar, t.rtxcur), (1, 32, 8, ms(1200)));
     }
 
     #[test]
     fn one_segment_is_timed_at_a_time_and_karns_rule_holds() {
         let mut t = Ns2Timer::new(&cfg());
-        t.on_sent(at(0), 1, false);
-        t.on_sent(at(10), 1001, false);
+        t.est.on_sent(at(0), 1, false);
+        t.est.on_sent(at(10), 1001, false);
         assert_eq!(t.on_ack(at(150), 1001), Some(1), "the first segment's ACK");
         assert_eq!(t.on_ack(at(160), 2001), None, "the second was not timed");
         // reset_rtx_timer clears rtt_active_: a retransmission, then its ACK, gives no sample.
-        t.on_sent(at(200), 2001, false);
-        t.on_sent(at(210), 2001, true);
+        t.est.on_sent(at(200), 2001, false);
+        t.est.on_sent(at(210), 2001, true);
         assert_eq!(t.on_ack(at(400), 3001), None);
-        t.on_sent(at(500), 3001, false);
+        t.est.on_sent(at(500), 3001, false);
         t.on_timeout();
         assert_eq!(t.on_ack(at(900), 4001), None, "a timeout ends the timing too");
     }
