@@ -48,7 +48,8 @@ WIRE_BYTES = 1040
 # Every discipline's limit as ns-3 is given it: rampup's defaults (docs/queues.md).
 LIMIT = {"red": 1000, "codel": 1000, "fq-codel": 10240, "pie": 1000}
 # ns-3's RED and PIE take the typical packet for their idle and "short queue" rules.
-EXTRA = {"red": ", mean_pktsize = 1040", "pie": ", mean_pktsize = 1040"}
+# ns-3's RedQueueDisc marks every unforced signal, up to 2·max_th (docs/queues.md, mark_p).
+EXTRA = {"red": ", mean_pktsize = 1040, mark_p = 1.0", "pie": ", mean_pktsize = 1040"}
 
 
 def need_ns3() -> None:

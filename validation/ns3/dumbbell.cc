@@ -263,6 +263,8 @@ int main(int argc, char** argv) {
   QueueDisc::Stats st = g_disc->GetStats();
   std::cout << "goodput_bps=" << rx * 8.0 / duration << " drops=" << st.nTotalDroppedPackets << " late_drops=" << g_late_drops << " marks=" << st.nTotalMarkedPackets
             << " retransmits=" << retransmits << " timeouts=" << timeouts << " carried_bps=" << g_carried_bytes * 8.0 / duration;
+  std::cout << " flow_rx=";
+  for (size_t i = 0; i < apps.size(); i++) std::cout << (i ? "," : "") << apps[i]->GetTotalRx();
   std::map<std::string, uint32_t> reasons(st.nDroppedPacketsBeforeEnqueue.begin(), st.nDroppedPacketsBeforeEnqueue.end());
   for (auto& [reason, n] : st.nDroppedPacketsAfterDequeue) reasons[reason] += n;
   for (auto& [reason, n] : reasons) std::cout << " drop:" << Token(reason) << "=" << n;

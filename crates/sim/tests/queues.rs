@@ -119,3 +119,20 @@ fn codel_and_fq_codel_take_a_change_of_rate_red_and_pie_refuse_it() {
         assert!(e.starts_with(&format!("change[0].rate: link \"left-right\" runs {kind}, which takes the link's rate as fixed")), "{e}");
     }
 }
+
+#[test]
+fn red_marks_up_to_mark_p_which_defaults_to_max_p() {
+    // ns-2's mark_p_: unset, marks stop where pb reaches max_p (docs/queues.md).
+    let red = |keys: &str| dumbbell(&format!("kind = \"red\", ecn = true{keys}"), 1, 1);
+    let marks_in_gentle_region = |keys: &str| -> u64 {
+        let s = red(keys).replace("app = {", "tcp = { ecn = true }\napp = {");
+        let out = run_toml(&s, None).unwrap_or_else(|e| panic!("{keys}: {e}"));
+        u64s(out.table("links").column("marks")).iter().sum()
+    };
+    let default = marks_in_gentle_region("");
+    assert_eq!(default, marks_in_gentle_region(", mark_p = 0.02"));
+    assert_eq!(marks_in_gentle_region(", max_p = 0.1"), marks_in_gentle_region(", max_p = 0.1, mark_p = 0.1"));
+    assert!(marks_in_gentle_region(", mark_p = 1.0") > default);
+    let e = rampup_sim::check_toml(&red(", mark_p = 1.5")).unwrap_err().to_string();
+    assert_eq!(e, "topology.bottleneck_queue.mark_p: must be a probability in (0, 1] (got 1.5)");
+}

@@ -30,14 +30,30 @@ pub struct RedParams {
     /// The typical packet, whose transmission time counts the packets an idle link could
     /// have sent (the paper's m, §4).
     pub mean_pktsize_bytes: u32,
-    /// Mark ECN-capable packets below max_th instead of dropping them (ns-2's `setbit_`;
-    /// RFC 3168 §7).
+    /// Mark ECN-capable packets instead of dropping them (ns-2's `setbit_`; RFC 3168 §7)
+    /// while pb is below `mark_p`.
     pub ecn: bool,
+    /// ns-2's `mark_p_`: an ECT packet is marked only while pb, before the count spreads
+    /// it, is below this; above, RED drops it as from a non-ECN flow. At max_p (the
+    /// default) marks stop at max_th; at 1 they span gentle RED's whole upper region, as
+    /// ns-3's `RedQueueDisc` marks everything but its forced drops at 2·max_th.
+    pub mark_p: f64,
 }
 
 impl Default for RedParams {
     fn default() -> Self {
-        RedParams { min_th: 5.0, max_th: 15.0, max_p: 0.02, w_q: 0.002, gentle: true, wait: true, byte_mode: false, mean_pktsize_bytes: 1500, ecn: false }
+        RedParams {
+            min_th: 5.0,
+            max_th: 15.0,
+            max_p: 0.02,
+            w_q: 0.002,
+            gentle: true,
+            wait: true,
+            byte_mode: false,
+            mean_pktsize_bytes: 1500,
+            ecn: false,
+            mark_p: 0.02,
+        }
     }
 }
 
@@ -113,9 +129,12 @@ impl Red {
             self.count = 0;
             return;
         }
-        if self.avg >= self.params.min_th {
+        // ns-2's `queue/red.cc` and ns-3's `RedQueueDisc` leave a queue of at most one
+        // packet alone whatever the average: a drop there cannot shorten a queue.
+        if self.avg >= self.params.min_th && self.queue.len() > 1 {
             self.count += 1;
-            let signal = match self.pb() {
+            let pb = self.pb();
+            let signal = match pb {
                 Some(pb) => {
                     let pa = self.pa(pb, pkt.bytes);
                     self.rng.random::<f64>() < pa
@@ -124,9 +143,9 @@ impl Red {
             };
             if signal {
                 self.count = 0;
-                // Marks only below max_th, as ns-2 and RFC 3168 §7 advise: above it the
-                // queue is out of control and drops are due.
-                let ecn = self.params.ecn && self.avg < self.params.max_th;
+                // RFC 3168 §7: mark where RED would drop for congestion; the forced
+                // drops (pb None) stay drops, as the queue is then out of control.
+                let ecn = self.params.ecn && pb.is_some_and(|pb| pb < self.params.mark_p);
                 if !out.signal(&mut pkt, ecn) {
                     return;
                 }
@@ -232,14 +251,53 @@ mod tests {
         assert_eq!(r.count, -1);
     }
 
+    /// A RED queue holding `n` packets, its average at `avg` and a count that makes the
+    /// next arrival's signal certain.
+    fn red_at(params: RedParams, n: u32, avg: f64) -> Red {
+        let mut r = red(params);
+        r.idle_since = None;
+        for i in 0..n {
+            r.queue.push(pkt(100 + i, 1500, 0, 0));
+        }
+        r.avg = avg;
+        r.count = 1000;
+        r
+    }
+
+    fn arrive_ect(r: &mut Red) -> Verdicts {
+        let mut out = Verdicts::default();
+        r.enqueue(ms(0), Queued { ect: true, ..pkt(1, 1500, 0, 0) }, false, &mut out);
+        out
+    }
+
     #[test]
     fn ect_packets_are_marked_below_max_th() {
-        let mut r = red(RedParams { ecn: true, ..Default::default() });
-        let mut out = Verdicts::default();
-        r.idle_since = None;
-        r.avg = 14.0;
-        r.count = 1000;
-        r.enqueue(ms(0), Queued { ect: true, ..pkt(1, 1500, 0, 0) }, false, &mut out);
-        assert!(out.dropped.is_empty() && out.marks == 1 && r.queue.pop().unwrap().ce);
+        // RFC 3168 §7 with ns-2's mark_p_ at max_p: marked at pb < max_p, dropped above.
+        let mut r = red_at(RedParams { ecn: true, ..Default::default() }, 3, 14.0);
+        let out = arrive_ect(&mut r);
+        assert!(out.dropped.is_empty() && out.marks == 1);
+        assert_eq!(std::iter::from_fn(|| r.queue.pop()).last().map(|p| (p.id, p.ce)), Some((1, true)));
+        let mut r = red_at(RedParams { ecn: true, ..Default::default() }, 3, 20.0);
+        let out = arrive_ect(&mut r);
+        assert_eq!((out.dropped, out.marks), (vec![1], 0));
+    }
+
+    #[test]
+    fn mark_p_one_marks_the_gentle_region_and_drops_at_twice_max_th() {
+        // ns-3's RedQueueDisc: unforced signals in max_th..2·max_th are marks, forced drops.
+        let params = RedParams { ecn: true, mark_p: 1.0, ..Default::default() };
+        let out = arrive_ect(&mut red_at(params, 3, 29.0));
+        assert!(out.dropped.is_empty() && out.marks == 1);
+        let out = arrive_ect(&mut red_at(params, 3, 30.1));
+        assert_eq!((out.dropped, out.marks), (vec![1], 0));
+    }
+
+    #[test]
+    fn a_queue_of_one_packet_is_never_dropped_early() {
+        // ns-2 red.cc and ns-3: early drops only when more than one packet waits.
+        for (n, dropped) in [(0, false), (1, false), (2, true)] {
+            let out = arrive_ect(&mut red_at(RedParams::default(), n, 40.0));
+            assert_eq!(!out.dropped.is_empty(), dropped, "{n} waiting");
+        }
     }
 }

@@ -175,6 +175,7 @@ fn queue_disciplines(put: &mut impl FnMut(&'static str, &'static str, String)) {
     put(t, "gentle", r.gentle.to_string());
     put(t, "wait", r.wait.to_string());
     put(t, "byte_mode", r.byte_mode.to_string());
+    put(t, "mark_p", format!("{:?}", r.mark_p));
     put(t, "mean_pktsize", r.mean_pktsize_bytes.to_string());
     put(t, "ecn", r.ecn.to_string());
     let QueueKind::CoDel(c) = of("codel") else { unreachable!("codel") };

@@ -48,6 +48,7 @@ pub struct QueueFile {
     gentle: Option<bool>,
     wait: Option<bool>,
     byte_mode: Option<bool>,
+    mark_p: Option<f64>,
     // RED and PIE.
     mean_pktsize: Option<SizeValue>,
     // PIE.
@@ -78,7 +79,7 @@ impl QueueFile {
         let kind = self.kind.unwrap_or(KindFile::DropTail);
         let allowed: &[&str] = match kind {
             KindFile::DropTail => &[],
-            KindFile::Red => &["ecn", "min_th", "max_th", "max_p", "w_q", "gentle", "wait", "byte_mode", "mean_pktsize"],
+            KindFile::Red => &["ecn", "min_th", "max_th", "max_p", "w_q", "gentle", "wait", "byte_mode", "mark_p", "mean_pktsize"],
             KindFile::Codel => &["ecn", "target", "interval", "mtu"],
             KindFile::FqCodel => &["ecn", "target", "interval", "mtu", "flows", "quantum", "memory_limit"],
             KindFile::Pie => &["ecn", "target", "t_update", "alpha", "beta", "max_burst", "derandomize", "mark_ecnth", "mean_pktsize"],
@@ -127,16 +128,19 @@ impl QueueFile {
                 if max_th <= min_th {
                     return err(format!("{path}.max_th"), format!("must be greater than min_th ({min_th})"));
                 }
+                let max_p = probability(self.max_p, &format!("{path}.max_p"), d.max_p)?;
                 QueueKind::Red(RedParams {
                     min_th,
                     max_th,
-                    max_p: probability(self.max_p, &format!("{path}.max_p"), d.max_p)?,
+                    max_p,
                     w_q: probability(self.w_q, &format!("{path}.w_q"), d.w_q)?,
                     gentle: self.gentle.unwrap_or(d.gentle),
                     wait: self.wait.unwrap_or(d.wait),
                     byte_mode: self.byte_mode.unwrap_or(d.byte_mode),
                     mean_pktsize_bytes: bytes(self.mean_pktsize, "mean_pktsize", d.mean_pktsize_bytes as u64, 65_535)? as u32,
                     ecn,
+                    // Unset, marks end where max_p is reached, whatever max_p is.
+                    mark_p: probability(self.mark_p, &format!("{path}.mark_p"), max_p)?,
                 })
             }
             KindFile::Pie => {
@@ -156,7 +160,7 @@ impl QueueFile {
         }))
     }
 
-    fn keys(&self) -> [(&'static str, bool); 21] {
+    fn keys(&self) -> [(&'static str, bool); 22] {
         [
             ("ecn", self.ecn.is_some()),
             ("target", self.target.is_some()),
@@ -172,6 +176,7 @@ impl QueueFile {
             ("gentle", self.gentle.is_some()),
             ("wait", self.wait.is_some()),
             ("byte_mode", self.byte_mode.is_some()),
+            ("mark_p", self.mark_p.is_some()),
             ("mean_pktsize", self.mean_pktsize.is_some()),
             ("t_update", self.t_update.is_some()),
             ("alpha", self.alpha.is_some()),
