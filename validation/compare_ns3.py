@@ -2,7 +2,7 @@
 """Run one dumbbell through ns-3's queue discs and rampup's; print markdown tables.
 
     python3 validation/compare_ns3.py [--duration S] [--no-sack] [--ecn] [--initial-ssthresh N]
-                                      [--ns3-flightsize]
+                                      [--ns3-flightsize] [--seeds N]
 
 The dumbbell: N NewReno bulk flows (N = 1 and 8, flow i starting at 10·i ms), with SACK
 and RFC 6675 recovery (`--no-sack`: NewReno's own, RFC 6582), 1 Gb/s access links of 1 ms,
@@ -19,6 +19,9 @@ each to its cause. A second table gives each side's own counters: the queue's dr
 bottleneck's carried rate, ns-3's median delay without the packet its device queue holds,
 and ns-3's drops by reason. Nothing is tuned. `--ns3-flightsize` makes ns-3 set ssthresh on
 entering recovery from FlightSize, as rampup does (RFC 6675 §5 step 4.2), not from its pipe.
+`--seeds N` runs each row with seeds 1 to N on both sides (ns-3's `RngRun`, rampup's `seed`)
+and gives each figure's median over them: one run is one trajectory, and FQ-CoDel's seeded
+hash may put two flows in one queue under a seed.
 Without ns-3 or g++ the script stops with a one-line error.
 """
 
@@ -28,9 +31,11 @@ import argparse
 import csv
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -74,15 +79,27 @@ def build_rampup() -> None:
     subprocess.run(["cargo", "build", "-q", "--release", "-p", "rampup-sim", "--example", "run"], cwd=ROOT, check=True, env=env)
 
 
-def scenario(kind: str, flows: int, duration: float, sack: bool, ecn: bool, ssthresh: int) -> str:
-    e = ", ecn = true" if ecn else ""
-    ss = f", initial_ssthresh = {ssthresh}" if ssthresh else ""
+@dataclass(frozen=True)
+class Setup:
+    """What both sides run: the command line's choices and a seed."""
+
+    duration: float
+    sack: bool
+    ecn: bool
+    ssthresh: int
+    flightsize: bool
+    seed: int = 1
+
+
+def scenario(kind: str, flows: int, s: Setup) -> str:
+    e = ", ecn = true" if s.ecn else ""
+    ss = f", initial_ssthresh = {s.ssthresh}" if s.ssthresh else ""
     text = (
-        f'duration = "{duration}s"\n[topology]\nkind = "dumbbell"\npairs = {flows}\naccess_rate = "1Gbps"\naccess_delay = "1ms"\n'
+        f'seed = {s.seed}\nduration = "{s.duration}s"\n[topology]\nkind = "dumbbell"\npairs = {flows}\naccess_rate = "1Gbps"\naccess_delay = "1ms"\n'
         f'bottleneck_rate = "20Mbps"\nbottleneck_delay = "18ms"\n'
         f'bottleneck_queue = {{ kind = "{kind}", packets = {LIMIT[kind]}{EXTRA.get(kind, "")}{e} }}\n'
     )
-    tcp = f'{{ cc = "newreno", recovery = "{"sack" if sack else "newreno"}"{e}{ss} }}'
+    tcp = f'{{ cc = "newreno", recovery = "{"sack" if s.sack else "newreno"}"{e}{ss} }}'
     for i in range(flows):
         text += f'[[flow]]\nfrom = "s{i}"\nto = "r{i}"\nstart = "{10 * i}ms"\napp = {{ kind = "bulk" }}\ntcp = {tcp}\n'
     return text + f'[trace]\nqueues = true\nqueues_interval = "{SAMPLE}"\n'
@@ -93,10 +110,10 @@ def percentile(xs: list[float], q: float) -> float:
     return xs[min(len(xs) - 1, int(q * len(xs)))] if xs else float("nan")
 
 
-def run_rampup(kind: str, flows: int, duration: float, sack: bool, ecn: bool, ssthresh: int, tmp: Path) -> dict:
-    case = tmp / f"rampup-{kind}-{flows}"
+def run_rampup(kind: str, flows: int, s: Setup, tmp: Path) -> dict:
+    case = tmp / f"rampup-{kind}-{flows}-{s.seed}"
     case.mkdir()
-    (case / "s.toml").write_text(scenario(kind, flows, duration, sack, ecn, ssthresh))
+    (case / "s.toml").write_text(scenario(kind, flows, s))
     subprocess.run([str(RAMPUP_RUN), str(case / "s.toml"), "--csv", str(case)], check=True, capture_output=True)
 
     def rows(name: str) -> list[dict]:
@@ -116,25 +133,27 @@ def run_rampup(kind: str, flows: int, duration: float, sack: bool, ecn: bool, ss
             waiting = max(0, int(r["bytes"]) - (WIRE_BYTES if int(r["packets"]) > 0 else 0))
             delays.append(waiting * 8 / RATE_BPS * 1e3)
     return {
-        "goodput": sum(int(r["bytes_received"]) for r in fl) * 8 / duration,
+        "goodput": sum(int(r["bytes_received"]) for r in fl) * 8 / s.duration,
         "drops": int(bn["drops"]),
         "late_drops": int(bn["drops"]) - drops_before,
         "marks": int(bn["marks"]),
         "retransmits": sum(int(r["retransmits"]) for r in fl),
         "timeouts": sum(int(r["timeouts"]) for r in fl),
-        "carried": int(bn["tx_bytes"]) * 8 / duration,
-        "delays": delays,
+        "carried": int(bn["tx_bytes"]) * 8 / s.duration,
+        "median": percentile(delays, 0.5),
+        "p90": percentile(delays, 0.9),
     }
 
 
-def run_ns3(exe: Path, kind: str, flows: int, duration: float, sack: bool, ecn: bool, ssthresh: int, flightsize: bool, tmp: Path) -> dict:
-    delays_file = tmp / f"ns3-{kind}-{flows}.txt"
-    args = [str(exe), f"--disc={kind}", f"--flows={flows}", f"--duration={duration}", f"--sack={int(sack)}", f"--ecn={int(ecn)}",
-            f"--ssthresh={ssthresh}", f"--from={FROM_S}", f"--delays={delays_file}", f"--flightsize={int(flightsize)}"]
+def run_ns3(exe: Path, kind: str, flows: int, s: Setup, tmp: Path) -> dict:
+    delays_file = tmp / f"ns3-{kind}-{flows}-{s.seed}.txt"
+    args = [str(exe), f"--disc={kind}", f"--flows={flows}", f"--duration={s.duration}", f"--sack={int(s.sack)}", f"--ecn={int(s.ecn)}",
+            f"--ssthresh={s.ssthresh}", f"--from={FROM_S}", f"--delays={delays_file}", f"--flightsize={int(s.flightsize)}",
+            f"--RngRun={s.seed}"]
     out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
     kv = dict(item.split("=") for item in out.split())
     lines = delays_file.read_text().splitlines()
-    reasons = {k.removeprefix("drop:").replace("_", " "): int(v) for k, v in kv.items() if k.startswith("drop:")}
+    delays = [float(line.split()[0]) for line in lines]
     return {
         "goodput": float(kv["goodput_bps"]),
         "drops": int(kv["drops"]),
@@ -143,10 +162,21 @@ def run_ns3(exe: Path, kind: str, flows: int, duration: float, sack: bool, ecn: 
         "retransmits": int(kv["retransmits"]),
         "timeouts": int(kv["timeouts"]),
         "carried": float(kv["carried_bps"]),
-        "reasons": reasons,
-        "delays": [float(line.split()[0]) for line in lines],
-        "disc_delays": [float(line.split()[1]) for line in lines],
+        "median": percentile(delays, 0.5),
+        "p90": percentile(delays, 0.9),
+        "disc_median": percentile([float(line.split()[1]) for line in lines], 0.5),
+        **{"drop:" + k.removeprefix("drop:").replace("_", " "): int(v) for k, v in kv.items() if k.startswith("drop:")},
     }
+
+
+def median_of(runs: list[dict]) -> dict:
+    """Each figure's median over the seeds' runs (a drop reason missing from a run counts 0)."""
+    keys = dict.fromkeys(k for r in runs for k in r)
+    return {k: statistics.median(r.get(k, 0) for r in runs) for k in keys}
+
+
+def count(x: float) -> str:
+    return f"{x:g}"
 
 
 def diff(a: float, b: float, bound: float) -> str:
@@ -165,15 +195,20 @@ def main() -> int:
                     help="both sides' initial ssthresh (default: unlimited), to take the first slow start's overshoot out")
     ap.add_argument("--ns3-flightsize", action="store_true",
                     help="ns-3's ssthresh on entering recovery from FlightSize, as rampup's, not from its pipe")
+    ap.add_argument("--seeds", type=int, default=1, metavar="N",
+                    help="run seeds 1 to N on each side and give each figure's median (default: 1)")
     a = ap.parse_args()
     if a.initial_ssthresh < 0:
         ap.error("--initial-ssthresh: a number of segments, 0 (unlimited) or more")
-    sack = not a.no_sack
+    if a.seeds < 1:
+        ap.error("--seeds: a number of seeds, 1 or more")
+    setup = Setup(a.duration, not a.no_sack, a.ecn, a.initial_ssthresh, a.ns3_flightsize)
     need_ns3()
     build_rampup()
-    how = ("with SACK" if sack else "without SACK") + (" and ECN" if a.ecn else "")
+    how = ("with SACK" if setup.sack else "without SACK") + (" and ECN" if a.ecn else "")
     how += f", initial ssthresh {a.initial_ssthresh} segments" if a.initial_ssthresh else ""
     how += "; ns-3's ssthresh from FlightSize" if a.ns3_flightsize else ""
+    how += f"; medians over seeds 1-{a.seeds}" if a.seeds > 1 else ""
     print(f"{a.duration:g} s, 20 Mb/s, 40 ms RTT, NewReno {how}; delay every {SAMPLE} from {FROM_S:g} s; rampup (difference from ns-3)\n")
     print("| queue | flows | goodput Mb/s ns-3 | rampup | drops ns-3 | rampup | marks ns-3 | rampup | median delay ms ns-3 | rampup | p90 ms ns-3 | rampup |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
@@ -183,14 +218,13 @@ def main() -> int:
         exe = build_ns3(tmp)
         for kind in KINDS:
             for flows in FLOWS:
-                n = run_ns3(exe, kind, flows, a.duration, sack, a.ecn, a.initial_ssthresh, a.ns3_flightsize, tmp)
-                r = run_rampup(kind, flows, a.duration, sack, a.ecn, a.initial_ssthresh, tmp)
-                nm, rm = percentile(n["delays"], 0.5), percentile(r["delays"], 0.5)
-                n9, r9 = percentile(n["delays"], 0.9), percentile(r["delays"], 0.9)
+                seeded = [replace(setup, seed=seed) for seed in range(1, a.seeds + 1)]
+                n = median_of([run_ns3(exe, kind, flows, s, tmp) for s in seeded])
+                r = median_of([run_rampup(kind, flows, s, tmp) for s in seeded])
                 print(
                     f"| {kind} | {flows} | {n['goodput'] / 1e6:.2f} | {r['goodput'] / 1e6:.2f}{diff(r['goodput'], n['goodput'], 0.05)} "
-                    f"| {n['drops']} | {r['drops']}{diff(r['drops'], n['drops'], 0.05)} | {n['marks']} | {r['marks']} "
-                    f"| {nm:.2f} | {rm:.2f}{diff(rm, nm, 0.10)} | {n9:.2f} | {r9:.2f} |",
+                    f"| {count(n['drops'])} | {count(r['drops'])}{diff(r['drops'], n['drops'], 0.05)} | {count(n['marks'])} | {count(r['marks'])} "
+                    f"| {n['median']:.2f} | {r['median']:.2f}{diff(r['median'], n['median'], 0.10)} | {n['p90']:.2f} | {r['p90']:.2f} |",
                     flush=True,
                 )
                 counters.append((kind, flows, n, r))
@@ -200,11 +234,11 @@ def main() -> int:
           "| median ms, ns-3's queue disc alone | ns-3's drops by reason |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for kind, flows, n, r in counters:
-        reasons = ", ".join(f"{k} {v}" for k, v in sorted(n["reasons"].items())) or "none"
+        reasons = ", ".join(f"{k.removeprefix('drop:')} {count(v)}" for k, v in sorted(n.items()) if k.startswith("drop:")) or "none"
         print(
-            f"| {kind} | {flows} | {n['late_drops']} | {r['late_drops']}{diff(r['late_drops'], n['late_drops'], 0.05)} "
-            f"| {n['retransmits']} | {r['retransmits']} | {n['timeouts']} | {r['timeouts']} "
-            f"| {n['carried'] / 1e6:.2f} | {r['carried'] / 1e6:.2f} | {percentile(n['disc_delays'], 0.5):.2f} | {reasons} |"
+            f"| {kind} | {flows} | {count(n['late_drops'])} | {count(r['late_drops'])}{diff(r['late_drops'], n['late_drops'], 0.05)} "
+            f"| {count(n['retransmits'])} | {count(r['retransmits'])} | {count(n['timeouts'])} | {count(r['timeouts'])} "
+            f"| {n['carried'] / 1e6:.2f} | {r['carried'] / 1e6:.2f} | {n['disc_median']:.2f} | {reasons} |"
         )
     return 0
 

@@ -104,11 +104,27 @@ void OnRto(uint32_t i, Time before, Time now) {
   if (now > before) g_flows[i].timeouts++;
 }
 
+// With --trace: each flow's congestion window, congestion state and ECN state as they
+// change, one line each (seconds, flow, what, value), for tracing a difference by hand.
+std::ofstream g_trace;
+void OnCwnd(uint32_t i, uint32_t, uint32_t now) { g_trace << Simulator::Now().GetSeconds() << " " << i << " cwnd " << now << "\n"; }
+void OnCongState(uint32_t i, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t now) {
+  g_trace << Simulator::Now().GetSeconds() << " " << i << " state " << TcpSocketState::TcpCongStateName[now] << "\n";
+}
+void OnEcnState(uint32_t i, TcpSocketState::EcnState_t, TcpSocketState::EcnState_t now) {
+  g_trace << Simulator::Now().GetSeconds() << " " << i << " ecn " << TcpSocketState::EcnStateName[now] << "\n";
+}
+
 // The socket exists once the application has started.
 void HookSocket(Ptr<BulkSendApplication> app, uint32_t i) {
   Ptr<Socket> s = app->GetSocket();
   s->TraceConnectWithoutContext("Tx", MakeBoundCallback(&OnTx, i));
   s->TraceConnectWithoutContext("RTO", MakeBoundCallback(&OnRto, i));
+  if (g_trace.is_open()) {
+    s->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&OnCwnd, i));
+    s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&OnCongState, i));
+    s->TraceConnectWithoutContext("EcnState", MakeBoundCallback(&OnEcnState, i));
+  }
 }
 
 // The bytes waiting at the port: the queue disc's, and the device queue's (the packet
@@ -152,6 +168,7 @@ int main(int argc, char** argv) {
   uint32_t ssthresh_segments = 0;
   bool flightsize = false;
   std::string delays_file;
+  std::string trace_file;
   CommandLine cmd;
   cmd.AddValue("disc", "red | codel | fq-codel | pie", disc);
   cmd.AddValue("flows", "bulk flows", flows);
@@ -161,8 +178,10 @@ int main(int argc, char** argv) {
   cmd.AddValue("ssthresh", "initial ssthresh in segments (0: unlimited)", ssthresh_segments);
   cmd.AddValue("from", "queue samples from this second on", from_s);
   cmd.AddValue("delays", "write the queueing delay samples (ms) here", delays_file);
+  cmd.AddValue("trace", "write each flow's cwnd, congestion and ECN states here as they change", trace_file);
   cmd.AddValue("flightsize", "ssthresh on entering recovery from FlightSize, as rampup, not the pipe", flightsize);
   cmd.Parse(argc, argv);
+  if (!trace_file.empty()) g_trace.open(trace_file);
 
   // rampup's NewReno (with SACK or without), an ACK for every segment, no timestamps,
   // 1000-byte payloads; RFC 6298's 1 s minimum RTO as rampup's default; an initial
