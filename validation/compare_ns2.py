@@ -47,8 +47,8 @@ CASES = [
     ("paper001", "Newreno", {"buffer": 250, "ssthresh": 5000}),
     ("paper001", "Newreno", {"buffer": 250, "ssthresh": 32}),
     # Limited Slow Start (RFC 3742) on the Table I scenario: ns-2's max_ssthresh_ = 100 with its own
-    # start value of ssthresh (reset() lowers it to max_ssthresh_); rampup cc = "limited-slow-start"
-    # with no initial ssthresh. To 2 s the run is loss-free; over 10 s it is not.
+    # start value of ssthresh (reset() lowers it to max_ssthresh_); rampup's limited-slow-start
+    # startup with no initial ssthresh (ns-2-like: its rule "ns2"). To 2 s the run is loss-free; over 10 s it is not.
     ("paper001-lss", "Newreno", {"buffer": 250, "ssthresh": 0, "max_ssthresh": 100, "duration": 2}),
     ("paper001-lss", "Newreno", {"buffer": 250, "ssthresh": 0, "max_ssthresh": 100}),
 ]
@@ -94,13 +94,15 @@ def scenario(agent: str, args: dict, ns2_like: bool) -> dict:
     if args["ssthresh"]:  # 0: ns-2's own start value; rampup's default (unlimited)
         tcp["initial_ssthresh"] = args["ssthresh"]
     if args.get("max_ssthresh"):
-        tcp.update({"cc": "limited-slow-start", "max_ssthresh": args["max_ssthresh"]})
+        tcp["startup"] = {"kind": "limited-slow-start", "max_ssthresh": args["max_ssthresh"]}
     if args.get("cap"):
         tcp["max_window"] = args["cap"]
     if args.get("delack"):
         tcp.update({"delayed_ack": True, "ack_every": 2, "delack_timeout": "100ms"})
     if ns2_like:
         tcp.update(NS2_LIKE[agent])
+        if "startup" in tcp:  # Limited Slow Start where tcp.cc's opencwnd applies it
+            tcp["startup"] = {**tcp["startup"], "rule": "ns2"}
     return {
         "duration": f"{args.get('duration', 10)}s",
         "header_bytes": 40,

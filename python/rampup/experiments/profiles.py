@@ -37,6 +37,8 @@ class Profile:
     #: Each restart policy (by the name a scheme gives) as this stack has it: another
     #: policy's name, or settings added to the scheme's.
     restart: dict[str, Any] = field(default_factory=dict)
+    #: Each startup (by its kind) as this stack has it: settings added to the scheme's.
+    startup: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 #: ns-2.35's agents (Agent/TCP/Newreno, Agent/TCP/Vegas, TCPSink/DelAck): NS2-NOTES.md,
@@ -44,7 +46,8 @@ class Profile:
 #: output, newack, rtt_update, rtt_timeout: `rto_rule = "ns2"`). Idle is the expiry of the retransmission timer the last ACK armed
 #: (tcp/tcp.cc TcpAgent::newack, newtimer); slow-start restart goes to one segment
 #: (TcpAgent::timeout); the DelAck sink ACKs seqno 0 at once (tcp/tcp-sink.cc, SYN_immediate_ack_);
-#: RBP counts, rates and spaces as tcp/tcp-rbp.cc's send_much does. Vegas's per-ACK growth
+#: RBP counts, rates and spaces as tcp/tcp-rbp.cc's send_much does; Limited Slow Start applies
+#: where TcpAgent::opencwnd applies it (`rule = "ns2"`). Vegas's per-ACK growth
 #: (`growth = "per-ack"`, tcp/tcp-vegas.cc) is left out until its window cuts are modelled too
 #: (docs/ns2-reading.md).
 NS2_35 = Profile(
@@ -56,6 +59,7 @@ NS2_35 = Profile(
     sink={"ack_first_segment": True},
     idle={"idle_threshold": "rtx-timer"},
     restart={"ssr": "ssr-ns2", "rbp-rate": {"form": "ns2"}, "rbp-cwnd": {"form": "ns2"}},
+    startup={"limited-slow-start": {"rule": "ns2"}},
 )
 
 #: ns 2.0b17 (paper 000 §4.1) with the authors' rbp_demo.tcl: initial window 1, a 100 ms

@@ -1,29 +1,68 @@
 //! Limited Slow-Start (RFC 3742): above max_ssthresh, slow start adds about
 //! max_ssthresh/2 segments per RTT instead of doubling; below it, and in congestion
-//! avoidance, the controller's own rule (RFC 5681).
+//! avoidance, the controller's own rule (RFC 5681). `LssRule::Ns2` is ns-2.35's reading
+//! instead, which limits the growth above ssthresh after a timeout too.
 
-use super::{AckCtx, RegisteredStartup, Startup, Window};
+use super::{AckCtx, CongestionEvent, CongestionKind, RegisteredStartup, Startup, Window};
 use crate::registry::{Family, Key, PartInfo, Refusal, Settings, Unit, Value};
+
+/// Where the limited growth applies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LssRule {
+    /// RFC 3742 §2: in slow start (cwnd < ssthresh) while cwnd > max_ssthresh.
+    Rfc3742,
+    /// ns-2.35 `tcp/tcp.cc`, `TcpAgent::opencwnd` and `limited_slow_start`: in the linear
+    /// branch (cwnd ≥ ssthresh, with ssthresh at most max_ssthresh from the start as
+    /// `TcpAgent::reset` sets it) while the last window cut was a timeout or none
+    /// (`last_cwnd_action_` 0 or `CWND_ACTION_TIMEOUT`), the per-ACK increment is
+    /// max(1/cwnd, 1/int(cwnd/(max_ssthresh/2))) segments; below ssthresh, plain slow start.
+    Ns2,
+}
+
+impl LssRule {
+    pub const ALL: [LssRule; 2] = [LssRule::Rfc3742, LssRule::Ns2];
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            LssRule::Rfc3742 => "rfc3742",
+            LssRule::Ns2 => "ns2",
+        }
+    }
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LimitedSlowStartConfig {
     /// RFC 3742 §2 max_ssthresh in bytes (the RFC suggests 100 MSS).
     pub max_ssthresh_bytes: u64,
+    pub rule: LssRule,
 }
 
 #[derive(Clone, Debug)]
 pub struct LimitedSlowStart {
     cfg: LimitedSlowStartConfig,
+    /// ns-2's `last_cwnd_action_` is 0 or a timeout: no cut yet, or the last was an RTO.
+    /// Only `LssRule::Ns2` reads it.
+    uncut_or_timed_out: bool,
+    /// No window cut yet: ns-2's ssthresh is then at most max_ssthresh.
+    uncut: bool,
 }
 
 impl LimitedSlowStart {
     pub fn new(cfg: LimitedSlowStartConfig) -> Self {
-        LimitedSlowStart { cfg }
+        LimitedSlowStart { cfg, uncut_or_timed_out: true, uncut: true }
     }
 
-    /// In slow start above max_ssthresh: the limited phase of RFC 3742.
+    /// The limited phase: RFC 3742's, in slow start above max_ssthresh; or ns-2's, at and
+    /// above ssthresh (its `cwnd_ >= ssthresh_`) while no cut but a timeout has been made.
     pub fn limits(&self, w: &Window) -> bool {
-        w.cwnd < w.ssthresh && w.cwnd > self.cfg.max_ssthresh_bytes
+        let max = self.cfg.max_ssthresh_bytes;
+        match self.cfg.rule {
+            LssRule::Rfc3742 => w.cwnd < w.ssthresh && w.cwnd > max,
+            LssRule::Ns2 => {
+                let ssthresh = if self.uncut { w.ssthresh.min(max) } else { w.ssthresh };
+                self.uncut_or_timed_out && w.cwnd >= ssthresh
+            }
+        }
     }
 }
 
@@ -33,14 +72,23 @@ impl RegisteredStartup for LimitedSlowStart {
         name: "limited-slow-start",
         doc: "RFC 3742: slower growth above max_ssthresh",
         // RFC 3742 §2 suggests max_ssthresh = 100 MSS.
-        keys: &[Key { name: "max_ssthresh", unit: Unit::Segments, default: Value::Segments(100), doc: "RFC 3742 §2's max_ssthresh, at least 2" }],
+        keys: &[
+            Key { name: "max_ssthresh", unit: Unit::Segments, default: Value::Segments(100), doc: "RFC 3742 §2's max_ssthresh, at least 2" },
+            Key {
+                name: "rule",
+                unit: Unit::Choice(&[LssRule::Rfc3742.name(), LssRule::Ns2.name()]),
+                default: Value::Choice(LssRule::Rfc3742.name()),
+                doc: "rfc3742: limited in slow start above max_ssthresh; ns2: ns-2.35's, above ssthresh until a fast retransmit, again after a timeout",
+            },
+        ],
         per_segment: false,
     };
     type Config = LimitedSlowStartConfig;
     fn config(s: &Settings) -> Result<LimitedSlowStartConfig, Refusal> {
         // At most 2^32 - 1 segments, so that bytes of an mss (at most 2^16) cannot overflow.
+        let rule = LssRule::ALL.into_iter().find(|r| r.name() == s.choice("rule")).expect("one of the key's choices");
         match s.segments("max_ssthresh") {
-            n @ 2..=0xFFFF_FFFF => Ok(LimitedSlowStartConfig { max_ssthresh_bytes: n * s.mss_bytes }),
+            n @ 2..=0xFFFF_FFFF => Ok(LimitedSlowStartConfig { max_ssthresh_bytes: n * s.mss_bytes, rule }),
             n @ 0..=1 => Err(Refusal { key: "max_ssthresh", why: format!("must be at least 2 segments (got {n})") }),
             n => Err(Refusal { key: "max_ssthresh", why: format!("must be at most 4294967295 segments (got {n})") }),
         }
@@ -53,7 +101,8 @@ impl RegisteredStartup for LimitedSlowStart {
 impl Startup for LimitedSlowStart {
     fn on_ack(&mut self, w: &mut Window, ctx: &AckCtx) -> bool {
         if !self.limits(w) {
-            // RFC 3742 §2: "If (cwnd <= max_ssthresh) cwnd += MSS", else RFC 5681.
+            // RFC 3742 §2: "If (cwnd <= max_ssthresh) cwnd += MSS", else RFC 5681; ns-2:
+            // slow start below ssthresh, the linear increment after a fast retransmit.
             return false;
         }
         // RFC 3742 §2: K = int(cwnd/(0.5 max_ssthresh)); cwnd += int(MSS/K). K moves up as
@@ -61,8 +110,20 @@ impl Startup for LimitedSlowStart {
         // K·max_ssthresh/2 takes K·max_ssthresh/2 ACKs, so one window of ACKs adds
         // max_ssthresh/2 segments (give or take the one ACK that crosses a band).
         let k = w.cwnd / (self.cfg.max_ssthresh_bytes / 2).max(1);
-        w.cwnd += ctx.mss / k.max(1);
+        match self.cfg.rule {
+            LssRule::Rfc3742 => w.cwnd += ctx.mss / k.max(1),
+            // ns-2's `limited_slow_start`: 1/K when K > 0, else nothing, and never less than
+            // the linear branch's 1/cwnd.
+            LssRule::Ns2 => w.cwnd += ctx.mss.checked_div(k).unwrap_or(0).max(ctx.mss * ctx.mss / w.cwnd.max(1)),
+        }
         true
+    }
+
+    fn on_congestion_event(&mut self, _w: &Window, ev: &CongestionEvent) {
+        // ns-2's `slowdown` after a fast retransmit sets `CWND_ACTION_DUPACK` (ECN: `_ECN`),
+        // a timeout `CWND_ACTION_TIMEOUT`.
+        self.uncut = false;
+        self.uncut_or_timed_out = ev.kind == CongestionKind::Rto;
     }
 
     fn mode_name(&self, w: &Window) -> Option<&'static str> {
@@ -73,24 +134,36 @@ impl Startup for LimitedSlowStart {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::{Avoidance, Cc, CongestionControl, NewReno, StartupPart};
+    use crate::cc::{Avoidance, Cc, CongestionControl, CongestionEvent, CongestionKind, NewReno, StartupPart};
     use crate::measure::{Measure, RtoConfig};
     use crate::test_util::ack_ctx;
     use crate::time::Time;
 
     const MSS: u64 = 1000;
 
-    fn lss(window: Window, acks: u64) -> Window {
+    /// The startup over NewReno (RFC 5681 below max_ssthresh and in congestion avoidance).
+    fn cc(rule: LssRule) -> Cc {
+        let lss = LimitedSlowStart::new(LimitedSlowStartConfig { max_ssthresh_bytes: 100 * MSS, rule });
+        Cc::new(StartupPart::LimitedSlowStart(lss), Avoidance::NewReno(NewReno::new(false)))
+    }
+
+    fn acks(cc: &mut Cc, w: &mut Window, n: u64) {
         let m = Measure::new(RtoConfig::default());
         let ctx = ack_ctx(Time(0), MSS, &m);
-        let lss = LimitedSlowStart::new(LimitedSlowStartConfig { max_ssthresh_bytes: 100 * MSS });
-        // RFC 3742 with RFC 5681 below max_ssthresh and in congestion avoidance.
-        let mut lss = Cc::new(StartupPart::LimitedSlowStart(lss), Avoidance::NewReno(NewReno::new(false)));
-        let mut w = window;
-        for _ in 0..acks {
-            lss.on_ack(&mut w, &ctx);
+        for _ in 0..n {
+            cc.on_ack(w, &ctx);
         }
+    }
+
+    fn lss(window: Window, n: u64) -> Window {
+        let mut w = window;
+        acks(&mut cc(LssRule::Rfc3742), &mut w, n);
         w
+    }
+
+    fn cut(cc: &mut Cc, w: &Window, kind: CongestionKind) {
+        let ev = CongestionEvent { now: Time(0), kind, mss: MSS, loss_window_bytes: w.cwnd, flight_bytes: w.cwnd, lost_sent_at: None };
+        cc.on_congestion_event(w, &ev);
     }
 
     #[test]
@@ -131,5 +204,55 @@ mod tests {
     fn test_limited_slow_start_ends_at_ssthresh() {
         let w = lss(Window { cwnd: 200 * MSS, ssthresh: 200 * MSS }, 1);
         assert_eq!(w.cwnd, 200 * MSS + 5, "congestion avoidance: MSS²/cwnd");
+    }
+
+    #[test]
+    fn ns2_limits_from_max_ssthresh_before_any_cut() {
+        // tcp.cc TcpAgent::reset: ssthresh_ at most max_ssthresh_; at cwnd = 100 the linear
+        // branch already takes limited_slow_start's 1/int(100/50) = 1/2 (RFC 3742: one more MSS).
+        let mut c = cc(LssRule::Ns2);
+        let mut w = Window { cwnd: 99 * MSS, ssthresh: u64::MAX };
+        acks(&mut c, &mut w, 1);
+        assert_eq!(w.cwnd, 100 * MSS, "slow start below max_ssthresh");
+        acks(&mut c, &mut w, 1);
+        assert_eq!(w.cwnd, 100 * MSS + 500);
+        assert_eq!(lss(Window { cwnd: 100 * MSS, ssthresh: u64::MAX }, 1).cwnd, 101 * MSS, "RFC 3742 §2: cwnd <= max_ssthresh");
+    }
+
+    #[test]
+    fn ns2_slow_starts_to_ssthresh_after_a_timeout_then_limits_above_it() {
+        // tcp.cc opencwnd: cwnd_ < ssthresh_ is plain slow start, above max_ssthresh too; at
+        // and above ssthresh_ with last_cwnd_action_ CWND_ACTION_TIMEOUT, 1/int(cwnd/50).
+        let mut c = cc(LssRule::Ns2);
+        let mut w = Window { cwnd: 400 * MSS, ssthresh: u64::MAX };
+        cut(&mut c, &w, CongestionKind::Rto);
+        w = Window { cwnd: 150 * MSS, ssthresh: 195 * MSS };
+        acks(&mut c, &mut w, 1);
+        assert_eq!(w.cwnd, 151 * MSS, "slow start above max_ssthresh, below ssthresh");
+        let mut r = Window { cwnd: 150 * MSS, ssthresh: 195 * MSS };
+        let mut rfc = cc(LssRule::Rfc3742);
+        cut(&mut rfc, &r, CongestionKind::Rto);
+        acks(&mut rfc, &mut r, 1);
+        assert_eq!(r.cwnd, 150 * MSS + 333, "RFC 3742 limits between max_ssthresh and ssthresh");
+        w.cwnd = 195 * MSS;
+        acks(&mut c, &mut w, 1);
+        assert_eq!(w.cwnd, 195 * MSS + 333, "K = int(195/50) = 3");
+    }
+
+    #[test]
+    fn ns2_grows_linearly_after_a_fast_retransmit_and_below_half_max_ssthresh() {
+        // CWND_ACTION_DUPACK ends the limited growth: 1/cwnd per ACK.
+        let mut c = cc(LssRule::Ns2);
+        let mut w = Window { cwnd: 200 * MSS, ssthresh: 200 * MSS };
+        cut(&mut c, &w, CongestionKind::FastRetransmit { inflation_bytes: 0 });
+        acks(&mut c, &mut w, 1);
+        assert_eq!(w.cwnd, 200 * MSS + 5, "MSS²/cwnd");
+        // After a timeout, at ssthresh 30 segments: K = int(30/50) = 0, and ns-2's
+        // limited_slow_start keeps the linear 1/cwnd.
+        let mut c = cc(LssRule::Ns2);
+        cut(&mut c, &w, CongestionKind::Rto);
+        let mut w = Window { cwnd: 30 * MSS, ssthresh: 30 * MSS };
+        acks(&mut c, &mut w, 1);
+        assert_eq!(w.cwnd, 30 * MSS + 33);
     }
 }

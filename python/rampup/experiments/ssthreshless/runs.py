@@ -82,7 +82,7 @@ READINGS: dict[str, Reading] = {
     "cap": Reading("cap", False, True, "rfc", "ACK every segment, window cap = ssthresh"),
     "delack": Reading("delack", True, False, "rfc", "delayed ACK, no cap"),
     "delack+cap": Reading("delack+cap", True, True, "rfc", "delayed ACK, window cap = ssthresh"),
-    "ns2": Reading("ns2", True, True, "ns2", "delayed ACK, window cap = ssthresh, ns-2 loss response"),
+    "ns2": Reading("ns2", True, True, "ns2", "delayed ACK, window cap = ssthresh, ns-2 loss response and Limited Slow Start"),
     "fq-codel+ecn": Reading("fq-codel+ecn", False, False, "rfc",
                             "as main, behind today's bottleneck: the buffer managed by FQ-CoDel with ECN marks",
                             todays_queue=True),
@@ -144,6 +144,9 @@ def tcp_for(scheme: str, net: Net, reading: Reading, gamma: float | None = None)
         tcp["max_window"] = tcp["initial_ssthresh"]
     if reading.loss == "ns2":
         tcp.update(profiles.NS2_35.loss)
+        startup = tcp.get("startup")
+        if isinstance(startup, dict) and startup["kind"] in profiles.NS2_35.startup:
+            tcp["startup"] = {**startup, **profiles.NS2_35.startup[startup["kind"]]}
     if gamma is not None and tcp.get("startup", {}).get("kind") == "ssthreshless":
         tcp["startup"] = {**tcp["startup"], "gamma": float(gamma)}
     return tcp
