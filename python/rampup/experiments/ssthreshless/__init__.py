@@ -22,8 +22,9 @@ the TCP around every scheme are run everywhere (`READINGS`):
 - ``ns2``: what ns-2 needs to give the paper's Table I (SPEC §001): delayed-ACK receiver (every
   2nd segment, 100 ms timer), window cap (ns-2's ``window_``) = the initial ssthresh for the
   slow-start schemes SS (S/A/L), ns-2's loss response (``loss_window = "cwnd"``,
-  ``rto_in_recovery = "halve"``), and LSS as ns-2's ``opencwnd`` applies it (``rule = "ns2"``:
-  above ssthresh again after a timeout).
+  ``rto_in_recovery = "halve"``), LSS as ns-2's ``opencwnd`` applies it (``rule = "ns2"``:
+  above ssthresh again after a timeout), and ns-2's RTT estimator and RTO on its 10 ms clock
+  (``rto_rule = "ns2"``, single_flow.tcl's initial RTO 3 s and maximum 60 s).
 
 Table I also runs the two other corners of ACK policy x window cap. SSthreshless Start runs with
 both RTT readings of docs/ssthreshless.md: exact samples ("SLS", primary) and RTT rounded to

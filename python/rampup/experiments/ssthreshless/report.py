@@ -454,7 +454,7 @@ def _setup_text(rep: Report, seeds: int, quick: bool) -> None:
                              else "every segment",
                              "window cap": "= initial ssthresh for SS (S/A/L), except in Fig. 10 (none: capped at 32, the "
                              "slow-start flows could not reach BDP/5)" if r.cap else "none",
-                             "loss response": "ns-2 (loss_window = cwnd, rto_in_recovery = halve; LSS rule = ns2)"
+                             "loss response": "ns-2 (loss_window = cwnd, rto_in_recovery = halve; LSS rule = ns2; RTO as TcpAgent's, 10 ms clock)"
                              if r.loss == "ns2"
                              else "RFC 5681 (rampup default)",
                              "bottleneck": "FQ-CoDel with ECN marks, ECN at both ends" if r.todays_queue else "drop-tail",

@@ -82,7 +82,7 @@ READINGS: dict[str, Reading] = {
     "cap": Reading("cap", False, True, "rfc", "ACK every segment, window cap = ssthresh"),
     "delack": Reading("delack", True, False, "rfc", "delayed ACK, no cap"),
     "delack+cap": Reading("delack+cap", True, True, "rfc", "delayed ACK, window cap = ssthresh"),
-    "ns2": Reading("ns2", True, True, "ns2", "delayed ACK, window cap = ssthresh, ns-2 loss response and Limited Slow Start"),
+    "ns2": Reading("ns2", True, True, "ns2", "delayed ACK, window cap = ssthresh, ns-2 timers, loss response and Limited Slow Start"),
     "fq-codel+ecn": Reading("fq-codel+ecn", False, False, "rfc",
                             "as main, behind today's bottleneck: the buffer managed by FQ-CoDel with ECN marks",
                             todays_queue=True),
@@ -143,6 +143,9 @@ def tcp_for(scheme: str, net: Net, reading: Reading, gamma: float | None = None)
     if reading.cap and scheme in CAPPED:
         tcp["max_window"] = tcp["initial_ssthresh"]
     if reading.loss == "ns2":
+        # single_flow.tcl's clock and RTO bounds (tcpTick_ 0.01, rtxcur_init_ 3, maxrto_ 60;
+        # minrto_ is the 1 s above), timed as TcpAgent times them.
+        tcp.update(profiles.NS2_35.timers, clock_granularity="10ms", initial_rto="3s", max_rto="60s")
         tcp.update(profiles.NS2_35.loss)
         startup = tcp.get("startup")
         if isinstance(startup, dict) and startup["kind"] in profiles.NS2_35.startup:
