@@ -65,7 +65,7 @@ pub struct Red {
     queue: Fifo,
     avg: f64,
     /// Packets since the last drop while the average was between the thresholds (−1 below
-    /// min_th).
+    /// min_th, or while at most one packet waits).
     count: i64,
     /// When the queue went empty, for the decay of the average over an idle period.
     idle_since: Option<Time>,
