@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "python"))
 
 from rampup import ns2  # noqa: E402 -- from this checkout
+from rampup.experiments import profiles  # noqa: E402
 from rampup.experiments.ssthreshless.ns2 import job  # noqa: E402
 
 NS2_SCRIPT = ns2.HERE / "single_flow.tcl"
@@ -102,7 +103,7 @@ def scenario(agent: str, args: dict, ns2_like: bool) -> dict:
     if ns2_like:
         tcp.update(NS2_LIKE[agent])
         if "startup" in tcp:  # Limited Slow Start where tcp.cc's opencwnd applies it
-            tcp["startup"] = {**tcp["startup"], "rule": "ns2"}
+            tcp["startup"] = profiles.startup(profiles.NS2_35, tcp["startup"])
     return {
         "duration": f"{args.get('duration', 10)}s",
         "header_bytes": 40,

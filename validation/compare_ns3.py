@@ -165,7 +165,7 @@ def run_ns3(exe: Path, kind: str, flows: int, s: Setup, tmp: Path) -> dict:
         "median": percentile(delays, 0.5),
         "p90": percentile(delays, 0.9),
         "disc_median": percentile([float(line.split()[1]) for line in lines], 0.5),
-        **{"drop:" + k.removeprefix("drop:").replace("_", " "): int(v) for k, v in kv.items() if k.startswith("drop:")},
+        **{k.replace("_", " "): int(v) for k, v in kv.items() if k.startswith("drop:")},
     }
 
 

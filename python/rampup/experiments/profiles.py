@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["NS2_0B17", "NS2_35", "NS2_FULLTCP", "PROFILES", "RFC", "Profile", "restart", "tcp"]
+__all__ = ["NS2_0B17", "NS2_35", "NS2_FULLTCP", "PROFILES", "RFC", "Profile", "restart", "startup", "tcp"]
 
 
 @dataclass(frozen=True)
@@ -43,8 +43,9 @@ class Profile:
 
 #: ns-2.35's agents (Agent/TCP/Newreno, Agent/TCP/Vegas, TCPSink/DelAck): NS2-NOTES.md,
 #: docs/ns2-reading.md. The RTT is timed and the RTO set as TcpAgent does (tcp/tcp.cc
-#: output, newack, rtt_update, rtt_timeout: `rto_rule = "ns2"`). Idle is the expiry of the retransmission timer the last ACK armed
-#: (tcp/tcp.cc TcpAgent::newack, newtimer); slow-start restart goes to one segment
+#: output, newack, rtt_update, rtt_timeout: `rto_rule = "ns2"`). Idle is the expiry of the
+#: retransmission timer the last ACK armed (tcp/tcp.cc TcpAgent::newack, newtimer); slow-start
+#: restart goes to one segment
 #: (TcpAgent::timeout); the DelAck sink ACKs seqno 0 at once (tcp/tcp-sink.cc, SYN_immediate_ack_);
 #: RBP counts, rates and spaces as tcp/tcp-rbp.cc's send_much does; Limited Slow Start applies
 #: where TcpAgent::opencwnd applies it (`rule = "ns2"`). Vegas's per-ACK growth
@@ -105,6 +106,16 @@ def restart(profile: Profile, policy: str | dict[str, Any]) -> str | dict[str, A
     if isinstance(mapped, str):
         return mapped if isinstance(policy, str) else {**policy, "kind": mapped}
     return {**({"kind": policy} if isinstance(policy, str) else policy), **mapped}
+
+
+def startup(profile: Profile, table: str | dict[str, Any]) -> str | dict[str, Any]:
+    """The startup ``table`` (a name, or a table with its ``kind``) as ``profile``'s stack
+    has it: the stack's settings for that kind added to the table's."""
+    kind = table if isinstance(table, str) else table["kind"]
+    mapped = profile.startup.get(kind)
+    if mapped is None:
+        return table
+    return {**({"kind": table} if isinstance(table, str) else table), **mapped}
 
 
 def tcp(profile: Profile, cc: str, *, base: bool = True, loss: bool = True, delayed_ack: bool = False,

@@ -37,19 +37,27 @@ pub struct LimitedSlowStartConfig {
     pub rule: LssRule,
 }
 
+/// ns-2's `last_cwnd_action_`: which window cut came last.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LastCut {
+    /// None yet (0): ssthresh is at most max_ssthresh (`TcpAgent::reset`).
+    None,
+    /// A timeout (`CWND_ACTION_TIMEOUT`).
+    Timeout,
+    /// A fast retransmit or an ECN echo (`CWND_ACTION_DUPACK`, `_ECN`).
+    Other,
+}
+
 #[derive(Clone, Debug)]
 pub struct LimitedSlowStart {
     cfg: LimitedSlowStartConfig,
-    /// ns-2's `last_cwnd_action_` is 0 or a timeout: no cut yet, or the last was an RTO.
     /// Only `LssRule::Ns2` reads it.
-    uncut_or_timed_out: bool,
-    /// No window cut yet: ns-2's ssthresh is then at most max_ssthresh.
-    uncut: bool,
+    last_cut: LastCut,
 }
 
 impl LimitedSlowStart {
     pub fn new(cfg: LimitedSlowStartConfig) -> Self {
-        LimitedSlowStart { cfg, uncut_or_timed_out: true, uncut: true }
+        LimitedSlowStart { cfg, last_cut: LastCut::None }
     }
 
     /// The limited phase: RFC 3742's, in slow start above max_ssthresh; or ns-2's, at and
@@ -58,10 +66,11 @@ impl LimitedSlowStart {
         let max = self.cfg.max_ssthresh_bytes;
         match self.cfg.rule {
             LssRule::Rfc3742 => w.cwnd < w.ssthresh && w.cwnd > max,
-            LssRule::Ns2 => {
-                let ssthresh = if self.uncut { w.ssthresh.min(max) } else { w.ssthresh };
-                self.uncut_or_timed_out && w.cwnd >= ssthresh
-            }
+            LssRule::Ns2 => match self.last_cut {
+                LastCut::None => w.cwnd >= w.ssthresh.min(max),
+                LastCut::Timeout => w.cwnd >= w.ssthresh,
+                LastCut::Other => false,
+            },
         }
     }
 }
@@ -120,10 +129,7 @@ impl Startup for LimitedSlowStart {
     }
 
     fn on_congestion_event(&mut self, _w: &Window, ev: &CongestionEvent) {
-        // ns-2's `slowdown` after a fast retransmit sets `CWND_ACTION_DUPACK` (ECN: `_ECN`),
-        // a timeout `CWND_ACTION_TIMEOUT`.
-        self.uncut = false;
-        self.uncut_or_timed_out = ev.kind == CongestionKind::Rto;
+        self.last_cut = if ev.kind == CongestionKind::Rto { LastCut::Timeout } else { LastCut::Other };
     }
 
     fn mode_name(&self, w: &Window) -> Option<&'static str> {

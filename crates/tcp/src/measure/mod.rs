@@ -96,6 +96,13 @@ impl TickRule {
         }
     }
 
+    fn estimator_mut(&mut self) -> &mut TickEstimator {
+        match self {
+            TickRule::Bsd(b) => &mut b.est,
+            TickRule::Ns2(t) => &mut t.est,
+        }
+    }
+
     fn rto(&self) -> Duration {
         match self {
             TickRule::Bsd(b) => b.rto(),
@@ -107,13 +114,6 @@ impl TickRule {
         match self {
             TickRule::Bsd(b) => b.backed_off(),
             TickRule::Ns2(t) => t.backed_off(),
-        }
-    }
-
-    fn on_sent(&mut self, now: Time, seq: u64, retransmission: bool) {
-        match self {
-            TickRule::Bsd(b) => b.est.on_sent(now, seq, retransmission),
-            TickRule::Ns2(t) => t.est.on_sent(now, seq, retransmission),
         }
     }
 
@@ -406,7 +406,7 @@ impl Measure {
     #[cold]
     fn timed_sent(&mut self, now: Time, seq: u64, retransmission: bool) {
         if let Some(RuleState::Ticks(t)) = self.rule.as_deref_mut() {
-            t.on_sent(now, seq, retransmission);
+            t.estimator_mut().on_sent(now, seq, retransmission);
         }
     }
 

@@ -53,8 +53,7 @@ impl Ns2Timer {
     /// `TcpAgent::rtt_timeout`: `minrto_` × backoff if t_rtxcur_ is below it, else t_rtxcur_ ×
     /// backoff; at most `maxrto_`, at least two ticks.
     pub(super) fn rto(&self) -> Duration {
-        let base = if self.rtxcur < self.min { self.min } else { self.rtxcur };
-        Duration(base.0.saturating_mul(u64::from(self.backoff))).min(self.max).max(Duration(2 * self.est.tick.0))
+        Duration(self.rtxcur.max(self.min).0.saturating_mul(u64::from(self.backoff))).min(self.max).max(Duration(2 * self.est.tick.0))
     }
 
     pub(super) fn backed_off(&self) -> bool {

@@ -147,9 +147,8 @@ def tcp_for(scheme: str, net: Net, reading: Reading, gamma: float | None = None)
         # minrto_ is the 1 s above), timed as TcpAgent times them.
         tcp.update(profiles.NS2_35.timers, clock_granularity="10ms", initial_rto="3s", max_rto="60s")
         tcp.update(profiles.NS2_35.loss)
-        startup = tcp.get("startup")
-        if isinstance(startup, dict) and startup["kind"] in profiles.NS2_35.startup:
-            tcp["startup"] = {**startup, **profiles.NS2_35.startup[startup["kind"]]}
+        if "startup" in tcp:
+            tcp["startup"] = profiles.startup(profiles.NS2_35, tcp["startup"])
     if gamma is not None and tcp.get("startup", {}).get("kind") == "ssthreshless":
         tcp["startup"] = {**tcp["startup"], "gamma": float(gamma)}
     return tcp
