@@ -517,7 +517,7 @@ fn check(f: File) -> Result<Scenario, ScenarioError> {
         queues_interval,
         packets: tf.packets.unwrap_or(false),
     };
-    queue::check_disciplines(&net, &changes, trace.packets)?;
+    queue::check_disciplines(&net, &changes)?;
     // Events rank ports, connection ends, flows with sources, and changes by index (`Order`).
     let max = crate::engine::MAX_INDEX as usize;
     if net.links.len() * 2 > max || flows.len() * 2 > max || flows.len() + udp.len() > max || changes.len() > max {

@@ -207,17 +207,13 @@ fn positive(v: Option<f64>, path: &str, default: f64) -> Result<f64, ScenarioErr
 /// What a port with a discipline does not (yet) combine with: a token bucket (tc's `tbf`
 /// has a drop-tail child queue here), a `[[change]]` of its rate under RED or PIE (RED's
 /// idle decay and PIE's delay estimate take the rate as fixed; CoDel and FQ-CoDel read only
-/// sojourn times, RFC 8289 §5) and the per-packet trace (which logs a port's departures in
-/// its arrival order, and a discipline reorders and drops at dequeue).
-pub(super) fn check_disciplines(net: &NetSpec, changes: &[Change], packets_traced: bool) -> Result<(), ScenarioError> {
+/// sojourn times, RFC 8289 §5).
+pub(super) fn check_disciplines(net: &NetSpec, changes: &[Change]) -> Result<(), ScenarioError> {
     let disciplined = |l: &LinkSpec| l.discipline.iter().any(Option::is_some);
     let name = |l: &LinkSpec| format!("{}-{}", net.nodes[l.a].name, net.nodes[l.b].name);
     for (i, l) in net.links.iter().enumerate().filter(|(_, l)| disciplined(l)) {
         if l.burst_bytes.is_some() {
             return err(format!("topology.link[{i}].burst"), "a link with a queue discipline cannot shape by a token bucket: leave out one of them");
-        }
-        if packets_traced {
-            return err("trace.packets", format!("not with a queue discipline (link {:?}): trace its queue with queues = true", name(l)));
         }
     }
     let rate_bound = |l: &LinkSpec| l.discipline.iter().flatten().find(|d| matches!(d, QueueKind::Red(_) | QueueKind::Pie(_))).map(QueueKind::name);

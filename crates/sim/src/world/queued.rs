@@ -40,7 +40,7 @@ impl World<'_> {
         if traced {
             self.traces.at_ports().offered(port, p, at, PacketEvent::Enqueue, None);
         }
-        self.discard_dropped(port);
+        self.discard_dropped(port, at, Some(id));
         self.serve(port, at);
     }
 
@@ -53,10 +53,26 @@ impl World<'_> {
         p.expire(at, watched.then_some(&mut record));
     }
 
-    fn discard_dropped(&mut self, port: u32) {
-        for id in self.net.ports[port as usize].take_dropped() {
+    /// Discard what `port`'s discipline dropped by `at`; with the packet trace on, log it,
+    /// and `arrival` (the packet just offered, if any) as enqueued unless it was dropped.
+    /// Returns how many it dropped.
+    fn discard_dropped(&mut self, port: u32, at: Time, arrival: Option<u32>) -> usize {
+        let dropped = self.net.ports[port as usize].take_dropped();
+        let tr = &mut self.traces;
+        if let Some(log) = &mut tr.log {
+            let describe = |id| traces::describe(&self.conns.ends, &self.conns.slots, self.packets_in_flight.get(id));
+            if let Some(id) = arrival.filter(|id| !dropped.contains(id)) {
+                log.held(&mut tr.series, port, at, describe(id), PacketEvent::Enqueue);
+            }
+            for &id in &dropped {
+                log.held(&mut tr.series, port, at, describe(id), PacketEvent::Drop);
+            }
+        }
+        let n = dropped.len();
+        for id in dropped {
             self.discard(id, false);
         }
+        n
     }
 
     /// If `port`'s link is free at `now`, send the packet its discipline gives, and wake the
@@ -64,8 +80,15 @@ impl World<'_> {
     pub(super) fn serve(&mut self, port: u32, now: Time) {
         self.expire_traced(port, now);
         let next = self.net.ports[port as usize].next_out(now);
-        self.discard_dropped(port);
-        let Some(q) = next else { return };
+        // A drop at dequeue (CoDel's) is a change of the queue, recorded once the packet
+        // given out is on the wire.
+        let dropped = self.discard_dropped(port, now, None) > 0 && self.traces.queues;
+        let Some(q) = next else {
+            if dropped {
+                self.traces.series.record_queue(now, port, &self.net.ports[port as usize]);
+            }
+            return;
+        };
         if q.ce {
             // Only an ECT packet is marked (`Verdicts::signal`), and only TCP's are ECT.
             if let Body::Tcp { ep, seg } = &mut self.packets_in_flight.get_mut(q.id).body {
@@ -83,6 +106,14 @@ impl World<'_> {
                 traces::capture(pc, conns, udp, start, pkt);
             }
         });
+        if dropped {
+            self.traces.series.record_queue(now, port, p);
+        }
+        if let Some(log) = &mut self.traces.log {
+            // Lost when it would have arrived, as at a drop-tail port.
+            let lost_at = matches!(offer, Offer::Lost).then(|| p.busy_until() + p.delay);
+            log.transmitting(&mut self.traces.series, port, traces::describe(conns, &self.conns.slots, pkt), lost_at);
+        }
         // Ranked before the arrivals at the same instant, by the transmission that ends
         // (`Class::Change`'s own events rank 0).
         let txn = p.next_txn() - 1;
