@@ -9,7 +9,7 @@
 // queueing delays at the link's rate (ms), for the script's percentiles.
 //
 //   ./dumbbell --disc=codel --flows=8 --duration=30 --sack=1 --ecn=0 --ssthresh=0 --from=5 --delays=FILE
-//             [--flightsize=1]
+//             [--flightsize=1] [--trace=FILE] [--drops=FILE]
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -155,6 +155,15 @@ std::string Token(std::string s) {
   return s;
 }
 
+// With --drops: each drop's time, flow (its data segments go to port 5000 + i) and ns-3's
+// reason, one line each, for reading a difference flow by flow.
+std::ofstream g_drops;
+void OnDropReason(Ptr<const QueueDiscItem> item, const char* reason) {
+  TcpHeader h;
+  item->GetPacket()->PeekHeader(h);
+  g_drops << Simulator::Now().GetSeconds() << " " << h.GetDestinationPort() - 5000 << " " << Token(reason) << "\n";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -169,6 +178,7 @@ int main(int argc, char** argv) {
   bool flightsize = false;
   std::string delays_file;
   std::string trace_file;
+  std::string drops_file;
   CommandLine cmd;
   cmd.AddValue("disc", "red | codel | fq-codel | pie", disc);
   cmd.AddValue("flows", "bulk flows", flows);
@@ -179,9 +189,11 @@ int main(int argc, char** argv) {
   cmd.AddValue("from", "queue samples from this second on", from_s);
   cmd.AddValue("delays", "write the queueing delay samples (ms) here", delays_file);
   cmd.AddValue("trace", "write each flow's cwnd, congestion and ECN states here as they change", trace_file);
+  cmd.AddValue("drops", "write each drop's time, flow and reason here", drops_file);
   cmd.AddValue("flightsize", "ssthresh on entering recovery from FlightSize, as rampup, not the pipe", flightsize);
   cmd.Parse(argc, argv);
   if (!trace_file.empty()) g_trace.open(trace_file);
+  if (!drops_file.empty()) g_drops.open(drops_file);
 
   // rampup's NewReno (with SACK or without), an ACK for every segment, no timestamps,
   // 1000-byte payloads; RFC 6298's 1 s minimum RTO as rampup's default; an initial
@@ -238,6 +250,10 @@ int main(int argc, char** argv) {
   g_disc = qdiscs.Get(0);
   g_device_queue = DynamicCast<PointToPointNetDevice>(bn.Get(0))->GetQueue();
   g_disc->TraceConnectWithoutContext("Drop", MakeBoundCallback(&OnDrop, from_s));
+  if (g_drops.is_open()) {
+    g_disc->TraceConnectWithoutContext("DropBeforeEnqueue", MakeCallback(&OnDropReason));
+    g_disc->TraceConnectWithoutContext("DropAfterDequeue", MakeCallback(&OnDropReason));
+  }
   bn.Get(0)->TraceConnectWithoutContext("PhyTxEnd", MakeCallback(&OnPhyTxEnd));
 
   Ipv4AddressHelper addr;
