@@ -142,3 +142,25 @@ fn red_marks_up_to_mark_p_which_defaults_to_max_p() {
     let e = rampup_sim::check_toml(&red(", mark_p = 1.5")).unwrap_err().to_string();
     assert_eq!(e, "topology.bottleneck_queue.mark_p: must be a probability in (0, 1] (got 1.5)");
 }
+
+/// `control_law` chooses CoDel's root for the spacing of drops, under CoDel and FQ-CoDel:
+/// `"linux"` (Linux's and ns-3's Newton steps) drops a little sooner in a dropping state
+/// than RFC 8289's exact root, the default; a red queue has no such key, and a value
+/// other than the two is refused.
+#[test]
+fn codel_control_law_is_a_key_of_codel_and_fq_codel() {
+    for kind in ["codel", "fq-codel"] {
+        let drops = |law: &str| -> u64 {
+            let out = run_toml(&dumbbell(&format!("kind = \"{kind}\"{law}"), 4, 5), None).unwrap_or_else(|e| panic!("{kind}{law}: {e}"));
+            u64s(out.table("links").column("drops")).iter().sum()
+        };
+        let (rfc, linux) = (drops(""), drops(", control_law = \"linux\""));
+        println!("{kind}: drops rfc8289 {rfc}, linux {linux}");
+        assert_eq!(rfc, drops(", control_law = \"rfc8289\""), "{kind}: RFC 8289's is the default");
+        assert_ne!(rfc, linux, "{kind}: the law changes the drops");
+    }
+    let e = rampup_sim::check_toml(&dumbbell("kind = \"codel\", control_law = \"bsd\"", 1, 1)).unwrap_err().to_string();
+    assert!(e.contains("control_law") && e.contains("rfc8289") && e.contains("linux"), "{e}");
+    let e = rampup_sim::check_toml(&dumbbell("kind = \"red\", control_law = \"linux\"", 1, 1)).unwrap_err().to_string();
+    assert!(e.starts_with("topology.bottleneck_queue.control_law: not a key of a red queue"), "{e}");
+}

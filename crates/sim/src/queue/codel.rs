@@ -21,12 +21,26 @@ pub struct CoDelParams {
     pub mtu_bytes: u32,
     /// Mark ECN-capable packets instead of dropping them (§4).
     pub ecn: bool,
+    pub control_law: ControlLaw,
 }
 
 impl Default for CoDelParams {
     fn default() -> Self {
-        CoDelParams { target: Duration::from_millis(5), interval: Duration::from_millis(100), mtu_bytes: 1500, ecn: false }
+        CoDelParams { target: Duration::from_millis(5), interval: Duration::from_millis(100), mtu_bytes: 1500, ecn: false, control_law: ControlLaw::Rfc8289 }
     }
+}
+
+/// How the control law takes 1/√count for the spacing of drops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ControlLaw {
+    /// RFC 8289 §5.5: interval/√count, exactly.
+    Rfc8289,
+    /// Linux's `include/net/codel_impl.h`, which ns-3's `CoDelQueueDisc` copies: 1/√count
+    /// kept in 16 bits and refined by one Newton step each time count changes
+    /// (`codel_Newton_step`), scaled by `reciprocal_scale` (`codel_control_law`). From
+    /// count 1 the first steps undershoot: the second drop of a dropping state follows
+    /// the first by interval/2, not interval/√2.
+    Linux,
 }
 
 /// The control law's state (RFC 8289 §5.5's variables).
@@ -42,6 +56,8 @@ pub struct CoDelState {
     /// `count` when the dropping state was last entered.
     lastcount: u32,
     dropping: bool,
+    /// `ControlLaw::Linux`'s 1/√count, in units of 2^-16 (Linux's `rec_inv_sqrt`).
+    rec_inv_sqrt: u16,
 }
 
 impl CoDelState {
@@ -81,10 +97,13 @@ impl CoDelState {
             }
             while self.dropping && now >= self.drop_next {
                 self.count += 1;
+                if p.control_law == ControlLaw::Linux {
+                    self.newton_step();
+                }
                 if out.signal(&mut pkt, p.ecn) {
                     // Marked, not dropped: it is sent, and the next signal is due a
                     // shorter time on (Linux's codel_dequeue does the same).
-                    self.drop_next = control_law(self.drop_next, p.interval, self.count);
+                    self.drop_next = self.control_law(self.drop_next, p);
                     return Some(pkt);
                 }
                 let Some(next) = self.dodequeue(now, p, q, others_bytes) else {
@@ -93,7 +112,7 @@ impl CoDelState {
                 };
                 (pkt, ok_to_drop) = next;
                 if ok_to_drop {
-                    self.drop_next = control_law(self.drop_next, p.interval, self.count);
+                    self.drop_next = self.control_law(self.drop_next, p);
                 } else {
                     self.dropping = false;
                 }
@@ -120,9 +139,39 @@ impl CoDelState {
     fn enter_dropping(&mut self, now: Time, p: &CoDelParams) {
         self.dropping = true;
         let delta = self.count.saturating_sub(self.lastcount);
-        self.count = if delta > 1 && now.since(self.drop_next) < Duration(16 * p.interval.0) { delta } else { 1 };
-        self.drop_next = control_law(now, p.interval, self.count);
+        if delta > 1 && now.since(self.drop_next) < Duration(16 * p.interval.0) {
+            self.count = delta;
+            // Linux refines the old root once for the new count (codel_dequeue).
+            if p.control_law == ControlLaw::Linux {
+                self.newton_step();
+            }
+        } else {
+            self.count = 1;
+            self.rec_inv_sqrt = u16::MAX;
+        }
+        self.drop_next = self.control_law(now, p);
         self.lastcount = self.count;
+    }
+
+    /// §5.5 `control_law`: the next drop after `t`, interval/√count on.
+    fn control_law(&self, t: Time, p: &CoDelParams) -> Time {
+        match p.control_law {
+            ControlLaw::Rfc8289 => t + Duration((p.interval.0 as f64 / (self.count.max(1) as f64).sqrt()) as u64),
+            // `reciprocal_scale(interval, rec_inv_sqrt << 16)`.
+            ControlLaw::Linux => t + Duration(((p.interval.0 as u128 * ((self.rec_inv_sqrt as u128) << 16)) >> 32) as u64),
+        }
+    }
+
+    /// Linux's `codel_Newton_step`: x ← x·(3 − count·x²)/2 in 32-bit fixed point, with its
+    /// wrapping arithmetic (a count far above the old root's makes a poor first step,
+    /// which later steps correct).
+    fn newton_step(&mut self) {
+        let invsqrt = (self.rec_inv_sqrt as u64) << 16;
+        let invsqrt2 = (invsqrt * invsqrt) >> 32;
+        let mut val = (3u64 << 32).wrapping_sub((self.count as u64).wrapping_mul(invsqrt2));
+        val >>= 2;
+        val = val.wrapping_mul(invsqrt) >> (32 - 2 + 1);
+        self.rec_inv_sqrt = (val >> 16) as u16;
     }
 
     pub fn count(&self) -> u32 {
@@ -132,11 +181,6 @@ impl CoDelState {
     pub fn dropping(&self) -> bool {
         self.dropping
     }
-}
-
-/// §5.5 `control_law`: the next drop, interval/√count after `t`.
-fn control_law(t: Time, interval: Duration, count: u32) -> Time {
-    t + Duration((interval.0 as f64 / (count.max(1) as f64).sqrt()) as u64)
 }
 
 /// CoDel on one FIFO queue.
@@ -235,6 +279,35 @@ mod tests {
             let law = 100_000.0 / (k as f64).sqrt();
             assert!((gap - law).abs() <= 100.0, "gap {k}: {gap} us, law {law} us");
         }
+    }
+
+    #[test]
+    fn linux_spaces_drops_by_its_newton_steps_toward_the_root_of_count() {
+        // Linux's codel_impl.h (and ns-3's CoDelQueueDisc): count 1 gives one interval;
+        // each later drop's spacing uses one Newton step more, so count 2 gives interval/2
+        // where the exact root gives interval/√2; the steps close on 1/√count.
+        let p = CoDelParams { control_law: ControlLaw::Linux, ..Default::default() };
+        let mut s = CoDelState::default();
+        s.enter_dropping(ms(0), &p);
+        assert_eq!(s.drop_next, Time::ZERO + Duration(99_998_474), "u16::MAX/2^16 of 100 ms");
+        let mut gaps_us = Vec::new();
+        for _ in 0..30 {
+            s.count += 1;
+            s.newton_step();
+            gaps_us.push(s.control_law(ms(0), &p).since(ms(0)).as_nanos() / 1000);
+        }
+        // By hand in the same fixed point: 100 ms · x for x after each step.
+        assert_eq!(&gaps_us[..4], &[50_001, 56_250, 48_779, 44_151]);
+        let exact = |count: u32| 100_000.0 / (count as f64).sqrt();
+        assert!((gaps_us[0] as f64 - exact(2)).abs() > 20_000.0, "count 2 is far from the root");
+        for (i, &g) in gaps_us.iter().enumerate().skip(8) {
+            assert!((g as f64 / exact(i as u32 + 2) - 1.0).abs() < 0.005, "count {}: {g} us", i + 2);
+        }
+        // Re-entry with a larger count takes one step from the old root.
+        let mut s = CoDelState { count: 12, lastcount: 2, drop_next: ms(1000), rec_inv_sqrt: 0x5000, ..Default::default() };
+        s.enter_dropping(ms(1100), &p);
+        assert_eq!(s.count(), 10);
+        assert_ne!(s.rec_inv_sqrt, 0x5000);
     }
 
     #[test]

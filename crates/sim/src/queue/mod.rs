@@ -19,7 +19,7 @@ use std::collections::VecDeque;
 
 use rampup_tcp::{Duration, Rate, Time};
 
-pub use codel::{CoDel, CoDelParams};
+pub use codel::{CoDel, CoDelParams, ControlLaw};
 pub use fq_codel::{FqCoDel, FqCoDelParams};
 pub use pie::{Pie, PieParams};
 pub use red::{Red, RedParams};

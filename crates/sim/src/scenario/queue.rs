@@ -8,7 +8,7 @@ use serde::Deserialize;
 
 use super::topology::{LinkSpec, NetSpec, QueueLimit};
 use super::{err, within, Change, ScenarioError, MAX_COUNT};
-use crate::queue::{CoDelParams, FqCoDelParams, PieParams, QueueKind, RedParams};
+use crate::queue::{CoDelParams, ControlLaw, FqCoDelParams, PieParams, QueueKind, RedParams};
 use crate::units::{SizeValue, TimeValue};
 
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq)]
@@ -19,6 +19,14 @@ enum KindFile {
     Codel,
     FqCodel,
     Pie,
+}
+
+/// CoDel's `control_law`: RFC 8289's exact root or Linux's (and ns-3's) Newton steps.
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq)]
+#[serde(rename_all = "kebab-case")]
+enum ControlLawFile {
+    Rfc8289,
+    Linux,
 }
 
 /// Linux's `fq_codel` limit (RFC 8290 §5.2.5).
@@ -34,6 +42,7 @@ pub struct QueueFile {
     target: Option<TimeValue>,
     interval: Option<TimeValue>,
     mtu: Option<SizeValue>,
+    control_law: Option<ControlLawFile>,
     // Every discipline but drop-tail.
     ecn: Option<bool>,
     // FQ-CoDel.
@@ -80,8 +89,8 @@ impl QueueFile {
         let allowed: &[&str] = match kind {
             KindFile::DropTail => &[],
             KindFile::Red => &["ecn", "min_th", "max_th", "max_p", "w_q", "gentle", "wait", "byte_mode", "mark_p", "mean_pktsize"],
-            KindFile::Codel => &["ecn", "target", "interval", "mtu"],
-            KindFile::FqCodel => &["ecn", "target", "interval", "mtu", "flows", "quantum", "memory_limit"],
+            KindFile::Codel => &["ecn", "target", "interval", "mtu", "control_law"],
+            KindFile::FqCodel => &["ecn", "target", "interval", "mtu", "control_law", "flows", "quantum", "memory_limit"],
             KindFile::Pie => &["ecn", "target", "t_update", "alpha", "beta", "max_burst", "derandomize", "mark_ecnth", "mean_pktsize"],
         };
         for (key, set) in self.keys() {
@@ -107,6 +116,11 @@ impl QueueFile {
                 interval: time(self.interval, "interval", d.interval)?,
                 mtu_bytes: bytes(self.mtu, "mtu", d.mtu_bytes as u64, 65_535)? as u32,
                 ecn,
+                control_law: match self.control_law {
+                    None => d.control_law,
+                    Some(ControlLawFile::Rfc8289) => ControlLaw::Rfc8289,
+                    Some(ControlLawFile::Linux) => ControlLaw::Linux,
+                },
             })
         };
         Ok(Some(match kind {
@@ -160,12 +174,13 @@ impl QueueFile {
         }))
     }
 
-    fn keys(&self) -> [(&'static str, bool); 22] {
+    fn keys(&self) -> [(&'static str, bool); 23] {
         [
             ("ecn", self.ecn.is_some()),
             ("target", self.target.is_some()),
             ("interval", self.interval.is_some()),
             ("mtu", self.mtu.is_some()),
+            ("control_law", self.control_law.is_some()),
             ("flows", self.flows.is_some()),
             ("quantum", self.quantum.is_some()),
             ("memory_limit", self.memory_limit.is_some()),
