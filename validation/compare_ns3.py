@@ -2,7 +2,7 @@
 """Run one dumbbell through ns-3's queue discs and rampup's; print markdown tables.
 
     python3 validation/compare_ns3.py [--duration S] [--no-sack] [--ecn] [--initial-ssthresh N]
-                                      [--ns3-flightsize] [--seeds N]
+                                      [--ns3-flightsize] [--seeds N] [--loss-events]
 
 The dumbbell: N NewReno bulk flows (N = 1 and 8, flow i starting at 10·i ms), with SACK
 and RFC 6675 recovery (`--no-sack`: NewReno's own, RFC 6582), 1 Gb/s access links of 1 ms,
@@ -21,7 +21,12 @@ and ns-3's drops by reason. Nothing is tuned. `--ns3-flightsize` makes ns-3 set 
 entering recovery from FlightSize, as rampup does (RFC 6675 §5 step 4.2), not from its pipe.
 `--seeds N` runs each row with seeds 1 to N on both sides (ns-3's `RngRun`, rampup's `seed`)
 and gives each figure's median over them: one run is one trajectory, and FQ-CoDel's seeded
-hash may put two flows in one queue under a seed.
+hash may put two flows in one queue under a seed. `--loss-events` adds a third table from
+each drop's time and flow (ns-3's drop trace, rampup's packets trace): a flow's drops from
+5 s on grouped into loss events (those within 60 ms, about an RTT with the queue, of the
+event's first drop), the drops per event, the share of events with three drops or more, the
+share of events that begin within 40 ms of another flow's (flows in step), and the standard
+deviation of the bottleneck's queue in packets.
 Without ns-3 or g++ the script stops with a one-line error.
 """
 
@@ -89,6 +94,7 @@ class Setup:
     ssthresh: int
     flightsize: bool
     seed: int = 1
+    loss_events: bool = False
 
 
 def scenario(kind: str, flows: int, s: Setup) -> str:
@@ -102,7 +108,37 @@ def scenario(kind: str, flows: int, s: Setup) -> str:
     tcp = f'{{ cc = "newreno", recovery = "{"sack" if s.sack else "newreno"}"{e}{ss} }}'
     for i in range(flows):
         text += f'[[flow]]\nfrom = "s{i}"\nto = "r{i}"\nstart = "{10 * i}ms"\napp = {{ kind = "bulk" }}\ntcp = {tcp}\n'
-    return text + f'[trace]\nqueues = true\nqueues_interval = "{SAMPLE}"\n'
+    return text + f'[trace]\nqueues = true\nqueues_interval = "{SAMPLE}"\n' + ("packets = true\n" if s.loss_events else "")
+
+
+EVENT_S = 0.06
+IN_STEP_S = 0.04
+
+
+def loss_events(drops: list[tuple[float, int]], delays_ms: list[float]) -> dict:
+    """The `--loss-events` figures from each drop's (time s, flow) and the delay samples."""
+    by_flow: dict[int, list[float]] = {}
+    for t, flow in drops:
+        if t >= FROM_S:
+            by_flow.setdefault(flow, []).append(t)
+    events: list[tuple[float, int, int]] = []  # (start, flow, drops)
+    for flow, ts in by_flow.items():
+        for t in sorted(ts):
+            if events and events[-1][1] == flow and t - events[-1][0] <= EVENT_S:
+                events[-1] = (events[-1][0], flow, events[-1][2] + 1)
+            else:
+                events.append((t, flow, 1))
+    starts = sorted((t, f) for t, f, _ in events)
+    in_step = sum(1 for t, f in starts if any(g != f and abs(u - t) < IN_STEP_S for u, g in starts))
+    packets = [d * 1e-3 * RATE_BPS / 8 / WIRE_BYTES for d in delays_ms]
+    n = max(1, len(events))
+    return {
+        "events": len(events),
+        "per_event": sum(k for _, _, k in events) / n,
+        "big_events": sum(1 for _, _, k in events if k >= 3) / n,
+        "in_step": in_step / n,
+        "queue_sd": statistics.pstdev(packets) if packets else 0.0,
+    }
 
 
 def percentile(xs: list[float], q: float) -> float:
@@ -122,6 +158,8 @@ def run_rampup(kind: str, flows: int, s: Setup, tmp: Path) -> dict:
 
     fl = rows("flows")
     bn = next(r for r in rows("links") if r["link"] == "left->right")
+    drops = [(int(r["t_ns"]) / 1e9, int(r["flow"])) for r in rows("packets") if r["link"] == "left->right" and r["event"] == "drop"] \
+        if s.loss_events else []
     delays, drops_before = [], 0
     for r in rows("queues"):
         if r["queue"] != "left->right":
@@ -133,6 +171,7 @@ def run_rampup(kind: str, flows: int, s: Setup, tmp: Path) -> dict:
             waiting = max(0, int(r["bytes"]) - (WIRE_BYTES if int(r["packets"]) > 0 else 0))
             delays.append(waiting * 8 / RATE_BPS * 1e3)
     return {
+        **(loss_events(drops, delays) if s.loss_events else {}),
         "goodput": sum(int(r["bytes_received"]) for r in fl) * 8 / s.duration,
         "drops": int(bn["drops"]),
         "late_drops": int(bn["drops"]) - drops_before,
@@ -150,11 +189,16 @@ def run_ns3(exe: Path, kind: str, flows: int, s: Setup, tmp: Path) -> dict:
     args = [str(exe), f"--disc={kind}", f"--flows={flows}", f"--duration={s.duration}", f"--sack={int(s.sack)}", f"--ecn={int(s.ecn)}",
             f"--ssthresh={s.ssthresh}", f"--from={FROM_S}", f"--delays={delays_file}", f"--flightsize={int(s.flightsize)}",
             f"--RngRun={s.seed}"]
+    drops_file = tmp / f"ns3-{kind}-{flows}-{s.seed}.drops"
+    if s.loss_events:
+        args.append(f"--drops={drops_file}")
     out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
     kv = dict(item.split("=") for item in out.split())
     lines = delays_file.read_text().splitlines()
     delays = [float(line.split()[0]) for line in lines]
+    drops = [(float(t), int(f)) for t, f, _, _ in (line.split() for line in drops_file.read_text().splitlines())] if s.loss_events else []
     return {
+        **(loss_events(drops, delays) if s.loss_events else {}),
         "goodput": float(kv["goodput_bps"]),
         "drops": int(kv["drops"]),
         "late_drops": int(kv["late_drops"]),
@@ -197,12 +241,14 @@ def main() -> int:
                     help="ns-3's ssthresh on entering recovery from FlightSize, as rampup's, not from its pipe")
     ap.add_argument("--seeds", type=int, default=1, metavar="N",
                     help="run seeds 1 to N on each side and give each figure's median (default: 1)")
+    ap.add_argument("--loss-events", action="store_true",
+                    help="a third table: each side's drops from 5 s on grouped into loss events per flow (rampup with its packets trace)")
     a = ap.parse_args()
     if a.initial_ssthresh < 0:
         ap.error("--initial-ssthresh: a number of segments, 0 (unlimited) or more")
     if a.seeds < 1:
         ap.error("--seeds: a number of seeds, 1 or more")
-    setup = Setup(a.duration, not a.no_sack, a.ecn, a.initial_ssthresh, a.ns3_flightsize)
+    setup = Setup(a.duration, not a.no_sack, a.ecn, a.initial_ssthresh, a.ns3_flightsize, loss_events=a.loss_events)
     need_ns3()
     build_rampup()
     how = ("with SACK" if setup.sack else "without SACK") + (" and ECN" if a.ecn else "")
@@ -240,6 +286,16 @@ def main() -> int:
             f"| {count(n['retransmits'])} | {count(r['retransmits'])} | {count(n['timeouts'])} | {count(r['timeouts'])} "
             f"| {n['carried'] / 1e6:.2f} | {r['carried'] / 1e6:.2f} | {n['disc_median']:.2f} | {reasons} |"
         )
+    if a.loss_events:
+        print(f"\nLoss events from {FROM_S:g} s on: a flow's drops within {EVENT_S * 1e3:g} ms of its event's first; in step: an event"
+              f" begun within {IN_STEP_S * 1e3:g} ms of another flow's; the queue's standard deviation in packets\n")
+        print("| queue | flows | events ns-3 | rampup | drops per event ns-3 | rampup | events of 3+ drops ns-3 | rampup "
+              "| in step ns-3 | rampup | queue sd ns-3 | rampup |")
+        print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        for kind, flows, n, r in counters:
+            print(f"| {kind} | {flows} | {count(n['events'])} | {count(r['events'])} | {n['per_event']:.2f} | {r['per_event']:.2f} "
+                  f"| {n['big_events']:.0%} | {r['big_events']:.0%} | {n['in_step']:.0%} | {r['in_step']:.0%} "
+                  f"| {n['queue_sd']:.2f} | {r['queue_sd']:.2f} |")
     return 0
 
 

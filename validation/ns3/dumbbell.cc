@@ -86,12 +86,15 @@ std::vector<std::pair<double, double>> g_delays_ms;
 Ptr<QueueDisc> g_disc;
 Ptr<Queue<Packet>> g_device_queue;
 
+std::ofstream g_trace;
+
 // A data segment below the highest byte sent so far is a retransmission.
 void OnTx(uint32_t i, Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>) {
   if (p->GetSize() == 0) return;
   FlowCounts& f = g_flows[i];
   if (h.GetSequenceNumber() < f.high) {
     f.retransmits++;
+    if (g_trace.is_open()) g_trace << Simulator::Now().GetSeconds() << " " << i << " rtx " << h.GetSequenceNumber() << "\n";
   } else {
     f.high = h.GetSequenceNumber() + p->GetSize();
   }
@@ -105,8 +108,8 @@ void OnRto(uint32_t i, Time before, Time now) {
 }
 
 // With --trace: each flow's congestion window, congestion state and ECN state as they
-// change, one line each (seconds, flow, what, value), for tracing a difference by hand.
-std::ofstream g_trace;
+// change, and each retransmission's sequence number (`rtx`), one line each (seconds, flow,
+// what, value), for tracing a difference by hand.
 void OnCwnd(uint32_t i, uint32_t, uint32_t now) { g_trace << Simulator::Now().GetSeconds() << " " << i << " cwnd " << now << "\n"; }
 void OnCongState(uint32_t i, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t now) {
   g_trace << Simulator::Now().GetSeconds() << " " << i << " state " << TcpSocketState::TcpCongStateName[now] << "\n";
@@ -155,13 +158,14 @@ std::string Token(std::string s) {
   return s;
 }
 
-// With --drops: each drop's time, flow (its data segments go to port 5000 + i) and ns-3's
-// reason, one line each, for reading a difference flow by flow.
+// With --drops: each drop's time, flow (its data segments go to port 5000 + i), sequence
+// number (from 1, as rampup's) and ns-3's reason, one line each, for reading a difference
+// flow by flow.
 std::ofstream g_drops;
 void OnDropReason(Ptr<const QueueDiscItem> item, const char* reason) {
   TcpHeader h;
   item->GetPacket()->PeekHeader(h);
-  g_drops << Simulator::Now().GetSeconds() << " " << h.GetDestinationPort() - 5000 << " " << Token(reason) << "\n";
+  g_drops << Simulator::Now().GetSeconds() << " " << h.GetDestinationPort() - 5000 << " " << h.GetSequenceNumber() << " " << Token(reason) << "\n";
 }
 
 }  // namespace
@@ -189,7 +193,7 @@ int main(int argc, char** argv) {
   cmd.AddValue("from", "queue samples from this second on", from_s);
   cmd.AddValue("delays", "write the queueing delay samples (ms) here", delays_file);
   cmd.AddValue("trace", "write each flow's cwnd, congestion and ECN states here as they change", trace_file);
-  cmd.AddValue("drops", "write each drop's time, flow and reason here", drops_file);
+  cmd.AddValue("drops", "write each drop's time, flow, sequence number and reason here", drops_file);
   cmd.AddValue("flightsize", "ssthresh on entering recovery from FlightSize, as rampup, not the pipe", flightsize);
   cmd.Parse(argc, argv);
   if (!trace_file.empty()) g_trace.open(trace_file);
