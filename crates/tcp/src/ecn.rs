@@ -16,9 +16,9 @@ pub const INFO: PartInfo = PartInfo {
 };
 
 /// Packed in one word, as an endpoint's size is in the engine's per-packet cache footprint
-/// (`Endpoint`): three flags in the low bits, and above them `recover`, the highest sequence
-/// number sent at the last reduction: no second one until the cumulative ACK reaches it,
-/// once per window of data (§6.1.2). Sequence numbers stay below 2^61.
+/// (`Endpoint`): four flags in the low bits, and above them `recover`, the highest sequence
+/// number sent at the last reduction: no second one until the cumulative ACK passes it,
+/// once per window of data (§6.1.2). Sequence numbers stay below 2^60.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct EcnState(u64);
 
@@ -28,7 +28,10 @@ const NEGOTIATED: u64 = 1;
 const ECHO: u64 = 2;
 /// The window was reduced: the next new data segment carries CWR (§6.1.2).
 const CWR_DUE: u64 = 4;
-const FLAGS: u32 = 3;
+/// The window was reduced for an echoed mark and the ACKs have not passed `recover`: they
+/// echo the same congestion and do not grow the window (`holds_growth`).
+const CWR_ROUND: u64 = 8;
+const FLAGS: u32 = 4;
 
 impl EcnState {
     /// Without a handshake the peer is taken to be configured as we are.
@@ -51,7 +54,7 @@ impl EcnState {
     }
 
     fn set_recover(&mut self, seq: u64) {
-        debug_assert!(seq < 1 << (64 - FLAGS), "sequence number {seq} beyond 2^61");
+        debug_assert!(seq < 1 << (64 - FLAGS), "sequence number {seq} beyond 2^60");
         self.0 = (self.0 & ((1 << FLAGS) - 1)) | seq << FLAGS;
     }
 
@@ -135,7 +138,34 @@ impl EcnState {
         }
         self.set_recover(snd_max);
         self.set(CWR_DUE, true);
+        self.set(CWR_ROUND, true);
         true
+    }
+
+    /// Whether the ACK of `ack` may grow the window. §6.1.2: "The sending TCP SHOULD NOT
+    /// increase the congestion window in response to the receipt of an ECN-Echo ACK
+    /// packet": the ACKs of the data outstanding at a reduction for a mark echo it until
+    /// the CWR segment arrives, so the window holds until an ACK passes `recover`, as
+    /// Linux's CWR state (`tcp_fastretrans_alert` ends it once snd_una is above high_seq)
+    /// and ns-3's CA_CWR do.
+    pub fn holds_growth(&mut self, ack: u64) -> bool {
+        if self.has(CWR_ROUND) && ack > self.recover() {
+            self.set(CWR_ROUND, false);
+        }
+        self.has(CWR_ROUND)
+    }
+
+    /// The retransmission timer expired with `snd_max` sent: the timeout is the window's
+    /// reduction (§6.1.2: CWR goes on the first new data after a reduction for any
+    /// reason), a mark echoed from that window brings no second one, and the window grows
+    /// again by slow start (Linux ignores ECE in its Loss state).
+    pub fn on_rto(&mut self, snd_max: u64) {
+        if !self.negotiated() {
+            return;
+        }
+        self.set_recover(snd_max);
+        self.set(CWR_DUE, true);
+        self.set(CWR_ROUND, false);
     }
 }
 
@@ -217,6 +247,30 @@ mod tests {
         let mut ack = data(0);
         rx.mark(&mut ack, false);
         assert!(!ack.ecn.ece());
+    }
+
+    #[test]
+    fn the_window_holds_for_the_round_after_a_reduction_for_a_mark() {
+        // §6.1.2: no growth on the ACKs that echo the mark, up to and including the ACK of
+        // the data outstanding at the reduction; growth again after it.
+        let mut tx = negotiated();
+        assert!(!tx.holds_growth(1000), "no reduction yet");
+        assert!(tx.on_ece(false, 1000, 50_000));
+        assert!(tx.holds_growth(2000) && tx.holds_growth(50_000));
+        assert!(!tx.holds_growth(51_000) && !tx.holds_growth(52_000));
+        // A timeout ends the round, counts as the window's reduction and sends CWR.
+        assert!(tx.on_ece(false, 60_000, 90_000));
+        tx.on_rto(95_000);
+        assert!(!tx.holds_growth(61_000), "slow start after a timeout grows");
+        assert!(!tx.on_ece(false, 70_000, 95_000), "marks from the timed-out window bring no second reduction");
+        let mut d = data(1000);
+        tx.mark(&mut d, false);
+        assert!(d.ecn.cwr(), "CWR on the first new data after the timeout");
+        assert!(tx.on_ece(false, 96_000, 99_000), "a window later");
+        // Without ECN nothing holds.
+        let mut off = EcnState::new(false, true);
+        off.on_rto(10_000);
+        assert!(!off.holds_growth(5000));
     }
 
     #[test]

@@ -410,6 +410,9 @@ impl Endpoint {
             self.sender.on_first_ack_after_pacing();
         }
         if seg.flags.ack {
+            if !PLAIN {
+                self.sender.hold_growth(self.ecn.holds_growth(seg.ack));
+            }
             let r = self.sender.on_ack::<PLAIN>(now, seg.ack, seg.sack_blocks(), seg.is_pure_ack(), &mut self.measure);
             if let Some(rtt) = r.rtt_sample {
                 self.emit(Event::RttSample { rtt, cwnd: self.sender.window().cwnd });
@@ -586,6 +589,7 @@ impl Endpoint {
                     // §3.1 sets ssthresh when a segment first times out.
                     let repeated = self.measure.is_backed_off() && self.sender.stats().timeouts > 0;
                     self.sender.on_rto(now, repeated, &mut self.measure);
+                    self.ecn.on_rto(self.sender.snd_max());
                     self.timers[Timer::Reorder as usize] = None;
                     self.timers[Timer::Probe as usize] = None;
                     // RFC 6298 §5.5-5.6: back off and restart the timer.

@@ -167,6 +167,8 @@ pub struct Sender {
     last_send: Time,
     /// See `cc::AckCtx::app_limited`.
     app_limited: bool,
+    /// The ACK being processed may not grow the window (`hold_growth`).
+    growth_held: bool,
     /// The delivery-rate estimator's snapshots, kept only for a controller that reads rate
     /// samples (`CongestionControl::wants_rate_samples`); boxed, as `rack_tlp`.
     rate: Option<Box<RateSampler>>,
@@ -204,6 +206,7 @@ impl Sender {
             max_flight: cfg.rate_limited_increase.then_some(cfg.initial_window_segments as u64 * cfg.mss_bytes),
             last_send: Time::MAX,
             app_limited: false,
+            growth_held: false,
             rate,
             stats: SenderStats::default(),
         }
@@ -397,6 +400,8 @@ impl Sender {
         let restart_rto = match self.rec.on_new_ack(ack, acked_bytes, self.mss) {
             NewAck::Outside => {
                 match validation {
+                    // A controller that sets its window from its model reads every ACK.
+                    Validation::Grow if self.growth_held && !self.congestion.sets_window_in_recovery() => {}
                     Validation::Grow => self.congestion.on_ack(&ctx, self.max_flight),
                     Validation::Hold => {}
                     Validation::Set(w) => self.congestion.set_by_restart(w),
@@ -466,6 +471,12 @@ impl Sender {
         if let Some(w) = self.restart.on_congestion_event(self.congestion.window(), &ev) {
             self.congestion.set_by_restart(w);
         }
+    }
+
+    /// Whether the next ACK may grow the window: not in the round after a reduction for an
+    /// echoed mark (`ecn::EcnState::holds_growth`).
+    pub fn hold_growth(&mut self, held: bool) {
+        self.growth_held = held;
     }
 
     /// RFC 3168 §6.1.2: an ACK echoed a congestion mark and `ecn::EcnState::on_ece` allows
