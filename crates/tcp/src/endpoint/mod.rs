@@ -372,7 +372,10 @@ impl Endpoint {
     }
 
     // ---- input ----
-    /// A segment arrived. Returns the payload newly delivered in order, if any.
+    /// A segment arrived. Returns the payload newly delivered in order, if any. Always
+    /// inlined: the simulator calls it at one place, for both ends of every packet, and a
+    /// profile-guided build left it out of line there (docs/performance.md).
+    #[inline(always)]
     pub fn handle_segment(&mut self, now: Time, seg: &Segment) -> Option<SeqRange> {
         if self.plain {
             self.handle_segment_as::<true>(now, seg)
