@@ -115,7 +115,7 @@ PINNED = {
     ],
     "b": [
         "does not hold (2/4 sub-claims)", "does not hold (2/4 sub-claims)", "does not hold (2/4 sub-claims)", "does not hold (3/4 sub-claims)",
-        "does not hold (3/4 sub-claims)",
+        "does not hold (2/4 sub-claims)",
     ],
     "c": [
         "does not hold (1/3 sub-claims)", "does not hold (2/3 sub-claims)", "does not hold (1/3 sub-claims)", "does not hold (2/3 sub-claims)",
