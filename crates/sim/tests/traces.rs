@@ -133,12 +133,15 @@ fn the_packet_trace_follows_a_queue_discipline() {
         assert_eq!(drops_after_enqueue > 0, kind == "codel" || kind == "fq-codel", "{kind}: drops at dequeue ({drops_after_enqueue})");
         // Each change of the queue: its length then, the packet on the wire included.
         let (qt, qname, qlen) = (q.u64s("t_ns"), q.strs("queue"), q.u64s("packets"));
+        let mut compared = 0;
         for j in (0..q.rows()).filter(|&j| qname[j] == "left->right") {
             let last_at = j + 1 == q.rows() || qt[j + 1] != qt[j] || qname[j + 1] != qname[j];
             if let (true, Some(&n)) = (last_at, lengths.get(&qt[j])) {
                 assert_eq!(qlen[j], n, "{kind}: the queue at {} ns", qt[j]);
+                compared += 1;
             }
         }
+        assert!(compared > 1000, "{kind}: only {compared} queue rows compared");
         let without = run_toml(&text, Some(2)).unwrap();
         for table in ["flows", "links", "packet_totals", "queues", "connections"] {
             assert_eq!(format!("{:?}", out.table(table)), format!("{:?}", without.table(table)), "{kind}: {table}");

@@ -43,6 +43,16 @@ pub enum ControlLaw {
     Linux,
 }
 
+impl ControlLaw {
+    /// The name scenarios give it (`control_law`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ControlLaw::Rfc8289 => "rfc8289",
+            ControlLaw::Linux => "linux",
+        }
+    }
+}
+
 /// The control law's state (RFC 8289 §5.5's variables).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct CoDelState {
@@ -303,11 +313,11 @@ mod tests {
         for (i, &g) in gaps_us.iter().enumerate().skip(8) {
             assert!((g as f64 / exact(i as u32 + 2) - 1.0).abs() < 0.005, "count {}: {g} us", i + 2);
         }
-        // Re-entry with a larger count takes one step from the old root.
+        // Re-entry takes one step from the old root to the new count: from x = 0x5000/2^16
+        // (0.3125) for count 10, x·(3 − 10·x²)/2 = 0.3162 = 20,720/2^16 (1/√10 is 20,724).
         let mut s = CoDelState { count: 12, lastcount: 2, drop_next: ms(1000), rec_inv_sqrt: 0x5000, ..Default::default() };
         s.enter_dropping(ms(1100), &p);
-        assert_eq!(s.count(), 10);
-        assert_ne!(s.rec_inv_sqrt, 0x5000);
+        assert_eq!((s.count(), s.rec_inv_sqrt), (10, 20_720));
     }
 
     #[test]

@@ -163,7 +163,7 @@ fn other_topologies(put: &mut impl FnMut(&'static str, &'static str, String)) {
 /// A queue key's discipline and each discipline's own keys, read back from a dumbbell whose
 /// bottleneck runs it.
 fn queue_disciplines(put: &mut impl FnMut(&'static str, &'static str, String)) {
-    use crate::queue::{ControlLaw, QueueKind};
+    use crate::queue::QueueKind;
     put("queue", "kind", "\"drop-tail\"".into());
     let of = |kind: &str| scenario(&with_queue(&format!("kind = \"{kind}\""))).net.links[0].discipline[0].expect("a discipline");
     let QueueKind::Red(r) = of("red") else { unreachable!("red") };
@@ -183,7 +183,7 @@ fn queue_disciplines(put: &mut impl FnMut(&'static str, &'static str, String)) {
         put(t, "target", time(c.target));
         put(t, "interval", time(c.interval));
         put(t, "mtu", c.mtu_bytes.to_string());
-        put(t, "control_law", format!("{:?}", ["rfc8289", "linux"][(c.control_law == ControlLaw::Linux) as usize]));
+        put(t, "control_law", format!("{:?}", c.control_law.name()));
         put(t, "ecn", c.ecn.to_string());
     }
     let QueueKind::FqCoDel(f) = of("fq-codel") else { unreachable!("fq-codel") };

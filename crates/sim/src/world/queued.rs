@@ -13,7 +13,7 @@ use super::traces;
 use super::{Event, World};
 use crate::engine::{Class, Order};
 use crate::net::{Body, Offer, Port};
-use crate::trace::PacketEvent;
+use crate::trace::{PacketEvent, PacketRow};
 
 impl World<'_> {
     /// `enqueue` in a world where some port runs a discipline: packet `id` reaches `port`
@@ -58,14 +58,17 @@ impl World<'_> {
     /// Returns how many it dropped.
     fn discard_dropped(&mut self, port: u32, at: Time, arrival: Option<u32>) -> usize {
         let dropped = self.net.ports[port as usize].take_dropped();
-        let tr = &mut self.traces;
-        if let Some(log) = &mut tr.log {
-            let describe = |id| traces::describe(&self.conns.ends, &self.conns.slots, self.packets_in_flight.get(id));
+        if self.traces.log.is_some() {
+            let series = &mut self.traces.series;
+            let mut record = |id, event| {
+                let p = traces::describe(&self.conns.ends, &self.conns.slots, self.packets_in_flight.get(id));
+                series.record_packet(PacketRow { t: at, port, event, p });
+            };
             if let Some(id) = arrival.filter(|id| !dropped.contains(id)) {
-                log.held(&mut tr.series, port, at, describe(id), PacketEvent::Enqueue);
+                record(id, PacketEvent::Enqueue);
             }
             for &id in &dropped {
-                log.held(&mut tr.series, port, at, describe(id), PacketEvent::Drop);
+                record(id, PacketEvent::Drop);
             }
         }
         let n = dropped.len();
@@ -82,9 +85,9 @@ impl World<'_> {
         let next = self.net.ports[port as usize].next_out(now);
         // A drop at dequeue (CoDel's) is a change of the queue, recorded once the packet
         // given out is on the wire.
-        let dropped = self.discard_dropped(port, now, None) > 0 && self.traces.queues;
+        let record_queue = self.discard_dropped(port, now, None) > 0 && self.traces.queues;
         let Some(q) = next else {
-            if dropped {
+            if record_queue {
                 self.traces.series.record_queue(now, port, &self.net.ports[port as usize]);
             }
             return;
@@ -106,7 +109,7 @@ impl World<'_> {
                 traces::capture(pc, conns, udp, start, pkt);
             }
         });
-        if dropped {
+        if record_queue {
             self.traces.series.record_queue(now, port, p);
         }
         if let Some(log) = &mut self.traces.log {

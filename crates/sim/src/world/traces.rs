@@ -98,15 +98,10 @@ impl PacketLog {
         series.record_packet(PacketRow { t, port, event: PacketEvent::Depart, p });
     }
 
-    /// At a port with a discipline, which reorders and drops what it holds: packet `p`
-    /// was `Enqueue`d or dropped (`Drop`) at `t`, and enters the log's backlog only when
-    /// its transmission starts (`transmitting`), so that departures keep the wire's order.
-    pub(super) fn held(&mut self, series: &mut Series, port: u32, t: Time, p: PacketDesc, event: PacketEvent) {
-        series.record_packet(PacketRow { t, port, event, p });
-    }
-
     /// Packet `p`, which a discipline at `port` gave out, begins its transmission;
-    /// `lost_at` is its arrival time when the link loses it.
+    /// `lost_at` is its arrival time when the link loses it. A discipline reorders and drops
+    /// what it holds, so its packets enter the backlog here, not at admission: departures
+    /// keep the wire's order.
     pub(super) fn transmitting(&mut self, series: &mut Series, port: u32, p: PacketDesc, lost_at: Option<Time>) {
         self.backlog[port as usize].push_back(p);
         if let Some(t) = lost_at {

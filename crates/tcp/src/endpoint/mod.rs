@@ -373,8 +373,9 @@ impl Endpoint {
 
     // ---- input ----
     /// A segment arrived. Returns the payload newly delivered in order, if any. Always
-    /// inlined: the simulator calls it at one place, for both ends of every packet, and a
-    /// profile-guided build left it out of line there (docs/performance.md).
+    /// inlined: the simulator calls it at one place, for both ends of every packet, where a
+    /// profile-guided build would otherwise keep the plain make out of line
+    /// (docs/performance.md).
     #[inline(always)]
     pub fn handle_segment(&mut self, now: Time, seg: &Segment) -> Option<SeqRange> {
         if self.plain {
